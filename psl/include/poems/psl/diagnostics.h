@@ -1,0 +1,47 @@
+// Diagnostics: `file:line:col: error: message`, the source line and a caret.
+#pragma once
+
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "poems/psl/source.h"
+
+namespace poems::psl {
+
+enum class Severity { Error, Warning, Note };
+
+struct Diagnostic {
+  Severity severity = Severity::Error;
+  SourceLocation location;
+  std::string message;
+  // Notes attached to this diagnostic (e.g. "previous definition is here").
+  std::vector<Diagnostic> notes;
+};
+
+// Collects every diagnostic of a run; the front end never stops at the first.
+class DiagnosticEngine {
+ public:
+  explicit DiagnosticEngine(const SourceManager& sources) : sources_(&sources) {}
+
+  Diagnostic& error(SourceLocation at, std::string message);
+  Diagnostic& warning(SourceLocation at, std::string message);
+  static void note(Diagnostic& d, SourceLocation at, std::string message);
+
+  const std::vector<Diagnostic>& all() const { return diagnostics_; }
+  std::size_t error_count() const { return errors_; }
+  std::size_t warning_count() const { return diagnostics_.size() - errors_; }
+  bool has_errors() const { return errors_ > 0; }
+
+  // Renders one diagnostic (and its notes) with the quoted line and caret.
+  std::string render(const Diagnostic& d) const;
+  // Renders all, in the order they were reported, followed by a summary line.
+  void print(std::ostream& out) const;
+
+ private:
+  const SourceManager* sources_;
+  std::vector<Diagnostic> diagnostics_;
+  std::size_t errors_ = 0;
+};
+
+}  // namespace poems::psl

@@ -1,0 +1,177 @@
+#include "poems/psl/frontend.h"
+
+#include <pthread.h>
+
+#include <cerrno>
+#include <cstring>
+#include <exception>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <sstream>
+
+#include "check.h"
+#include "parse.h"
+
+namespace poems::psl {
+
+namespace {
+
+// The parser and checks recurse along the input's nesting; a generous private
+// stack keeps even pathological (but within-limits) inputs far from overflow.
+constexpr std::size_t kFrontendStack = 256u << 20;
+
+void run_on_large_stack(const std::function<void()>& work) {
+  struct Job {
+    const std::function<void()>* work;
+    std::exception_ptr error;
+  } job{&work, nullptr};
+  auto trampoline = [](void* arg) -> void* {
+    auto* j = static_cast<Job*>(arg);
+    try {
+      (*j->work)();
+    } catch (...) {
+      j->error = std::current_exception();
+    }
+    return nullptr;
+  };
+  pthread_attr_t attr;
+  pthread_t thread;
+  bool started = pthread_attr_init(&attr) == 0 && pthread_attr_setstacksize(&attr, kFrontendStack) == 0 &&
+                 pthread_create(&thread, &attr, trampoline, &job) == 0;
+  pthread_attr_destroy(&attr);
+  if (started) {
+    pthread_join(thread, nullptr);
+  } else {
+    trampoline(&job);  // no thread available: run here
+  }
+  if (job.error) std::rethrow_exception(job.error);
+}
+
+// Replaces bytes that are not UTF-8 with '?', reporting the first one.
+std::string sanitize_utf8(std::string text, std::size_t& bad_offset) {
+  bad_offset = std::string::npos;
+  std::size_t i = 0;
+  while (i < text.size()) {
+    unsigned char c = static_cast<unsigned char>(text[i]);
+    std::size_t len = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
+    bool ok = len > 0 && i + len <= text.size();
+    for (std::size_t k = 1; ok && k < len; ++k) ok = (static_cast<unsigned char>(text[i + k]) >> 6) == 0x2;
+    if (ok && len == 2 && c < 0xC2) ok = false;  // overlong
+    if (!ok) {
+      if (bad_offset == std::string::npos) bad_offset = i;
+      text[i] = '?';
+      ++i;
+    } else {
+      i += len;
+    }
+  }
+  return text;
+}
+
+std::string canonical(const std::string& path) {
+  std::error_code ec;
+  auto p = std::filesystem::weakly_canonical(path, ec);
+  return ec ? path : p.string();
+}
+
+}  // namespace
+
+Frontend::Frontend() : diagnostics_(sources_) {}
+
+bool Frontend::load_files(const std::vector<std::string>& paths) {
+  run_on_large_stack([&] {
+    for (const std::string& p : paths) {
+      std::vector<std::string> stack;
+      read_and_load(p, SourceLocation{}, stack);
+    }
+    // Checking a tree that syntax errors left incomplete only adds noise.
+    if (!diagnostics_.has_errors()) check_program(program_, diagnostics_);
+  });
+  return !diagnostics_.has_errors();
+}
+
+bool Frontend::load_text(const std::string& path, std::string text) {
+  run_on_large_stack([&] {
+    std::vector<std::string> stack;
+    load_one(path, std::move(text), stack);
+    if (!diagnostics_.has_errors()) check_program(program_, diagnostics_);
+  });
+  return !diagnostics_.has_errors();
+}
+
+void Frontend::read_and_load(const std::string& path, SourceLocation imported_at, std::vector<std::string>& stack) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    diagnostics_.error(imported_at, "cannot read '" + path + "': it is a directory");
+    return;
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    diagnostics_.error(imported_at, "cannot open '" + path + "': " + std::strerror(errno));
+    return;
+  }
+  std::ostringstream text;
+  text << in.rdbuf();
+  load_one(path, text.str(), stack);
+}
+
+void Frontend::load_one(const std::string& path, std::string text, std::vector<std::string>& stack) {
+  std::string key = canonical(path);
+  if (std::find(loaded_.begin(), loaded_.end(), key) != loaded_.end()) return;  // already in the program
+  loaded_.push_back(key);
+
+  if (text.size() > limits_.max_file_bytes) {
+    diagnostics_.error({}, "'" + path + "' is larger than " + std::to_string(limits_.max_file_bytes >> 20) +
+                               " MiB; PSL specifications are far smaller");
+    return;
+  }
+  std::size_t bad = std::string::npos;
+  std::string clean = sanitize_utf8(std::move(text), bad);
+  FileId file = sources_.add(path, clean);
+  if (bad != std::string::npos) {
+    std::uint32_t line = 1, col = 1;
+    for (std::size_t i = 0; i < bad; ++i) {
+      if (clean[i] == '\n') {
+        ++line;
+        col = 1;
+      } else {
+        ++col;
+      }
+    }
+    diagnostics_.error({file, line, col, 1}, "invalid UTF-8 byte in source file");
+  }
+
+  Module module;
+  try {
+    module = parse_module(file, sources_, diagnostics_, limits_);
+  } catch (const std::exception& e) {
+    diagnostics_.error({file, 1, 1, 1}, std::string("cannot parse this file: ") + e.what());
+    return;
+  }
+
+  stack.push_back(key);
+  std::filesystem::path dir = std::filesystem::path(path).parent_path();
+  for (const ImportDecl& imp : module.imports) {
+    std::filesystem::path target = std::filesystem::path(imp.path).is_absolute() ? std::filesystem::path(imp.path)
+                                                                                  : dir / imp.path;
+    std::string target_key = canonical(target.string());
+    auto cycle = std::find(stack.begin(), stack.end(), target_key);
+    if (cycle != stack.end()) {
+      std::string chain;
+      for (auto it = cycle; it != stack.end(); ++it) chain += std::filesystem::path(*it).filename().string() + " -> ";
+      chain += std::filesystem::path(target_key).filename().string();
+      diagnostics_.error(imp.location, "import cycle: " + chain);
+      continue;
+    }
+    if (imp.path.empty()) {
+      diagnostics_.error(imp.location, "import of an empty path");
+      continue;
+    }
+    read_and_load(target.lexically_normal().string(), imp.location, stack);
+  }
+  stack.pop_back();
+  program_.modules.push_back(std::move(module));
+}
+
+}  // namespace poems::psl

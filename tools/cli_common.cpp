@@ -1,0 +1,3 @@
+#include "cli_common.h"
+
+// Shared helpers will live here as commands grow (formats, --set parsing).

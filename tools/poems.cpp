@@ -1,0 +1,21 @@
+// poems: the command-line front door to the POEMS framework.
+#include <iostream>
+
+#include "cli_common.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"POEMS: end-to-end performance modeling of parallel MPI systems.\n"
+               "Write a system in PSL, check it, and evaluate it with analytic, simulated and measured models."};
+  app.set_version_flag("--version", std::string("poems ") + POEMS_VERSION);
+  app.require_subcommand(1);
+  int result = poems::cli::kExitOk;
+  poems::cli::register_check(app, result);
+  poems::cli::register_ast(app, result);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int rc = app.exit(e);
+    return rc == 0 ? poems::cli::kExitOk : poems::cli::kExitUsage;
+  }
+  return result;
+}
