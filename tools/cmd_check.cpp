@@ -50,23 +50,34 @@ void register_check(CLI::App& app, int& result) {
   cmd->add_option("files", opts->files, "PSL files")->required()->check(CLI::ExistingFile);
   cmd->add_option("--format", opts->format, "Output format")->check(CLI::IsMember({"text", "json"}));
   cmd->callback([opts, &result] {
-    psl::Frontend fe;
-    bool ok = fe.load_files(opts->files);
-    const psl::Program& p = fe.program();
-    if (opts->format == "json") {
-      nlohmann::json j = {{"ok", ok},
-                          {"models", p.model_count()},
-                          {"components", p.component_count()},
-                          {"studies", p.study_count()},
-                          {"diagnostics", diagnostics_json(fe)}};
-      std::cout << j.dump(2) << '\n';
-    } else {
-      fe.diagnostics().print(std::cerr);
-      if (ok)
-        std::cout << "OK: " << p.model_count() << " models, " << p.component_count() << " components, "
-                  << p.study_count() << " studies\n";
+    // Each file is its own specification (with what it imports).
+    bool all_ok = true;
+    std::size_t models = 0, components = 0, studies = 0;
+    nlohmann::json diagnostics = nlohmann::json::array();
+    for (const std::string& file : opts->files) {
+      psl::Frontend fe;
+      bool ok = fe.load_files({file});
+      all_ok = all_ok && ok;
+      models += fe.program().model_count();
+      components += fe.program().component_count();
+      studies += fe.program().study_count();
+      if (opts->format == "json") {
+        for (auto& d : diagnostics_json(fe)) diagnostics.push_back(d);
+      } else {
+        fe.diagnostics().print(std::cerr);
+      }
     }
-    result = ok ? kExitOk : kExitInputError;
+    if (opts->format == "json") {
+      nlohmann::json j = {{"ok", all_ok},
+                          {"models", models},
+                          {"components", components},
+                          {"studies", studies},
+                          {"diagnostics", diagnostics}};
+      std::cout << j.dump(2) << '\n';
+    } else if (all_ok) {
+      std::cout << "OK: " << models << " models, " << components << " components, " << studies << " studies\n";
+    }
+    result = all_ok ? kExitOk : kExitInputError;
   });
 }
 

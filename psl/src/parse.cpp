@@ -95,6 +95,21 @@ class SyntaxErrorListener : public antlr4::BaseErrorListener {
                    const std::string& msg, std::exception_ptr) override {
     SourceLocation loc{file_, static_cast<std::uint32_t>(line), static_cast<std::uint32_t>(column + 1), 1};
     if (offending != nullptr) loc = token_location(file_, offending);
+    // A ';' missing at the end of a line: say so, right after the previous
+    // token, as compilers do, instead of complaining about the next line.
+    if ((msg.rfind("mismatched input ", 0) == 0 || msg.rfind("extraneous input ", 0) == 0) &&
+        msg.find("'" + std::string(";") + "'", msg.find(" expecting ")) != std::string::npos) {
+      if (auto* parser = dynamic_cast<antlr4::Parser*>(recognizer)) {
+        const antlr4::Token* prev = parser->getTokenStream()->LT(-1);
+        if (prev != nullptr && offending != nullptr && prev->getLine() < offending->getLine() &&
+            prev->getText().find('\n') == std::string::npos) {
+          SourceLocation p = token_location(file_, prev);
+          diags_.error({file_, p.line, p.column + p.length, 1}, "expected ';' after '" + prev->getText() + "'");
+          ++count_;
+          return;
+        }
+      }
+    }
     // "expected ';'" is clearer right after the previous token, as compilers do.
     if (msg.rfind("missing ", 0) == 0) {
       if (auto* parser = dynamic_cast<antlr4::Parser*>(recognizer)) {

@@ -56,7 +56,9 @@ TEST_P(ErrorCorpus, RejectedWithLocatedDiagnostics) {
   std::ostringstream rendered;
   fe.diagnostics().print(rendered);
   const std::string text = rendered.str();
-  if (!expect.errors.empty()) EXPECT_FALSE(ok) << path << " was accepted";
+  if (!expect.errors.empty()) {
+    EXPECT_FALSE(ok) << path << " was accepted";
+  }
   for (const std::string& want : expect.errors)
     EXPECT_NE(text.find(want), std::string::npos) << "missing '" << want << "' in:\n" << text;
   for (const std::string& want : expect.warnings)

@@ -1,0 +1,116 @@
+// End-to-end: the `poems` executable on real PSL files.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct CommandResult {
+  int exit_code;
+  std::string out, err;
+};
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+CommandResult poems(const std::string& args) {
+  fs::path err = fs::temp_directory_path() / ("poems_cli_err_" + std::to_string(::getpid()));
+  std::string cmd = std::string(POEMS_BINARY) + " " + args + " 2>" + err.string();
+  CommandResult r{-1, "", ""};
+  FILE* pipe = ::popen(cmd.c_str(), "r");
+  if (!pipe) return r;
+  char buf[4096];
+  std::size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, pipe)) > 0) r.out.append(buf, n);
+  int status = ::pclose(pipe);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  r.err = slurp(err);
+  fs::remove(err);
+  return r;
+}
+
+std::string example(const std::string& name) { return std::string(POEMS_SOURCE_DIR) + "/examples/sweep3d/" + name; }
+std::string corpus(const std::string& name) { return std::string(POEMS_SOURCE_DIR) + "/tests/psl/errors/" + name; }
+
+}  // namespace
+
+TEST(Cli, CheckSweep3DSucceeds) {
+  CommandResult r = poems("check " + example("sweep3d.psl"));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "OK: 1 models, 9 components, 3 studies\n");
+  EXPECT_EQ(r.err, "");
+}
+
+TEST(Cli, CheckBrokenFileExitsOneWithLocatedDiagnostics) {
+  CommandResult r = poems("check " + corpus("unit_time_plus_size.psl"));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.out, "");
+  EXPECT_NE(r.err.find("unit_time_plus_size.psl:3:17: error: cannot add time and size\n"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("    param a = 5us + 8KB;\n                  ^\n"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("1 error generated."), std::string::npos);
+}
+
+TEST(Cli, CheckReportsEveryBrokenFile) {
+  CommandResult r = poems("check " + corpus("unit_time_plus_size.psl") + " " + corpus("missing_semicolon.psl"));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("unit_time_plus_size.psl:"), std::string::npos);
+  EXPECT_NE(r.err.find("missing_semicolon.psl:"), std::string::npos);
+}
+
+TEST(Cli, CheckJsonFormat) {
+  CommandResult r = poems("check --format json " + corpus("unit_time_plus_size.psl"));
+  EXPECT_EQ(r.exit_code, 1);
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_FALSE(j["ok"]);
+  ASSERT_EQ(j["diagnostics"].size(), 1u);
+  EXPECT_EQ(j["diagnostics"][0]["line"], 3);
+  EXPECT_EQ(j["diagnostics"][0]["severity"], "error");
+}
+
+TEST(Cli, AstIsValidJsonWithLocations) {
+  CommandResult r = poems("ast " + example("sweep3d.psl") + " --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["modules"].size(), 3u);
+  const auto& model = j["modules"][2]["models"][0];
+  EXPECT_EQ(model["name"]["name"], "Sweep3D");
+  EXPECT_TRUE(model["name"]["location"]["file"].get<std::string>().ends_with("sweep3d.psl"));
+  EXPECT_EQ(j["modules"][0]["components"][0]["name"]["name"], "Odin");
+}
+
+TEST(Cli, AstOfBrokenFileExitsOne) {
+  CommandResult r = poems("ast " + corpus("missing_semicolon.psl"));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.out, "");
+}
+
+TEST(Cli, VersionAndHelp) {
+  CommandResult v = poems("--version");
+  EXPECT_EQ(v.exit_code, 0);
+  EXPECT_EQ(v.out.rfind("poems ", 0), 0u) << v.out;
+  CommandResult h = poems("--help");
+  EXPECT_EQ(h.exit_code, 0);
+  EXPECT_NE(h.out.find("check"), std::string::npos);
+  EXPECT_NE(h.out.find("ast"), std::string::npos);
+}
+
+TEST(Cli, UsageErrorsExitTwo) {
+  EXPECT_EQ(poems("").exit_code, 2);
+  EXPECT_EQ(poems("frobnicate").exit_code, 2);
+  EXPECT_EQ(poems("check").exit_code, 2);
+  CommandResult missing = poems("check /nonexistent/file.psl");
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_NE(missing.err.find("/nonexistent/file.psl"), std::string::npos) << missing.err;
+  EXPECT_EQ(poems("check --format yaml " + example("sweep3d.psl")).exit_code, 2);
+}
