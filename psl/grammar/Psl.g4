@@ -51,7 +51,7 @@ peer           : '[' expr (',' expr)* ']'   # peerIndex
                | 'any'                      # peerAny
                ;
 commClause     : 'size' expr                # sizeClause
-               | 'tag' (expr | 'any')       # tagClause
+               | 'tag' ('any' | expr)       # tagClause
                | 'comm' name                  # commNameClause
                ;
 taskStmt       : 'task' name ':' name '(' (namedArg (',' namedArg)*)? ')' ';' ;

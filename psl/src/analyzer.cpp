@@ -81,7 +81,12 @@ Value sample(const Analysis& a) {
   return v;
 }
 // The type of an analysis without its value (the value came from placeholders).
-Analysis type_only(const Analysis& a) { return a.typed ? Analysis::of_type(a.kind, a.dimension) : Analysis::unknown(); }
+Analysis type_only(const Analysis& a, bool integral) {
+  if (!a.typed) return Analysis::unknown();
+  Analysis t = Analysis::of_type(a.kind, a.dimension);
+  t.integral = integral && a.kind == Value::Kind::Number;
+  return t;
+}
 }  // namespace
 
 Analysis Analyzer::report(const EvalResult& r, SourceLocation at) {
@@ -131,14 +136,15 @@ Analysis Analyzer::analyze(const Expr& e) {
       Analysis a = analyze(*e.operands[0]);
       if (!a.typed) return e.kind == ExprKind::Not ? Analysis::of_type(Value::Kind::Bool) : Analysis::unknown();
       Analysis r = report(apply_unary(e.kind == ExprKind::Not ? Op::Not : e.op, sample(a)), e.location);
-      return a.value ? r : type_only(r);
+      return a.value ? r : type_only(r, a.integral);
     }
     case ExprKind::Binary: {
       Analysis a = analyze(*e.operands[0]);
       Analysis b = analyze(*e.operands[1]);
       if (!a.typed || !b.typed) return Analysis::unknown();
       if (a.value && b.value) return report(apply_binary(e.op, *a.value, *b.value), e.location);
-      return type_only(report(apply_binary(e.op, sample(a), sample(b)), e.location));
+      bool integral = a.integral && b.integral && e.op != Op::Div;
+      return type_only(report(apply_binary(e.op, sample(a), sample(b)), e.location), integral);
     }
     case ExprKind::Logical: {
       bool all_known = true;
@@ -190,7 +196,7 @@ Analysis Analyzer::analyze(const Expr& e) {
         return Analysis::unknown();
       }
       if (c.value && c.value->kind == Value::Kind::Bool) return c.value->boolean ? t : f;
-      return type_only(t.typed ? t : f);
+      return type_only(t.typed ? t : f, t.integral && f.integral);
     }
     case ExprKind::Call: {
       auto arity = builtin_arity(e.text);
@@ -210,7 +216,11 @@ Analysis Analyzer::analyze(const Expr& e) {
       int n = static_cast<int>(args.size());
       if (!all_typed && n >= arity->first && n <= arity->second) return Analysis::unknown();
       Analysis r = report(apply_call(e.text, samples), e.location);
-      return all_known ? r : type_only(r);
+      if (all_known) return r;
+      bool integral = e.text == "floor" || e.text == "ceil" || e.text == "round";
+      if (e.text == "min" || e.text == "max" || e.text == "abs")
+        integral = std::all_of(args.begin(), args.end(), [](const Analysis& x) { return x.integral; });
+      return type_only(r, integral);
     }
     case ExprKind::Tuple:
     case ExprKind::List: {
@@ -237,6 +247,8 @@ void Analyzer::require_integer(const Analysis& a, const Expr& e, const std::stri
     diags_.error(e.location, what + " must be a plain integer, not a " + dimension_name(a.dimension));
   } else if (a.value && !a.value->is_integer()) {
     diags_.error(e.location, what + " is " + a.value->str() + ", not an integer");
+  } else if (!a.value && !a.integral) {
+    diags_.error(e.location, what + " may not be an integer; round it with floor() or ceil()");
   }
 }
 
@@ -254,6 +266,7 @@ void Analyzer::require_size(const Analysis& a, const Expr& e, const std::string&
     return;
   }
   if (a.value && a.value->number < 0) diags_.error(e.location, what + " is negative (" + a.value->str() + ")");
+  else if (!a.value && !a.integral) diags_.error(e.location, what + " may not be a whole number of bytes; round it with floor() or ceil()");
   else if (a.value && !a.value->is_integer()) diags_.error(e.location, what + " is " + a.value->str() + ", not a whole number of bytes");
 }
 

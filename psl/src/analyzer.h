@@ -21,11 +21,13 @@ struct Analysis {
   Value::Kind kind = Value::Kind::Number;
   Dimension dimension;
   std::optional<Value> value;
+  bool integral = false;  // known to be an integer even when the value is not known
 
   static Analysis unknown() { return {}; }
-  static Analysis of_type(Value::Kind k, Dimension d = kDimensionless) { return {true, k, d, std::nullopt}; }
+  static Analysis of_type(Value::Kind k, Dimension d = kDimensionless) { return {true, k, d, std::nullopt, false}; }
+  static Analysis of_integer() { return {true, Value::Kind::Number, kDimensionless, std::nullopt, true}; }
   static Analysis of_value(Value v) {
-    Analysis a{true, v.kind, v.dimension, std::nullopt};
+    Analysis a{true, v.kind, v.dimension, std::nullopt, v.is_integer()};
     a.value = std::move(v);
     return a;
   }

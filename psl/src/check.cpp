@@ -2,6 +2,7 @@
 #include "check.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <set>
 
@@ -17,6 +18,11 @@ std::string join(const std::vector<std::string>& items) {
   std::string out;
   for (std::size_t i = 0; i < items.size(); ++i) out += (i ? ", " : "") + items[i];
   return out;
+}
+
+std::string with_article(const std::string& word) {
+  bool vowel = !word.empty() && std::string("aeiou").find(word[0]) != std::string::npos;
+  return (vowel ? "an " : "a ") + word;
 }
 
 template <std::size_t N>
@@ -200,7 +206,8 @@ class ProgramChecker {
   }
 
   static Analysis type_analysis(const std::string& type) {
-    if (type == "int" || type == "real") return Analysis::of_type(Value::Kind::Number);
+    if (type == "int") return Analysis::of_integer();
+    if (type == "real") return Analysis::of_type(Value::Kind::Number);
     if (type == "time") return Analysis::of_type(Value::Kind::Number, kTime);
     if (type == "bytes" || type == "size") return Analysis::of_type(Value::Kind::Number, kBytes);
     if (type == "bool") return Analysis::of_type(Value::Kind::Bool);
@@ -246,8 +253,6 @@ class ProgramChecker {
     if (std::find(heads.begin(), heads.end(), ref.head) == heads.end())
       diags_.error(ref.location, "unknown evaluation paradigm '" + ref.head + "' (paradigms: " + join(heads) + ")" +
                                      did_you_mean_suffix(ref.head, heads));
-    else if (ref.path.empty())
-      diags_.error(ref.location, "paradigm '" + ref.head + "' needs a tool in brackets, e.g. " + ref.head + "[...]");
   }
 
   void check_selector_names() {
@@ -266,12 +271,14 @@ class ProgramChecker {
     Scope& scope = model_scopes_.emplace(m.name.name, Scope{}).first->second;
     declare_bindings(m.params, scope, Symbol::Kind::Param);
     declare_bindings(m.lets, scope, Symbol::Kind::Let);
-    for (const Binding& p : m.params)
-      if (const Symbol* s = scope.find(p.name.name); s && s->info.value && s->info.value->is_integer())
-        defaults_[m.name.name][p.name.name] = static_cast<long>(s->info.value->number);
-    for (const Binding& l : m.lets)
-      if (const Symbol* s = scope.find(l.name.name); s && s->info.value && s->info.value->is_integer())
-        defaults_[m.name.name][l.name.name] = static_cast<long>(s->info.value->number);
+    // Integer defaults that isl can take exactly fix the parameters of the sets.
+    auto record_default = [&](const Binding& b) {
+      const Symbol* s = scope.find(b.name.name);
+      if (s && s->info.value && s->info.value->is_integer() && std::fabs(s->info.value->number) < 9.0e15)
+        defaults_[m.name.name][b.name.name] = static_cast<long>(s->info.value->number);
+    };
+    for (const Binding& p : m.params) record_default(p);
+    for (const Binding& l : m.lets) record_default(l);
 
     std::map<std::string, SourceLocation> graphs;
     for (const TaskGraphDecl& tg : m.taskgraphs) {
@@ -313,7 +320,7 @@ class ProgramChecker {
       if (g.arity == 0) diags_.error(processes->set.location, "the process set needs at least one coordinate");
       for (const Identifier& d : processes->set.dims)
         redeclare_check(scope.declare(d.name, {Symbol::Kind::ProcessDimension, d.location,
-                                               Analysis::of_type(Value::Kind::Number)}),
+                                               Analysis::of_integer()}),
                         d, Symbol::Kind::ProcessDimension);
       if (processes->set.constraint) {
         Analyzer analyzer(diags_, scope, value_hooks());
@@ -352,7 +359,7 @@ class ProgramChecker {
             }
             Scope inner(&scope);
             redeclare_check(inner.declare(node.variable.name, {Symbol::Kind::LoopVariable, node.variable.location,
-                                                               Analysis::of_type(Value::Kind::Number)}),
+                                                               Analysis::of_integer()}),
                             node.variable, Symbol::Kind::LoopVariable);
             check_body(node.body, inner, g, false);
           } else if constexpr (std::is_same_v<T, IfStmt>) {
@@ -384,7 +391,7 @@ class ProgramChecker {
       // The map's own coordinates are bound inside it; other names come from scope.
       Scope inner(&scope);
       for (const Identifier& d : c.peer.map->in_dims)
-        inner.declare(d.name, {Symbol::Kind::ProcessDimension, d.location, Analysis::of_type(Value::Kind::Number)});
+        inner.declare(d.name, {Symbol::Kind::ProcessDimension, d.location, Analysis::of_integer()});
       Analyzer map_analyzer(diags_, inner, value_hooks());
       for (const ExprPtr& e : c.peer.map->out) map_analyzer.require_integer(map_analyzer.analyze(*e), *e, "peer coordinate");
       if (c.peer.map->constraint) {
@@ -422,8 +429,8 @@ class ProgramChecker {
     }
     const ComponentDecl& c = *it->second;
     if (c.domain.head != "application") {
-      auto& d = diags_.error(t.component.location, "task '" + t.name.name + "' is bound to '" + c.name.name + "', a " +
-                                                       c.domain.head + " component; tasks bind to application components");
+      auto& d = diags_.error(t.component.location, "task '" + t.name.name + "' is bound to '" + c.name.name + "', " +
+                                                       with_article(c.domain.head) + " component; tasks bind to application components");
       DiagnosticEngine::note(d, c.name.location, "'" + c.name.name + "' is declared here");
       return;
     }
@@ -523,7 +530,7 @@ class ProgramChecker {
         diags_.error(st.machine->location, "study '" + st.name.name + "' runs on undefined machine '" +
                                                st.machine->name + "'" + did_you_mean_suffix(st.machine->name, names));
       } else if (it->second->domain.head != "hardware") {
-        auto& d = diags_.error(st.machine->location, "'" + st.machine->name + "' is a " + it->second->domain.head +
+        auto& d = diags_.error(st.machine->location, "'" + st.machine->name + "' is " + with_article(it->second->domain.head) +
                                                          " component, not a machine (hardware)");
         DiagnosticEngine::note(d, it->second->name.location, "'" + st.machine->name + "' is declared here");
       }
@@ -532,9 +539,9 @@ class ProgramChecker {
     const Scope& scope = model ? model_scopes_.at(model->name.name) : empty;
     std::set<std::string> bound;
     for (const Binding& b : st.settings) {
-      check_study_target(st, b.name, model, /*setting_allowed=*/true);
+      Analysis want = check_study_target(st, b.name, model, /*setting_allowed=*/true);
       if (!bound.insert(b.name.name).second) diags_.error(b.name.location, "'" + b.name.name + "' is set twice");
-      if (b.value) Analyzer(diags_, scope, value_hooks()).analyze(*b.value);
+      if (b.value) check_fits(b.name, want, Analyzer(diags_, scope, value_hooks()).analyze(*b.value), *b.value);
     }
     for (const VaryClause& v : st.varies) check_vary(st, v, model, scope, bound);
     for (const QualifiedRef& p : st.compare) check_paradigm(p);
@@ -545,26 +552,28 @@ class ProgramChecker {
                                      did_you_mean_suffix(r.name, metrics));
   }
 
-  void check_study_target(const StudyDecl& st, const Identifier& target, const ModelDecl* model, bool setting_allowed) {
+  // Checks that a study may bind `target`; returns what is known of its type.
+  Analysis check_study_target(const StudyDecl& st, const Identifier& target, const ModelDecl* model,
+                              bool setting_allowed) {
     const std::string& n = target.name;
     std::size_t dot = n.find('.');
-    if (dot != std::string::npos) {
-      member(n.substr(0, dot), n.substr(dot + 1), target.location);
-      return;
-    }
-    if (!model) return;
+    if (dot != std::string::npos) return member(n.substr(0, dot), n.substr(dot + 1), target.location).value_or(Analysis::unknown());
+    if (!model) return Analysis::unknown();
     std::vector<std::string> params;
     for (const Binding& p : model->params) {
-      if (p.name.name == n) return;
+      if (p.name.name == n) {
+        const Symbol* s = model_scopes_.at(model->name.name).find(n);
+        return s ? s->info : Analysis::unknown();
+      }
       params.push_back(p.name.name);
     }
     for (const Binding& l : model->lets)
       if (l.name.name == n) {
         diags_.error(target.location, "'" + n + "' is derived by 'let' in model '" + model->name.name +
                                           "'; a study sets parameters only");
-        return;
+        return Analysis::unknown();
       }
-    if (setting_allowed && study_settings_used().count(n)) return;
+    if (setting_allowed && study_settings_used().count(n)) return Analysis::unknown();
     std::vector<std::string> candidates = params;
     for (const std::string& s : study_settings_used()) candidates.push_back(s);
     diags_.error(target.location, "'" + n + "' is not a parameter of model '" + model->name.name + "'" +
@@ -572,6 +581,21 @@ class ProgramChecker {
                                                        : std::string()) +
                                       did_you_mean_suffix(n, candidates));
     (void)st;
+    return Analysis::unknown();
+  }
+
+  static std::string type_name(const Analysis& a) {
+    return a.kind == Value::Kind::Number ? dimension_name(a.dimension) : kind_name(a.kind);
+  }
+
+  // A value bound by a study must have the kind and unit of what it replaces.
+  void check_fits(const Identifier& target, const Analysis& want, const Analysis& got, const Expr& value) {
+    if (!want.typed || !got.typed) return;
+    if (want.kind != got.kind || (want.kind == Value::Kind::Number && want.dimension != got.dimension)) {
+      std::string was = want.value ? " (default " + want.value->str() + ")" : "";
+      diags_.error(value.location, "'" + target.name + "' is a " + type_name(want) + was + "; this value is a " +
+                                       type_name(got));
+    }
   }
 
   const std::set<std::string>& study_settings_used() {
@@ -591,8 +615,9 @@ class ProgramChecker {
 
   void check_vary(const StudyDecl& st, const VaryClause& v, const ModelDecl* model, const Scope& scope,
                   std::set<std::string>& bound) {
+    std::vector<Analysis> wants;
     for (const Identifier& t : v.targets) {
-      check_study_target(st, t, model, /*setting_allowed=*/true);
+      wants.push_back(check_study_target(st, t, model, /*setting_allowed=*/true));
       if (!bound.insert(t.name).second) diags_.error(t.location, "'" + t.name + "' is set or varied twice");
     }
     Analyzer analyzer(diags_, scope, value_hooks());
@@ -602,8 +627,11 @@ class ProgramChecker {
         return;
       }
       Analysis first = analyzer.analyze(*v.first), last = analyzer.analyze(*v.last);
-      if (first.typed && last.typed && (first.kind != Value::Kind::Number || first.dimension != last.dimension))
-        diags_.error(v.location, "range bounds must be numbers of the same unit");
+      if (first.typed && last.typed && (first.kind != Value::Kind::Number || first.dimension != last.dimension)) {
+        diags_.error(v.first->location, "range bounds must be numbers of the same unit");
+        return;
+      }
+      check_fits(v.targets[0], wants[0], first, *v.first);
       if (v.step) {
         Analysis step = analyzer.analyze(*v.step);
         if (step.value && step.value->kind == Value::Kind::Number && step.value->number <= 0)
@@ -611,7 +639,7 @@ class ProgramChecker {
       }
       if (first.value && last.value && first.value->kind == Value::Kind::Number && last.value->kind == Value::Kind::Number &&
           first.value->number > last.value->number)
-        diags_.error(v.location, "empty range: " + first.value->str() + " .. " + last.value->str());
+        diags_.error(v.first->location, "empty range: " + first.value->str() + " .. " + last.value->str());
       return;
     }
     if (!v.values) return;
@@ -621,12 +649,18 @@ class ProgramChecker {
     }
     if (v.values->operands.empty()) diags_.error(v.values->location, "vary over an empty list");
     for (const ExprPtr& item : v.values->operands) {
-      analyzer.analyze(*item);
       std::size_t arity = item->kind == ExprKind::Tuple ? item->operands.size() : 1;
-      if (arity != v.targets.size())
+      if (arity != v.targets.size()) {
+        analyzer.analyze(*item);
         diags_.error(item->location, "value has " + std::to_string(arity) + " component" + (arity == 1 ? "" : "s") +
                                          " but " + std::to_string(v.targets.size()) + " name" +
                                          (v.targets.size() == 1 ? " is" : "s are") + " varied");
+        continue;
+      }
+      for (std::size_t k = 0; k < arity; ++k) {
+        const Expr& component = arity == 1 && item->kind != ExprKind::Tuple ? *item : *item->operands[k];
+        check_fits(v.targets[k], wants[k], analyzer.analyze(component), component);
+      }
     }
   }
 

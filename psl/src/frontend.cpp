@@ -8,7 +8,6 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
-#include <sstream>
 
 #include "check.h"
 #include "parse.h"
@@ -101,9 +100,19 @@ bool Frontend::load_text(const std::string& path, std::string text) {
 }
 
 void Frontend::read_and_load(const std::string& path, SourceLocation imported_at, std::vector<std::string>& stack) {
+  // Only regular files: a device or a FIFO could be endless or block forever.
   std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) {
+  auto status = std::filesystem::status(path, ec);
+  if (ec || !std::filesystem::exists(status)) {
+    diagnostics_.error(imported_at, "cannot open '" + path + "': No such file or directory");
+    return;
+  }
+  if (std::filesystem::is_directory(status)) {
     diagnostics_.error(imported_at, "cannot read '" + path + "': it is a directory");
+    return;
+  }
+  if (!std::filesystem::is_regular_file(status)) {
+    diagnostics_.error(imported_at, "cannot read '" + path + "': not a regular file");
     return;
   }
   std::ifstream in(path, std::ios::binary);
@@ -111,9 +120,16 @@ void Frontend::read_and_load(const std::string& path, SourceLocation imported_at
     diagnostics_.error(imported_at, "cannot open '" + path + "': " + std::strerror(errno));
     return;
   }
-  std::ostringstream text;
-  text << in.rdbuf();
-  load_one(path, text.str(), stack);
+  // Read at most one byte past the limit, so an oversized file costs nothing.
+  std::string text(limits_.max_file_bytes + 1, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  text.resize(static_cast<std::size_t>(in.gcount()));
+  if (text.size() > limits_.max_file_bytes) {
+    diagnostics_.error(imported_at, "'" + path + "' is larger than " + std::to_string(limits_.max_file_bytes >> 20) +
+                                        " MiB; PSL specifications are far smaller");
+    return;
+  }
+  load_one(path, std::move(text), stack);
 }
 
 void Frontend::load_one(const std::string& path, std::string text, std::vector<std::string>& stack) {

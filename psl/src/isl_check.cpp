@@ -1,9 +1,12 @@
 #include "isl_check.h"
 
+#include "poems/psl/value.h"
+
 #include <isl/ctx.h>
 #include <isl/map.h>
 #include <isl/options.h>
 #include <isl/set.h>
+#include <isl/val.h>
 
 #include <algorithm>
 #include <cmath>
@@ -12,6 +15,10 @@
 namespace poems::psl {
 
 namespace {
+
+// PSL names are written with a prefix so that none collides with an isl
+// keyword (`exists`, `mod`, `infty`, ...).
+std::string isl_name(const std::string& name) { return "_" + name; }
 
 bool is_constant(const Expr& e) {
   switch (e.kind) {
@@ -39,7 +46,9 @@ struct IslWriter {
       case ExprKind::Number: {
         if (!e.dimension.dimensionless()) return fail(e, "integer sets hold plain numbers, not " + dimension_name(e.dimension));
         if (std::floor(e.number) != e.number)
-          return fail(e, "integer sets need integer constants, not " + std::to_string(e.number));
+          return fail(e, "integer sets need integer constants, not " + Value::of_number(e.number).str());
+        if (std::fabs(e.number) > 9007199254740992.0)  // 2^53: beyond it a double is not an exact integer
+          return fail(e, "constant " + Value::of_number(e.number).str() + " is too large for an integer set");
         out += std::to_string(static_cast<long long>(e.number));
         return true;
       }
@@ -49,7 +58,7 @@ struct IslWriter {
         if (std::find(dims.begin(), dims.end(), e.text) == dims.end() &&
             std::find(params.begin(), params.end(), e.text) == params.end())
           params.push_back(e.text);
-        out += e.text;
+        out += isl_name(e.text);
         return true;
       }
       case ExprKind::Unary:
@@ -120,7 +129,7 @@ struct IslWriter {
 
 std::string with_params(const std::vector<std::string>& params, const std::string& body) {
   std::string out = "[";
-  for (std::size_t i = 0; i < params.size(); ++i) out += (i ? ", " : "") + params[i];
+  for (std::size_t i = 0; i < params.size(); ++i) out += (i ? ", " : "") + isl_name(params[i]);
   return out + "] -> " + body;
 }
 
@@ -142,7 +151,7 @@ std::string IslChecker::check_set(const IntegerSet& set, const std::map<std::str
   std::vector<std::string> dims, params;
   for (const Identifier& d : set.dims) dims.push_back(d.name);
   std::string body = "{ [";
-  for (std::size_t i = 0; i < dims.size(); ++i) body += (i ? ", " : "") + dims[i];
+  for (std::size_t i = 0; i < dims.size(); ++i) body += (i ? ", " : "") + isl_name(dims[i]);
   body += "]";
   if (set.constraint) {
     body += " : ";
@@ -155,7 +164,7 @@ std::string IslChecker::check_set(const IntegerSet& set, const std::map<std::str
   if (s == nullptr) {
     const char* msg = isl_ctx_last_error_msg(ctx_);
     auto& d = diags_.error(set.location, std::string("isl rejected the ") + what + ": " + (msg ? msg : "unknown error"));
-    DiagnosticEngine::note(d, set.location, "as isl reads it: " + text);
+    DiagnosticEngine::note(d, set.location, "as isl reads it (PSL names prefixed with _): " + text);
     isl_ctx_reset_error(ctx_);
     return "";
   }
@@ -167,7 +176,7 @@ std::string IslChecker::check_set(const IntegerSet& set, const std::map<std::str
       all_fixed = false;
       continue;
     }
-    s = isl_set_fix_si(s, isl_dim_param, static_cast<unsigned>(i), static_cast<int>(it->second));
+    s = isl_set_fix_val(s, isl_dim_param, static_cast<unsigned>(i), isl_val_int_from_si(ctx_, it->second));
   }
   if (all_fixed) {
     if (isl_set_is_bounded(s) == isl_bool_false)
@@ -194,7 +203,7 @@ std::string IslChecker::check_map(const IntegerMap& map, std::size_t arity) {
   for (const Identifier& d : map.in_dims) dims.push_back(d.name);
   IslWriter w{dims, params, diags_};
   std::string body = "{ [";
-  for (std::size_t i = 0; i < dims.size(); ++i) body += (i ? ", " : "") + dims[i];
+  for (std::size_t i = 0; i < dims.size(); ++i) body += (i ? ", " : "") + isl_name(dims[i]);
   body += "] -> [";
   for (std::size_t i = 0; i < map.out.size(); ++i) {
     if (i) body += ", ";
@@ -211,7 +220,7 @@ std::string IslChecker::check_map(const IntegerMap& map, std::size_t arity) {
   if (m == nullptr) {
     const char* msg = isl_ctx_last_error_msg(ctx_);
     auto& d = diags_.error(map.location, std::string("isl rejected the peer map: ") + (msg ? msg : "unknown error"));
-    DiagnosticEngine::note(d, map.location, "as isl reads it: " + text);
+    DiagnosticEngine::note(d, map.location, "as isl reads it (PSL names prefixed with _): " + text);
     isl_ctx_reset_error(ctx_);
     return "";
   }

@@ -4,7 +4,10 @@
 
 #include <antlr4-runtime.h>
 
+#include <algorithm>
+#include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <string>
 
 #include "PslLexer.h"
@@ -46,6 +49,14 @@ std::string rewrite_message(const std::string& msg) {
     if (items.size() > 8) out += ", ... (" + std::to_string(items.size() - 8) + " more)";
     return out;
   };
+  // When a name is allowed, the soft keywords make the list long and useless.
+  auto name_or_set = [&](std::string expected) {
+    if (expected.find(", ID") != std::string::npos || expected.find("{ID,") != std::string::npos) {
+      std::size_t entries = std::count(expected.begin(), expected.end(), ',') + 1;
+      if (entries > 8) return std::string("a name");
+    }
+    return shorten_set(expected);
+  };
   const std::string mismatched = "mismatched input ";
   const std::string extraneous = "extraneous input ";
   const std::string missing = "missing ";
@@ -56,14 +67,14 @@ std::string rewrite_message(const std::string& msg) {
       if (exp != std::string::npos) {
         std::string got = msg.substr(prefix->size(), exp - prefix->size());
         std::string want = msg.substr(exp + 11);
-        return replace_eof("unexpected " + got + "; expected " + shorten_set(want));
+        return replace_eof("unexpected " + got + "; expected " + name_or_set(want));
       }
     }
   }
   if (msg.rfind(missing, 0) == 0) {
     std::size_t at = msg.find(" at ");
     if (at != std::string::npos)
-      return replace_eof("expected " + shorten_set(msg.substr(missing.size(), at - missing.size())) + " before " +
+      return replace_eof("expected " + name_or_set(msg.substr(missing.size(), at - missing.size())) + " before " +
                          msg.substr(at + 4));
   }
   if (msg.rfind(noviable, 0) == 0) {
@@ -124,15 +135,19 @@ class SyntaxErrorListener : public antlr4::BaseErrorListener {
     }
     if (loc.line == 0) loc.line = 1;
     if (loc.column == 0) loc.column = 1;
+    if (offending != nullptr && offending->getType() == antlr4::Token::EOF && !at_eof_) at_eof_ = diags_.all().size();
     diags_.error(loc, rewrite_message(msg));
     ++count_;
   }
   std::size_t count() const { return count_; }
+  // Index of the first diagnostic reported at end of file, if any.
+  std::optional<std::size_t> at_eof() const { return at_eof_; }
 
  private:
   FileId file_;
   DiagnosticEngine& diags_;
   std::size_t count_ = 0;
+  std::optional<std::size_t> at_eof_;
 };
 
 // Walks parse-tree contexts into AST nodes. Every accessor may return null
@@ -708,9 +723,22 @@ class AstBuilder {
   DiagnosticEngine& diags_;
 };
 
+// "'@'" for printable ASCII, "U+00E9 'é'" for other code points.
+std::string describe_character(const antlr4::Token* t) {
+  std::string text = t->getText();
+  if (text.size() == 1 && static_cast<unsigned char>(text[0]) >= 0x20 && static_cast<unsigned char>(text[0]) < 0x7f)
+    return "'" + text + "'";
+  std::u32string code_points = antlrcpp::utf8_to_utf32(text.data(), text.data() + text.size());
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "U+%04X", code_points.empty() ? 0u : static_cast<unsigned>(code_points[0]));
+  bool printable = !code_points.empty() && code_points[0] >= 0xA0;
+  return std::string(buf) + (printable ? " '" + text + "'" : "");
+}
+
 // Rejects inputs whose nesting would recurse deeper than the limit, before the
 // recursive-descent parser sees them.
-bool check_nesting(antlr4::CommonTokenStream& tokens, FileId file, DiagnosticEngine& diags, std::size_t limit) {
+bool check_nesting(antlr4::CommonTokenStream& tokens, FileId file, DiagnosticEngine& diags, std::size_t limit,
+                   std::vector<const antlr4::Token*>& unclosed) {
   std::size_t depth = 0, prefix_run = 0, questions = 0, else_if = 0;
   const antlr4::Token* prev = nullptr;
   for (antlr4::Token* t : tokens.getTokens()) {
@@ -719,8 +747,10 @@ bool check_nesting(antlr4::CommonTokenStream& tokens, FileId file, DiagnosticEng
     const char* what = nullptr;
     if (s == "(" || s == "[" || s == "{") {
       if (++depth > limit) what = "brackets nested";
+      unclosed.push_back(t);
     } else if (s == ")" || s == "]" || s == "}") {
       if (depth > 0) --depth;
+      if (!unclosed.empty()) unclosed.pop_back();
     }
     bool prefix = s == "not" || s == "!" ||
                   ((s == "-" || s == "+") && (prev == nullptr || !(prev->getType() == PslLexer::ID ||
@@ -758,10 +788,7 @@ Module parse_module(FileId file, const SourceManager& sources, DiagnosticEngine&
     if (ct == nullptr) continue;
     switch (t->getType()) {
       case PslLexer::ERROR_CHAR: {
-        std::string text = t->getText();
-        unsigned char c = text.empty() ? 0 : static_cast<unsigned char>(text[0]);
-        std::string shown = (c >= 0x20 && c < 0x7f) ? "'" + text + "'" : "character code " + std::to_string(c);
-        diags.error(token_location(file, t), "unexpected character " + shown);
+        diags.error(token_location(file, t), "unexpected character " + describe_character(t));
         ct->setChannel(antlr4::Token::HIDDEN_CHANNEL);
         break;
       }
@@ -777,13 +804,21 @@ Module parse_module(FileId file, const SourceManager& sources, DiagnosticEngine&
         break;
     }
   }
-  if (!check_nesting(tokens, file, diags, limits.max_nesting)) return Module{file, sources.path(file), {}, {}, {}, {}};
+  std::vector<const antlr4::Token*> unclosed;
+  if (!check_nesting(tokens, file, diags, limits.max_nesting, unclosed))
+    return Module{file, sources.path(file), {}, {}, {}, {}};
 
   poems_psl_gen::PslParser parser(&tokens);
   SyntaxErrorListener listener(file, diags);
   parser.removeErrorListeners();
   parser.addErrorListener(&listener);
   auto* tree = parser.file();
+  // "unexpected end of file": point at the bracket that was never closed.
+  if (listener.at_eof() && !unclosed.empty()) {
+    const antlr4::Token* open = unclosed.back();
+    DiagnosticEngine::note(diags.at(*listener.at_eof()), token_location(file, open),
+                           "to match this '" + open->getText() + "'");
+  }
   AstBuilder builder(file, diags);
   Module module = builder.build(tree);
   module.path = sources.path(file);

@@ -148,3 +148,53 @@ TEST(Imports, CycleAndMissingFileAreLocatedAtTheImport) {
   EXPECT_NE(text.find("b.psl:3:8: error: cannot open"), std::string::npos) << text;
   fs::remove_all(dir);
 }
+
+TEST(Checks, IslKeywordsAreOrdinaryPslNames) {
+  Checked c = check(
+      "model M { param exists = 4, mod = 2, infty = 3;\n"
+      " taskgraph t { processes { [r, NaN] : 0 <= r < exists and 0 <= NaN < mod + infty }; } }");
+  EXPECT_TRUE(c.ok) << c.text;
+  EXPECT_EQ(c.text, "");
+}
+
+TEST(Checks, ReceiveFromAnySourceAndAnyTag) {
+  Checked c = check("model M { taskgraph t { processes { [r] : 0 <= r < 4 };\n recv from any size 8B tag any; } }");
+  EXPECT_TRUE(c.ok) << c.text;
+}
+
+TEST(Checks, LargeParametersGiveNoSpuriousWarning) {
+  Checked c = check("model M { param n = 3000000000; taskgraph t { processes { [r] : 0 <= r < n }; } }");
+  EXPECT_TRUE(c.ok) << c.text;
+  EXPECT_EQ(c.text, "");
+}
+
+TEST(Checks, IntegralityFlowsThroughFloorCeilAndLoops) {
+  Checked ok = check(
+      "model M { param P = 8; taskgraph t { processes { [r] : 0 <= r < P };\n"
+      " for k in 0 .. 3 { let half = floor(r / 2); send to [half + k] size 8 * ceil(r / 3); } } }");
+  EXPECT_TRUE(ok.ok) << ok.text;
+  Checked bad = check(
+      "model M { param P = 8; taskgraph t { processes { [r] : 0 <= r < P };\n"
+      " send to [r + 1] size 8 * r / 3; } }");
+  EXPECT_FALSE(bad.ok);
+  EXPECT_NE(bad.text.find("send size may not be a whole number of bytes"), std::string::npos) << bad.text;
+}
+
+TEST(Checks, UnreadableInputsAreErrorsNotCrashes) {
+  Frontend fe;
+  EXPECT_FALSE(fe.load_files({"/dev/zero"}));
+  EXPECT_NE(fe.diagnostics().all().at(0).message.find("not a regular file"), std::string::npos);
+  Frontend dir;
+  EXPECT_FALSE(dir.load_files({"/tmp"}));
+  EXPECT_NE(dir.diagnostics().all().at(0).message.find("is a directory"), std::string::npos);
+}
+
+TEST(Checks, UnclosedBraceIsPointedAt) {
+  Checked c = check("model M {\n  param a = 1;\n");
+  EXPECT_FALSE(c.ok);
+  ASSERT_EQ(c.diags.size(), 1u);
+  ASSERT_EQ(c.diags[0].notes.size(), 1u);
+  EXPECT_EQ(c.diags[0].notes[0].message, "to match this '{'");
+  EXPECT_EQ(c.diags[0].notes[0].location.line, 1u);
+  EXPECT_EQ(c.diags[0].notes[0].location.column, 9u);
+}

@@ -29,6 +29,8 @@ class DiagnosticEngine {
   static void note(Diagnostic& d, SourceLocation at, std::string message);
 
   const std::vector<Diagnostic>& all() const { return diagnostics_; }
+  // For attaching notes to a diagnostic reported earlier.
+  Diagnostic& at(std::size_t index) { return diagnostics_.at(index); }
   std::size_t error_count() const { return errors_; }
   std::size_t warning_count() const { return diagnostics_.size() - errors_; }
   bool has_errors() const { return errors_ > 0; }
