@@ -1,3 +1,43 @@
 #include "cli_common.h"
 
-// Shared helpers will live here as commands grow (formats, --set parsing).
+#include <iostream>
+
+#include "loaded_model.h"
+#include "poems/psl/units.h"
+
+namespace poems::cli {
+
+std::map<std::string, double> parse_bindings(const std::vector<std::string>& sets) {
+  std::map<std::string, double> out;
+  for (const std::string& s : sets) {
+    std::size_t eq = s.find('=');
+    if (eq == std::string::npos || eq == 0)
+      throw CLI::ValidationError("--set", "'" + s + "' is not name=value");
+    std::string name = s.substr(0, eq), error;
+    auto q = psl::parse_quantity(s.substr(eq + 1), &error);
+    if (!q) throw CLI::ValidationError("--set " + name, error);
+    out[name] = q->value;
+  }
+  return out;
+}
+
+bool load_model(const std::string& spec, const std::string& model, LoadedModel& out, int& result) {
+  out.frontend = std::make_unique<psl::Frontend>();
+  bool ok = out.frontend->load_files({spec});
+  out.frontend->diagnostics().print(std::cerr);
+  if (!ok) {
+    result = kExitInputError;
+    return false;
+  }
+  try {
+    out.graph = std::make_shared<taskgraph::StaticTaskGraph>(
+        taskgraph::lower_model(out.frontend->program(), out.frontend->sources(), model));
+  } catch (const std::exception& e) {
+    std::cerr << "poems: error: " << e.what() << '\n';
+    result = kExitInputError;
+    return false;
+  }
+  return true;
+}
+
+}  // namespace poems::cli

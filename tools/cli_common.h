@@ -2,6 +2,8 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -18,5 +20,15 @@ enum ExitCode : int {
 // Each subcommand registers itself and stores its exit code in `result`.
 void register_check(CLI::App& app, int& result);
 void register_ast(CLI::App& app, int& result);
+void register_taskgraph(CLI::App& app, int& result);
+
+// Parses repeated `--set name=value` options; values take units ("5.3us",
+// "32KiB"). Throws CLI::ValidationError naming the bad option.
+std::map<std::string, double> parse_bindings(const std::vector<std::string>& sets);
+
+// Reads and checks a PSL specification and lowers one model's task graph.
+// Prints diagnostics to stderr; returns false (exit code in `result`) on failure.
+struct LoadedModel;
+bool load_model(const std::string& spec, const std::string& model, LoadedModel& out, int& result);
 
 }  // namespace poems::cli

@@ -11,6 +11,7 @@ int main(int argc, char** argv) {
   int result = poems::cli::kExitOk;
   poems::cli::register_check(app, result);
   poems::cli::register_ast(app, result);
+  poems::cli::register_taskgraph(app, result);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

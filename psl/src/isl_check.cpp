@@ -1,5 +1,6 @@
 #include "isl_check.h"
 
+#include "poems/psl/isl_text.h"
 #include "poems/psl/value.h"
 
 #include <isl/ctx.h>
@@ -18,7 +19,7 @@ namespace {
 
 // PSL names are written with a prefix so that none collides with an isl
 // keyword (`exists`, `mod`, `infty`, ...).
-std::string isl_name(const std::string& name) { return "_" + name; }
+std::string isl_name(const std::string& name) { return isl_identifier(name); }
 
 bool is_constant(const Expr& e) {
   switch (e.kind) {
@@ -139,6 +140,25 @@ bool to_isl(const Expr& e, std::string& out, std::vector<std::string>& params, D
   static const std::vector<std::string> no_dims;
   IslWriter w{no_dims, params, diags};
   return w.write(e, out);
+}
+
+std::optional<std::string> integer_set_isl(const IntegerSet& set, std::vector<std::string>& params, std::string* error) {
+  SourceManager sources;
+  DiagnosticEngine diags(sources);
+  std::vector<std::string> dims;
+  for (const Identifier& d : set.dims) dims.push_back(d.name);
+  std::string body = "{ [";
+  for (std::size_t i = 0; i < dims.size(); ++i) body += (i ? ", " : "") + isl_name(dims[i]);
+  body += "]";
+  if (set.constraint) {
+    body += " : ";
+    IslWriter w{dims, params, diags};
+    if (!w.write(*set.constraint, body)) {
+      if (error && !diags.all().empty()) *error = diags.all().front().message;
+      return std::nullopt;
+    }
+  }
+  return with_params(params, body + " }");
 }
 
 IslChecker::IslChecker(DiagnosticEngine& diags) : diags_(diags), ctx_(isl_ctx_alloc()) {

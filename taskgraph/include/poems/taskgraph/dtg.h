@@ -1,0 +1,111 @@
+// The dynamic task graph: a static task graph instantiated for one parameter
+// binding and traversed lazily. Each rank has a cursor (program counter and
+// slot values) that yields its operations in program order with their
+// dependencies; memory is O(ranks x slots), never O(total operations).
+#pragma once
+
+#include <map>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "poems/taskgraph/schedule.h"
+#include "poems/taskgraph/stg.h"
+
+namespace poems::taskgraph {
+
+// Parameter values in base units (ns, bytes, plain numbers), by name.
+using ParameterBinding = std::map<std::string, double>;
+
+// The process set of a binding and its rank order (lexicographic in the
+// coordinates). Box-shaped sets use arithmetic; other sets an enumeration.
+class ProcessSet {
+ public:
+  static ProcessSet from_isl(const std::string& isl_text, const std::vector<std::string>& params,
+                             const std::vector<double>& param_values, std::size_t dims);
+  std::uint32_t size() const { return size_; }
+  std::size_t dims() const { return lo_.size(); }
+  bool is_box() const { return box_; }
+  // Rank of a point, or -1 when the point is not in the set.
+  std::int64_t rank(const double* coords) const;
+  void coords(std::uint32_t rank, double* out) const;
+
+ private:
+  std::uint32_t size_ = 0;
+  bool box_ = true;
+  std::vector<std::int64_t> lo_, extent_, stride_;
+  std::vector<std::int64_t> points_;  // non-box: row-major flattened coordinates, sorted
+};
+
+struct InstantiateOptions {
+  // Compute time per unit of work (Wg), for every compute node unless
+  // overridden per node (the processor model decides these; see TEDs).
+  double ns_per_work = 1.0;
+  std::map<std::uint32_t, double> ns_per_work_by_node;
+  // Algorithms chosen for collectives, overriding the static choice.
+  std::map<CollectiveOp, CollectiveAlgorithm> algorithms;
+};
+
+class InstantiationError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+class ModelSchedule final : public ScheduleSource {
+ public:
+  ModelSchedule(std::shared_ptr<const StaticTaskGraph> graph, const ParameterBinding& binding,
+                const InstantiateOptions& options);
+
+  std::uint32_t ranks() const override { return processes_.size(); }
+  std::size_t pull(std::uint32_t rank, std::size_t max_ops, OpBuffer& out) override;
+  const std::vector<NodeInfo>& nodes() const override { return node_info_; }
+
+  const ProcessSet& processes() const { return processes_; }
+  // The value every model parameter and model let took in this binding.
+  const std::vector<double>& model_values() const { return model_values_; }
+  // Restarts every rank from the beginning.
+  void rewind();
+
+ private:
+  struct Cursor {
+    std::uint32_t pc = 0;
+    bool started = false;
+    bool finished = false;
+    std::uint32_t collective_sequence = 0;
+    std::uint64_t next_index = 0;         // rank-local index of the next operation
+    std::vector<Dependency> before;       // what the next operation depends on
+    std::vector<std::uint64_t> outstanding;  // nonblocking operations not yet waited for
+  };
+
+  void start(std::uint32_t rank, Cursor& c, double* slots);
+  void emit(Cursor& c, Operation op, OpBuffer& out, bool nonblocking);
+  [[noreturn]] void fail(std::uint32_t node, const std::string& message) const;
+
+  std::shared_ptr<const StaticTaskGraph> graph_;
+  std::vector<StgInstr> code_;  // specialized for the binding
+  std::vector<double> model_values_;
+  std::vector<double> ps_per_work_;  // per node
+  std::vector<CollectiveAlgorithm> algorithm_;  // per node
+  ProcessSet processes_;
+  std::uint32_t slots_per_rank_ = 0;
+  std::vector<double> slots_;  // ranks x slots_per_rank_
+  std::vector<Cursor> cursors_;
+  std::vector<NodeInfo> node_info_;
+};
+
+// Counts of a whole run (every rank traversed once).
+struct GraphStatistics {
+  std::uint64_t processes = 0;
+  std::uint64_t tasks = 0;            // compute operations
+  std::uint64_t p2p_messages = 0;     // application sends
+  std::uint64_t p2p_bytes = 0;
+  std::uint64_t collectives = 0;      // collective calls (per communicator, not per rank)
+  std::uint64_t collective_messages = 0;
+  std::uint64_t collective_bytes = 0;
+  std::uint64_t operations = 0;       // every operation of every rank
+  double total_work_ps = 0;           // sum of compute durations
+};
+GraphStatistics collect_statistics(ScheduleSource& source);
+
+}  // namespace poems::taskgraph

@@ -1,0 +1,79 @@
+// The dynamic task graph as evaluators consume it: for every rank, a stream of
+// operations in an order where each operation depends only on earlier
+// operations of the same rank. Sources produce the stream lazily, in chunks,
+// so a model with 10^6 ranks never holds its 10^9 operations at once.
+//
+// Semantics (DESIGN.md 5.1, LogGOPSim's GOAL): an operation may start once
+// every dependency is satisfied; a dependency with `on_start` (GOAL's
+// `irequires`) is satisfied when that operation has started, otherwise
+// (`requires`) when it has completed. A Send/Recv pair matches on
+// (source, tag, communicator) in posting order; kAnySource/kAnyTag match any.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace poems::taskgraph {
+
+// Simulated time is an integer number of picoseconds, so per-byte costs such
+// as G = 0.04 ns/B are exact (2^64 ps is about 213 days).
+using Picoseconds = std::uint64_t;
+inline constexpr Picoseconds kPsPerNs = 1000;
+
+enum class OpKind : std::uint8_t { Calc, Send, Recv };
+
+inline constexpr std::int32_t kAnySource = -1;
+inline constexpr std::int32_t kAnyTag = -1;
+
+struct Operation {
+  OpKind kind = OpKind::Calc;
+  std::uint8_t cpu = 0;           // which CPU of the rank runs it
+  std::uint8_t nic = 0;           // which NIC carries it (Send/Recv)
+  std::int32_t peer = 0;          // Send: destination; Recv: source or kAnySource
+  std::int32_t tag = 0;           // Recv: or kAnyTag
+  std::uint32_t comm = 0;         // communicator; 0 is the world
+  std::uint32_t node = 0;         // static node (for reports and source locations); 0 = none
+  std::uint64_t bytes = 0;        // Send/Recv payload
+  Picoseconds duration = 0;       // Calc: time on the CPU
+  std::uint32_t first_dep = 0;    // dependencies: deps[first_dep .. first_dep + dep_count)
+  std::uint32_t dep_count = 0;
+};
+
+struct Dependency {
+  std::uint64_t op;       // rank-local index of an earlier operation (0 = the rank's first)
+  bool on_start = false;  // irequires: satisfied when `op` starts, not when it completes
+};
+
+// A chunk of one rank's stream: operations and the dependencies they index.
+struct OpBuffer {
+  std::vector<Operation> ops;
+  std::vector<Dependency> deps;
+  void clear() {
+    ops.clear();
+    deps.clear();
+  }
+};
+
+// Where each static node came from, so evaluators can report "rank 3 waits in
+// recv at sweep3d.psl:31:13" instead of a bare node number.
+struct NodeInfo {
+  std::string label;     // e.g. "recv", "kblock", "allreduce/dissemination"
+  std::string location;  // "file:line:col" or ""
+};
+
+class ScheduleSource {
+ public:
+  virtual ~ScheduleSource() = default;
+  virtual std::uint32_t ranks() const = 0;
+  // Appends up to `max_ops` of `rank`'s next operations to `out` (dependency
+  // indices in `first_dep` are positions in `out.deps`). Returns how many were
+  // appended; 0 means the rank has no more. One virtual call per chunk, never
+  // per operation.
+  virtual std::size_t pull(std::uint32_t rank, std::size_t max_ops, OpBuffer& out) = 0;
+  // Static node descriptions, indexed by Operation::node (index 0 = none).
+  virtual const std::vector<NodeInfo>& nodes() const = 0;
+};
+
+}  // namespace poems::taskgraph

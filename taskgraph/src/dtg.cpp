@@ -1,0 +1,370 @@
+#include "poems/taskgraph/dtg.h"
+
+#include <isl/ctx.h>
+#include <isl/ilp.h>
+#include <isl/options.h>
+#include <isl/point.h>
+#include <isl/set.h>
+#include <isl/val.h>
+
+#include <algorithm>
+#include <cmath>
+#include <unordered_set>
+
+namespace poems::taskgraph {
+
+// ------------------------------------------------------------ process set
+namespace {
+struct IslContext {
+  isl_ctx* ctx = isl_ctx_alloc();
+  IslContext() { isl_options_set_on_error(ctx, ISL_ON_ERROR_CONTINUE); }
+  ~IslContext() { isl_ctx_free(ctx); }
+};
+
+std::int64_t val_to_int(isl_val* v, bool& ok) {
+  ok = v != nullptr && isl_val_is_int(v) == isl_bool_true;
+  std::int64_t out = ok ? isl_val_get_num_si(v) : 0;
+  isl_val_free(v);
+  return out;
+}
+}  // namespace
+
+ProcessSet ProcessSet::from_isl(const std::string& text, const std::vector<std::string>& params,
+                                const std::vector<double>& values, std::size_t dims) {
+  IslContext isl;
+  isl_set* set = isl_set_read_from_str(isl.ctx, text.c_str());
+  if (!set) throw InstantiationError("isl cannot read the process set: " + text);
+  for (std::size_t i = 0; i < params.size(); ++i) {
+    double v = values.at(i);
+    if (std::floor(v) != v || std::fabs(v) > 9.0e15) {
+      isl_set_free(set);
+      throw InstantiationError("the process set needs an integer '" + params[i] + "', not " + std::to_string(v));
+    }
+    set = isl_set_fix_val(set, isl_dim_param, static_cast<unsigned>(i),
+                          isl_val_int_from_si(isl.ctx, static_cast<long>(v)));
+  }
+  ProcessSet ps;
+  if (isl_set_is_empty(set) == isl_bool_true) {
+    isl_set_free(set);
+    throw InstantiationError("the process set is empty for this binding");
+  }
+  ps.lo_.resize(dims);
+  ps.extent_.resize(dims);
+  ps.stride_.resize(dims);
+  for (std::size_t d = 0; d < dims; ++d) {
+    bool ok_lo = false, ok_hi = false;
+    std::int64_t lo = val_to_int(isl_set_dim_min_val(isl_set_copy(set), static_cast<int>(d)), ok_lo);
+    std::int64_t hi = val_to_int(isl_set_dim_max_val(isl_set_copy(set), static_cast<int>(d)), ok_hi);
+    if (!ok_lo || !ok_hi) {
+      isl_set_free(set);
+      throw InstantiationError("the process set is unbounded for this binding");
+    }
+    ps.lo_[d] = lo;
+    ps.extent_[d] = hi - lo + 1;
+  }
+  double count = 1;
+  for (std::size_t d = dims; d-- > 0;) {
+    ps.stride_[d] = static_cast<std::int64_t>(count);
+    count *= static_cast<double>(ps.extent_[d]);
+  }
+  ps.box_ = isl_set_is_box(set) == isl_bool_true;
+  if (ps.box_) {
+    if (count > 4.0e9) {
+      isl_set_free(set);
+      throw InstantiationError("the process set has more than 2^32 processes");
+    }
+    ps.size_ = static_cast<std::uint32_t>(count);
+  } else {
+    // Enumerate once; ranks follow the lexicographic order of the points.
+    struct Collect {
+      ProcessSet* ps;
+      std::size_t dims;
+    } collect{&ps, dims};
+    if (count > 2.7e8) {
+      isl_set_free(set);
+      throw InstantiationError("non-rectangular process sets are limited to 2^28 points in their bounding box");
+    }
+    isl_set_foreach_point(
+        set,
+        [](isl_point* p, void* user) -> isl_stat {
+          auto* c = static_cast<Collect*>(user);
+          std::int64_t flat = 0;
+          for (std::size_t d = 0; d < c->dims; ++d) {
+            bool ok = false;
+            std::int64_t v = val_to_int(isl_point_get_coordinate_val(p, isl_dim_set, static_cast<int>(d)), ok);
+            flat += (v - c->ps->lo_[d]) * c->ps->stride_[d];
+          }
+          c->ps->points_.push_back(flat);
+          isl_point_free(p);
+          return isl_stat_ok;
+        },
+        &collect);
+    std::sort(ps.points_.begin(), ps.points_.end());
+    ps.size_ = static_cast<std::uint32_t>(ps.points_.size());
+  }
+  isl_set_free(set);
+  return ps;
+}
+
+std::int64_t ProcessSet::rank(const double* coords) const {
+  std::int64_t flat = 0;
+  for (std::size_t d = 0; d < lo_.size(); ++d) {
+    std::int64_t c = static_cast<std::int64_t>(coords[d]) - lo_[d];
+    if (c < 0 || c >= extent_[d] || static_cast<double>(static_cast<std::int64_t>(coords[d])) != coords[d]) return -1;
+    flat += c * stride_[d];
+  }
+  if (box_) return flat;
+  auto it = std::lower_bound(points_.begin(), points_.end(), flat);
+  if (it == points_.end() || *it != flat) return -1;
+  return it - points_.begin();
+}
+
+void ProcessSet::coords(std::uint32_t rank, double* out) const {
+  std::int64_t flat = box_ ? rank : points_.at(rank);
+  for (std::size_t d = 0; d < lo_.size(); ++d) {
+    out[d] = static_cast<double>(lo_[d] + flat / stride_[d]);
+    flat %= stride_[d];
+  }
+}
+
+// ------------------------------------------------------------- instantiation
+namespace {
+std::vector<double> evaluate_model(const StaticTaskGraph& g, const ParameterBinding& binding) {
+  for (const auto& [name, value] : binding)
+    if (std::find(g.params.begin(), g.params.end(), name) == g.params.end()) {
+      std::string known;
+      for (const std::string& p : g.params) known += (known.empty() ? "" : ", ") + p;
+      throw InstantiationError("model '" + g.model + "' has no parameter '" + name + "' (parameters: " + known + ")");
+    }
+  std::vector<double> values(g.slot_count(), 0.0);
+  for (std::size_t i = 0; i < g.params.size(); ++i) {
+    auto it = binding.find(g.params[i]);
+    values[i] = it != binding.end() ? it->second : g.param_defaults[i].eval(values.data());
+  }
+  for (std::size_t i = 0; i < g.model_lets.size(); ++i)
+    values[g.params.size() + i] = g.model_lets[i].eval(values.data());
+  values.resize(g.model_slot_count());
+  return values;
+}
+}  // namespace
+
+ModelSchedule::ModelSchedule(std::shared_ptr<const StaticTaskGraph> graph, const ParameterBinding& binding,
+                             const InstantiateOptions& options)
+    : graph_(std::move(graph)) {
+  const StaticTaskGraph& g = *graph_;
+  model_values_ = evaluate_model(g, binding);
+
+  // Specialize: every model slot is known; the rest are rebased to start at 0.
+  std::vector<std::optional<double>> known(g.slot_count());
+  for (std::size_t i = 0; i < model_values_.size(); ++i) known[i] = model_values_[i];
+  const std::int64_t base = g.model_slot_count();
+  slots_per_rank_ = g.slot_count() - g.model_slot_count();
+  auto fix = [&](const CompiledExpr& e) {
+    CompiledExpr s = e.empty() ? e : e.specialize(known);
+    s.shift_slots(-base);
+    return s;
+  };
+  auto rebase = [&](std::uint32_t slot) { return static_cast<std::uint32_t>(slot >= base ? slot - base : 0); };
+  code_.reserve(g.code.size());
+  for (const StgInstr& in : g.code) {
+    StgInstr s = in;
+    s.value = fix(in.value);
+    s.last = fix(in.last);
+    s.step = fix(in.step);
+    s.size = fix(in.size);
+    s.tag = fix(in.tag);
+    s.peer_guard = fix(in.peer_guard);
+    for (CompiledExpr& p : s.peer) p = fix(p);
+    s.slot = rebase(in.slot);
+    s.limit_slot = rebase(in.limit_slot);
+    s.step_slot = rebase(in.step_slot);
+    code_.push_back(std::move(s));
+  }
+
+  std::vector<double> set_params;
+  for (const std::string& p : g.process_set_params) {
+    auto it = std::find(g.slot_names.begin(), g.slot_names.begin() + base, p);
+    if (it == g.slot_names.begin() + base) throw InstantiationError("process set parameter '" + p + "' is not a model value");
+    set_params.push_back(model_values_[static_cast<std::size_t>(it - g.slot_names.begin())]);
+  }
+  processes_ = ProcessSet::from_isl(g.process_set, g.process_set_params, set_params, g.process_dims.size());
+
+  ps_per_work_.assign(g.nodes.size(), options.ns_per_work * 1000.0);
+  for (const auto& [node, ns] : options.ns_per_work_by_node)
+    if (node < ps_per_work_.size()) ps_per_work_[node] = ns * 1000.0;
+  algorithm_.resize(g.nodes.size());
+  node_info_.resize(g.nodes.size());
+  for (std::size_t i = 0; i < g.nodes.size(); ++i) {
+    const StaticNode& n = g.nodes[i];
+    algorithm_[i] = n.algorithm;
+    auto it = options.algorithms.find(n.collective);
+    if (n.kind == StaticNode::Kind::Collective && it != options.algorithms.end()) algorithm_[i] = it->second;
+    node_info_[i].label = n.kind == StaticNode::Kind::Collective
+                              ? n.label + "/" + collective_algorithm_name(algorithm_[i])
+                              : n.label;
+    node_info_[i].location = n.location;
+  }
+  slots_.assign(static_cast<std::size_t>(processes_.size()) * slots_per_rank_, 0.0);
+  cursors_.assign(processes_.size(), Cursor{});
+}
+
+void ModelSchedule::rewind() {
+  std::fill(slots_.begin(), slots_.end(), 0.0);
+  std::fill(cursors_.begin(), cursors_.end(), Cursor{});
+}
+
+void ModelSchedule::fail(std::uint32_t node, const std::string& message) const {
+  const std::string& at = graph_->nodes[node].location;
+  throw InstantiationError((at.empty() ? "" : at + ": ") + message);
+}
+
+void ModelSchedule::start(std::uint32_t rank, Cursor& c, double* slots) {
+  c.started = true;
+  double coords[16];
+  processes_.coords(rank, coords);
+  const std::int64_t base = graph_->model_slot_count();
+  for (std::size_t d = 0; d < graph_->process_dims.size(); ++d)
+    slots[graph_->process_dims[d] - base] = coords[d];
+}
+
+inline void ModelSchedule::emit(Cursor& c, Operation op, OpBuffer& out, bool nonblocking) {
+  op.first_dep = static_cast<std::uint32_t>(out.deps.size());
+  op.dep_count = static_cast<std::uint32_t>(c.before.size());
+  out.deps.insert(out.deps.end(), c.before.begin(), c.before.end());
+  out.ops.push_back(op);
+  std::uint64_t index = c.next_index++;
+  c.before.clear();
+  c.before.push_back({index, nonblocking});  // the next operation waits for this one's start or end
+  if (nonblocking) c.outstanding.push_back(index);
+}
+
+std::size_t ModelSchedule::pull(std::uint32_t rank, std::size_t max_ops, OpBuffer& out) {
+  Cursor& c = cursors_[rank];
+  if (c.finished) return 0;
+  double* s = slots_.data() + static_cast<std::size_t>(rank) * slots_per_rank_;
+  if (!c.started) start(rank, c, s);
+  const std::size_t before = out.ops.size();
+  const StgInstr* code = code_.data();
+  while (out.ops.size() - before < max_ops) {
+    const StgInstr& in = code[c.pc];
+    switch (in.op) {
+      case StgOp::Let:
+        s[in.slot] = in.value.eval(s);
+        ++c.pc;
+        break;
+      case StgOp::LoopBegin:
+        s[in.slot] = in.value.eval(s);
+        s[in.limit_slot] = in.last.eval(s);
+        s[in.step_slot] = in.step.eval(s);
+        if (!(s[in.step_slot] > 0)) fail(0, "loop step is not positive");
+        c.pc = s[in.slot] <= s[in.limit_slot] ? c.pc + 1 : in.target;
+        break;
+      case StgOp::LoopEnd:
+        s[in.slot] += s[in.step_slot];
+        c.pc = s[in.slot] <= s[in.limit_slot] ? in.target : c.pc + 1;
+        break;
+      case StgOp::Branch:
+        c.pc = in.value.eval(s) != 0 ? c.pc + 1 : in.target;
+        break;
+      case StgOp::Jump:
+        c.pc = in.target;
+        break;
+      case StgOp::Comm: {
+        ++c.pc;
+        const StaticNode& node = graph_->nodes[in.node];
+        Operation op;
+        op.kind = node.kind == StaticNode::Kind::Send ? OpKind::Send : OpKind::Recv;
+        op.node = in.node;
+        if (in.peer.empty()) {
+          op.peer = kAnySource;
+        } else {
+          if (!in.peer_guard.empty() && in.peer_guard.eval(s) == 0) break;
+          double coords[16];
+          for (std::size_t k = 0; k < in.peer.size(); ++k) coords[k] = in.peer[k].eval(s);
+          std::int64_t peer = processes_.rank(coords);
+          if (peer < 0) break;  // the peer is outside the process set: the boundary, no message
+          op.peer = static_cast<std::int32_t>(peer);
+        }
+        op.tag = in.tag_any ? kAnyTag : static_cast<std::int32_t>(in.tag.eval(s));
+        op.bytes = static_cast<std::uint64_t>(in.size.eval(s));
+        emit(c, op, out, node.nonblocking);
+        break;
+      }
+      case StgOp::Compute: {
+        ++c.pc;
+        Operation op;
+        op.kind = OpKind::Calc;
+        op.node = in.node;
+        double ps = in.value.eval(s) * ps_per_work_[in.node];
+        op.duration = ps > 0 ? static_cast<Picoseconds>(std::llround(ps)) : 0;
+        emit(c, op, out, false);
+        break;
+      }
+      case StgOp::Collective: {
+        ++c.pc;
+        const StaticNode& node = graph_->nodes[in.node];
+        CollectiveCall call;
+        call.op = node.collective;
+        call.algorithm = algorithm_[in.node];
+        call.procs = processes_.size();
+        call.rank = rank;
+        call.bytes = static_cast<std::uint64_t>(in.size.eval(s));
+        double root = in.value.eval(s);
+        if (root < 0 || root >= call.procs) fail(in.node, "collective root " + std::to_string(root) + " is not a rank");
+        call.root = static_cast<std::uint32_t>(root);
+        call.tag = static_cast<std::int32_t>(c.collective_sequence++ & 0x7fffffff);
+        call.node = in.node;
+        std::size_t first = out.ops.size();
+        std::vector<std::uint64_t> exits = append_collective(call, c.next_index, c.before, out);
+        c.next_index += out.ops.size() - first;
+        c.before.clear();
+        for (std::uint64_t e : exits) c.before.push_back({e, false});
+        break;
+      }
+      case StgOp::WaitAll:
+        ++c.pc;
+        for (std::uint64_t o : c.outstanding) c.before.push_back({o, false});
+        c.outstanding.clear();
+        break;
+      case StgOp::End:
+        c.finished = true;
+        return out.ops.size() - before;
+    }
+  }
+  return out.ops.size() - before;
+}
+
+// ---------------------------------------------------------------- statistics
+GraphStatistics collect_statistics(ScheduleSource& source) {
+  GraphStatistics st;
+  st.processes = source.ranks();
+  OpBuffer buf;
+  std::unordered_set<std::uint64_t> calls;  // (node, tag) of collective calls
+  for (std::uint32_t r = 0; r < source.ranks(); ++r) {
+    for (;;) {
+      buf.clear();
+      if (source.pull(r, 8192, buf) == 0) break;
+      for (const Operation& op : buf.ops) {
+        ++st.operations;
+        bool collective = (op.comm & 0x80000000u) != 0;
+        if (op.kind == OpKind::Calc) {
+          ++st.tasks;
+          st.total_work_ps += static_cast<double>(op.duration);
+        } else if (op.kind == OpKind::Send) {
+          if (collective) {
+            ++st.collective_messages;
+            st.collective_bytes += op.bytes;
+          } else {
+            ++st.p2p_messages;
+            st.p2p_bytes += op.bytes;
+          }
+        }
+        if (collective) calls.insert((std::uint64_t{op.node} << 32) | static_cast<std::uint32_t>(op.tag));
+      }
+    }
+  }
+  st.collectives = calls.size();
+  return st;
+}
+
+}  // namespace poems::taskgraph

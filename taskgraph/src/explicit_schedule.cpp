@@ -1,0 +1,54 @@
+#include "poems/taskgraph/explicit_schedule.h"
+
+#include <algorithm>
+
+namespace poems::taskgraph {
+
+std::uint64_t ExplicitSchedule::total_operations() const {
+  std::uint64_t n = 0;
+  for (const OpBuffer& b : ranks_) n += b.ops.size();
+  return n;
+}
+
+std::size_t ExplicitSchedule::pull(std::uint32_t rank, std::size_t max_ops, OpBuffer& out) {
+  const OpBuffer& src = ranks_[rank];
+  std::size_t& at = cursor_[rank];
+  std::size_t n = std::min(max_ops, src.ops.size() - at);
+  for (std::size_t i = 0; i < n; ++i) {
+    Operation op = src.ops[at + i];
+    op.first_dep = static_cast<std::uint32_t>(out.deps.size());
+    out.deps.insert(out.deps.end(), src.deps.begin() + src.ops[at + i].first_dep,
+                    src.deps.begin() + src.ops[at + i].first_dep + op.dep_count);
+    out.ops.push_back(op);
+  }
+  at += n;
+  return n;
+}
+
+std::unique_ptr<ExplicitSchedule> materialize(ScheduleSource& source) {
+  auto out = std::make_unique<ExplicitSchedule>(source.ranks());
+  const auto& nodes = source.nodes();
+  for (std::size_t i = 1; i < nodes.size(); ++i) out->add_node(nodes[i]);
+  for (std::uint32_t r = 0; r < source.ranks(); ++r)
+    while (source.pull(r, 4096, out->rank(r)) > 0) {
+    }
+  return out;
+}
+
+CollectiveSchedule::CollectiveSchedule(CollectiveCall call) : call_(call), done_(call.procs, false) {
+  nodes_.push_back(NodeInfo{});
+  nodes_.push_back(NodeInfo{std::string(collective_op_name(call.op)) + "/" + collective_algorithm_name(call.algorithm), ""});
+  call_.node = 1;
+}
+
+std::size_t CollectiveSchedule::pull(std::uint32_t rank, std::size_t, OpBuffer& out) {
+  if (done_[rank]) return 0;
+  done_[rank] = true;
+  CollectiveCall c = call_;
+  c.rank = rank;
+  std::size_t before = out.ops.size();
+  append_collective(c, 0, {}, out);
+  return out.ops.size() - before;
+}
+
+}  // namespace poems::taskgraph

@@ -1,0 +1,48 @@
+// Internal: the symbolic (isl) forms of static nodes: instance sets over
+// process coordinates and enclosing loop variables, and peer relations.
+// Lets inside the task graph are inlined; a conditional (?:) becomes pieces
+// of a union, so Sweep3D's octant directions stay exact.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "poems/psl/ast.h"
+
+namespace poems::taskgraph {
+
+struct IslName {
+  enum class Kind { Parameter, Variable, Let };
+  Kind kind;
+  const psl::Expr* definition;  // Let
+};
+using IslResolver = std::function<IslName(const std::string&)>;
+
+struct IslDomain {
+  struct Loop {
+    std::string variable;
+    const psl::Expr* first;
+    const psl::Expr* last;
+    const psl::Expr* step;
+  };
+  struct Condition {
+    const psl::Expr* condition;
+    bool holds;
+  };
+  std::vector<std::string> dims;  // process coordinates
+  std::vector<Loop> loops;
+  std::vector<Condition> conditions;
+};
+
+// isl text of the instances of a node in `domain`; "" when not representable.
+std::string domain_text(const IslDomain& domain, const psl::Expr* process_constraint, const IslResolver& resolve);
+// isl map from instances to the peer's process coordinates (the peer must be
+// a process); "" when not representable.
+std::string peer_text(const IslDomain& domain, const psl::Expr* process_constraint,
+                      const std::vector<psl::ExprPtr>& peer, const IslResolver& resolve);
+// An expression alone, in isl notation without the '_' prefix (for display).
+std::optional<std::string> isl_expression(const psl::Expr& e, std::vector<std::string>& params);
+
+}  // namespace poems::taskgraph
