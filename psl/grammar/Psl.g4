@@ -169,8 +169,8 @@ STRING : '"' (~["\\\r\n] | '\\' .)* '"' ;
 UNTERMINATED_STRING : '"' (~["\\\r\n] | '\\' .)* ;
 
 LINE_COMMENT  : '//' ~[\r\n]* -> channel(HIDDEN) ;
-BLOCK_COMMENT : '/*' .*? '*/' -> channel(HIDDEN) ;
-UNTERMINATED_COMMENT : '/*' .*? EOF ;
+// An unterminated comment runs to the end of the file; the front end reports it.
+BLOCK_COMMENT : '/*' .*? ('*/' | EOF) ;
 WS : [ \t\r\n\f]+ -> channel(HIDDEN) ;
 // Anything else becomes a token the front end reports, so the lexer never stops.
 ERROR_CHAR : . ;

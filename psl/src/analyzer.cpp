@@ -100,7 +100,12 @@ Analysis Analyzer::name(const Expr& e) {
   std::size_t dot = n.find('.');
   if (dot != std::string::npos) {
     std::string head = n.substr(0, dot), member = n.substr(dot + 1);
-    if (head == "study") return Analysis::unknown();  // a study setting, bound per study
+    if (head == "study") {
+      // A study setting, bound per study, is what selectors choose by.
+      if (!hooks_.selector_mode)
+        diags_.error(e.location, "'" + n + "' is a study setting; only selectors can read study settings");
+      return Analysis::unknown();
+    }
     if (hooks_.selector_mode) {
       if (hooks_.selector_names) hooks_.selector_names->push_back({n, e.location});
       return Analysis::unknown();

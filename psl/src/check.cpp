@@ -298,7 +298,7 @@ class ProgramChecker {
   };
 
   void check_taskgraph(const ModelDecl& m, const TaskGraphDecl& tg, const Scope& model_scope) {
-    GraphContext g{&m};
+    GraphContext g{&m, 0, false};
     Scope scope(&model_scope);
     const ProcessesStmt* processes = nullptr;
     for (const StmtPtr& s : tg.body) {
@@ -333,6 +333,16 @@ class ProgramChecker {
   }
 
   void check_body(const StmtList& body, Scope& scope, GraphContext& g, bool top_level) {
+    // Two tasks of one block need two names (alternative branches may share one).
+    std::map<std::string, SourceLocation> tasks;
+    for (const StmtPtr& s : body)
+      if (auto* t = std::get_if<TaskStmt>(&s->node)) {
+        auto [it, inserted] = tasks.emplace(t->name.name, t->name.location);
+        if (!inserted) {
+          auto& d = diags_.error(t->name.location, "duplicate task name '" + t->name.name + "'");
+          DiagnosticEngine::note(d, it->second, "previous task with this name is here");
+        }
+      }
     for (const StmtPtr& s : body) check_stmt(*s, scope, g, top_level);
   }
 
@@ -539,11 +549,21 @@ class ProgramChecker {
     const Scope& scope = model ? model_scopes_.at(model->name.name) : empty;
     std::set<std::string> bound;
     for (const Binding& b : st.settings) {
+      if (b.name.name == "paradigm") {
+        diags_.error(b.name.location, "'paradigm' is bound by each entry of 'compare'; it cannot be set");
+        continue;
+      }
       Analysis want = check_study_target(st, b.name, model, /*setting_allowed=*/true);
       if (!bound.insert(b.name.name).second) diags_.error(b.name.location, "'" + b.name.name + "' is set twice");
       if (b.value) check_fits(b.name, want, Analyzer(diags_, scope, value_hooks()).analyze(*b.value), *b.value);
     }
     for (const VaryClause& v : st.varies) check_vary(st, v, model, scope, bound);
+    // Every study setting a selector reads must be bound (paradigm comes from compare).
+    if (model)
+      for (const std::string& setting : study_settings_used())
+        if (setting != "paradigm" && !bound.count(setting))
+          diags_.warning(st.name.location, "study '" + st.name.name + "' does not set '" + setting +
+                                               "', which selectors read as 'study." + setting + "'");
     for (const QualifiedRef& p : st.compare) check_paradigm(p);
     const auto metrics = to_vector(kReportMetrics);
     for (const Identifier& r : st.report)
@@ -617,6 +637,7 @@ class ProgramChecker {
                   std::set<std::string>& bound) {
     std::vector<Analysis> wants;
     for (const Identifier& t : v.targets) {
+      if (t.name == "paradigm") diags_.error(t.location, "'paradigm' is bound by each entry of 'compare'; it cannot be varied");
       wants.push_back(check_study_target(st, t, model, /*setting_allowed=*/true));
       if (!bound.insert(t.name).second) diags_.error(t.location, "'" + t.name + "' is set or varied twice");
     }

@@ -276,10 +276,19 @@ class AstBuilder {
       CollectiveStmt cs;
       cs.operation = ident(col->ID());
       for (auto* clause : col->collClause()) {
-        if (auto* sz = dynamic_cast<gen::CollSizeContext*>(clause)) cs.size = expr(sz->expr());
-        else if (auto* r = dynamic_cast<gen::CollRootContext*>(clause)) cs.root = expr(r->expr());
-        else if (auto* a = dynamic_cast<gen::CollAlgorithmContext*>(clause)) cs.algorithm = ident(a->name());
-        else if (auto* cm = dynamic_cast<gen::CollCommContext*>(clause)) cs.communicator = ident(cm->name());
+        auto duplicate = [&](bool seen, const char* what) {
+          if (seen) diags_.error(at(clause), std::string("duplicate '") + what + "' clause");
+          return seen;
+        };
+        if (auto* sz = dynamic_cast<gen::CollSizeContext*>(clause)) {
+          if (!duplicate(cs.size != nullptr, "size")) cs.size = expr(sz->expr());
+        } else if (auto* r = dynamic_cast<gen::CollRootContext*>(clause)) {
+          if (!duplicate(cs.root != nullptr, "root")) cs.root = expr(r->expr());
+        } else if (auto* a = dynamic_cast<gen::CollAlgorithmContext*>(clause)) {
+          if (!duplicate(cs.algorithm.has_value(), "algorithm")) cs.algorithm = ident(a->name());
+        } else if (auto* cm = dynamic_cast<gen::CollCommContext*>(clause)) {
+          if (!duplicate(cs.communicator.has_value(), "comm")) cs.communicator = ident(cm->name());
+        }
       }
       s->node = std::move(cs);
     } else {
@@ -739,7 +748,8 @@ std::string describe_character(const antlr4::Token* t) {
 // recursive-descent parser sees them.
 bool check_nesting(antlr4::CommonTokenStream& tokens, FileId file, DiagnosticEngine& diags, std::size_t limit,
                    std::vector<const antlr4::Token*>& unclosed) {
-  std::size_t depth = 0, prefix_run = 0, questions = 0, else_if = 0;
+  std::size_t depth = 0, prefix_run = 0, questions = 0;
+  std::vector<std::size_t> else_if(1, 0);  // length of the else-if chain at each bracket depth
   const antlr4::Token* prev = nullptr;
   for (antlr4::Token* t : tokens.getTokens()) {
     if (t->getChannel() != antlr4::Token::DEFAULT_CHANNEL || t->getType() == antlr4::Token::EOF) continue;
@@ -748,6 +758,8 @@ bool check_nesting(antlr4::CommonTokenStream& tokens, FileId file, DiagnosticEng
     if (s == "(" || s == "[" || s == "{") {
       if (++depth > limit) what = "brackets nested";
       unclosed.push_back(t);
+      if (else_if.size() <= depth) else_if.resize(depth + 1, 0);
+      else_if[depth] = 0;
     } else if (s == ")" || s == "]" || s == "}") {
       if (depth > 0) --depth;
       if (!unclosed.empty()) unclosed.pop_back();
@@ -761,7 +773,11 @@ bool check_nesting(antlr4::CommonTokenStream& tokens, FileId file, DiagnosticEng
     if (prefix_run > limit) what = "prefix operators nested";
     if (s == "?" && ++questions > limit) what = "conditional expressions nested";
     if (s == ";") questions = 0;
-    if (s == "if" && prev && prev->getText() == "else" && ++else_if > limit) what = "else-if branches chained";
+    if (s == "if" && prev && prev->getText() == "else") {
+      if (++else_if[depth] > limit) what = "else-if branches chained";
+    } else if (s == "if" || s == ";") {
+      else_if[depth] = 0;  // a new statement at this depth starts a new chain
+    }
     if (what) {
       diags.error(token_location(file, t),
                   std::string(what) + " more than " + std::to_string(limit) + " deep; simplify the expression");
@@ -796,10 +812,13 @@ Module parse_module(FileId file, const SourceManager& sources, DiagnosticEngine&
         diags.error(token_location(file, t), "missing terminating '\"' character");
         ct->setType(PslLexer::STRING);
         break;
-      case PslLexer::UNTERMINATED_COMMENT:
-        diags.error(token_location(file, t), "unterminated /* comment");
+      case PslLexer::BLOCK_COMMENT: {
+        const std::string text = t->getText();
+        if (text.size() < 4 || text.compare(text.size() - 2, 2, "*/") != 0)
+          diags.error(token_location(file, t), "unterminated /* comment");
         ct->setChannel(antlr4::Token::HIDDEN_CHANNEL);
         break;
+      }
       default:
         break;
     }

@@ -43,7 +43,7 @@ std::string dimension_name(Dimension d) {
   if (d == kTimePerByte) return "time/size";
   if (d == kBytesPerTime) return "size/time";
   std::string out;
-  append_power(out, "s", d.time);
+  append_power(out, "ns", d.time);
   append_power(out, "B", d.bytes);
   return out;
 }

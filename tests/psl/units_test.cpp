@@ -57,5 +57,5 @@ TEST(Units, DimensionArithmeticAndNames) {
   EXPECT_EQ(dimension_name(kTime), "time");
   EXPECT_EQ(dimension_name(kBytes), "size");
   EXPECT_EQ(dimension_name(kDimensionless), "number");
-  EXPECT_EQ(dimension_name(Dimension{2, -1}), "s^2*B^-1");
+  EXPECT_EQ(dimension_name(Dimension{2, -1}), "ns^2*B^-1");
 }
