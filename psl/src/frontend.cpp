@@ -2,6 +2,7 @@
 
 #include <pthread.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <exception>
@@ -121,7 +122,10 @@ void Frontend::read_and_load(const std::string& path, SourceLocation imported_at
     return;
   }
   // Read at most one byte past the limit, so an oversized file costs nothing.
-  std::string text(limits_.max_file_bytes + 1, '\0');
+  std::uintmax_t on_disk = std::filesystem::file_size(path, ec);
+  std::size_t want = ec ? limits_.max_file_bytes + 1
+                        : static_cast<std::size_t>(std::min<std::uintmax_t>(on_disk, limits_.max_file_bytes) + 1);
+  std::string text(want, '\0');
   in.read(text.data(), static_cast<std::streamsize>(text.size()));
   text.resize(static_cast<std::size_t>(in.gcount()));
   if (text.size() > limits_.max_file_bytes) {

@@ -109,7 +109,7 @@ class SyntaxErrorListener : public antlr4::BaseErrorListener {
     // A ';' missing at the end of a line: say so, right after the previous
     // token, as compilers do, instead of complaining about the next line.
     if ((msg.rfind("mismatched input ", 0) == 0 || msg.rfind("extraneous input ", 0) == 0) &&
-        msg.find("'" + std::string(";") + "'", msg.find(" expecting ")) != std::string::npos) {
+        msg.find("';'", msg.find(" expecting ")) != std::string::npos) {
       if (auto* parser = dynamic_cast<antlr4::Parser*>(recognizer)) {
         const antlr4::Token* prev = parser->getTokenStream()->LT(-1);
         if (prev != nullptr && offending != nullptr && prev->getLine() < offending->getLine() &&

@@ -44,13 +44,15 @@ ProcessSet ProcessSet::from_isl(const std::string& text, const std::vector<std::
                           isl_val_int_from_si(isl.ctx, static_cast<long>(v)));
   }
   ProcessSet ps;
+  if (dims == 0 || dims > kMaxDims) {
+    isl_set_free(set);
+    throw InstantiationError("process sets have 1 to " + std::to_string(kMaxDims) + " coordinates");
+  }
+  ps.dims_ = dims;
   if (isl_set_is_empty(set) == isl_bool_true) {
     isl_set_free(set);
     throw InstantiationError("the process set is empty for this binding");
   }
-  ps.lo_.resize(dims);
-  ps.extent_.resize(dims);
-  ps.stride_.resize(dims);
   for (std::size_t d = 0; d < dims; ++d) {
     bool ok_lo = false, ok_hi = false;
     std::int64_t lo = val_to_int(isl_set_dim_min_val(isl_set_copy(set), static_cast<int>(d)), ok_lo);
@@ -59,13 +61,13 @@ ProcessSet ProcessSet::from_isl(const std::string& text, const std::vector<std::
       isl_set_free(set);
       throw InstantiationError("the process set is unbounded for this binding");
     }
-    ps.lo_[d] = lo;
-    ps.extent_[d] = hi - lo + 1;
+    ps.lo_[d] = static_cast<double>(lo);
+    ps.extent_[d] = static_cast<double>(hi - lo + 1);
   }
   double count = 1;
   for (std::size_t d = dims; d-- > 0;) {
     ps.stride_[d] = static_cast<std::int64_t>(count);
-    count *= static_cast<double>(ps.extent_[d]);
+    count *= ps.extent_[d];
   }
   ps.box_ = isl_set_is_box(set) == isl_bool_true;
   if (ps.box_) {
@@ -92,7 +94,7 @@ ProcessSet ProcessSet::from_isl(const std::string& text, const std::vector<std::
           for (std::size_t d = 0; d < c->dims; ++d) {
             bool ok = false;
             std::int64_t v = val_to_int(isl_point_get_coordinate_val(p, isl_dim_set, static_cast<int>(d)), ok);
-            flat += (v - c->ps->lo_[d]) * c->ps->stride_[d];
+            flat += (v - static_cast<std::int64_t>(c->ps->lo_[d])) * c->ps->stride_[d];
           }
           c->ps->points_.push_back(flat);
           isl_point_free(p);
@@ -106,14 +108,7 @@ ProcessSet ProcessSet::from_isl(const std::string& text, const std::vector<std::
   return ps;
 }
 
-std::int64_t ProcessSet::rank(const double* coords) const {
-  std::int64_t flat = 0;
-  for (std::size_t d = 0; d < lo_.size(); ++d) {
-    std::int64_t c = static_cast<std::int64_t>(coords[d]) - lo_[d];
-    if (c < 0 || c >= extent_[d] || static_cast<double>(static_cast<std::int64_t>(coords[d])) != coords[d]) return -1;
-    flat += c * stride_[d];
-  }
-  if (box_) return flat;
+std::int64_t ProcessSet::rank_of_flat(std::int64_t flat) const {
   auto it = std::lower_bound(points_.begin(), points_.end(), flat);
   if (it == points_.end() || *it != flat) return -1;
   return it - points_.begin();
@@ -121,8 +116,8 @@ std::int64_t ProcessSet::rank(const double* coords) const {
 
 void ProcessSet::coords(std::uint32_t rank, double* out) const {
   std::int64_t flat = box_ ? rank : points_.at(rank);
-  for (std::size_t d = 0; d < lo_.size(); ++d) {
-    out[d] = static_cast<double>(lo_[d] + flat / stride_[d]);
+  for (std::size_t d = 0; d < dims_; ++d) {
+    out[d] = lo_[d] + static_cast<double>(flat / stride_[d]);
     flat %= stride_[d];
   }
 }
@@ -165,9 +160,24 @@ ModelSchedule::ModelSchedule(std::shared_ptr<const StaticTaskGraph> graph, const
     return s;
   };
   auto rebase = [&](std::uint32_t slot) { return static_cast<std::uint32_t>(slot >= base ? slot - base : 0); };
-  code_.reserve(g.code.size());
-  for (const StgInstr& in : g.code) {
-    StgInstr s = in;
+  // Lets whose value the binding fixes become known slots; their instructions
+  // disappear and every later use folds (e.g. a task's work = cells * angles).
+  // Each let has a slot of its own, so this is sound.
+  std::vector<bool> dropped(g.code.size(), false);
+  for (std::size_t pc = 0; pc < g.code.size(); ++pc) {
+    const StgInstr& in = g.code[pc];
+    if (in.op != StgOp::Let) continue;
+    CompiledExpr v = in.value.specialize(known);
+    if (v.is_constant()) {
+      known[in.slot] = v.constant_value();
+      dropped[pc] = true;
+    }
+  }
+  std::vector<StgInstr> spec(g.code.size());
+  for (std::size_t pc = 0; pc < g.code.size(); ++pc) {
+    const StgInstr& in = g.code[pc];
+    StgInstr& s = spec[pc];
+    s = in;
     s.value = fix(in.value);
     s.last = fix(in.last);
     s.step = fix(in.step);
@@ -178,6 +188,24 @@ ModelSchedule::ModelSchedule(std::shared_ptr<const StaticTaskGraph> graph, const
     s.slot = rebase(in.slot);
     s.limit_slot = rebase(in.limit_slot);
     s.step_slot = rebase(in.step_slot);
+  }
+  std::vector<std::vector<StgInstr>> inserted_before(g.code.size() + 1);
+  hoist_peer_ranks(spec, dropped, inserted_before);
+  // Rebuild: insertions, kept instructions, jump targets remapped (a jump to an
+  // instruction lands on what was inserted before it).
+  std::vector<std::uint32_t> new_pc(g.code.size() + 1, 0);
+  for (std::size_t pc = 0, at = 0; pc <= g.code.size(); ++pc) {
+    new_pc[pc] = static_cast<std::uint32_t>(at);
+    at += inserted_before[pc].size();
+    if (pc < g.code.size() && !dropped[pc]) ++at;
+  }
+  code_.reserve(g.code.size());
+  for (std::size_t pc = 0; pc < g.code.size(); ++pc) {
+    for (StgInstr& h : inserted_before[pc]) code_.push_back(std::move(h));
+    if (dropped[pc]) continue;
+    StgInstr s = std::move(spec[pc]);
+    if (s.op == StgOp::LoopBegin || s.op == StgOp::LoopEnd || s.op == StgOp::Branch || s.op == StgOp::Jump)
+      s.target = new_pc[s.target];
     code_.push_back(std::move(s));
   }
 
@@ -208,6 +236,62 @@ ModelSchedule::ModelSchedule(std::shared_ptr<const StaticTaskGraph> graph, const
   cursors_.assign(processes_.size(), Cursor{});
 }
 
+namespace {
+void collect_reads(const CompiledExpr& e, std::vector<std::uint32_t>& out) {
+  for (const ExprInstr& i : e.code())
+    if (i.op == ExprOp::Slot) out.push_back(i.slot);
+}
+}  // namespace
+
+void ModelSchedule::hoist_peer_ranks(std::vector<StgInstr>& code, const std::vector<bool>& dropped,
+                                     std::vector<std::vector<StgInstr>>& inserted_before) {
+  // Loops as [begin, end] pc ranges, and the slots each one's body assigns.
+  struct Loop {
+    std::size_t begin, end;
+    std::vector<std::uint32_t> assigns;
+  };
+  std::vector<Loop> loops;
+  for (std::size_t pc = 0; pc < code.size(); ++pc)
+    if (code[pc].op == StgOp::LoopBegin) {
+      Loop l{pc, code[pc].target - 1, {}};
+      for (std::size_t q = pc; q <= l.end; ++q) {
+        const StgInstr& in = code[q];
+        if (in.op == StgOp::LoopBegin) l.assigns.insert(l.assigns.end(), {in.slot, in.limit_slot, in.step_slot});
+        if (in.op == StgOp::Let && !dropped[q]) l.assigns.push_back(in.slot);
+      }
+      loops.push_back(std::move(l));
+    }
+  for (std::size_t pc = 0; pc < code.size(); ++pc) {
+    StgInstr& comm = code[pc];
+    if (comm.op != StgOp::Comm || comm.peer.empty()) continue;
+    std::vector<std::uint32_t> reads;
+    for (const CompiledExpr& p : comm.peer) collect_reads(p, reads);
+    collect_reads(comm.peer_guard, reads);
+    collect_reads(comm.tag, reads);
+    // Climb out of every enclosing loop (innermost first) that leaves the inputs alone.
+    std::size_t hoist_to = pc;
+    for (auto it = loops.rbegin(); it != loops.rend(); ++it) {
+      if (!(it->begin < pc && pc < it->end) || it->begin >= hoist_to) continue;
+      bool invariant = std::none_of(reads.begin(), reads.end(), [&](std::uint32_t r) {
+        return std::find(it->assigns.begin(), it->assigns.end(), r) != it->assigns.end();
+      });
+      if (!invariant) break;
+      hoist_to = it->begin;
+    }
+    if (hoist_to == pc) continue;
+    StgInstr rank;
+    rank.op = StgOp::PeerRank;
+    rank.slot = slots_per_rank_;
+    slots_per_rank_ += 2;  // rank, tag
+    rank.peer = std::move(comm.peer);
+    rank.peer_guard = std::move(comm.peer_guard);
+    rank.tag = std::move(comm.tag);
+    comm.peer.clear();
+    comm.peer_slot = rank.slot;
+    inserted_before[hoist_to].push_back(std::move(rank));
+  }
+}
+
 void ModelSchedule::rewind() {
   std::fill(slots_.begin(), slots_.end(), 0.0);
   std::fill(cursors_.begin(), cursors_.end(), Cursor{});
@@ -227,14 +311,18 @@ void ModelSchedule::start(std::uint32_t rank, Cursor& c, double* slots) {
     slots[graph_->process_dims[d] - base] = coords[d];
 }
 
-inline void ModelSchedule::emit(Cursor& c, Operation op, OpBuffer& out, bool nonblocking) {
-  op.first_dep = static_cast<std::uint32_t>(out.deps.size());
-  op.dep_count = static_cast<std::uint32_t>(c.before.size());
-  out.deps.insert(out.deps.end(), c.before.begin(), c.before.end());
-  out.ops.push_back(op);
-  std::uint64_t index = c.next_index++;
-  c.before.clear();
-  c.before.push_back({index, nonblocking});  // the next operation waits for this one's start or end
+inline void ModelSchedule::emit(Cursor& c, const Operation& op, OpBuffer& out, bool nonblocking) {
+  Operation& o = out.ops.emplace_back(op);
+  o.first_dep = static_cast<std::uint32_t>(out.deps.size());
+  o.dep_count = static_cast<std::uint32_t>(c.before.size());
+  const std::uint64_t index = c.next_index++;
+  if (o.dep_count == 1) {  // program order: the common case
+    out.deps.push_back(c.before[0]);
+  } else {
+    out.deps.insert(out.deps.end(), c.before.begin(), c.before.end());
+    c.before.resize(1);
+  }
+  c.before[0] = {index, nonblocking};  // the next operation waits for this one's start or end
   if (nonblocking) c.outstanding.push_back(index);
 }
 
@@ -244,8 +332,11 @@ std::size_t ModelSchedule::pull(std::uint32_t rank, std::size_t max_ops, OpBuffe
   double* s = slots_.data() + static_cast<std::size_t>(rank) * slots_per_rank_;
   if (!c.started) start(rank, c, s);
   const std::size_t before = out.ops.size();
+  const std::size_t limit = before + max_ops;
+  out.ops.reserve(limit);
+  out.deps.reserve(out.deps.size() + max_ops);
   const StgInstr* code = code_.data();
-  while (out.ops.size() - before < max_ops) {
+  while (out.ops.size() < limit) {
     const StgInstr& in = code[c.pc];
     switch (in.op) {
       case StgOp::Let:
@@ -269,17 +360,33 @@ std::size_t ModelSchedule::pull(std::uint32_t rank, std::size_t max_ops, OpBuffe
       case StgOp::Jump:
         c.pc = in.target;
         break;
+      case StgOp::PeerRank: {
+        ++c.pc;
+        double coords[ProcessSet::kMaxDims];
+        for (std::size_t k = 0; k < in.peer.size(); ++k) coords[k] = in.peer[k].eval(s);
+        bool guarded_out = !in.peer_guard.empty() && in.peer_guard.eval(s) == 0;
+        s[in.slot] = guarded_out ? -1.0 : static_cast<double>(processes_.rank(coords));
+        s[in.slot + 1] = in.tag.eval(s);
+        break;
+      }
       case StgOp::Comm: {
         ++c.pc;
-        const StaticNode& node = graph_->nodes[in.node];
         Operation op;
-        op.kind = node.kind == StaticNode::Kind::Send ? OpKind::Send : OpKind::Recv;
+        op.kind = in.is_send ? OpKind::Send : OpKind::Recv;
         op.node = in.node;
+        if (in.peer_slot != UINT32_MAX) {
+          if (s[in.peer_slot] < 0) break;  // outside the process set: no message
+          op.peer = static_cast<std::int32_t>(s[in.peer_slot]);
+          op.tag = in.tag_any ? kAnyTag : static_cast<std::int32_t>(s[in.peer_slot + 1]);
+          op.bytes = static_cast<std::uint64_t>(in.size.eval(s));
+          emit(c, op, out, in.nonblocking);
+          break;
+        }
         if (in.peer.empty()) {
           op.peer = kAnySource;
         } else {
           if (!in.peer_guard.empty() && in.peer_guard.eval(s) == 0) break;
-          double coords[16];
+          double coords[ProcessSet::kMaxDims];
           for (std::size_t k = 0; k < in.peer.size(); ++k) coords[k] = in.peer[k].eval(s);
           std::int64_t peer = processes_.rank(coords);
           if (peer < 0) break;  // the peer is outside the process set: the boundary, no message
@@ -287,7 +394,7 @@ std::size_t ModelSchedule::pull(std::uint32_t rank, std::size_t max_ops, OpBuffe
         }
         op.tag = in.tag_any ? kAnyTag : static_cast<std::int32_t>(in.tag.eval(s));
         op.bytes = static_cast<std::uint64_t>(in.size.eval(s));
-        emit(c, op, out, node.nonblocking);
+        emit(c, op, out, in.nonblocking);
         break;
       }
       case StgOp::Compute: {
@@ -296,7 +403,7 @@ std::size_t ModelSchedule::pull(std::uint32_t rank, std::size_t max_ops, OpBuffe
         op.kind = OpKind::Calc;
         op.node = in.node;
         double ps = in.value.eval(s) * ps_per_work_[in.node];
-        op.duration = ps > 0 ? static_cast<Picoseconds>(std::llround(ps)) : 0;
+        op.duration = ps > 0 ? static_cast<Picoseconds>(ps + 0.5) : 0;
         emit(c, op, out, false);
         break;
       }

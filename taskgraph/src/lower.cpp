@@ -327,6 +327,8 @@ class Lowerer {
     in.size = c.size ? compile(*c.size) : CompiledExpr::constant(0);
     in.tag = c.tag ? compile(*c.tag) : CompiledExpr::constant(0);
     in.tag_any = c.tag_any;
+    in.is_send = is_send;
+    in.nonblocking = node.nonblocking;
     if (c.peer.kind == psl::Peer::Kind::Index) {
       for (const psl::ExprPtr& e : c.peer.index) in.peer.push_back(compile(*e));
       node.peer_relation = peer_text(domain_, process_constraint_, c.peer.index, resolver());

@@ -114,3 +114,28 @@ TEST(Cli, UsageErrorsExitTwo) {
   EXPECT_NE(missing.err.find("/nonexistent/file.psl"), std::string::npos) << missing.err;
   EXPECT_EQ(poems("check --format yaml " + example("sweep3d.psl")).exit_code, 2);
 }
+
+TEST(Cli, TaskgraphStatsOfTheDesignCase) {
+  CommandResult r = poems("taskgraph " + example("sweep3d.psl") +
+                          " --stats --format json --set mk=30 --set mmi=2 --set iterations=1");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["processes"], 6);
+  EXPECT_EQ(j["p2p_messages"], 840);
+  EXPECT_EQ(j["p2p_bytes"], 25920000);  // 360 x 8*50*30*2 + 480 x 8*75*30*2
+  EXPECT_EQ(j["tasks"], 720);
+  EXPECT_EQ(j["collectives"], 1);
+}
+
+TEST(Cli, TaskgraphRejectsBadBindings) {
+  CommandResult unknown = poems("taskgraph " + example("sweep3d.psl") + " --stats --set nosuch=1");
+  EXPECT_EQ(unknown.exit_code, 1);
+  EXPECT_NE(unknown.err.find("model 'Sweep3D' has no parameter 'nosuch' (parameters: it_g"), std::string::npos)
+      << unknown.err;
+  CommandResult malformed = poems("taskgraph " + example("sweep3d.psl") + " --stats --set mk");
+  EXPECT_EQ(malformed.exit_code, 2);
+  EXPECT_NE(malformed.err.find("'mk' is not name=value"), std::string::npos) << malformed.err;
+  CommandResult unit = poems("taskgraph " + example("sweep3d.psl") + " --stats --set mk=3parsecs");
+  EXPECT_EQ(unit.exit_code, 2);
+  EXPECT_NE(unit.err.find("unknown unit 'parsecs'"), std::string::npos) << unit.err;
+}

@@ -5,6 +5,7 @@
 // switch loop: no allocation, no virtual calls, no isl.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -41,7 +42,19 @@ class CompiledExpr {
   std::size_t stack_depth() const;
 
   double eval(const double* slots) const {
-    if (code_.size() == 1) return code_[0].op == ExprOp::Const ? code_[0].value : slots[code_[0].slot];
+    const ExprInstr* c = code_.data();
+    switch (code_.size()) {
+      case 1: return c[0].op == ExprOp::Const ? c[0].value : slots[c[0].slot];
+      case 3:
+        // The common shapes of index arithmetic (pi - di, 100 + iq) without the stack machine.
+        if (c[2].op == ExprOp::Add || c[2].op == ExprOp::Sub || c[2].op == ExprOp::Mul) {
+          double a = c[0].op == ExprOp::Slot ? slots[c[0].slot] : c[0].op == ExprOp::Const ? c[0].value : NAN;
+          double b = c[1].op == ExprOp::Slot ? slots[c[1].slot] : c[1].op == ExprOp::Const ? c[1].value : NAN;
+          if (a == a && b == b) return c[2].op == ExprOp::Add ? a + b : c[2].op == ExprOp::Sub ? a - b : a * b;
+        }
+        break;
+      default: break;
+    }
     return eval_general(slots);
   }
 

@@ -4,6 +4,7 @@
 // dependencies; memory is O(ranks x slots), never O(total operations).
 #pragma once
 
+#include <array>
 #include <map>
 #include <memory>
 #include <stdexcept>
@@ -22,19 +23,34 @@ using ParameterBinding = std::map<std::string, double>;
 // coordinates). Box-shaped sets use arithmetic; other sets an enumeration.
 class ProcessSet {
  public:
+  static constexpr std::size_t kMaxDims = 8;
   static ProcessSet from_isl(const std::string& isl_text, const std::vector<std::string>& params,
                              const std::vector<double>& param_values, std::size_t dims);
   std::uint32_t size() const { return size_; }
-  std::size_t dims() const { return lo_.size(); }
+  std::size_t dims() const { return dims_; }
   bool is_box() const { return box_; }
-  // Rank of a point, or -1 when the point is not in the set.
-  std::int64_t rank(const double* coords) const;
+  // Rank of a point, or -1 when the point is not in the set. Hot: one call per message.
+  std::int64_t rank(const double* coords) const {
+    std::int64_t flat = 0;
+    for (std::size_t d = 0; d < dims_; ++d) {
+      // Outside the bounding box (or not an integer): not a process.
+      const double rel = coords[d] - lo_[d];
+      if (!(rel >= 0 && rel < extent_[d])) return -1;
+      const auto c = static_cast<std::int64_t>(rel);
+      if (static_cast<double>(c) != rel) return -1;
+      flat += c * stride_[d];
+    }
+    return box_ ? flat : rank_of_flat(flat);
+  }
   void coords(std::uint32_t rank, double* out) const;
 
  private:
+  std::int64_t rank_of_flat(std::int64_t flat) const;
   std::uint32_t size_ = 0;
+  std::size_t dims_ = 0;
   bool box_ = true;
-  std::vector<std::int64_t> lo_, extent_, stride_;
+  std::array<double, kMaxDims> lo_{}, extent_{};
+  std::array<std::int64_t, kMaxDims> stride_{};
   std::vector<std::int64_t> points_;  // non-box: row-major flattened coordinates, sorted
 };
 
@@ -79,7 +95,10 @@ class ModelSchedule final : public ScheduleSource {
   };
 
   void start(std::uint32_t rank, Cursor& c, double* slots);
-  void emit(Cursor& c, Operation op, OpBuffer& out, bool nonblocking);
+  // Moves each message's peer-rank computation out of the loops that do not change it.
+  void hoist_peer_ranks(std::vector<StgInstr>& code, const std::vector<bool>& dropped,
+                        std::vector<std::vector<StgInstr>>& inserted_before);
+  void emit(Cursor& c, const Operation& op, OpBuffer& out, bool nonblocking);
   [[noreturn]] void fail(std::uint32_t node, const std::string& message) const;
 
   std::shared_ptr<const StaticTaskGraph> graph_;

@@ -31,7 +31,10 @@ struct StaticNode {
   CollectiveAlgorithm algorithm = CollectiveAlgorithm::Dissemination;
 };
 
-enum class StgOp : std::uint8_t { Let, LoopBegin, LoopEnd, Branch, Jump, Comm, Compute, Collective, WaitAll, End };
+enum class StgOp : std::uint8_t {
+  Let, LoopBegin, LoopEnd, Branch, Jump, Comm, Compute, Collective, WaitAll, End,
+  PeerRank,  // instantiation only: a message's peer rank and tag, hoisted out of loops that do not change them
+};
 
 // One instruction of the lowered program. Loops are inclusive ranges: the
 // variable, its limit and its step live in slots.
@@ -48,6 +51,9 @@ struct StgInstr {
   std::vector<CompiledExpr> peer;  // Comm: peer coordinates (empty: any source)
   CompiledExpr peer_guard;       // Comm with an isl map peer: its constraint (empty: always)
   bool tag_any = false;
+  std::uint32_t peer_slot = UINT32_MAX;  // Comm: peer rank (and tag at +1) precomputed by a PeerRank
+  bool is_send = false;      // Comm: copied from the node, so the hot loop never looks it up
+  bool nonblocking = false;  // Comm
 };
 
 class StaticTaskGraph {
