@@ -123,8 +123,7 @@ void ProcessSet::coords(std::uint32_t rank, double* out) const {
 }
 
 // ------------------------------------------------------------- instantiation
-namespace {
-std::vector<double> evaluate_model(const StaticTaskGraph& g, const ParameterBinding& binding) {
+std::vector<double> evaluate_model_values(const StaticTaskGraph& g, const ParameterBinding& binding) {
   for (const auto& [name, value] : binding)
     if (std::find(g.params.begin(), g.params.end(), name) == g.params.end()) {
       std::string known;
@@ -141,13 +140,12 @@ std::vector<double> evaluate_model(const StaticTaskGraph& g, const ParameterBind
   values.resize(g.model_slot_count());
   return values;
 }
-}  // namespace
 
 ModelSchedule::ModelSchedule(std::shared_ptr<const StaticTaskGraph> graph, const ParameterBinding& binding,
                              const InstantiateOptions& options)
     : graph_(std::move(graph)) {
   const StaticTaskGraph& g = *graph_;
-  model_values_ = evaluate_model(g, binding);
+  model_values_ = evaluate_model_values(g, binding);
 
   // Specialize: every model slot is known; the rest are rebased to start at 0.
   std::vector<std::optional<double>> known(g.slot_count());

@@ -312,6 +312,97 @@ std::string peer_text(const IslDomain& domain, const psl::Expr* process_constrai
   return with_params(params, "{ " + body + " }");
 }
 
+std::string message_relation(const IslDomain& domain, const psl::Expr* process_constraint,
+                             const std::vector<psl::ExprPtr>& peer, const psl::Expr* tag, bool is_send,
+                             const IslResolver& resolve) {
+  std::vector<std::string> params;
+  Writer w{resolve, params};
+  auto c = domain_constraints(domain, process_constraint, w);
+  if (!c || peer.size() != domain.dims.size()) return "";
+  std::vector<Pieces> parts;
+  for (const auto& e : peer) {
+    auto p = w.pieces(*e);
+    if (!p) return "";
+    parts.push_back(*p);
+  }
+  Pieces tag_pieces{{"", "0"}};
+  if (tag) {
+    auto t = w.pieces(*tag);
+    if (!t) return "";
+    tag_pieces = *t;
+  }
+  parts.push_back(tag_pieces);
+  // The peer is a process: the process constraint over the peer's names.
+  std::string peer_in_set;
+  std::vector<std::string> peer_names;
+  for (std::size_t k = 0; k < domain.dims.size(); ++k) peer_names.push_back("__peer" + std::to_string(k));
+  if (process_constraint) {
+    IslResolver renamed = [&](const std::string& n) -> IslName {
+      if (std::find(domain.dims.begin(), domain.dims.end(), n) != domain.dims.end())
+        return {IslName::Kind::Variable, nullptr};
+      return resolve(n);
+    };
+    Writer w2{renamed, params};
+    auto pc = w2.condition(*process_constraint, true);
+    if (!pc) return "";
+    peer_in_set = *pc;
+    for (std::size_t k = 0; k < domain.dims.size(); ++k) {
+      const std::string from = psl::isl_identifier(domain.dims[k]);
+      std::string out;
+      for (std::size_t pos = 0; pos < peer_in_set.size();) {
+        bool at_name = peer_in_set.compare(pos, from.size(), from) == 0 &&
+                       (pos == 0 || !(std::isalnum(static_cast<unsigned char>(peer_in_set[pos - 1])) || peer_in_set[pos - 1] == '_')) &&
+                       (pos + from.size() == peer_in_set.size() ||
+                        !(std::isalnum(static_cast<unsigned char>(peer_in_set[pos + from.size()])) || peer_in_set[pos + from.size()] == '_'));
+        if (at_name) {
+          out += peer_names[k];
+          pos += from.size();
+        } else {
+          out += peer_in_set[pos++];
+        }
+      }
+      peer_in_set = out;
+    }
+  }
+  std::vector<std::string> own;
+  for (const std::string& d : domain.dims) own.push_back(psl::isl_identifier(d));
+  std::vector<std::string> loops;
+  for (const auto& l : domain.loops) loops.push_back(psl::isl_identifier(l.variable));
+  auto join = [](const std::vector<std::string>& a, const std::vector<std::string>& b, const std::string& extra) {
+    std::string s = "[";
+    bool first = true;
+    for (const auto* v : {&a, &b})
+      for (const std::string& x : *v) {
+        s += (first ? "" : ", ") + x;
+        first = false;
+      }
+    if (!extra.empty()) s += (first ? "" : ", ") + extra;
+    return s + "]";
+  };
+  const std::string sender = is_send ? join(own, loops, "") : join(peer_names, loops, "");
+  const std::string receiver = is_send ? join(peer_names, loops, "__tag") : join(own, loops, "__tag");
+  auto combos = w.combine(parts, [](const std::vector<std::string>& t) {
+    std::string s;
+    for (std::size_t i = 0; i < t.size(); ++i) s += (i ? "\x1f" : "") + t[i];
+    return s;
+  });
+  if (!combos) return "";
+  std::string body;
+  for (const Piece& p : *combos) {
+    std::vector<std::string> values;
+    std::size_t start = 0;
+    for (std::size_t pos; (pos = p.text.find('\x1f', start)) != std::string::npos; start = pos + 1)
+      values.push_back(p.text.substr(start, pos - start));
+    values.push_back(p.text.substr(start));
+    std::string eqs;
+    for (std::size_t k = 0; k < peer_names.size(); ++k) eqs = conj(eqs, peer_names[k] + " = " + values[k]);
+    eqs = conj(eqs, "__tag = " + values.back());
+    std::string cond = conj(conj(conj(*c, p.condition), eqs), peer_in_set);
+    body += (body.empty() ? "" : "; ") + sender + " -> " + receiver + " : " + cond;
+  }
+  return with_params(params, "{ " + body + " }");
+}
+
 std::optional<std::string> isl_expression(const psl::Expr& e, std::vector<std::string>& params) {
   IslResolver none = [](const std::string&) { return IslName{IslName::Kind::Parameter, nullptr}; };
   Writer w{none, params, false};

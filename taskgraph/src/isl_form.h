@@ -42,6 +42,13 @@ std::string domain_text(const IslDomain& domain, const psl::Expr* process_constr
 // a process); "" when not representable.
 std::string peer_text(const IslDomain& domain, const psl::Expr* process_constraint,
                       const std::vector<psl::ExprPtr>& peer, const IslResolver& resolve);
+// The messages of a send or receive node as an isl map written from the
+// sender's side: [sender coordinates, loop variables] -> [receiver
+// coordinates, loop variables, tag]. A send and the receive that matches it
+// produce the same pairs, so matching is map equality. "" when not representable.
+std::string message_relation(const IslDomain& domain, const psl::Expr* process_constraint,
+                             const std::vector<psl::ExprPtr>& peer, const psl::Expr* tag, bool is_send,
+                             const IslResolver& resolve);
 // An expression alone, in isl notation without the '_' prefix (for display).
 std::optional<std::string> isl_expression(const psl::Expr& e, std::vector<std::string>& params);
 

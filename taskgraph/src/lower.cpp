@@ -1,5 +1,7 @@
 // Lowering a checked PSL task graph into a StaticTaskGraph: slots for every
 // name, compiled expressions, a flat control program, static node records.
+#include <cmath>
+#include <set>
 #include <stdexcept>
 
 #include "isl_form.h"
@@ -29,13 +31,16 @@ class Lowerer {
     g_.model = model.name.name;
     g_.name = graph.name.name;
     scopes_.emplace_back();
+    // Model values that are not numbers (strings, references) are legal PSL
+    // but have no place in a task graph: they get a NaN slot, and only a use
+    // in the task graph is an error.
     for (const psl::Binding& p : model.params) {
-      g_.param_defaults.push_back(compile(*p.value));
+      g_.param_defaults.push_back(compile_model_value(p));
       g_.params.push_back(p.name.name);
       declare(p.name.name, Binding{new_slot(p.name.name), nullptr, true});
     }
     for (const psl::Binding& l : model.lets) {
-      g_.model_lets.push_back(compile(*l.value));
+      g_.model_lets.push_back(compile_model_value(l));
       declare(l.name.name, Binding{new_slot(l.name.name), l.value.get(), true});
     }
     domain_ = IslDomain{};
@@ -77,6 +82,15 @@ class Lowerer {
   }
 
   // ------------------------------------------------------------ expressions
+  CompiledExpr compile_model_value(const psl::Binding& b) {
+    try {
+      return compile(*b.value);
+    } catch (const std::runtime_error&) {
+      non_numeric_.insert(b.name.name);
+      return CompiledExpr::constant(std::nan(""));
+    }
+  }
+
   CompiledExpr compile(const Expr& e) {
     CompiledExpr out;
     compile_into(e, out);
@@ -92,6 +106,8 @@ class Lowerer {
       case ExprKind::Bool: out.push({ExprOp::Const, 0, e.boolean ? 1.0 : 0.0}); return;
       case ExprKind::Name: {
         if (const Binding* b = find(e.text)) {
+          if (b->model_level && non_numeric_.count(e.text))
+            fail(e.location, "'" + e.text + "' is not a number and cannot be used in a task graph");
           out.push({ExprOp::Slot, b->slot, 0});
           return;
         }
@@ -297,8 +313,10 @@ class Lowerer {
     domain_.conditions.pop_back();
   }
 
-  std::uint32_t add_node(StaticNode n) {
+  std::uint32_t add_node(StaticNode n, psl::SourceLocation loc = {}) {
     n.instances = instances_text();
+    n.source = loc;
+    for (const auto& l : domain_.loops) n.loop_nest += (n.loop_nest.empty() ? "" : ",") + l.variable;
     g_.nodes.push_back(std::move(n));
     return static_cast<std::uint32_t>(g_.nodes.size() - 1);
   }
@@ -332,6 +350,10 @@ class Lowerer {
     if (c.peer.kind == psl::Peer::Kind::Index) {
       for (const psl::ExprPtr& e : c.peer.index) in.peer.push_back(compile(*e));
       node.peer_relation = peer_text(domain_, process_constraint_, c.peer.index, resolver());
+      if (!c.tag_any)
+        node.messages = message_relation(domain_, process_constraint_, c.peer.index, c.tag.get(), is_send, resolver());
+    } else if (c.peer.kind == psl::Peer::Kind::Any) {
+      node.wildcard = true;
     } else if (c.peer.kind == psl::Peer::Kind::Map && c.peer.map) {
       // The map's input coordinates are this process's coordinates.
       const psl::IntegerMap& m = *c.peer.map;
@@ -343,7 +365,8 @@ class Lowerer {
       scopes_.pop_back();
       node.peer_relation = "";  // written by the user in isl notation already
     }
-    in.node = add_node(std::move(node));
+    if (c.tag_any) node.wildcard = true;
+    in.node = add_node(std::move(node), loc);
     emit(std::move(in));
   }
 
@@ -457,6 +480,7 @@ class Lowerer {
   std::vector<std::map<std::string, Binding>> scopes_;
   IslDomain domain_;
   const Expr* process_constraint_ = nullptr;
+  std::set<std::string> non_numeric_;
 };
 
 }  // namespace

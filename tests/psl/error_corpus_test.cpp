@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "poems/psl/frontend.h"
+#include "poems/taskgraph/comm_check.h"
 
 namespace fs = std::filesystem;
 using poems::psl::Frontend;
@@ -51,8 +52,10 @@ TEST_P(ErrorCorpus, RejectedWithLocatedDiagnostics) {
   Expectations expect = read_expectations(path);
   ASSERT_FALSE(expect.errors.empty() && expect.warnings.empty()) << path << " has no '// expect:' line";
 
+  // The same checks as `poems check`: the front end, then static communication.
   Frontend fe;
   bool ok = fe.load_files({path});
+  if (ok) ok = poems::taskgraph::check_program_communication(fe.program(), fe.sources(), fe.mutable_diagnostics()) == 0;
   std::ostringstream rendered;
   fe.diagnostics().print(rendered);
   const std::string text = rendered.str();

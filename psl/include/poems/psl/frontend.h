@@ -32,6 +32,8 @@ class Frontend {
   const Program& program() const { return program_; }
   const SourceManager& sources() const { return sources_; }
   const DiagnosticEngine& diagnostics() const { return diagnostics_; }
+  // For later stages that report located problems in the same run.
+  DiagnosticEngine& mutable_diagnostics() { return diagnostics_; }
   FrontendLimits& limits() { return limits_; }
 
  private:

@@ -68,6 +68,10 @@ class InstantiationError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// The value of every model parameter and model let (in slot order) for a
+// binding; unbound parameters take their defaults.
+std::vector<double> evaluate_model_values(const StaticTaskGraph& graph, const ParameterBinding& binding);
+
 class ModelSchedule final : public ScheduleSource {
  public:
   ModelSchedule(std::shared_ptr<const StaticTaskGraph> graph, const ParameterBinding& binding,

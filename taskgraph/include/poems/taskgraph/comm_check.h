@@ -1,0 +1,21 @@
+// Static communication check (before any evaluation): every send of a task
+// graph must have a matching receive and vice versa, with equal tags and
+// sizes. Decided with isl per loop nest, for the model's default parameters;
+// mismatches become PSL diagnostics at the send and the receive.
+#pragma once
+
+#include "poems/psl/ast.h"
+#include "poems/psl/diagnostics.h"
+#include "poems/taskgraph/stg.h"
+
+namespace poems::taskgraph {
+
+// Checks one lowered task graph; returns the number of errors reported.
+std::size_t check_communication(const StaticTaskGraph& graph, psl::DiagnosticEngine& diags);
+
+// Lowers every model of a checked program and checks its communication;
+// lowering failures are reported too. Returns the number of errors.
+std::size_t check_program_communication(const psl::Program& program, const psl::SourceManager& sources,
+                                        psl::DiagnosticEngine& diags);
+
+}  // namespace poems::taskgraph
