@@ -5,7 +5,10 @@
 #include "cli_common.h"
 #include "nlohmann/json.hpp"
 #include "loaded_model.h"
+#include "poems/taskgraph/dot.h"
 #include "poems/taskgraph/dtg.h"
+
+#include <fstream>
 
 namespace poems::cli {
 
@@ -13,7 +16,8 @@ void register_taskgraph(CLI::App& app, int& result) {
   struct Options {
     std::string spec, model, format = "table";
     std::vector<std::string> sets;
-    bool stats = false;
+    std::string dot;
+    bool stats = false, dynamic = false;
   };
   auto opts = std::make_shared<Options>();
   CLI::App* cmd = app.add_subcommand("taskgraph", "Instantiate a model's task graph for a binding and report on it");
@@ -22,11 +26,28 @@ void register_taskgraph(CLI::App& app, int& result) {
   cmd->add_option("--set", opts->sets, "Bind a parameter: name=value (units allowed), repeatable");
   cmd->add_flag("--stats", opts->stats, "Count processes, tasks, messages and bytes of the whole run");
   cmd->add_option("--format", opts->format, "Output format")->check(CLI::IsMember({"table", "json"}));
+  cmd->add_option("--dot", opts->dot, "Write the static task graph (or with --dynamic the instantiated one) as DOT");
+  cmd->add_flag("--dynamic", opts->dynamic, "With --dot: draw the dynamic task graph (small bindings only)");
   cmd->callback([opts, &result] {
     auto binding = parse_bindings(opts->sets);
     LoadedModel loaded;
     if (!load_model(opts->spec, opts->model, loaded, result)) return;
     try {
+      if (!opts->dot.empty()) {
+        std::ofstream out(opts->dot);
+        if (!out) throw std::runtime_error("cannot write '" + opts->dot + "'");
+        if (opts->dynamic) {
+          taskgraph::ModelSchedule drawn(loaded.graph, binding, {});
+          taskgraph::write_dynamic_dot(drawn, out);
+        } else {
+          taskgraph::write_static_dot(*loaded.graph, out);
+        }
+        std::cerr << "wrote " << opts->dot << '\n';
+        if (!opts->stats) {
+          result = kExitOk;
+          return;
+        }
+      }
       taskgraph::ModelSchedule schedule(loaded.graph, binding, {});
       auto t0 = std::chrono::steady_clock::now();
       taskgraph::GraphStatistics st = taskgraph::collect_statistics(schedule);
@@ -57,9 +78,14 @@ void register_taskgraph(CLI::App& app, int& result) {
     } catch (const taskgraph::InstantiationError& e) {
       std::cerr << "poems: error: " << e.what() << '\n';
       result = kExitInputError;
+    } catch (const std::length_error& e) {
+      std::cerr << "poems: error: " << e.what() << '\n';
+      result = kExitUsage;
+    } catch (const std::runtime_error& e) {
+      std::cerr << "poems: error: " << e.what() << '\n';
+      result = kExitInputError;
     }
   });
-  (void)opts->stats;
 }
 
 }  // namespace poems::cli

@@ -1,5 +1,7 @@
 #include "poems/psl/ast.h"
 
+#include <cstdio>
+
 namespace poems::psl {
 
 const char* op_spelling(Op op) {
@@ -67,6 +69,74 @@ std::size_t Program::study_count() const {
   std::size_t n = 0;
   for (const Module& m : modules) n += m.studies.size();
   return n;
+}
+
+}  // namespace poems::psl
+
+namespace poems::psl {
+
+namespace {
+int precedence(const Expr& e) {
+  switch (e.kind) {
+    case ExprKind::Ternary: return 1;
+    case ExprKind::Logical: return e.op == Op::Or ? 2 : 3;
+    case ExprKind::Not: return 4;
+    case ExprKind::Compare: return 5;
+    case ExprKind::Binary: return e.op == Op::Add || e.op == Op::Sub ? 6 : 7;
+    case ExprKind::Unary: return 8;
+    default: return 9;
+  }
+}
+
+std::string number_text(const Expr& e) {
+  std::string unit;
+  double v = e.number;
+  if (e.dimension == kTime) unit = "ns";
+  else if (e.dimension == kBytes) unit = "B";
+  else if (e.dimension == kTimePerByte) unit = "ns/B";
+  else if (e.dimension == kBytesPerTime) unit = "GB/s";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.15g", v);
+  return buf + unit;
+}
+}  // namespace
+
+std::string to_source(const Expr& e) {
+  auto sub = [&](const Expr& o, bool right = false) {
+    std::string s = to_source(o);
+    int po = precedence(o), pe = precedence(e);
+    return (po < pe || (right && po == pe && e.kind == ExprKind::Binary)) ? "(" + s + ")" : s;
+  };
+  switch (e.kind) {
+    case ExprKind::Number: return number_text(e);
+    case ExprKind::String: return "\"" + e.text + "\"";
+    case ExprKind::Bool: return e.boolean ? "true" : "false";
+    case ExprKind::Name: return e.text;
+    case ExprKind::Ref: return e.ref.str();
+    case ExprKind::Unary: return std::string(e.op == Op::Neg ? "-" : "+") + sub(*e.operands[0]);
+    case ExprKind::Not: return "not " + sub(*e.operands[0]);
+    case ExprKind::Binary:
+      return sub(*e.operands[0]) + " " + op_spelling(e.op) + " " + sub(*e.operands[1], true);
+    case ExprKind::Logical:
+    case ExprKind::Compare: {
+      std::string s = sub(*e.operands[0]);
+      for (std::size_t i = 1; i < e.operands.size(); ++i)
+        s += std::string(" ") + op_spelling(e.kind == ExprKind::Logical ? e.op : e.compare_ops[i - 1]) + " " +
+             sub(*e.operands[i], true);
+      return s;
+    }
+    case ExprKind::Ternary:
+      return sub(*e.operands[0], true) + " ? " + sub(*e.operands[1], true) + " : " + sub(*e.operands[2]);
+    case ExprKind::Call:
+    case ExprKind::Tuple:
+    case ExprKind::List: {
+      std::string s = e.kind == ExprKind::Call ? e.text + "(" : e.kind == ExprKind::Tuple ? "(" : "[";
+      for (std::size_t i = 0; i < e.operands.size(); ++i) s += (i ? ", " : "") + to_source(*e.operands[i]);
+      return s + (e.kind == ExprKind::List ? "]" : ")");
+    }
+    case ExprKind::Invalid: return "?";
+  }
+  return "?";
 }
 
 }  // namespace poems::psl

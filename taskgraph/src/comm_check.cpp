@@ -169,6 +169,31 @@ std::size_t check_communication(const StaticTaskGraph& g, psl::DiagnosticEngine&
   return errors;
 }
 
+std::vector<std::pair<std::uint32_t, std::uint32_t>> matching_nodes(const StaticTaskGraph& g) {
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> out;
+  std::vector<double> defaults;
+  try {
+    defaults = evaluate_model_values(g, {});
+  } catch (const std::exception&) {
+    return out;
+  }
+  Isl isl;
+  for (std::uint32_t i = 1; i < g.nodes.size(); ++i) {
+    if (g.nodes[i].kind != StaticNode::Kind::Send || g.nodes[i].messages.empty()) continue;
+    isl_map* s = read_relation(isl.ctx, g.nodes[i].messages, g, defaults);
+    for (std::uint32_t j = 1; s && j < g.nodes.size(); ++j) {
+      const StaticNode& r = g.nodes[j];
+      if (r.kind != StaticNode::Kind::Recv || r.messages.empty() || r.loop_nest != g.nodes[i].loop_nest) continue;
+      isl_map* m = read_relation(isl.ctx, r.messages, g, defaults);
+      isl_map* both = m ? isl_map_intersect(isl_map_copy(s), m) : nullptr;
+      if (both && isl_map_is_empty(both) == isl_bool_false) out.push_back({i, j});
+      isl_map_free(both);
+    }
+    isl_map_free(s);
+  }
+  return out;
+}
+
 std::size_t check_program_communication(const psl::Program& program, const psl::SourceManager& sources,
                                         psl::DiagnosticEngine& diags) {
   std::size_t errors = 0;

@@ -210,6 +210,9 @@ class Lowerer {
     auto text = psl::integer_set_isl(p.set, params, &error);
     if (!text) fail(p.set.location, "the process set cannot be represented: " + error);
     g_.process_set = *text;
+    std::string dims;
+    for (const psl::Identifier& d : p.set.dims) dims += (dims.empty() ? "" : ", ") + d.name;
+    g_.process_set_source = "{ [" + dims + "]" + (p.set.constraint ? " : " + psl::to_source(*p.set.constraint) : "") + " }";
     g_.process_set_params = params;
     process_constraint_ = p.set.constraint.get();
   }
@@ -269,6 +272,8 @@ class Lowerer {
   void lower_for(const psl::ForStmt& f) {
     StgInstr begin;
     begin.op = StgOp::LoopBegin;
+    begin.text = "for " + f.variable.name + " in " + psl::to_source(*f.first) + " .. " + psl::to_source(*f.last) +
+                 (f.step ? " step " + psl::to_source(*f.step) : "");
     begin.value = compile(*f.first);
     begin.last = compile(*f.last);
     begin.step = f.step ? compile(*f.step) : CompiledExpr::constant(1);
@@ -295,6 +300,7 @@ class Lowerer {
   void lower_if(const psl::IfStmt& s) {
     StgInstr branch;
     branch.op = StgOp::Branch;
+    branch.text = "if " + psl::to_source(*s.condition);
     branch.value = compile(*s.condition);
     std::uint32_t at = emit(std::move(branch));
     domain_.conditions.push_back({s.condition.get(), true});
@@ -340,6 +346,18 @@ class Lowerer {
     node.nonblocking = c.op == psl::CommOp::Isend || c.op == psl::CommOp::Irecv;
     node.label = psl::comm_op_spelling(c.op);
     node.location = where(sources_, loc);
+    {
+      std::string peer = "any";
+      if (c.peer.kind == psl::Peer::Kind::Index) {
+        peer = "[";
+        for (std::size_t k = 0; k < c.peer.index.size(); ++k) peer += (k ? ", " : "") + psl::to_source(*c.peer.index[k]);
+        peer += "]";
+      } else if (c.peer.kind == psl::Peer::Kind::Map) {
+        peer = "{ map }";
+      }
+      node.text = node.label + (is_send ? " to " : " from ") + peer + (c.size ? " size " + psl::to_source(*c.size) : "") +
+                  (c.tag_any ? " tag any" : c.tag ? " tag " + psl::to_source(*c.tag) : "");
+    }
     StgInstr in;
     in.op = StgOp::Comm;
     in.size = c.size ? compile(*c.size) : CompiledExpr::constant(0);
@@ -379,6 +397,7 @@ class Lowerer {
     StgInstr in;
     in.op = StgOp::Compute;
     in.value = work_expression(t, node.work);
+    node.text = "task " + t.name.name + " : " + t.component.name + " (work " + node.work + ")";
     in.node = add_node(std::move(node));
     emit(std::move(in));
   }
@@ -400,6 +419,7 @@ class Lowerer {
       for (const ExprInstr& x : w.code()) in.value.push(x);
       if (i > first) in.value.push({ExprOp::Add, 0, 0});
     }
+    node.text = "task " + node.label + " : " + node.component + " (work " + node.work + ")";
     in.node = add_node(std::move(node));
     emit(std::move(in));
   }
@@ -456,6 +476,8 @@ class Lowerer {
     node.kind = StaticNode::Kind::Collective;
     node.label = c.operation.name;
     node.location = where(sources_, loc);
+    node.text = c.operation.name + (c.size ? " size " + psl::to_source(*c.size) : "") +
+                (c.root ? " root " + psl::to_source(*c.root) : "");
     auto op = parse_collective_op(c.operation.name);
     if (!op) fail(c.operation.location, "unknown collective '" + c.operation.name + "'");
     node.collective = *op;

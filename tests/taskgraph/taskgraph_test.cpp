@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "poems/psl/frontend.h"
+#include "poems/taskgraph/dot.h"
 #include "poems/taskgraph/dtg.h"
 #include "poems/taskgraph/explicit_schedule.h"
 
@@ -295,4 +296,28 @@ TEST(Instantiation, BadBindingsAreErrors) {
   EXPECT_THROW(ModelSchedule(sweep3d(), {{"nosuch", 1}}, {}), InstantiationError);
   EXPECT_THROW(ModelSchedule(sweep3d(), {{"npe_i", 0}}, {}), InstantiationError);
   EXPECT_THROW(ModelSchedule(sweep3d(), {{"npe_i", 2.5}}, {}), InstantiationError);
+}
+
+TEST(Dot, StaticGraphHasLoopClustersAndMessageEdges) {
+  std::ostringstream out;
+  write_static_dot(*sweep3d(), out);
+  const std::string dot = out.str();
+  EXPECT_NE(dot.find("label=\"for kk in 1 .. kb\""), std::string::npos);
+  EXPECT_NE(dot.find("task kblock : KBlock"), std::string::npos);
+  // Exactly two message edges: east-west and north-south sends to their receives.
+  std::size_t edges = 0;
+  for (std::size_t p = 0; (p = dot.find("label=\"message\"", p)) != std::string::npos; ++p) ++edges;
+  EXPECT_EQ(edges, 2u);
+  EXPECT_NE(dot.find("processes { [pi, pj] : 0 <= pi < npe_i and 0 <= pj < npe_j }"), std::string::npos);
+}
+
+TEST(Dot, DynamicGraphIsForSmallBindingsOnly) {
+  ModelSchedule small(sweep3d(), {{"npe_i", 2}, {"npe_j", 1}, {"mk", 150}, {"mmi", 6}, {"iterations", 1}}, {});
+  std::ostringstream out;
+  write_dynamic_dot(small, out);
+  EXPECT_NE(out.str().find("subgraph cluster_rank1"), std::string::npos);
+  EXPECT_NE(out.str().find("[color=red, constraint=false]"), std::string::npos);  // a message edge
+  ModelSchedule big(sweep3d(), {}, {});
+  std::ostringstream ignored;
+  EXPECT_THROW(write_dynamic_dot(big, ignored, 100), std::length_error);
 }

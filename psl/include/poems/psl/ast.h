@@ -253,3 +253,8 @@ struct Program {
 };
 
 }  // namespace poems::psl
+
+namespace poems::psl {
+// The expression as PSL source text (fully parenthesized where needed).
+std::string to_source(const Expr& e);
+}  // namespace poems::psl

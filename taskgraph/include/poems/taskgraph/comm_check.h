@@ -4,6 +4,9 @@
 // mismatches become PSL diagnostics at the send and the receive.
 #pragma once
 
+#include <utility>
+#include <vector>
+
 #include "poems/psl/ast.h"
 #include "poems/psl/diagnostics.h"
 #include "poems/taskgraph/stg.h"
@@ -12,6 +15,9 @@ namespace poems::taskgraph {
 
 // Checks one lowered task graph; returns the number of errors reported.
 std::size_t check_communication(const StaticTaskGraph& graph, psl::DiagnosticEngine& diags);
+
+// Pairs (send node, recv node) whose messages overlap, for the default parameters.
+std::vector<std::pair<std::uint32_t, std::uint32_t>> matching_nodes(const StaticTaskGraph& graph);
 
 // Lowers every model of a checked program and checks its communication;
 // lowering failures are reported too. Returns the number of errors.

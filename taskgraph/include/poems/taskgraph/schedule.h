@@ -74,6 +74,12 @@ class ScheduleSource {
   virtual std::size_t pull(std::uint32_t rank, std::size_t max_ops, OpBuffer& out) = 0;
   // Static node descriptions, indexed by Operation::node (index 0 = none).
   virtual const std::vector<NodeInfo>& nodes() const = 0;
+  // True if no operation can become ready while an earlier operation of its
+  // rank still waits for an unsatisfied dependency, as when a sequential
+  // program issues its calls in order. Evaluators may then read a rank lazily,
+  // stopping at the first waiting operation (memory O(in-flight operations));
+  // otherwise they read each rank in full before simulating it.
+  virtual bool issues_in_order() const { return false; }
 };
 
 }  // namespace poems::taskgraph

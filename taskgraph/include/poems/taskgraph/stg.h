@@ -22,6 +22,7 @@ struct StaticNode {
   Kind kind = Kind::Compute;
   bool nonblocking = false;   // isend / irecv
   std::string label;          // task name, "send", "recv", collective name
+  std::string text;           // the statement as written (for DOT and reports)
   std::string location;       // "file:line:col"
   std::string component;      // Compute: the application component it is bound to
   std::string work;           // Compute: scaling function, as written (sum after condensation)
@@ -55,6 +56,7 @@ struct StgInstr {
   std::vector<CompiledExpr> peer;  // Comm: peer coordinates (empty: any source)
   CompiledExpr peer_guard;       // Comm with an isl map peer: its constraint (empty: always)
   bool tag_any = false;
+  std::string text;              // LoopBegin / Branch: the header as written
   std::uint32_t peer_slot = UINT32_MAX;  // Comm: peer rank (and tag at +1) precomputed by a PeerRank
   bool is_send = false;      // Comm: copied from the node, so the hot loop never looks it up
   bool nonblocking = false;  // Comm
@@ -72,6 +74,7 @@ class StaticTaskGraph {
   std::vector<CompiledExpr> model_lets;
   std::vector<std::uint32_t> process_dims;  // slots of the process coordinates
   std::string process_set;                  // isl text, PSL names prefixed with '_'
+  std::string process_set_source;           // as written in PSL
   std::vector<std::string> process_set_params;
   std::vector<StaticNode> nodes{StaticNode{}};  // nodes[0] is "none"
   std::vector<StgInstr> code;
