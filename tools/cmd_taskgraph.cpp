@@ -7,6 +7,7 @@
 #include "loaded_model.h"
 #include "poems/taskgraph/dot.h"
 #include "poems/taskgraph/dtg.h"
+#include "poems/taskgraph/goal.h"
 
 #include <fstream>
 
@@ -16,7 +17,7 @@ void register_taskgraph(CLI::App& app, int& result) {
   struct Options {
     std::string spec, model, format = "table";
     std::vector<std::string> sets;
-    std::string dot;
+    std::string dot, goal;
     bool stats = false, dynamic = false;
   };
   auto opts = std::make_shared<Options>();
@@ -28,6 +29,7 @@ void register_taskgraph(CLI::App& app, int& result) {
   cmd->add_option("--format", opts->format, "Output format")->check(CLI::IsMember({"table", "json"}));
   cmd->add_option("--dot", opts->dot, "Write the static task graph (or with --dynamic the instantiated one) as DOT");
   cmd->add_flag("--dynamic", opts->dynamic, "With --dot: draw the dynamic task graph (small bindings only)");
+  cmd->add_option("--goal", opts->goal, "Write the instantiated task graph as a GOAL schedule (LogGOPSim's format)");
   cmd->callback([opts, &result] {
     auto binding = parse_bindings(opts->sets);
     LoadedModel loaded;
@@ -43,10 +45,17 @@ void register_taskgraph(CLI::App& app, int& result) {
           taskgraph::write_static_dot(*loaded.graph, out);
         }
         std::cerr << "wrote " << opts->dot << '\n';
-        if (!opts->stats) {
-          result = kExitOk;
-          return;
-        }
+      }
+      if (!opts->goal.empty()) {
+        std::ofstream out(opts->goal);
+        if (!out) throw std::runtime_error("cannot write '" + opts->goal + "'");
+        taskgraph::ModelSchedule exported(loaded.graph, binding, {});
+        taskgraph::write_goal(out, exported);
+        std::cerr << "wrote " << opts->goal << '\n';
+      }
+      if (!opts->stats && (!opts->dot.empty() || !opts->goal.empty())) {
+        result = kExitOk;
+        return;
       }
       taskgraph::ModelSchedule schedule(loaded.graph, binding, {});
       auto t0 = std::chrono::steady_clock::now();

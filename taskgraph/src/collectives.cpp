@@ -128,11 +128,12 @@ std::vector<std::uint32_t> binomial_children(std::uint32_t v, std::uint32_t p) {
   return out;
 }
 
-// Number of ranks in the subtree of v (v included): [v, v + highbit(v)) for
-// v > 0, clipped to p; everything for the root.
+// Number of ranks in the subtree of v (v included): the w in [v, p) with
+// w = v mod 2*highbit(v) (v plus any sum of children offsets); all for the root.
 std::uint32_t subtree_size(std::uint32_t v, std::uint32_t p) {
   if (v == 0) return p;
-  return static_cast<std::uint32_t>(std::min<std::uint64_t>(p, std::uint64_t{v} + high_bit(v)) - v);
+  const std::uint64_t stride = std::uint64_t{high_bit(v)} << 1;
+  return static_cast<std::uint32_t>((p - 1 - v) / stride + 1);
 }
 
 std::vector<std::uint64_t> binomial_down(Builder& b, std::uint32_t v, std::uint32_t p, bool scatter) {

@@ -8,6 +8,7 @@
 #include "poems/psl/frontend.h"
 #include "poems/taskgraph/dot.h"
 #include "poems/taskgraph/dtg.h"
+#include "poems/taskgraph/goal.h"
 #include "poems/taskgraph/explicit_schedule.h"
 
 using namespace poems;
@@ -320,4 +321,27 @@ TEST(Dot, DynamicGraphIsForSmallBindingsOnly) {
   ModelSchedule big(sweep3d(), {}, {});
   std::ostringstream ignored;
   EXPECT_THROW(write_dynamic_dot(big, ignored, 100), std::length_error);
+}
+
+TEST(Goal, Sweep3DExportReimportsAsTheSameGraph) {
+  ParameterBinding b{{"npe_i", 3}, {"npe_j", 2}, {"mk", 50}, {"mmi", 3}, {"iterations", 2}};
+  InstantiateOptions opt;
+  opt.ns_per_work = 0.125;  // fractional nanoseconds survive the export
+  ModelSchedule lazy(sweep3d(), b, opt);
+  std::ostringstream text;
+  write_goal(text, lazy);
+
+  psl::SourceManager sources;
+  psl::DiagnosticEngine diags(sources);
+  psl::FileId file = sources.add("sweep3d.goal", text.str());
+  auto imported = parse_goal(sources, file, diags);
+  std::ostringstream errors;
+  diags.print(errors);
+  ASSERT_TRUE(imported) << errors.str();
+
+  ModelSchedule again(sweep3d(), b, opt);
+  auto original = materialize(again);
+  std::string why;
+  EXPECT_TRUE(same_operations(*original, *imported, &why)) << why;
+  EXPECT_EQ(imported->total_operations(), collect_statistics(*original).operations);
 }
