@@ -142,9 +142,9 @@ bool to_isl(const Expr& e, std::string& out, std::vector<std::string>& params, D
   return w.write(e, out);
 }
 
-std::optional<std::string> integer_set_isl(const IntegerSet& set, std::vector<std::string>& params, std::string* error) {
-  SourceManager sources;
-  DiagnosticEngine diags(sources);
+namespace {
+// The isl text of a set; errors go to `diags` at their PSL locations.
+std::optional<std::string> set_text(const IntegerSet& set, std::vector<std::string>& params, DiagnosticEngine& diags) {
   std::vector<std::string> dims;
   for (const Identifier& d : set.dims) dims.push_back(d.name);
   std::string body = "{ [";
@@ -153,12 +153,18 @@ std::optional<std::string> integer_set_isl(const IntegerSet& set, std::vector<st
   if (set.constraint) {
     body += " : ";
     IslWriter w{dims, params, diags};
-    if (!w.write(*set.constraint, body)) {
-      if (error && !diags.all().empty()) *error = diags.all().front().message;
-      return std::nullopt;
-    }
+    if (!w.write(*set.constraint, body)) return std::nullopt;
   }
   return with_params(params, body + " }");
+}
+}  // namespace
+
+std::optional<std::string> integer_set_isl(const IntegerSet& set, std::vector<std::string>& params, std::string* error) {
+  SourceManager sources;
+  DiagnosticEngine diags(sources);
+  auto text = set_text(set, params, diags);
+  if (!text && error && !diags.all().empty()) *error = diags.all().front().message;
+  return text;
 }
 
 IslChecker::IslChecker(DiagnosticEngine& diags) : diags_(diags), ctx_(isl_ctx_alloc()) {
@@ -168,18 +174,10 @@ IslChecker::IslChecker(DiagnosticEngine& diags) : diags_(diags), ctx_(isl_ctx_al
 IslChecker::~IslChecker() { isl_ctx_free(ctx_); }
 
 std::string IslChecker::check_set(const IntegerSet& set, const std::map<std::string, long>& defaults, const char* what) {
-  std::vector<std::string> dims, params;
-  for (const Identifier& d : set.dims) dims.push_back(d.name);
-  std::string body = "{ [";
-  for (std::size_t i = 0; i < dims.size(); ++i) body += (i ? ", " : "") + isl_name(dims[i]);
-  body += "]";
-  if (set.constraint) {
-    body += " : ";
-    IslWriter w{dims, params, diags_};
-    if (!w.write(*set.constraint, body)) return "";
-  }
-  body += " }";
-  std::string text = with_params(params, body);
+  std::vector<std::string> params;
+  auto written = set_text(set, params, diags_);
+  if (!written) return "";
+  const std::string& text = *written;
   isl_set* s = isl_set_read_from_str(ctx_, text.c_str());
   if (s == nullptr) {
     const char* msg = isl_ctx_last_error_msg(ctx_);

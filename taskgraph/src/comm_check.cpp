@@ -1,5 +1,7 @@
 #include "poems/taskgraph/comm_check.h"
 
+#include "isl_context.h"
+
 #include <isl/ctx.h>
 #include <isl/map.h>
 #include <isl/options.h>
@@ -15,12 +17,6 @@
 namespace poems::taskgraph {
 
 namespace {
-
-struct Isl {
-  isl_ctx* ctx = isl_ctx_alloc();
-  Isl() { isl_options_set_on_error(ctx, ISL_ON_ERROR_CONTINUE); }
-  ~Isl() { isl_ctx_free(ctx); }
-};
 
 // Reads a relation and fixes every parameter that has an integer default.
 isl_map* read_relation(isl_ctx* ctx, const std::string& text, const StaticTaskGraph& g,
@@ -101,7 +97,7 @@ std::size_t check_communication(const StaticTaskGraph& g, psl::DiagnosticEngine&
   } catch (const std::exception&) {
     return 0;  // no usable defaults: nothing can be decided
   }
-  Isl isl;
+  IslContext isl;
   std::size_t errors = 0;
   // Group communication nodes by loop nest.
   std::map<std::string, std::vector<std::uint32_t>> groups;
@@ -177,7 +173,7 @@ std::vector<std::pair<std::uint32_t, std::uint32_t>> matching_nodes(const Static
   } catch (const std::exception&) {
     return out;
   }
-  Isl isl;
+  IslContext isl;
   for (std::uint32_t i = 1; i < g.nodes.size(); ++i) {
     if (g.nodes[i].kind != StaticNode::Kind::Send || g.nodes[i].messages.empty()) continue;
     isl_map* s = read_relation(isl.ctx, g.nodes[i].messages, g, defaults);

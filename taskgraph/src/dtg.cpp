@@ -1,5 +1,7 @@
 #include "poems/taskgraph/dtg.h"
 
+#include "isl_context.h"
+
 #include <isl/ctx.h>
 #include <isl/ilp.h>
 #include <isl/options.h>
@@ -15,12 +17,6 @@ namespace poems::taskgraph {
 
 // ------------------------------------------------------------ process set
 namespace {
-struct IslContext {
-  isl_ctx* ctx = isl_ctx_alloc();
-  IslContext() { isl_options_set_on_error(ctx, ISL_ON_ERROR_CONTINUE); }
-  ~IslContext() { isl_ctx_free(ctx); }
-};
-
 std::int64_t val_to_int(isl_val* v, bool& ok) {
   ok = v != nullptr && isl_val_is_int(v) == isl_bool_true;
   std::int64_t out = ok ? isl_val_get_num_si(v) : 0;

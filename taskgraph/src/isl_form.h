@@ -1,5 +1,5 @@
 // Internal: the symbolic (isl) forms of static nodes: instance sets over
-// process coordinates and enclosing loop variables, and peer relations.
+// process coordinates and enclosing loop variables, and message relations.
 // Lets inside the task graph are inlined; a conditional (?:) becomes pieces
 // of a union, so Sweep3D's octant directions stay exact.
 #pragma once
@@ -38,10 +38,6 @@ struct IslDomain {
 
 // isl text of the instances of a node in `domain`; "" when not representable.
 std::string domain_text(const IslDomain& domain, const psl::Expr* process_constraint, const IslResolver& resolve);
-// isl map from instances to the peer's process coordinates (the peer must be
-// a process); "" when not representable.
-std::string peer_text(const IslDomain& domain, const psl::Expr* process_constraint,
-                      const std::vector<psl::ExprPtr>& peer, const IslResolver& resolve);
 // The messages of a send or receive node as an isl map written from the
 // sender's side: [sender coordinates, loop variables] -> [receiver
 // coordinates, loop variables, tag]. A send and the receive that matches it

@@ -367,7 +367,6 @@ class Lowerer {
     in.nonblocking = node.nonblocking;
     if (c.peer.kind == psl::Peer::Kind::Index) {
       for (const psl::ExprPtr& e : c.peer.index) in.peer.push_back(compile(*e));
-      node.peer_relation = peer_text(domain_, process_constraint_, c.peer.index, resolver());
       if (!c.tag_any)
         node.messages = message_relation(domain_, process_constraint_, c.peer.index, c.tag.get(), is_send, resolver());
     } else if (c.peer.kind == psl::Peer::Kind::Any) {
@@ -381,7 +380,6 @@ class Lowerer {
       for (const psl::ExprPtr& e : m.out) in.peer.push_back(compile(*e));
       if (m.constraint) in.peer_guard = compile(*m.constraint);
       scopes_.pop_back();
-      node.peer_relation = "";  // written by the user in isl notation already
     }
     if (c.tag_any) node.wildcard = true;
     in.node = add_node(std::move(node), loc);

@@ -288,9 +288,12 @@ TEST(StaticGraph, NodesCarryIslForms) {
   EXPECT_NE(kblock->instances.find("{ [_pi, _pj, _its, _iq, _mo, _kk]"), std::string::npos) << kblock->instances;
   EXPECT_EQ(kblock->work, "(cells * angles)");
   EXPECT_EQ(kblock->component, "KBlock");
-  // The octant direction di = iq < 4 ? -1 : 1 becomes two pieces of the peer relation.
-  EXPECT_NE(recv->peer_relation.find("; "), std::string::npos) << recv->peer_relation;
-  EXPECT_NE(recv->peer_relation.find("__peer0"), std::string::npos);
+  // The octant direction di = iq < 4 ? -1 : 1 becomes two pieces of the message relation,
+  // written from the sender's side: [sender, loops] -> [receiver, loops, tag].
+  EXPECT_NE(recv->messages.find("; "), std::string::npos) << recv->messages;
+  EXPECT_NE(recv->messages.find("[__peer0, __peer1, _its, _iq, _mo, _kk] -> [_pi, _pj, _its, _iq, _mo, _kk, __tag]"),
+            std::string::npos)
+      << recv->messages;
 }
 
 TEST(Instantiation, BadBindingsAreErrors) {

@@ -27,7 +27,6 @@ struct StaticNode {
   std::string component;      // Compute: the application component it is bound to
   std::string work;           // Compute: scaling function, as written (sum after condensation)
   std::string instances;      // isl set: process coordinates x enclosing loop variables
-  std::string peer_relation;  // Send/Recv: isl map from instances to the peer's coordinates
   std::string messages;       // Send/Recv: isl map [sender, loops] -> [receiver, loops, tag] ("" if not affine)
   std::string loop_nest;      // enclosing loop variables, outermost first, e.g. "its,iq,mo,kk"
   psl::SourceLocation source; // where the node is written
