@@ -10,6 +10,7 @@
 #include <isl/val.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cmath>
 #include <unordered_set>
 
@@ -326,9 +327,11 @@ std::size_t ModelSchedule::pull(std::uint32_t rank, std::size_t max_ops, OpBuffe
   double* s = slots_.data() + static_cast<std::size_t>(rank) * slots_per_rank_;
   if (!c.started) start(rank, c, s);
   const std::size_t before = out.ops.size();
-  const std::size_t limit = before + max_ops;
-  out.ops.reserve(limit);
-  out.deps.reserve(out.deps.size() + max_ops);
+  const std::size_t limit = max_ops > SIZE_MAX - before ? SIZE_MAX : before + max_ops;
+  // Room for a typical chunk up front (callers may ask for "everything").
+  const std::size_t expected = std::min<std::size_t>(max_ops, 4096);
+  out.ops.reserve(before + expected);
+  out.deps.reserve(out.deps.size() + expected);
   const StgInstr* code = code_.data();
   while (out.ops.size() < limit) {
     const StgInstr& in = code[c.pc];

@@ -80,6 +80,9 @@ class ModelSchedule final : public ScheduleSource {
   std::uint32_t ranks() const override { return processes_.size(); }
   std::size_t pull(std::uint32_t rank, std::size_t max_ops, OpBuffer& out) override;
   const std::vector<NodeInfo>& nodes() const override { return node_info_; }
+  // Program order: each operation depends on the one before it (or, inside a
+  // collective round, on the same operations as the one before it).
+  bool issues_in_order() const override { return true; }
 
   const ProcessSet& processes() const { return processes_; }
   // The value every model parameter and model let took in this binding.

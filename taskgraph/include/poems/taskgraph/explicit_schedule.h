@@ -48,6 +48,8 @@ class CollectiveSchedule final : public ScheduleSource {
   std::uint32_t ranks() const override { return call_.procs; }
   std::size_t pull(std::uint32_t rank, std::size_t max_ops, OpBuffer& out) override;
   const std::vector<NodeInfo>& nodes() const override { return nodes_; }
+  // Every round of the algorithms waits for the whole previous round.
+  bool issues_in_order() const override { return true; }
 
  private:
   CollectiveCall call_;
