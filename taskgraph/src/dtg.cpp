@@ -1,6 +1,7 @@
 #include "poems/taskgraph/dtg.h"
 
 #include "isl_context.h"
+#include "poems/psl/value.h"
 
 #include <isl/ctx.h>
 #include <isl/ilp.h>
@@ -183,6 +184,14 @@ ModelSchedule::ModelSchedule(std::shared_ptr<const StaticTaskGraph> graph, const
     s.slot = rebase(in.slot);
     s.limit_slot = rebase(in.limit_slot);
     s.step_slot = rebase(in.step_slot);
+  }
+  // Loop bounds the binding fixes must be integers (mmo = mm / mmi with mmi = 4 is 1.5).
+  for (const StgInstr& in : spec) {
+    if (in.op != StgOp::LoopBegin) continue;
+    for (const CompiledExpr* bound : {&in.value, &in.last, &in.step})
+      if (bound->is_constant() && std::floor(bound->constant_value()) != bound->constant_value())
+        throw InstantiationError("loop '" + in.text + "' has the bound " + psl::Value::of_number(bound->constant_value()).str() +
+                                 " with this binding; loop bounds must be integers");
   }
   std::vector<std::vector<StgInstr>> inserted_before(g.code.size() + 1);
   hoist_peer_ranks(spec, dropped, inserted_before);

@@ -348,3 +348,12 @@ TEST(Goal, Sweep3DExportReimportsAsTheSameGraph) {
   EXPECT_TRUE(same_operations(*original, *imported, &why)) << why;
   EXPECT_EQ(imported->total_operations(), collect_statistics(*original).operations);
 }
+
+TEST(Instantiation, FractionalLoopBoundsAreErrors) {
+  try {
+    ModelSchedule s(sweep3d(), {{"mmi", 4}}, {});  // mmo = 6 / 4
+    FAIL() << "accepted a fractional loop bound";
+  } catch (const InstantiationError& e) {
+    EXPECT_NE(std::string(e.what()).find("loop 'for mo in 1 .. mmo' has the bound 1.5"), std::string::npos) << e.what();
+  }
+}
