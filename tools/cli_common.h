@@ -19,7 +19,9 @@ enum ExitCode : int {
 
 // Each subcommand registers itself and stores its exit code in `result`.
 void register_check(CLI::App& app, int& result);
+void register_db(CLI::App& app, int& result);
 void register_ast(CLI::App& app, int& result);
+void register_simulate(CLI::App& app, int& result);
 void register_taskgraph(CLI::App& app, int& result);
 
 // Parses repeated `--set name=value` options; values take units ("5.3us",

@@ -7,6 +7,7 @@
 #include "loaded_model.h"
 #include "poems/taskgraph/dot.h"
 #include "poems/taskgraph/dtg.h"
+#include "poems/psl/units.h"
 #include "poems/taskgraph/goal.h"
 
 #include <fstream>
@@ -17,7 +18,7 @@ void register_taskgraph(CLI::App& app, int& result) {
   struct Options {
     std::string spec, model, format = "table";
     std::vector<std::string> sets;
-    std::string dot, goal;
+    std::string dot, goal, wg = "1ns";
     bool stats = false, dynamic = false;
   };
   auto opts = std::make_shared<Options>();
@@ -30,8 +31,16 @@ void register_taskgraph(CLI::App& app, int& result) {
   cmd->add_option("--dot", opts->dot, "Write the static task graph (or with --dynamic the instantiated one) as DOT");
   cmd->add_flag("--dynamic", opts->dynamic, "With --dot: draw the dynamic task graph (small bindings only)");
   cmd->add_option("--goal", opts->goal, "Write the instantiated task graph as a GOAL schedule (LogGOPSim's format)");
+  cmd->add_option("--wg", opts->wg, "Compute time per unit of work for calc durations (--goal, --dot)")
+      ->capture_default_str();
   cmd->callback([opts, &result] {
     auto binding = parse_bindings(opts->sets);
+    std::string wg_error;
+    auto wg = psl::parse_quantity(opts->wg, &wg_error);
+    if (!wg || !(wg->dimension == psl::kTime || wg->dimension.dimensionless()) || wg->value < 0)
+      throw CLI::ValidationError("--wg", wg ? "expected a time per unit of work, e.g. 60ns" : wg_error);
+    taskgraph::InstantiateOptions inst;
+    inst.ns_per_work = wg->value;
     LoadedModel loaded;
     if (!load_model(opts->spec, opts->model, loaded, result)) return;
     try {
@@ -39,7 +48,7 @@ void register_taskgraph(CLI::App& app, int& result) {
         std::ofstream out(opts->dot);
         if (!out) throw std::runtime_error("cannot write '" + opts->dot + "'");
         if (opts->dynamic) {
-          taskgraph::ModelSchedule drawn(loaded.graph, binding, {});
+          taskgraph::ModelSchedule drawn(loaded.graph, binding, inst);
           taskgraph::write_dynamic_dot(drawn, out);
         } else {
           taskgraph::write_static_dot(*loaded.graph, out);
@@ -49,7 +58,7 @@ void register_taskgraph(CLI::App& app, int& result) {
       if (!opts->goal.empty()) {
         std::ofstream out(opts->goal);
         if (!out) throw std::runtime_error("cannot write '" + opts->goal + "'");
-        taskgraph::ModelSchedule exported(loaded.graph, binding, {});
+        taskgraph::ModelSchedule exported(loaded.graph, binding, inst);
         taskgraph::write_goal(out, exported);
         std::cerr << "wrote " << opts->goal << '\n';
       }

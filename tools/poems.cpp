@@ -11,6 +11,8 @@ int main(int argc, char** argv) {
   int result = poems::cli::kExitOk;
   poems::cli::register_check(app, result);
   poems::cli::register_ast(app, result);
+  poems::cli::register_db(app, result);
+  poems::cli::register_simulate(app, result);
   poems::cli::register_taskgraph(app, result);
   try {
     app.parse(argc, argv);

@@ -139,3 +139,40 @@ TEST(Cli, TaskgraphRejectsBadBindings) {
   EXPECT_EQ(unit.exit_code, 2);
   EXPECT_NE(unit.err.find("unknown unit 'parsecs'"), std::string::npos) << unit.err;
 }
+
+TEST(Cli, SimulateSpecEqualsSimulatingItsGoalExport) {
+  const std::string goal = (fs::temp_directory_path() / ("poems_cli_sweep_" + std::to_string(::getpid()) + ".goal")).string();
+  const std::string binding = " --set npe_i=3 --set npe_j=2 --set iterations=1 --set mk=50";
+  CommandResult exported = poems("taskgraph " + example("sweep3d.psl") + binding + " --wg 60ns --goal " + goal);
+  ASSERT_EQ(exported.exit_code, 0) << exported.err;
+  // Odin's LogGOPS parameters (machines.psl) given by hand to the GOAL run.
+  CommandResult from_goal =
+      poems("simulate --goal " + goal + " -L 5.3us -o 2.3us -g 2us -G 2.5ns/B -O 1ns/B -S 32768 --format json");
+  CommandResult from_spec = poems("simulate " + example("sweep3d.psl") + binding + " --format json");
+  fs::remove(goal);
+  ASSERT_EQ(from_goal.exit_code, 0) << from_goal.err;
+  ASSERT_EQ(from_spec.exit_code, 0) << from_spec.err;
+  auto a = nlohmann::json::parse(from_goal.out), b = nlohmann::json::parse(from_spec.out);
+  EXPECT_GT(b["finish_ns"].get<double>(), 0);
+  EXPECT_EQ(a["finish_ns"], b["finish_ns"]);
+  EXPECT_EQ(a["events"], b["events"]);
+  EXPECT_EQ(a["ranks"], b["ranks"]);
+}
+
+TEST(Cli, SimulateSpecErrors) {
+  CommandResult machine = poems("simulate " + example("sweep3d.psl") + " --machine Nowhere");
+  EXPECT_EQ(machine.exit_code, 1);
+  EXPECT_NE(machine.err.find("no component named 'Nowhere'"), std::string::npos) << machine.err;
+  CommandResult param = poems("simulate " + example("sweep3d.psl") + " --set nosuch=3");
+  EXPECT_EQ(param.exit_code, 1);
+  EXPECT_NE(param.err.find("has no parameter 'nosuch'"), std::string::npos) << param.err;
+  CommandResult not_hw = poems("simulate " + example("sweep3d.psl") + " --machine KBlock");
+  EXPECT_EQ(not_hw.exit_code, 1);
+  EXPECT_NE(not_hw.err.find("'KBlock' is not a hardware component"), std::string::npos) << not_hw.err;
+  // A machine parameter overridden with --set Component.param (the latency study's knob).
+  CommandResult slow = poems("simulate " + example("sweep3d.psl") + " --set iterations=1 --set Odin.L=53us --format json");
+  CommandResult fast = poems("simulate " + example("sweep3d.psl") + " --set iterations=1 --format json");
+  ASSERT_EQ(slow.exit_code, 0) << slow.err;
+  EXPECT_GT(nlohmann::json::parse(slow.out)["finish_ns"].get<double>(),
+            nlohmann::json::parse(fast.out)["finish_ns"].get<double>());
+}

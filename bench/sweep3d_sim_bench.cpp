@@ -1,0 +1,79 @@
+// Simulating Sweep3D: the lazy PSL task graph and the same graph through its
+// GOAL export, events per second and peak memory for each.
+//   sweep3d_sim_bench [npe_i npe_j [iterations [psl|goal|both]]]
+#include <sys/resource.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <sstream>
+
+#include "poems/psl/frontend.h"
+#include "poems/sim/simulator.h"
+#include "poems/taskgraph/dtg.h"
+#include "poems/taskgraph/goal.h"
+
+using namespace poems;
+
+namespace {
+double peak_mib() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return u.ru_maxrss / 1024.0;
+}
+
+sim::SimulationOptions odin() {
+  sim::SimulationOptions o;
+  o.params.L = 5'300'000;
+  o.params.o = 2'300'000;
+  o.params.g = 2'000'000;
+  o.params.G = 2'500'000;
+  o.params.O = 1'000'000;
+  o.params.S = 32768;
+  o.per_rank_results = false;
+  return o;
+}
+
+void report(const char* what, const sim::SimulationResult& r) {
+  std::printf("%-5s finish %.3f ms, %llu events in %.3f s: %.1f million events/s, peak RSS so far %.1f MiB\n", what,
+              r.max_finish / 1e9, static_cast<unsigned long long>(r.events), r.wall_seconds,
+              r.events_per_second() / 1e6, peak_mib());
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+  double npe_i = argc > 2 ? std::atof(argv[1]) : 64, npe_j = argc > 2 ? std::atof(argv[2]) : 64;
+  double iterations = argc > 3 ? std::atof(argv[3]) : 1;
+  const char* which = argc > 4 ? argv[4] : "both";
+  psl::Frontend fe;
+  if (!fe.load_files({std::string(POEMS_SOURCE_DIR) + "/examples/sweep3d/sweep3d.psl"})) return 1;
+  auto graph = std::make_shared<taskgraph::StaticTaskGraph>(taskgraph::lower_model(fe.program(), fe.sources(), ""));
+  taskgraph::ParameterBinding b{{"npe_i", npe_i}, {"npe_j", npe_j}, {"iterations", iterations},
+                                {"it_g", std::max(150.0, npe_i)}, {"jt_g", std::max(150.0, npe_j)}};
+  taskgraph::InstantiateOptions inst;
+  inst.ns_per_work = 60;
+  std::printf("Sweep3D %gx%g = %g processes, %g iteration(s), 150^3 or larger grid, mk=10 mmi=3\n", npe_i, npe_j,
+              npe_i * npe_j, iterations);
+  if (std::strcmp(which, "goal") != 0) {
+    taskgraph::ModelSchedule lazy(graph, b, inst);
+    report("psl", sim::simulate(lazy, odin()));
+  }
+  if (std::strcmp(which, "psl") != 0) {
+    std::ostringstream text;
+    {
+      taskgraph::ModelSchedule exported(graph, b, inst);
+      taskgraph::write_goal(text, exported);
+    }
+    psl::SourceManager sources;
+    psl::DiagnosticEngine diags(sources);
+    auto t0 = std::chrono::steady_clock::now();
+    auto schedule = taskgraph::parse_goal(sources, sources.add("sweep3d.goal", text.str()), diags);
+    double parse = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (!schedule) return 1;
+    std::printf("goal  %.1f MiB of GOAL text parsed in %.2f s\n", text.str().size() / 1048576.0, parse);
+    report("goal", sim::simulate(*schedule, odin()));
+  }
+  return 0;
+}

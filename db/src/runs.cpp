@@ -1,0 +1,244 @@
+// Runs and results: find-or-create, claims, completion, and the resume rule.
+#include "internal.h"
+
+namespace poems::db {
+
+namespace detail {
+
+const char* const kRunColumns =
+    "runs.id, runs.run_key, runs.key_text, runs.model, runs.evaluator, runs.spec_hash, runs.tool_version, "
+    "runs.binding, runs.status, runs.host, runs.pid, runs.attempts, runs.created_at, runs.started_at, "
+    "runs.finished_at, runs.wall_time_ns, runs.error, results.kind, results.time_ns, results.compute_ns, "
+    "results.comm_ns, results.sync_ns, results.events, results.extra, runs.pid_start "
+    "FROM runs LEFT JOIN results ON results.run_id = runs.id";
+constexpr int kPidStartColumn = 24;
+
+Run read_run(const sql::Statement& s) {
+  Run run;
+  run.id = s.int64(0);
+  run.run_key = s.text(1);
+  run.key_text = s.text(2);
+  run.model = s.text(3);
+  run.evaluator = s.text(4);
+  run.spec_hash = s.text(5);
+  run.tool_version = s.text(6);
+  run.binding = nlohmann::json::parse(s.text(7));
+  run.status = parse_run_status(s.text(8)).value_or(RunStatus::kPending);
+  run.host = s.text(9);
+  run.pid = s.opt_int64(10);
+  run.attempts = s.int64(11);
+  run.created_at = s.text(12);
+  run.started_at = s.opt_text(13);
+  run.finished_at = s.opt_text(14);
+  run.wall_time_ns = s.opt_int64(15);
+  run.error = s.opt_text(16);
+  if (!s.is_null(17)) {
+    Result r;
+    r.kind = s.text(17) == "measured" ? ResultKind::kMeasured : ResultKind::kPredicted;
+    r.time_ns = s.real(18);
+    r.compute_ns = s.opt_real(19);
+    r.comm_ns = s.opt_real(20);
+    r.sync_ns = s.opt_real(21);
+    r.events = s.opt_int64(22);
+    r.extra = nlohmann::json::parse(s.text(23));
+    run.result = std::move(r);
+  }
+  return run;
+}
+
+}  // namespace detail
+
+namespace {
+
+struct Found {
+  Run run;
+  std::optional<std::int64_t> pid_start;
+};
+
+std::optional<Found> find_by_key(sql::Connection& conn, const std::string& digest, const std::string& text) {
+  sql::Statement s = conn.prepare(std::string("SELECT ") + detail::kRunColumns + " WHERE runs.run_key = ?1");
+  s.with(digest);
+  if (!s.step()) return std::nullopt;
+  Found found{detail::read_run(s), s.opt_int64(detail::kPidStartColumn)};
+  if (found.run.key_text != text)
+    throw Error("run key collision: run " + std::to_string(found.run.id) + " has key " + digest +
+                " but a different key text");
+  return found;
+}
+
+std::optional<Run> find_by_id(sql::Connection& conn, RowId id) {
+  sql::Statement s = conn.prepare(std::string("SELECT ") + detail::kRunColumns + " WHERE runs.id = ?1");
+  s.with(id);
+  if (!s.step()) return std::nullopt;
+  return detail::read_run(s);
+}
+
+RowId insert_run(sql::Connection& conn, const RunKey& key, const std::string& digest, const std::string& text) {
+  conn.prepare(
+          "INSERT INTO runs (run_key, key_text, model, evaluator, spec_hash, tool_version, binding, status, "
+          "created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 'pending', ?8)")
+      .with(digest, text, key.model, key.evaluator, key.spec_hash, key.tool_version, canonical_json(key.binding),
+            detail::now_iso8601())
+      .run();
+  return sqlite3_last_insert_rowid(conn.handle());
+}
+
+// A running row is stale when its claimant cannot be running any more: it is
+// this very process (an earlier attempt that never finished), it ran on
+// another host (a copied file; SQLite locking does not span hosts), or it is
+// gone from this host.
+bool held_by_live_process(const Found& found) {
+  const detail::ProcessIdentity& me = detail::this_process();
+  const Run& run = found.run;
+  if (run.host != me.host || !run.pid) return false;
+  if (*run.pid == me.pid) return false;
+  return detail::process_alive(*run.pid, found.pid_start);
+}
+
+void claim(sql::Connection& conn, RowId id) {
+  const detail::ProcessIdentity& me = detail::this_process();
+  conn.prepare(
+          "UPDATE runs SET status = 'running', host = ?2, pid = ?3, pid_start = ?4, started_at = ?5, "
+          "finished_at = NULL, wall_time_ns = NULL, error = NULL, attempts = attempts + 1 WHERE id = ?1")
+      .with(id, me.host, me.pid, me.start_ticks, detail::now_iso8601())
+      .run();
+}
+
+std::string run_status(sql::Connection& conn, RowId id) {
+  sql::Statement s = conn.prepare("SELECT status FROM runs WHERE id = ?1");
+  s.with(id);
+  if (!s.step()) throw Error("no run " + std::to_string(id));
+  return s.text(0);
+}
+
+}  // namespace
+
+Run KnowledgeBase::find_or_create_run(const RunKey& key) {
+  std::string text = key.canonical_text(), digest = sha256_hex(text);
+  Run run;
+  impl_->conn->write([&] {
+    std::optional<Found> found = find_by_key(*impl_->conn, digest, text);
+    run = found ? found->run : *find_by_id(*impl_->conn, insert_run(*impl_->conn, key, digest, text));
+  });
+  return run;
+}
+
+RunStart KnowledgeBase::begin_run(const RunKey& key) {
+  std::string text = key.canonical_text(), digest = sha256_hex(text);
+  RunStart start;
+  sql::Connection& conn = *impl_->conn;
+  conn.write([&] {
+    start = RunStart{};
+    std::optional<Found> found = find_by_key(conn, digest, text);
+    if (found && found->run.status == RunStatus::kDone) {
+      start.state = RunStart::State::kAlreadyDone;
+      start.run = std::move(found->run);
+      return;
+    }
+    if (found && found->run.status == RunStatus::kRunning && held_by_live_process(*found)) {
+      start.state = RunStart::State::kBusy;
+      start.run = std::move(found->run);
+      return;
+    }
+    RowId id = found ? found->run.id : insert_run(conn, key, digest, text);
+    claim(conn, id);
+    start.state = RunStart::State::kClaimed;
+    start.handle.id = id;
+    start.run = *find_by_id(conn, id);
+  });
+  start.handle.claimed_at = std::chrono::steady_clock::now();
+  return start;
+}
+
+bool KnowledgeBase::complete_run(const RunHandle& handle, const Result& result) {
+  std::optional<std::int64_t> wall;
+  if (handle.claimed_at != std::chrono::steady_clock::time_point{})
+    wall = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - handle.claimed_at)
+               .count();
+  std::string extra = result.extra.is_null() ? "{}" : result.extra.dump();
+  bool stored = false;
+  sql::Connection& conn = *impl_->conn;
+  conn.write([&] {
+    stored = false;
+    if (run_status(conn, handle.id) == "done") return;
+    conn.prepare(
+            "INSERT INTO results (run_id, kind, time_ns, compute_ns, comm_ns, sync_ns, events, extra) "
+            "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) ON CONFLICT (run_id) DO UPDATE SET kind = excluded.kind, "
+            "time_ns = excluded.time_ns, compute_ns = excluded.compute_ns, comm_ns = excluded.comm_ns, "
+            "sync_ns = excluded.sync_ns, events = excluded.events, extra = excluded.extra")
+        .with(handle.id, to_string(result.kind), result.time_ns, result.compute_ns, result.comm_ns, result.sync_ns,
+              result.events, extra)
+        .run();
+    conn.prepare("UPDATE runs SET status = 'done', finished_at = ?2, wall_time_ns = ?3, error = NULL WHERE id = ?1")
+        .with(handle.id, detail::now_iso8601(), wall)
+        .run();
+    stored = true;
+  });
+  return stored;
+}
+
+void KnowledgeBase::fail_run(const RunHandle& handle, const std::string& error) {
+  sql::Connection& conn = *impl_->conn;
+  conn.write([&] {
+    if (run_status(conn, handle.id) == "done") return;
+    conn.prepare("UPDATE runs SET status = 'failed', finished_at = ?2, error = ?3 WHERE id = ?1")
+        .with(handle.id, detail::now_iso8601(), error)
+        .run();
+  });
+}
+
+std::optional<Result> KnowledgeBase::evaluate_once(const RunKey& key, const std::function<Result()>& evaluate) {
+  RunStart start = begin_run(key);
+  if (start.state == RunStart::State::kAlreadyDone) return start.run.result;
+  if (start.state == RunStart::State::kBusy) return std::nullopt;
+  Result result;
+  try {
+    result = evaluate();
+  } catch (const std::exception& e) {
+    fail_run(start.handle, e.what());
+    throw;
+  } catch (...) {
+    fail_run(start.handle, "unknown exception");
+    throw;
+  }
+  if (complete_run(start.handle, result)) return result;
+  return run(start.handle.id)->result;  // someone else finished first: theirs is the stored one
+}
+
+std::optional<Run> KnowledgeBase::run(RowId id) const { return find_by_id(*impl_->conn, id); }
+
+std::vector<Run> KnowledgeBase::runs(const RunFilter& filter) const {
+  sql::Statement s = impl_->conn->prepare(
+      std::string("SELECT ") + detail::kRunColumns +
+      " WHERE (?1 IS NULL OR runs.status = ?1) AND (?2 IS NULL OR runs.model = ?2)"
+      " AND (?3 IS NULL OR runs.evaluator = ?3) AND (?4 IS NULL OR runs.spec_hash = ?4)"
+      " AND (?5 IS NULL OR runs.id IN (SELECT run_id FROM study_runs WHERE study_id = ?5)) ORDER BY runs.id");
+  std::optional<std::string> status;
+  if (filter.status) status = std::string(to_string(*filter.status));
+  s.with(status, filter.model, filter.evaluator, filter.spec_hash, filter.study);
+  std::vector<Run> out;
+  while (s.step()) out.push_back(detail::read_run(s));
+  return out;
+}
+
+void KnowledgeBase::store_teds(RowId run, const std::vector<Ted>& teds) {
+  sql::Connection& conn = *impl_->conn;
+  conn.write([&] {
+    run_status(conn, run);  // throws for an unknown run
+    conn.prepare("DELETE FROM teds WHERE run_id = ?1").with(run).run();
+    for (const Ted& ted : teds)
+      conn.prepare("INSERT INTO teds (run_id, node, evaluator, parameters) VALUES (?1, ?2, ?3, ?4)")
+          .with(run, ted.node, ted.evaluator, ted.parameters.is_null() ? "{}" : ted.parameters.dump())
+          .run();
+  });
+}
+
+std::vector<Ted> KnowledgeBase::teds(RowId run) const {
+  sql::Statement s = impl_->conn->prepare("SELECT node, evaluator, parameters FROM teds WHERE run_id = ?1 ORDER BY id");
+  s.with(run);
+  std::vector<Ted> out;
+  while (s.step()) out.push_back({s.text(0), s.text(1), nlohmann::json::parse(s.text(2))});
+  return out;
+}
+
+}  // namespace poems::db

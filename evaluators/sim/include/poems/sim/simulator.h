@@ -1,0 +1,91 @@
+// The discrete-event MPI simulator (`simulation[MPI-Sim]`): a ScheduleSource
+// executed under LogGOPS costs with full MPI matching. Semantics, tie-breaking
+// and the rendezvous rule are documented in docs/simulator.md.
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "poems/sim/loggops.h"
+#include "poems/taskgraph/schedule.h"
+
+namespace poems::sim {
+
+struct SimulationOptions {
+  LogGOPS params;
+  std::uint32_t cpus = 1;  // per process
+  std::uint32_t nics = 1;  // per process
+  // A rendezvous sender waits for the receiver's readiness before its payload
+  // leaves: L by default (makes seed 002 eq. 1's "+(P-1)L" exact); with the
+  // handshake, an explicit request/acknowledge round trip 2L + 2o instead
+  // (docs/simulator.md).
+  bool rendezvous_handshake = false;
+  // Keep every CPU busy interval for a timeline (memory grows with events).
+  bool record_timeline = false;
+  // Keep per-rank results (32 bytes per rank).
+  bool per_rank_results = true;
+  // Operations read per pull when a source is read lazily.
+  std::size_t chunk_ops = 256;
+};
+
+struct RankResult {
+  Picoseconds finish = 0;    // completion of the rank's last operation
+  Picoseconds compute = 0;   // calc time
+  Picoseconds overhead = 0;  // CPU time spent in communication (o and O terms)
+  Picoseconds wait = 0;      // cpus * finish - compute - overhead: idle or blocked CPU time
+};
+
+// One CPU busy interval, for timelines.
+struct Span {
+  enum Kind : std::uint8_t { Calc, Send, Recv, Sync };
+  std::uint32_t rank;
+  std::uint8_t cpu;
+  Kind kind;
+  std::int32_t peer;  // Send/Recv/Sync: the other rank
+  Picoseconds start, end;
+  std::uint64_t bytes;
+  std::uint32_t node;
+};
+
+// A rank that could not finish, and why.
+struct StuckRank {
+  std::uint32_t rank = 0;
+  std::vector<std::string> waits;  // one line per blocked operation or unmatched message
+};
+
+struct SimulationResult {
+  std::uint32_t ranks = 0;
+  std::vector<RankResult> per_rank;  // empty unless options.per_rank_results
+  Picoseconds max_finish = 0;
+  std::uint32_t max_finish_rank = 0;
+  Picoseconds total_compute = 0, total_overhead = 0, total_wait = 0;
+  std::uint64_t events = 0;      // events taken from the queue
+  std::uint64_t operations = 0;  // operations executed
+  std::uint64_t messages = 0;
+  std::uint64_t peak_queue = 0;       // most events queued at once
+  std::uint64_t peak_window_ops = 0;  // most operations held at once (all ranks)
+  double wall_seconds = 0;            // the whole run, reading the source included
+  double initial_read_seconds = 0;    // of which reading each rank's first operations
+  double events_per_second() const { return wall_seconds > 0 ? static_cast<double>(events) / wall_seconds : 0; }
+
+  bool completed = true;         // false: deadlock or unmatched messages
+  std::vector<StuckRank> stuck;  // ranks that did not finish (capped, see stuck_total)
+  std::uint64_t stuck_total = 0;
+  std::vector<Span> timeline;  // if options.record_timeline
+};
+
+// Malformed input found while simulating (a peer out of range, a dependency
+// on a later operation, a CPU index beyond options.cpus, ...).
+class SimulationError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Runs `source` to completion. `max_stuck_listed` caps the ranks the deadlock
+// report describes in detail. Throws SimulationError on malformed input.
+SimulationResult simulate(taskgraph::ScheduleSource& source, const SimulationOptions& options,
+                          std::size_t max_stuck_listed = 16);
+
+}  // namespace poems::sim

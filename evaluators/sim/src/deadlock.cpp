@@ -1,0 +1,91 @@
+// The report of a run that could not finish: which ranks wait, on what, and
+// where the operation came from (ScheduleSource::nodes()).
+#include <string>
+
+#include "engine.h"
+
+namespace poems::sim::detail {
+
+namespace {
+
+std::string rank_or_any(std::int32_t peer) {
+  return peer == taskgraph::kAnySource ? std::string("any rank") : "rank " + std::to_string(peer);
+}
+std::string tag_or_any(std::int32_t tag) {
+  return tag == taskgraph::kAnyTag ? std::string("any") : std::to_string(tag);
+}
+
+}  // namespace
+
+std::string Engine::describe(std::uint32_t r, std::uint64_t index, const Slot& s) const {
+  std::string what = "operation " + std::to_string(index) + " ";
+  switch (s.kind) {
+    case OpKind::Calc: what += "calc"; break;
+    case OpKind::Send:
+      what +=
+          "send " + std::to_string(s.amount) + " B to rank " + std::to_string(s.peer) + " tag " + std::to_string(s.tag);
+      break;
+    case OpKind::Recv:
+      what += "recv " + std::to_string(s.amount) + " B from " + rank_or_any(s.peer) + " tag " + tag_or_any(s.tag);
+      break;
+  }
+  if (s.kind != OpKind::Calc && s.comm != 0) what += " comm " + std::to_string(s.comm);
+  const auto& nodes = source_.nodes();
+  if (s.node != 0 && s.node < nodes.size()) {
+    what += " [" + nodes[s.node].label;
+    if (!nodes[s.node].location.empty()) what += " at " + nodes[s.node].location;
+    what += "]";
+  }
+  (void)r;
+  return what;
+}
+
+void Engine::report_stuck(SimulationResult& out, std::size_t max_listed) const {
+  constexpr std::size_t kWaitsPerRank = 4;
+  for (std::uint32_t r = 0; r < nranks_; ++r) {
+    const RankState& rs = ranks_[r];
+    bool idle = rs.exhausted && rs.unexpected.empty() && rs.posted.empty();
+    for (std::size_t i = rs.head; idle && i < rs.slots.size(); ++i) {
+      const Slot& s = rs.slots[i];
+      idle = (s.flags & kCompleted) && (s.kind != OpKind::Send || (s.flags & kDelivered));
+    }
+    if (idle) continue;
+    out.completed = false;
+    ++out.stuck_total;
+    if (out.stuck.size() >= max_listed) continue;
+    StuckRank stuck{r, {}};
+    std::size_t blocked_on_deps = 0;
+    for (std::size_t i = rs.head; i < rs.slots.size(); ++i) {
+      const Slot& s = rs.slots[i];
+      if (s.flags & kCompleted) continue;
+      std::string what = describe(r, rs.base + i, s);
+      if (s.kind == OpKind::Recv && (s.flags & kStarted)) {
+        what = "waits in " + what + ": no matching message arrived";
+      } else if (s.kind == OpKind::Send && (s.flags & kStarted)) {
+        what = "waits in " + what + " (rendezvous): no matching receive was posted";
+      } else if (s.pending > 0) {
+        ++blocked_on_deps;
+        continue;
+      } else {
+        what = "cannot start " + what;
+      }
+      if (stuck.waits.size() < kWaitsPerRank) stuck.waits.push_back(what);
+    }
+    if (blocked_on_deps > 0)
+      stuck.waits.push_back(std::to_string(blocked_on_deps) + " later operation(s) wait for these");
+    for (std::uint32_t e = rs.unexpected.head; e != kNone; e = pending_[e].next) {
+      const Pending& m = pending_[e];
+      if (stuck.waits.size() >= kWaitsPerRank + 1) {
+        stuck.waits.push_back("... more unexpected messages");
+        break;
+      }
+      stuck.waits.push_back("holds an unmatched message from rank " + std::to_string(m.src) + " tag " +
+                            std::to_string(m.tag) + (m.comm ? " comm " + std::to_string(m.comm) : std::string()) +
+                            " (" + std::to_string(m.bytes) + " B) that no receive matched");
+    }
+    if (!rs.exhausted) stuck.waits.push_back("has operations not yet read from its schedule");
+    out.stuck.push_back(std::move(stuck));
+  }
+}
+
+}  // namespace poems::sim::detail

@@ -1,0 +1,158 @@
+// Internal state of the simulator: per-rank operation windows, matching
+// queues and resource clocks, all in contiguous arrays of POD records.
+#pragma once
+
+#include <memory_resource>
+#include <vector>
+
+#include "event_queue.h"
+#include "poems/sim/simulator.h"
+
+namespace poems::sim::detail {
+
+using taskgraph::OpKind;
+
+inline constexpr std::uint32_t kNone = ~std::uint32_t{0};
+
+enum SlotFlag : std::uint8_t {
+  kStarted = 1,    // start time known; irequires successors notified
+  kCompleted = 2,  // completion time known; requires successors notified
+  kDelivered = 4,  // Send: the message reached its destination's queues
+};
+
+// One operation of a rank's window (64 bytes).
+struct Slot {
+  Picoseconds ready = 0;  // latest time among the satisfied dependencies
+  Picoseconds start = 0;
+  Picoseconds done = 0;      // completion (for a rendezvous send: local part until matched)
+  std::uint64_t amount = 0;  // Calc: duration in ps; Send/Recv: bytes
+  std::int32_t peer = 0;
+  std::int32_t tag = 0;
+  std::uint32_t comm = 0;
+  std::uint32_t node = 0;
+  std::uint32_t pending = 0;         // unsatisfied dependencies
+  std::uint32_t start_succ = kNone;  // successors waiting for the start (edge list)
+  std::uint32_t done_succ = kNone;   // successors waiting for the completion
+  OpKind kind = OpKind::Calc;
+  std::uint8_t cpu = 0;
+  std::uint8_t nic = 0;
+  std::uint8_t flags = 0;
+};
+static_assert(sizeof(Slot) == 64);
+
+// A successor link: `succ` is a position in the rank's window.
+struct Edge {
+  std::uint32_t succ;
+  std::uint32_t next;
+};
+
+// A posted receive (RQ) or an unexpected message (UQ); pooled, linked per rank.
+struct Pending {
+  std::uint64_t op;     // RQ: the receive's rank-local index; UQ: the send's index at `src`
+  std::uint64_t bytes;  // UQ: message size
+  Picoseconds arrival;  // UQ: when it arrived
+  std::int32_t src;     // RQ: source or kAnySource
+  std::int32_t tag;     // RQ: tag or kAnyTag
+  std::uint32_t comm;
+  std::uint32_t next;
+};
+
+struct Queue {
+  std::uint32_t head = kNone, tail = kNone;
+  bool empty() const { return head == kNone; }
+};
+
+struct RankState {
+  std::pmr::vector<Slot> slots;  // the window: operations base .. base + slots.size()
+  std::pmr::vector<Edge> edges;
+  std::uint64_t base = 0;  // rank-local index of slots[0]
+  std::uint32_t head = 0;  // slots[0 .. head) are retired
+  Queue posted, unexpected;
+  bool exhausted = false;   // the source has no more operations for this rank
+  bool wants_read = false;  // the window's last operation became ready (lazy reading)
+  Picoseconds finish = 0, compute = 0, overhead = 0;
+};
+
+// Large blocks backed by transparent huge pages where the kernel allows it:
+// the simulator touches millions of per-rank records in rank order, and 4 KiB
+// pages would make most of those touches TLB misses.
+class HugePageResource final : public std::pmr::memory_resource {
+ private:
+  void* do_allocate(std::size_t bytes, std::size_t alignment) override;
+  void do_deallocate(void* p, std::size_t bytes, std::size_t alignment) override;
+  bool do_is_equal(const std::pmr::memory_resource& other) const noexcept override { return this == &other; }
+};
+void advise_huge_pages(void* data, std::size_t bytes);
+
+class Engine {
+ public:
+  Engine(taskgraph::ScheduleSource& source, const SimulationOptions& options);
+  SimulationResult run(std::size_t max_stuck_listed);
+
+ private:
+  // Reading the source.
+  void read(std::uint32_t r);
+  void pull_chunk(std::uint32_t r);
+  void add_op(std::uint32_t r, const taskgraph::Operation& op, const taskgraph::Dependency* deps);
+  [[noreturn]] void bad_input(std::uint32_t r, std::uint64_t index, std::uint32_t node, const std::string& what) const;
+
+  // Event handling.
+  void schedule_ready(std::uint32_t r, std::uint32_t pos);
+  void start(std::uint32_t r, std::uint32_t pos);
+  void arrive(std::uint32_t sender, std::uint32_t pos);
+  Picoseconds receive(std::uint32_t r, std::uint32_t recv_pos, std::uint64_t bytes, std::int32_t src, Picoseconds at);
+  void finish_rendezvous(std::uint32_t sender, std::uint64_t op, Picoseconds matched);
+  void complete(std::uint32_t r, std::uint32_t pos, Picoseconds t);
+  void notify(RankState& rs, std::uint32_t r, std::uint32_t list, Picoseconds t);
+  void retire(std::uint32_t r);
+  void compact(RankState& rs);
+  void prefetch_upcoming() const;
+  void touch(std::uint32_t r) {
+    if (touched_count_ < 3) touched_[touched_count_++] = r;
+  }
+
+  // Matching queues.
+  std::uint32_t new_pending();
+  void append(Queue& q, std::uint32_t e);
+  void unlink(Queue& q, std::uint32_t prev, std::uint32_t e);
+
+  // The deadlock / unmatched-message report.
+  void report_stuck(SimulationResult& out, std::size_t max_listed) const;
+  std::string describe(std::uint32_t r, std::uint64_t index, const Slot& s) const;
+
+  taskgraph::ScheduleSource& source_;
+  SimulationOptions options_;
+  LogGOPS p_;
+  Picoseconds sync_;  // rendezvous synchronization charged to the sender
+  bool lazy_;
+  std::uint32_t nranks_;
+  // Windows read in full up front come from one bump allocator, so ranks lie
+  // in memory in rank order (the order collectives touch them); lazily read
+  // windows grow and shrink on the heap.
+  HugePageResource huge_;
+  std::pmr::monotonic_buffer_resource arena_{std::size_t{1} << 21, &huge_};
+  std::vector<RankState> ranks_;
+  // Per rank, interleaved: CPU clocks, then NIC send and receive clocks (one
+  // cache line for a process with one CPU and one NIC).
+  std::uint32_t clock_stride_;
+  std::vector<Picoseconds> clocks_;
+  Picoseconds& cpu_free(std::uint32_t r, std::uint32_t c) { return clocks_[std::size_t{r} * clock_stride_ + c]; }
+  Picoseconds& nic_send_free(std::uint32_t r, std::uint32_t n) {
+    return clocks_[std::size_t{r} * clock_stride_ + options_.cpus + 2 * n];
+  }
+  Picoseconds& nic_recv_free(std::uint32_t r, std::uint32_t n) {
+    return clocks_[std::size_t{r} * clock_stride_ + options_.cpus + 2 * n + 1];
+  }
+  std::vector<Pending> pending_;
+  std::uint32_t free_pending_ = kNone;
+  EventQueue queue_;
+  taskgraph::OpBuffer buffer_;
+  Picoseconds now_ = 0;
+  std::uint64_t events_ = 0, operations_ = 0, messages_ = 0, window_ops_ = 0, peak_window_ops_ = 0;
+  std::uint32_t touched_[3] = {0, 0, 0};
+  std::uint32_t touched_count_ = 0;
+  std::vector<Span> timeline_;
+  std::vector<std::uint32_t> ready_scratch_;
+};
+
+}  // namespace poems::sim::detail

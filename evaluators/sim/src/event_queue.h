@@ -1,0 +1,69 @@
+// The simulator's single event queue: a radix heap of 16-byte POD events.
+// Simulated time never goes back (every event is scheduled at or after the
+// current time), so a monotone radix heap applies: bucket b holds events
+// whose time first differs from the last extracted time in bit b-1. Pushes
+// are an append, extraction is amortized O(1) with sequential memory access,
+// and events of equal time come out in the order they were pushed (FIFO),
+// which is the simulator's documented tie-break.
+#pragma once
+
+#include <bit>
+#include <cstdint>
+#include <vector>
+
+namespace poems::sim::detail {
+
+struct Event {
+  std::uint64_t time;  // picoseconds
+  std::uint64_t key;   // owner rank << 32 | low 32 bits of the operation's rank-local index
+};
+
+class EventQueue {
+ public:
+  bool empty() const { return size_ == 0; }
+  std::size_t size() const { return size_; }
+  void reserve(std::size_t n) { buckets_[0].reserve(n); }
+
+  // `e.time` must not be earlier than the last popped event's time.
+  void push(Event e) {
+    buckets_[bucket(e.time)].push_back(e);
+    ++size_;
+  }
+
+  // The event `ahead` places after the next one, if it is already known to
+  // come next (same time, queued): lets the engine prefetch its state.
+  const Event* peek(std::size_t ahead) const {
+    std::size_t at = front_ + ahead;
+    return at < buckets_[0].size() ? &buckets_[0][at] : nullptr;
+  }
+
+  Event pop() {
+    if (front_ == buckets_[0].size()) refill();
+    --size_;
+    return buckets_[0][front_++];
+  }
+
+ private:
+  int bucket(std::uint64_t t) const { return t == last_ ? 0 : 64 - std::countl_zero(t ^ last_); }
+
+  // Bucket 0 is used up: move the lowest non-empty bucket down, relative to its minimum.
+  void refill() {
+    buckets_[0].clear();
+    front_ = 0;
+    int b = 1;
+    while (buckets_[b].empty()) ++b;
+    std::vector<Event>& from = buckets_[b];
+    std::uint64_t least = from[0].time;
+    for (const Event& e : from) least = e.time < least ? e.time : least;
+    last_ = least;
+    for (const Event& e : from) buckets_[bucket(e.time)].push_back(e);  // keeps FIFO order among equal times
+    from.clear();
+  }
+
+  std::vector<Event> buckets_[65];
+  std::size_t front_ = 0;
+  std::size_t size_ = 0;
+  std::uint64_t last_ = 0;
+};
+
+}  // namespace poems::sim::detail

@@ -1,0 +1,532 @@
+// The simulation core: one event queue, two event kinds (an operation became
+// ready; a message arrived), resources granted first come first served in
+// event order. See docs/simulator.md for the semantics.
+#include "poems/sim/simulator.h"
+
+#include <sys/mman.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <limits>
+#include <new>
+
+#include "engine.h"
+
+namespace poems::sim {
+namespace detail {
+
+using taskgraph::kAnySource;
+using taskgraph::kAnyTag;
+
+namespace {
+constexpr std::size_t kHugePage = std::size_t{1} << 21;
+}
+
+void* HugePageResource::do_allocate(std::size_t bytes, std::size_t alignment) {
+  const std::size_t size = (bytes + kHugePage - 1) / kHugePage * kHugePage;
+  void* p = std::aligned_alloc(std::max(alignment, kHugePage), size);
+  if (!p) throw std::bad_alloc();
+  advise_huge_pages(p, size);
+  return p;
+}
+
+void HugePageResource::do_deallocate(void* p, std::size_t, std::size_t) { std::free(p); }
+
+void advise_huge_pages(void* data, std::size_t bytes) {
+  auto begin = (reinterpret_cast<std::uintptr_t>(data) + kHugePage - 1) / kHugePage * kHugePage;
+  auto end = (reinterpret_cast<std::uintptr_t>(data) + bytes) / kHugePage * kHugePage;
+  if (end > begin) ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);  // a hint only
+}
+
+Engine::Engine(taskgraph::ScheduleSource& source, const SimulationOptions& options)
+    : source_(source),
+      options_(options),
+      p_(options.params),
+      sync_(options.rendezvous_handshake ? 2 * (options.params.L + options.params.o) : options.params.L),
+      lazy_(source.issues_in_order()),
+      nranks_(source.ranks()) {
+  if (options.cpus == 0 || options.cpus > 256) throw SimulationError("cpus per process must be in 1..256");
+  if (options.nics == 0 || options.nics > 256) throw SimulationError("NICs per process must be in 1..256");
+  std::pmr::memory_resource* windows = lazy_ ? std::pmr::new_delete_resource() : &arena_;
+  ranks_.reserve(nranks_);
+  for (std::uint32_t r = 0; r < nranks_; ++r) {
+    ranks_.emplace_back();
+    ranks_.back().slots = std::pmr::vector<Slot>(windows);
+    ranks_.back().edges = std::pmr::vector<Edge>(windows);
+  }
+  clock_stride_ = options.cpus + 2 * options.nics;
+  clocks_.assign(std::size_t{nranks_} * clock_stride_, 0);
+  advise_huge_pages(ranks_.data(), ranks_.size() * sizeof(RankState));
+  advise_huge_pages(clocks_.data(), clocks_.size() * sizeof(Picoseconds));
+  queue_.reserve(nranks_);
+}
+
+// ---- reading the source ------------------------------------------------------
+
+void Engine::read(std::uint32_t r) {
+  RankState& rs = ranks_[r];
+  if (lazy_) {
+    // Read until the last operation waits for a dependency: by the source's
+    // promise nothing after it can be ready before it is.
+    while (!rs.exhausted && (rs.slots.size() == rs.head || rs.slots.back().pending == 0)) pull_chunk(r);
+  } else {
+    while (!rs.exhausted) pull_chunk(r);
+  }
+  rs.wants_read = false;
+}
+
+void Engine::pull_chunk(std::uint32_t r) {
+  RankState& rs = ranks_[r];
+  buffer_.clear();
+  std::size_t n = source_.pull(r, lazy_ ? options_.chunk_ops : std::numeric_limits<std::uint32_t>::max(), buffer_);
+  if (n == 0) {
+    rs.exhausted = true;
+    return;
+  }
+  if (!lazy_) {  // one exact allocation per rank from the arena
+    rs.slots.reserve(rs.slots.size() + n);
+    rs.edges.reserve(rs.edges.size() + buffer_.deps.size());
+  }
+  for (const taskgraph::Operation& op : buffer_.ops) add_op(r, op, buffer_.deps.data() + op.first_dep);
+  window_ops_ += n;
+  peak_window_ops_ = std::max(peak_window_ops_, window_ops_);
+}
+
+void Engine::bad_input(std::uint32_t r, std::uint64_t index, std::uint32_t node, const std::string& what) const {
+  std::string where;
+  const auto& nodes = source_.nodes();
+  if (node != 0 && node < nodes.size()) {
+    where = " (" + nodes[node].label;
+    if (!nodes[node].location.empty()) where += " at " + nodes[node].location;
+    where += ")";
+  }
+  throw SimulationError("rank " + std::to_string(r) + " operation " + std::to_string(index) + where + ": " + what);
+}
+
+void Engine::add_op(std::uint32_t r, const taskgraph::Operation& op, const taskgraph::Dependency* deps) {
+  RankState& rs = ranks_[r];
+  const std::uint64_t index = rs.base + rs.slots.size();
+  const auto pos = static_cast<std::uint32_t>(rs.slots.size());
+  if (op.cpu >= options_.cpus)
+    bad_input(r, index, op.node,
+              "uses CPU " + std::to_string(op.cpu) + " but processes have " + std::to_string(options_.cpus) +
+                  " (use --cpus)");
+  if (op.kind != OpKind::Calc) {
+    if (op.nic >= options_.nics)
+      bad_input(r, index, op.node,
+                "uses NIC " + std::to_string(op.nic) + " but processes have " + std::to_string(options_.nics) +
+                    " (use --nics)");
+    bool any = op.kind == OpKind::Recv && op.peer == kAnySource;
+    if (!any && (op.peer < 0 || static_cast<std::uint32_t>(op.peer) >= nranks_))
+      bad_input(r, index, op.node,
+                "peer " + std::to_string(op.peer) + " is not a rank (0.." + std::to_string(nranks_ - 1) + ")");
+  }
+  Slot s;
+  s.kind = op.kind;
+  s.cpu = op.cpu;
+  s.nic = op.nic;
+  s.peer = op.peer;
+  s.tag = op.tag;
+  s.comm = op.comm;
+  s.node = op.node;
+  s.amount = op.kind == OpKind::Calc ? op.duration : op.bytes;
+  for (std::uint32_t i = 0; i < op.dep_count; ++i) {
+    const taskgraph::Dependency& d = deps[i];
+    if (d.op >= index)
+      bad_input(r, index, op.node, "depends on operation " + std::to_string(d.op) + ", not an earlier one");
+    if (d.op < rs.base + rs.head) continue;  // retired: finished no later than now (see read())
+    Slot& before = rs.slots[d.op - rs.base];
+    if (d.on_start ? (before.flags & kStarted) : (before.flags & kCompleted)) {
+      s.ready = std::max(s.ready, d.on_start ? before.start : before.done);
+      continue;
+    }
+    std::uint32_t& list = d.on_start ? before.start_succ : before.done_succ;
+    rs.edges.push_back(Edge{pos, list});
+    list = static_cast<std::uint32_t>(rs.edges.size() - 1);
+    ++s.pending;
+  }
+  rs.slots.push_back(s);
+  if (s.pending == 0) {
+    if (lazy_ && s.ready < now_)
+      bad_input(r, index, op.node, "became ready before it was read: the source breaks its issues_in_order() promise");
+    schedule_ready(r, pos);
+  }
+}
+
+// ---- events --------------------------------------------------------------------
+
+void Engine::schedule_ready(std::uint32_t r, std::uint32_t pos) {
+  RankState& rs = ranks_[r];
+  const Slot& s = rs.slots[pos];
+  queue_.push(Event{s.ready, std::uint64_t{r} << 32 | static_cast<std::uint32_t>(rs.base + pos)});
+  if (lazy_ && pos + 1 == rs.slots.size() && !rs.exhausted) rs.wants_read = true;
+}
+
+// Successor lists are built by prepending, so they run from the latest
+// operation back; ready successors are scheduled in program order.
+void Engine::notify(RankState& rs, std::uint32_t r, std::uint32_t list, Picoseconds t) {
+  std::uint32_t ready[8];
+  std::uint32_t count = 0;
+  std::uint32_t e = list;
+  for (; e != kNone && count < 8; e = rs.edges[e].next) {
+    const std::uint32_t succ = rs.edges[e].succ;
+    Slot& s = rs.slots[succ];
+    if (s.ready < t) s.ready = t;
+    if (--s.pending == 0) ready[count++] = succ;
+  }
+  if (e != kNone) {  // a long list (e.g. a wait on many requests): spill to the scratch vector
+    ready_scratch_.assign(ready, ready + count);
+    for (; e != kNone; e = rs.edges[e].next) {
+      const std::uint32_t succ = rs.edges[e].succ;
+      Slot& s = rs.slots[succ];
+      if (s.ready < t) s.ready = t;
+      if (--s.pending == 0) ready_scratch_.push_back(succ);
+    }
+    for (auto it = ready_scratch_.rbegin(); it != ready_scratch_.rend(); ++it) schedule_ready(r, *it);
+    return;
+  }
+  while (count > 0) schedule_ready(r, ready[--count]);
+}
+
+void Engine::complete(std::uint32_t r, std::uint32_t pos, Picoseconds t) {
+  RankState& rs = ranks_[r];
+  Slot& s = rs.slots[pos];
+  s.done = t;
+  s.flags |= kCompleted;
+  if (rs.finish < t) rs.finish = t;
+  ++operations_;
+  std::uint32_t list = s.done_succ;
+  s.done_succ = kNone;
+  notify(rs, r, list, t);
+}
+
+void Engine::start(std::uint32_t r, std::uint32_t pos) {
+  RankState& rs = ranks_[r];
+  Slot& s = rs.slots[pos];
+  Picoseconds t0 = now_;
+  Picoseconds done = 0;
+  switch (s.kind) {
+    case OpKind::Calc:
+      t0 = std::max(now_, cpu_free(r, s.cpu));
+      done = t0 + s.amount;
+      cpu_free(r, s.cpu) = done;
+      rs.compute += s.amount;
+      if (options_.record_timeline) timeline_.push_back(Span{r, s.cpu, Span::Calc, -1, t0, done, 0, s.node});
+      break;
+    case OpKind::Send: {
+      t0 = std::max({now_, cpu_free(r, s.cpu), nic_send_free(r, s.nic)});
+      const Picoseconds sync = p_.rendezvous(s.amount) ? sync_ : 0;
+      const Picoseconds cpu_busy = p_.send_cpu(s.amount);
+      done = t0 + sync + cpu_busy;
+      cpu_free(r, s.cpu) = done;
+      nic_send_free(r, s.nic) = t0 + sync + p_.send_nic(s.amount);
+      rs.overhead += cpu_busy;
+      ++messages_;
+      queue_.push(Event{t0 + sync + p_.o + p_.L, std::uint64_t{r} << 32 | static_cast<std::uint32_t>(rs.base + pos)});
+      if (options_.record_timeline) {
+        if (sync) timeline_.push_back(Span{r, s.cpu, Span::Sync, s.peer, t0, t0 + sync, s.amount, s.node});
+        timeline_.push_back(Span{r, s.cpu, Span::Send, s.peer, t0 + sync, done, s.amount, s.node});
+      }
+      break;
+    }
+    case OpKind::Recv: break;
+  }
+  s.start = t0;
+  s.flags |= kStarted;
+  std::uint32_t list = s.start_succ;
+  s.start_succ = kNone;
+  notify(rs, r, list, t0);
+
+  if (s.kind == OpKind::Calc) return complete(r, pos, done);
+  if (s.kind == OpKind::Send) {
+    if (p_.rendezvous(s.amount))
+      s.done = done;  // local part; completes when matched (finish_rendezvous)
+    else
+      complete(r, pos, done);
+    return;
+  }
+  // A receive is posted: match it against the unexpected messages in arrival order.
+  std::uint32_t prev = kNone;
+  for (std::uint32_t e = rs.unexpected.head; e != kNone; prev = e, e = pending_[e].next) {
+    const Pending& m = pending_[e];
+    if ((s.peer == kAnySource || s.peer == m.src) && (s.tag == kAnyTag || s.tag == m.tag) && s.comm == m.comm) {
+      const Pending msg = m;
+      unlink(rs.unexpected, prev, e);
+      Picoseconds matched = receive(r, pos, msg.bytes, msg.src, now_);
+      if (p_.rendezvous(msg.bytes)) finish_rendezvous(static_cast<std::uint32_t>(msg.src), msg.op, matched);
+      return;
+    }
+  }
+  std::uint32_t e = new_pending();
+  pending_[e] = Pending{rs.base + pos, 0, 0, s.peer, s.tag, s.comm, kNone};
+  append(rs.posted, e);
+}
+
+void Engine::arrive(std::uint32_t sender, std::uint32_t pos) {
+  RankState& from = ranks_[sender];
+  Slot& s = from.slots[pos];
+  s.flags |= kDelivered;
+  const auto dest = static_cast<std::uint32_t>(s.peer);
+  const std::uint64_t op = from.base + pos;
+  const std::uint64_t bytes = s.amount;
+  const std::int32_t tag = s.tag;
+  const std::uint32_t comm = s.comm;
+  touch(dest);
+  RankState& rs = ranks_[dest];
+  // Match against the posted receives in posting order.
+  std::uint32_t prev = kNone;
+  for (std::uint32_t e = rs.posted.head; e != kNone; prev = e, e = pending_[e].next) {
+    const Pending& rq = pending_[e];
+    if ((rq.src == kAnySource || rq.src == static_cast<std::int32_t>(sender)) && (rq.tag == kAnyTag || rq.tag == tag) &&
+        rq.comm == comm) {
+      const auto recv_pos = static_cast<std::uint32_t>(rq.op - rs.base);
+      unlink(rs.posted, prev, e);
+      Picoseconds matched = receive(dest, recv_pos, bytes, static_cast<std::int32_t>(sender), now_);
+      if (p_.rendezvous(bytes)) finish_rendezvous(sender, op, matched);
+      return;
+    }
+  }
+  std::uint32_t e = new_pending();
+  pending_[e] = Pending{op, bytes, now_, static_cast<std::int32_t>(sender), tag, comm, kNone};
+  append(rs.unexpected, e);
+}
+
+// The matched message is processed once the receiving CPU and NIC are free:
+// CPU o + max((s-1)O, (s-1)G), NIC g + (s-1)G. Returns the processing start.
+Picoseconds Engine::receive(std::uint32_t r, std::uint32_t recv_pos, std::uint64_t bytes, std::int32_t src,
+                            Picoseconds at) {
+  RankState& rs = ranks_[r];
+  const Slot& s = rs.slots[recv_pos];
+  Picoseconds& cpu = cpu_free(r, s.cpu);
+  Picoseconds& nic = nic_recv_free(r, s.nic);
+  const Picoseconds t0 = std::max({at, cpu, nic});
+  const Picoseconds busy = p_.recv_cpu(bytes);
+  cpu = t0 + busy;
+  nic = t0 + p_.recv_nic(bytes);
+  rs.overhead += busy;
+  if (options_.record_timeline) timeline_.push_back(Span{r, s.cpu, Span::Recv, src, t0, t0 + busy, bytes, s.node});
+  complete(r, recv_pos, t0 + busy);
+  return t0;
+}
+
+void Engine::finish_rendezvous(std::uint32_t sender, std::uint64_t op, Picoseconds matched) {
+  touch(sender);
+  RankState& rs = ranks_[sender];
+  const auto pos = static_cast<std::uint32_t>(op - rs.base);
+  complete(sender, pos, std::max(rs.slots[pos].done, matched));
+}
+
+// ---- window management ---------------------------------------------------------
+
+void Engine::retire(std::uint32_t r) {
+  RankState& rs = ranks_[r];
+  const auto size = static_cast<std::uint32_t>(rs.slots.size());
+  std::uint32_t h = rs.head;
+  while (h < size) {
+    const Slot& s = rs.slots[h];
+    bool finished = (s.flags & kCompleted) && s.done <= now_ && (s.kind != OpKind::Send || (s.flags & kDelivered));
+    if (!finished) break;
+    ++h;
+  }
+  window_ops_ -= h - rs.head;
+  rs.head = h;
+  if (h == size && size > 0) {
+    rs.base += size;
+    rs.head = 0;
+    if (rs.exhausted) {  // the rank is done: give its memory back
+      rs.slots.clear();
+      rs.slots.shrink_to_fit();
+      rs.edges.clear();
+      rs.edges.shrink_to_fit();
+    } else {
+      rs.slots.clear();
+      rs.edges.clear();
+    }
+  } else if (h >= 256 && 2 * h >= size) {
+    compact(rs);
+  }
+}
+
+// Drops retired slots from the front of a window; successor lists are rebuilt
+// with shifted positions (edges of retired slots are already consumed).
+void Engine::compact(RankState& rs) {
+  const std::uint32_t h = rs.head;
+  std::pmr::vector<Edge> edges(rs.edges.get_allocator());
+  edges.reserve(rs.edges.size() / 2);
+  auto move_list = [&](std::uint32_t list) {
+    std::uint32_t first = kNone, last = kNone;
+    for (std::uint32_t e = list; e != kNone; e = rs.edges[e].next) {
+      edges.push_back(Edge{rs.edges[e].succ - h, kNone});
+      auto at = static_cast<std::uint32_t>(edges.size() - 1);
+      if (last == kNone)
+        first = at;
+      else
+        edges[last].next = at;
+      last = at;
+    }
+    return first;
+  };
+  for (std::uint32_t i = h; i < rs.slots.size(); ++i) {
+    Slot& s = rs.slots[i];
+    s.start_succ = move_list(s.start_succ);
+    s.done_succ = move_list(s.done_succ);
+  }
+  rs.edges.swap(edges);
+  rs.slots.erase(rs.slots.begin(), rs.slots.begin() + h);
+  rs.base += h;
+  rs.head = 0;
+}
+
+// ---- matching queues -------------------------------------------------------------
+
+std::uint32_t Engine::new_pending() {
+  if (free_pending_ != kNone) {
+    std::uint32_t e = free_pending_;
+    free_pending_ = pending_[e].next;
+    return e;
+  }
+  pending_.push_back(Pending{});
+  return static_cast<std::uint32_t>(pending_.size() - 1);
+}
+
+void Engine::append(Queue& q, std::uint32_t e) {
+  pending_[e].next = kNone;
+  if (q.tail == kNone)
+    q.head = e;
+  else
+    pending_[q.tail].next = e;
+  q.tail = e;
+}
+
+void Engine::unlink(Queue& q, std::uint32_t prev, std::uint32_t e) {
+  const std::uint32_t next = pending_[e].next;
+  if (prev == kNone)
+    q.head = next;
+  else
+    pending_[prev].next = next;
+  if (q.tail == e) q.tail = prev;
+  pending_[e].next = free_pending_;
+  free_pending_ = e;
+}
+
+// ---- the run -----------------------------------------------------------------------
+
+// Events of equal time leave the queue in order, so the state they will touch
+// can be fetched from memory while earlier ones are handled. Each distance
+// reads what the previous, larger one fetched: the rank's record, then its
+// operation and clocks, then its successor list or the message's destination,
+// then the destination's first posted receive and that receive's operation.
+void Engine::prefetch_upcoming() const {
+  auto slot_of = [this](const Event* e) -> const Slot* {
+    const RankState& rs = ranks_[e->key >> 32];
+    const auto pos =
+        static_cast<std::uint32_t>(static_cast<std::uint32_t>(e->key) - static_cast<std::uint32_t>(rs.base));
+    return pos < rs.slots.size() ? rs.slots.data() + pos : nullptr;
+  };
+  auto is_arrival = [](const Slot& s) { return s.kind == OpKind::Send && (s.flags & kStarted); };
+  if (const Event* e = queue_.peek(16)) __builtin_prefetch(&ranks_[e->key >> 32]);
+  if (const Event* e = queue_.peek(12)) {
+    if (const Slot* s = slot_of(e)) __builtin_prefetch(s);
+    __builtin_prefetch(&clocks_[(e->key >> 32) * clock_stride_]);
+  }
+  if (const Event* e = queue_.peek(8)) {
+    if (const Slot* s = slot_of(e)) {
+      const RankState& rs = ranks_[e->key >> 32];
+      if (is_arrival(*s)) {
+        __builtin_prefetch(&ranks_[static_cast<std::uint32_t>(s->peer)]);
+        __builtin_prefetch(&clocks_[std::size_t(s->peer) * clock_stride_]);
+      } else if (s->done_succ != kNone) {
+        __builtin_prefetch(rs.edges.data() + s->done_succ);
+      }
+    }
+  }
+  if (const Event* e = queue_.peek(4)) {
+    if (const Slot* s = slot_of(e); s && is_arrival(*s)) {
+      const RankState& dest = ranks_[static_cast<std::uint32_t>(s->peer)];
+      if (dest.posted.head != kNone) __builtin_prefetch(&pending_[dest.posted.head]);
+    }
+  }
+  if (const Event* e = queue_.peek(2)) {
+    if (const Slot* s = slot_of(e); s && is_arrival(*s)) {
+      const RankState& dest = ranks_[static_cast<std::uint32_t>(s->peer)];
+      if (dest.posted.head != kNone) {
+        const std::uint64_t op = pending_[dest.posted.head].op;
+        if (op >= dest.base && op - dest.base < dest.slots.size())
+          __builtin_prefetch(dest.slots.data() + (op - dest.base));
+      }
+    }
+  }
+}
+
+SimulationResult Engine::run(std::size_t max_stuck_listed) {
+  auto wall_start = std::chrono::steady_clock::now();
+  for (std::uint32_t r = 0; r < nranks_; ++r) read(r);
+  const double initial_read = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  std::size_t peak_queue = 0;
+  while (!queue_.empty()) {
+    peak_queue = std::max(peak_queue, queue_.size());
+    prefetch_upcoming();
+    const Event ev = queue_.pop();
+    ++events_;
+    now_ = ev.time;
+    const auto r = static_cast<std::uint32_t>(ev.key >> 32);
+    const auto pos =
+        static_cast<std::uint32_t>(static_cast<std::uint32_t>(ev.key) - static_cast<std::uint32_t>(ranks_[r].base));
+    touched_count_ = 0;
+    touch(r);
+    if (ranks_[r].slots[pos].flags & kStarted)
+      arrive(r, pos);
+    else
+      start(r, pos);
+    for (std::uint32_t i = 0; i < touched_count_; ++i) {
+      const std::uint32_t t = touched_[i];
+      if (ranks_[t].wants_read) read(t);
+      if (lazy_) retire(t);  // windows read up front live in the arena until the end
+    }
+  }
+  // Operations complete at known future times without an event of their own;
+  // everything that completed is finished now.
+  now_ = std::numeric_limits<Picoseconds>::max();
+  if (lazy_)
+    for (std::uint32_t r = 0; r < nranks_; ++r) retire(r);
+  double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+
+  SimulationResult out;
+  out.ranks = nranks_;
+  out.events = events_;
+  out.operations = operations_;
+  out.messages = messages_;
+  out.peak_window_ops = peak_window_ops_;
+  out.peak_queue = peak_queue;
+  out.wall_seconds = wall;
+  out.initial_read_seconds = initial_read;
+  if (options_.per_rank_results) out.per_rank.resize(nranks_);
+  for (std::uint32_t r = 0; r < nranks_; ++r) {
+    const RankState& rs = ranks_[r];
+    const Picoseconds busy = rs.compute + rs.overhead;
+    const Picoseconds capacity = rs.finish * options_.cpus;
+    RankResult rr{rs.finish, rs.compute, rs.overhead, capacity > busy ? capacity - busy : 0};
+    if (options_.per_rank_results) out.per_rank[r] = rr;
+    out.total_compute += rr.compute;
+    out.total_overhead += rr.overhead;
+    out.total_wait += rr.wait;
+    if (rs.finish > out.max_finish) {
+      out.max_finish = rs.finish;
+      out.max_finish_rank = r;
+    }
+  }
+  report_stuck(out, max_stuck_listed);
+  out.timeline = std::move(timeline_);
+  return out;
+}
+
+}  // namespace detail
+
+SimulationResult simulate(taskgraph::ScheduleSource& source, const SimulationOptions& options,
+                          std::size_t max_stuck_listed) {
+  detail::Engine engine(source, options);
+  return engine.run(max_stuck_listed);
+}
+
+}  // namespace poems::sim

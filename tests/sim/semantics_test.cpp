@@ -1,0 +1,246 @@
+// Simulator semantics beyond the closed forms: protocols, matching order,
+// overlap, resources, deadlocks, determinism, lazy reading.
+#include <sstream>
+
+#include "poems/sim/report.h"
+#include "sim_test_util.h"
+
+namespace poems::sim::testing {
+namespace {
+
+using taskgraph::CollectiveAlgorithm;
+using taskgraph::CollectiveOp;
+
+const LogGOPS kP = params(2500, 1500, 1000, ns_per_byte(6), 0);
+
+TEST(Protocols, EagerSendCompletesLocallyRendezvousWhenMatched) {
+  // Rank 1 posts its receive only at t = 100 us; the sender's follow-up calc
+  // shows when the send completed.
+  const std::string text = R"(num_ranks 2
+rank 0 { s: send 100b to 1; c: calc 100; c requires s }
+rank 1 { w: calc 100000; r: recv 100b from 0; r requires w }
+)";
+  LogGOPS eager = kP;
+  SimulationResult e = run_goal(text, eager);
+  ASSERT_TRUE(e.completed);
+  EXPECT_EQ(e.per_rank[0].finish, ns(1500 + 100));  // o, then the calc
+  LogGOPS rdv = kP;
+  rdv.S = 99;
+  SimulationResult r = run_goal(text, rdv);
+  ASSERT_TRUE(r.completed);
+  // The payload waited in the unexpected queue; the receive matches at 100 us.
+  EXPECT_EQ(r.per_rank[0].finish, ns(100000 + 100));
+  EXPECT_EQ(r.per_rank[1].finish, ns(100000 + 1500 + 99 * 6));
+}
+
+TEST(Protocols, RendezvousSynchronizationAndHandshake) {
+  // Receiver ready: a rendezvous message pays L more than an eager one, or
+  // the request/acknowledge round trip 2L + 2o with the handshake option.
+  const std::string text = "num_ranks 2\nrank 0 { s: send 70000b to 1 }\nrank 1 { r: recv 70000b from 0 }\n";
+  const Picoseconds eager_arrival = ns(1500 + 2500);
+  const Picoseconds recv = ns(1500 + 69999 * 6);
+  SimulationResult r = run_goal(text, kP);  // S = 65535 < 70000
+  EXPECT_EQ(r.per_rank[1].finish, ns(2500) + eager_arrival + recv);
+  auto s = goal(text);
+  SimulationOptions o;
+  o.params = kP;
+  o.rendezvous_handshake = true;
+  SimulationResult h = simulate(*s, o);
+  EXPECT_EQ(h.per_rank[1].finish, 2 * (ns(2500) + ns(1500)) + eager_arrival + recv);
+}
+
+TEST(Matching, PostedReceivesMatchInPostingOrder) {
+  // x (any source, tag 5) is posted before y (rank 1, any tag): the first
+  // message (rank 1, tag 5) must go to x, the second (tag 6) to y. The other
+  // order would leave x waiting forever.
+  const std::string text = R"(num_ranks 2
+rank 0 { x: recv 8b from any tag 5; y: recv 8b from 1 tag any; cx: calc 1; cx requires x; cy: calc 2; cy requires y }
+rank 1 { a: send 8b to 0 tag 5; w: calc 10000; b: send 8b to 0 tag 6; w requires a; b requires w }
+)";
+  SimulationResult r = run_goal(text, kP);
+  ASSERT_TRUE(r.completed);
+  // y completes when the second message is received: sent at 11500, arrives 15500.
+  EXPECT_EQ(r.per_rank[0].finish, ns(11500 + 1500 + 2500 + 1500 + 7 * 6 + 2));
+}
+
+TEST(Matching, UnexpectedMessagesMatchInArrivalOrder) {
+  // Rank 2's message (tag 2) arrives before rank 1's (tag 1); the wildcard
+  // receive takes rank 2's, so the receive for tag 1 gets rank 1's.
+  const std::string text = R"(num_ranks 3
+rank 0 { w: calc 50000; a: recv 10b from any tag any; b: recv 1000b from 1 tag 1; a requires w; b requires a }
+rank 1 { w: calc 5000; s: send 1000b to 0 tag 1; s requires w }
+rank 2 { s: send 10b to 0 tag 2 }
+)";
+  SimulationResult r = run_goal(text, kP);
+  ASSERT_TRUE(r.completed);
+  EXPECT_EQ(r.per_rank[0].finish, ns(50000 + (1500 + 9 * 6) + (1500 + 999 * 6)));
+}
+
+TEST(Matching, CommunicatorsAndTagsSeparateMessages) {
+  const std::string text = R"(num_ranks 2
+rank 0 { a: send 8b to 1 tag 3 comm 1; b: send 8b to 1 tag 3 }
+rank 1 { x: recv 8b from 0 tag 3; y: recv 8b from 0 tag 3 comm 1; y requires x }
+)";
+  SimulationResult r = run_goal(text, kP);
+  ASSERT_TRUE(r.completed);
+}
+
+TEST(Overlap, NonblockingReceiveOverlapsComputeOnASecondCpu) {
+  // irecv on CPU 0, compute on CPU 1, then wait: the message is received while computing.
+  const std::string nonblocking = R"(num_ranks 2
+rank 0 { s: send 1000b to 1 }
+rank 1 { r: recv 1000b from 0; c: calc 20000 cpu 1; w: calc 0; c irequires r; w requires r; w requires c }
+)";
+  const std::string blocking = R"(num_ranks 2
+rank 0 { s: send 1000b to 1 }
+rank 1 { r: recv 1000b from 0; c: calc 20000 cpu 1; c requires r }
+)";
+  SimulationResult nb = run_goal(nonblocking, kP, 2);
+  SimulationResult b = run_goal(blocking, kP, 2);
+  ASSERT_TRUE(nb.completed && b.completed);
+  const Picoseconds recv_done = ns(1500 + 2500 + 1500 + 999 * 6);
+  EXPECT_EQ(nb.per_rank[1].finish, ns(20000));
+  EXPECT_EQ(b.per_rank[1].finish, recv_done + ns(20000));
+}
+
+TEST(Overlap, NicTransfersOverlapTheSendersCompute) {
+  // An eager send keeps the NIC busy for g + (s-1)G, the CPU only for o.
+  const std::string text = R"(num_ranks 2
+rank 0 { s: send 60000b to 1; c: calc 1000; c requires s }
+rank 1 { r: recv 60000b from 0 }
+)";
+  SimulationResult r = run_goal(text, kP);
+  EXPECT_EQ(r.per_rank[0].finish, ns(1500 + 1000));
+}
+
+TEST(Resources, SecondNicSendsInParallel) {
+  const std::string one = R"(num_ranks 3
+rank 0 { a: send 10000b to 1; b: send 10000b to 2 }
+rank 1 { r: recv 10000b from 0 }
+rank 2 { r: recv 10000b from 0 }
+)";
+  const std::string two = R"(num_ranks 3
+rank 0 { a: send 10000b to 1 nic 0; b: send 10000b to 2 nic 1 }
+rank 1 { r: recv 10000b from 0 }
+rank 2 { r: recv 10000b from 0 nic 1 }
+)";
+  const Picoseconds recv = ns(1500 + 9999 * 6);
+  SimulationResult r1 = run_goal(one, kP, 1, 1);
+  SimulationResult r2 = run_goal(two, kP, 1, 2);
+  EXPECT_EQ(r1.per_rank[2].finish, ns(1000 + 9999 * 6 + 1500 + 2500) + recv);  // waits for the NIC gap
+  EXPECT_EQ(r2.per_rank[2].finish, ns(1500 + 1500 + 2500) + recv);             // only for the CPU
+}
+
+TEST(Resources, FractionalPerByteCostsDoNotTruncate) {
+  const std::string text = "num_ranks 2\nrank 0 { s: send 1000001b to 1 }\nrank 1 { r: recv 1000001b from 0 }\n";
+  LogGOPS p = params(1000, 100, 100, 40'000, 0, 1u << 30);  // G = 0.04 ns/B
+  SimulationResult r = run_goal(text, p);
+  EXPECT_EQ(r.per_rank[1].finish, ns(100 + 1000 + 100 + 40000));
+  p.G = 12'500;  // 0.0125 ns/B: 1000000 B cost 12.5 us exactly
+  r = run_goal(text, p);
+  EXPECT_EQ(r.per_rank[1].finish, ns(100 + 1000 + 100 + 12500));
+  EXPECT_EQ(LogGOPS::per_byte(2, 12'500), 13u);  // one byte: 12.5 ps rounds half up
+}
+
+TEST(Deadlock, ReportNamesRanksOperationsAndLocations) {
+  const std::string text = R"(num_ranks 3
+rank 0 { r: recv 8b from 1 tag 7; s: send 8b to 1 tag 7; s requires r }
+rank 1 { r: recv 8b from 0 tag 7; s: send 8b to 0 tag 7; s requires r }
+rank 2 { s: send 8b to 0 tag 9 }
+)";
+  SimulationResult r = run_goal(text, kP);
+  EXPECT_FALSE(r.completed);
+  EXPECT_EQ(r.stuck_total, 2u);
+  std::ostringstream report;
+  write_stuck_report(report, r);
+  const std::string s = report.str();
+  EXPECT_NE(s.find("rank 0: waits in operation 0 recv 8 B from rank 1 tag 7 [r at test.goal:2:10]"), std::string::npos)
+      << s;
+  EXPECT_NE(s.find("rank 1: waits in operation 0 recv 8 B from rank 0 tag 7 [r at test.goal:3:10]"), std::string::npos)
+      << s;
+  EXPECT_NE(s.find("rank 0: holds an unmatched message from rank 2 tag 9 (8 B)"), std::string::npos) << s;
+}
+
+TEST(Deadlock, UnreceivedRendezvousSendIsReported) {
+  LogGOPS p = kP;
+  p.S = 0;
+  SimulationResult r = run_goal("num_ranks 2\nrank 0 { s: send 8b to 1 }\nrank 1 { }\n", p);
+  EXPECT_FALSE(r.completed);
+  ASSERT_EQ(r.stuck.size(), 2u);
+  EXPECT_NE(r.stuck[0].waits[0].find("(rendezvous): no matching receive"), std::string::npos) << r.stuck[0].waits[0];
+}
+
+TEST(Determinism, SameInputSameOutputBitForBit) {
+  auto once = [] {
+    SimulationResult r = run_collective(CollectiveOp::Allreduce, CollectiveAlgorithm::RecursiveDoubling, 1000, 4096,
+                                        params(2500, 1500, 1000, 40'000, 1'000));
+    std::ostringstream out;
+    write_json(out, r, 1000);
+    std::string s = out.str();
+    s.erase(s.find("\"wall_seconds\""), s.find("\"compute_ns\"") - s.find("\"wall_seconds\""));
+    return s;
+  };
+  EXPECT_EQ(once(), once());
+}
+
+TEST(Input, BadInputIsASimulationError) {
+  auto s = goal("num_ranks 1\nrank 0 { c: calc 10 cpu 3 }\n");
+  SimulationOptions o;
+  EXPECT_THROW(simulate(*s, o), SimulationError);
+  o.cpus = 4;
+  EXPECT_NO_THROW(simulate(*s, o));
+}
+
+// A source read lazily: chunks of one operation, promising issue order.
+class Trickle final : public taskgraph::ScheduleSource {
+ public:
+  explicit Trickle(taskgraph::ExplicitSchedule& s) : s_(s) {}
+  std::uint32_t ranks() const override { return s_.ranks(); }
+  std::size_t pull(std::uint32_t r, std::size_t, taskgraph::OpBuffer& out) override { return s_.pull(r, 1, out); }
+  const std::vector<taskgraph::NodeInfo>& nodes() const override { return s_.nodes(); }
+  bool issues_in_order() const override { return true; }
+
+ private:
+  taskgraph::ExplicitSchedule& s_;
+};
+
+TEST(LazyReading, SameResultsWithAWindowOfInFlightOperations) {
+  // 2000 ping-pong iterations, each operation requiring the previous one.
+  std::string text = "num_ranks 2\nrank 0 {\n";
+  std::string rank1 = "rank 1 {\n";
+  for (int i = 0; i < 2000; ++i) {
+    std::string a = "a" + std::to_string(i), b = "b" + std::to_string(i), c = "c" + std::to_string(i);
+    text += a + ": send 64b to 1\n" + b + ": recv 64b from 1\n" + c + ": calc 10\n";
+    text += b + " requires " + a + "\n" + c + " requires " + b + "\n";
+    if (i > 0) text += a + " requires c" + std::to_string(i - 1) + "\n";
+    rank1 += a + ": recv 64b from 0\n" + b + ": send 64b to 0\n" + b + " requires " + a + "\n";
+    if (i > 0) rank1 += a + " requires b" + std::to_string(i - 1) + "\n";
+  }
+  text += "}\n" + rank1 + "}\n";
+  auto eager_source = goal(text);
+  SimulationOptions o;
+  o.params = kP;
+  SimulationResult eager = simulate(*eager_source, o);
+  auto lazy_schedule = goal(text);
+  Trickle lazy_source(*lazy_schedule);
+  SimulationResult lazy = simulate(lazy_source, o);
+  ASSERT_TRUE(eager.completed && lazy.completed);
+  EXPECT_EQ(finishes(lazy), finishes(eager));
+  EXPECT_EQ(lazy.events, eager.events);
+  EXPECT_EQ(eager.peak_window_ops, 10000u);
+  EXPECT_LE(lazy.peak_window_ops, 8u);
+}
+
+TEST(LazyReading, BrokenIssueOrderPromiseIsDetected) {
+  // Operation b has no dependency but is read only once x may start (at the
+  // message's arrival), after its true ready time 0.
+  auto s = goal(
+      "num_ranks 2\nrank 0 { w: recv 8b from 1; x: calc 5; b: calc 5; x requires w }\n"
+      "rank 1 { s: send 8b to 0 }\n");
+  Trickle lazy(*s);
+  SimulationOptions o;
+  EXPECT_THROW(simulate(lazy, o), SimulationError);
+}
+
+}  // namespace
+}  // namespace poems::sim::testing

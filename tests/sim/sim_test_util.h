@@ -1,0 +1,76 @@
+// Helpers shared by the simulator tests: GOAL text in, results out.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "poems/psl/diagnostics.h"
+#include "poems/sim/simulator.h"
+#include "poems/taskgraph/collectives.h"
+#include "poems/taskgraph/explicit_schedule.h"
+#include "poems/taskgraph/goal.h"
+
+namespace poems::sim::testing {
+
+inline constexpr Picoseconds ns(std::uint64_t v) { return v * 1000; }
+
+// LogGOPS parameters in ns and ns/B (per-byte values as fs/B to stay exact).
+inline LogGOPS params(std::uint64_t L, std::uint64_t o, std::uint64_t g, FemtosecondsPerByte G_fs,
+                      FemtosecondsPerByte O_fs, std::uint64_t S = 65535) {
+  LogGOPS p;
+  p.L = ns(L);
+  p.o = ns(o);
+  p.g = ns(g);
+  p.G = G_fs;
+  p.O = O_fs;
+  p.S = S;
+  return p;
+}
+inline constexpr FemtosecondsPerByte ns_per_byte(std::uint64_t v) { return v * 1'000'000; }
+
+inline std::unique_ptr<taskgraph::ExplicitSchedule> goal(const std::string& text) {
+  psl::SourceManager sources;
+  psl::FileId f = sources.add("test.goal", text);
+  psl::DiagnosticEngine diags(sources);
+  auto s = taskgraph::parse_goal(sources, f, diags);
+  if (!s) {
+    std::string all;
+    for (const auto& d : diags.all()) all += diags.render(d);
+    ADD_FAILURE() << all;
+  }
+  return s;
+}
+
+inline SimulationResult run_goal(const std::string& text, const LogGOPS& p, std::uint32_t cpus = 1,
+                                 std::uint32_t nics = 1) {
+  auto s = goal(text);
+  SimulationOptions o;
+  o.params = p;
+  o.cpus = cpus;
+  o.nics = nics;
+  return s ? simulate(*s, o) : SimulationResult{};
+}
+
+inline SimulationResult run_collective(taskgraph::CollectiveOp op, taskgraph::CollectiveAlgorithm a,
+                                       std::uint32_t procs, std::uint64_t bytes, const LogGOPS& p) {
+  taskgraph::CollectiveCall call;
+  call.op = op;
+  call.algorithm = a;
+  call.procs = procs;
+  call.bytes = bytes;
+  taskgraph::CollectiveSchedule s(call);
+  SimulationOptions o;
+  o.params = p;
+  return simulate(s, o);
+}
+
+inline std::vector<Picoseconds> finishes(const SimulationResult& r) {
+  std::vector<Picoseconds> out;
+  for (const RankResult& rr : r.per_rank) out.push_back(rr.finish);
+  return out;
+}
+
+}  // namespace poems::sim::testing

@@ -1,0 +1,306 @@
+// `poems simulate`: the discrete-event MPI simulator on a GOAL schedule or a
+// single collective (and, once connected, a PSL specification).
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "cli_common.h"
+#include "loaded_model.h"
+#include "machine_model.h"
+#include "poems/taskgraph/dtg.h"
+#include "poems/psl/diagnostics.h"
+#include "poems/psl/units.h"
+#include "poems/sim/report.h"
+#include "poems/sim/simulator.h"
+#include "poems/taskgraph/explicit_schedule.h"
+#include "poems/taskgraph/goal.h"
+
+namespace poems::cli {
+
+namespace {
+
+struct SimulateOptions {
+  std::string spec;  // PSL specification
+  std::string model, machine, processor, wg;
+  std::vector<std::string> sets;
+  std::vector<std::string> explicit_params;  // LogGOPS options given on the command line
+  std::string goal;
+  std::string collective, algorithm;
+  std::string procs, size, root = "0";
+  std::string L = "2500", o = "1500", g = "1000", G = "6", O = "0", S = "65535";
+  std::uint32_t cpus = 1, nics = 1;
+  bool handshake = false;
+  std::string format = "table";
+  std::string timeline;
+  std::size_t max_ranks_listed = 1024;
+};
+
+// A bad parameter value: names the option and the accepted range (exit 2).
+[[noreturn]] void usage_error(const std::string& option, const std::string& message) {
+  throw CLI::ValidationError(option, message);
+}
+
+// Parses `text` as a quantity of `expected` dimension (a bare number is in
+// base units: ns, ns/B or bytes) within [0, max].
+double quantity(const std::string& option, const std::string& text, psl::Dimension expected, const char* range) {
+  std::string error;
+  auto q = psl::parse_quantity(text, &error);
+  if (!q) usage_error(option, error + "; expected " + range);
+  if (!q->dimension.dimensionless() && !(q->dimension == expected))
+    usage_error(option, "'" + text + "' is a " + psl::dimension_name(q->dimension) + "; expected " + range);
+  return q->value;
+}
+
+sim::Picoseconds time_param(const std::string& option, const std::string& text) {
+  const char* range = "a time in 0..1e12 ns (e.g. 2500, 5.3us)";
+  double ns = quantity(option, text, psl::kTime, range);
+  auto ps = sim::ns_to_ps(ns);
+  if (!ps || ns > 1e12) usage_error(option, "'" + text + "' is out of range; expected " + range);
+  return *ps;
+}
+
+sim::FemtosecondsPerByte per_byte_param(const std::string& option, const std::string& text) {
+  const char* range = "a time per byte in 0..1e6 ns/B (e.g. 6, 0.04ns/B)";
+  double ns = quantity(option, text, psl::kTimePerByte, range);
+  auto fs = sim::ns_per_byte_to_fs(ns);
+  if (!fs || ns > 1e6) usage_error(option, "'" + text + "' is out of range; expected " + range);
+  return *fs;
+}
+
+std::uint64_t bytes_param(const std::string& option, const std::string& text, double max, const char* range) {
+  double b = quantity(option, text, psl::kBytes, range);
+  if (b < 0 || b > max || b != static_cast<double>(static_cast<std::uint64_t>(b)))
+    usage_error(option, "'" + text + "' is out of range; expected " + range);
+  return static_cast<std::uint64_t>(b);
+}
+
+std::uint64_t count_param(const std::string& option, const std::string& text, std::uint64_t lo, std::uint64_t hi) {
+  const std::string range = "an integer in " + std::to_string(lo) + ".." + std::to_string(hi);
+  double v = quantity(option, text, psl::kDimensionless, range.c_str());
+  if (v < static_cast<double>(lo) || v > static_cast<double>(hi) ||
+      v != static_cast<double>(static_cast<std::uint64_t>(v)))
+    usage_error(option, "'" + text + "' is out of range; expected " + range);
+  return static_cast<std::uint64_t>(v);
+}
+
+std::unique_ptr<taskgraph::ScheduleSource> collective_source(const SimulateOptions& o) {
+  auto op = taskgraph::parse_collective_op(o.collective);
+  if (!op)
+    usage_error("--collective", "'" + o.collective +
+                                    "' is not a collective; expected one of barrier, bcast, reduce, allreduce, gather, "
+                                    "scatter, allgather, alltoall");
+  auto allowed = taskgraph::algorithms_for(*op);
+  std::string names;
+  for (auto a : allowed) names += std::string(names.empty() ? "" : ", ") + taskgraph::collective_algorithm_name(a);
+  taskgraph::CollectiveAlgorithm algorithm = allowed.front();
+  if (!o.algorithm.empty()) {
+    auto a = taskgraph::parse_collective_algorithm(o.algorithm);
+    if (!a || std::find(allowed.begin(), allowed.end(), *a) == allowed.end())
+      usage_error("--algorithm",
+                  "'" + o.algorithm + "' is not an algorithm of " + o.collective + "; expected one of " + names);
+    algorithm = *a;
+  }
+  if (o.procs.empty()) usage_error("--procs", "required with --collective; expected an integer in 1..2147483647");
+  taskgraph::CollectiveCall call;
+  call.op = *op;
+  call.algorithm = algorithm;
+  call.procs = static_cast<std::uint32_t>(count_param("--procs", o.procs, 1, 2147483647));
+  call.bytes = o.size.empty() ? 0 : bytes_param("--size", o.size, 1e15, "a size in 0..1e15 bytes (e.g. 1024, 32KiB)");
+  call.root = static_cast<std::uint32_t>(count_param("--root", o.root, 0, call.procs - 1));
+  return std::make_unique<taskgraph::CollectiveSchedule>(call);
+}
+
+// Returns nullptr (with `result` set) if the file cannot be read or parsed.
+std::unique_ptr<taskgraph::ScheduleSource> goal_source(const std::string& path, int& result) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    std::cerr << "poems: error: cannot read '" << path << "'\n";
+    result = kExitInputError;
+    return nullptr;
+  }
+  std::stringstream text;
+  text << in.rdbuf();
+  psl::SourceManager sources;
+  psl::FileId file = sources.add(path, text.str());
+  psl::DiagnosticEngine diags(sources);
+  auto schedule = taskgraph::parse_goal(sources, file, diags);
+  if (!schedule) {
+    diags.print(std::cerr);
+    result = kExitInputError;
+  }
+  return schedule;
+}
+
+// Hook for the lead: `poems simulate SPEC` will build a ModelSchedule from the
+// PSL specification (see load_model in cli_common.h) and simulate it here.
+// A PSL model instantiated for the `--set` binding, on the machine its hardware
+// components describe (command-line LogGOPS options override them).
+struct PslSource {
+  LoadedModel loaded;
+  std::unique_ptr<taskgraph::ModelSchedule> schedule;
+  std::string description;
+};
+
+bool has_component(const psl::Program& program, const char* path) {
+  for (const psl::Module& m : program.modules)
+    for (const psl::ComponentDecl& c : m.components)
+      if (c.domain.head == "hardware" && c.domain.path == path) return true;
+  return false;
+}
+
+std::unique_ptr<PslSource> psl_source(const SimulateOptions& o, sim::SimulationOptions& options, int& result) {
+  std::map<std::string, double> binding, overrides;
+  for (const auto& [name, value] : parse_bindings(o.sets))
+    (name.find('.') == std::string::npos ? binding : overrides)[name] = value;
+  auto src = std::make_unique<PslSource>();
+  if (!load_model(o.spec, o.model, src->loaded, result)) return nullptr;
+  const psl::Program& program = src->loaded.frontend->program();
+  try {
+    MachineModel m;
+    bool from_spec = !o.machine.empty() || has_component(program, "network");
+    if (from_spec) {
+      m = resolve_machine(program, o.machine, o.processor, overrides);
+      // Command-line LogGOPS options win over the machine's.
+      sim::LogGOPS cli = options.params;
+      for (const std::string& p : o.explicit_params) {
+        if (p == "-L") m.params.L = cli.L;
+        if (p == "-o") m.params.o = cli.o;
+        if (p == "-g") m.params.g = cli.g;
+        if (p == "-G") m.params.G = cli.G;
+        if (p == "-O") m.params.O = cli.O;
+        if (p == "-S") m.params.S = cli.S;
+      }
+      options.params = m.params;
+    }
+    double wg = m.wg_ns;
+    if (!o.wg.empty()) wg = quantity("--wg", o.wg, psl::kTime, "a time per unit of work, e.g. 60ns");
+    else if (!from_spec && !has_component(program, "processor"))
+      throw CLI::ValidationError("--wg", "the specification has no hardware[processor] component; give --wg");
+    taskgraph::InstantiateOptions inst;
+    inst.ns_per_work = wg;
+    src->schedule = std::make_unique<taskgraph::ModelSchedule>(src->loaded.graph, binding, inst);
+    src->description = "model " + src->loaded.graph->model + " (" + std::to_string(src->schedule->ranks()) +
+                       " processes)" + (from_spec ? " on " + m.network : std::string(" on command-line parameters")) +
+                       ", Wg=" + psl::format_quantity({wg, psl::kTime}) +
+                       (o.wg.empty() && !m.processor.empty() ? " from " + m.processor : "");
+  } catch (const taskgraph::InstantiationError& e) {
+    std::cerr << "poems: error: " << e.what() << '\n';
+    result = kExitInputError;
+    return nullptr;
+  } catch (const CLI::ValidationError&) {
+    throw;
+  } catch (const std::runtime_error& e) {
+    std::cerr << "poems: error: " << e.what() << '\n';
+    result = kExitInputError;
+    return nullptr;
+  }
+  return src;
+}
+
+void run(const SimulateOptions& o, int& result) {
+  const int sources_given = !o.spec.empty() + !o.goal.empty() + !o.collective.empty();
+  if (sources_given != 1)
+    throw CLI::ValidationError("simulate", "give exactly one of SPEC, --goal FILE or --collective NAME");
+  sim::SimulationOptions options;
+  options.params.L = time_param("-L", o.L);
+  options.params.o = time_param("-o", o.o);
+  options.params.g = time_param("-g", o.g);
+  options.params.G = per_byte_param("-G", o.G);
+  options.params.O = per_byte_param("-O", o.O);
+  options.params.S = bytes_param("-S", o.S, 1.8e19, "a size in 0..1.8e19 bytes (e.g. 65535, 32KiB)");
+  options.cpus = o.cpus;
+  options.nics = o.nics;
+  options.rendezvous_handshake = o.handshake;
+  options.record_timeline = !o.timeline.empty();
+
+  std::unique_ptr<taskgraph::ScheduleSource> source;
+  std::unique_ptr<PslSource> model;
+  if (!o.spec.empty()) {
+    model = psl_source(o, options, result);
+    if (!model) return;
+  } else if (!o.collective.empty()) {
+    source = collective_source(o);
+  } else {
+    source = goal_source(o.goal, result);
+    if (!source) return;
+  }
+  taskgraph::ScheduleSource& input = model ? static_cast<taskgraph::ScheduleSource&>(*model->schedule) : *source;
+
+  sim::SimulationResult r;
+  try {
+    r = sim::simulate(input, options, o.max_ranks_listed);
+  } catch (const sim::SimulationError& e) {
+    std::cerr << "poems: error: " << e.what() << '\n';
+    result = kExitEvaluation;
+    return;
+  }
+  if (o.format == "json") {
+    sim::write_json(std::cout, r, o.max_ranks_listed);
+  } else {
+    const auto& p = options.params;
+    if (model) std::cout << model->description << '\n';
+    std::cout << "LogGOPS L=" << sim::format_ps(p.L) << " o=" << sim::format_ps(p.o) << " g=" << sim::format_ps(p.g)
+              << " G=" << sim::format_fs_per_byte(p.G) << " O=" << sim::format_fs_per_byte(p.O) << " S=" << p.S << "B, "
+              << options.cpus << " CPU(s) and " << options.nics << " NIC(s) per process\n";
+    sim::write_table(std::cout, r, o.max_ranks_listed);
+  }
+  if (!o.timeline.empty()) {
+    std::ofstream out(o.timeline);
+    if (!out) {
+      std::cerr << "poems: error: cannot write '" << o.timeline << "'\n";
+      result = kExitInputError;
+      return;
+    }
+    sim::write_chrome_trace(out, r);
+    std::cerr << "wrote " << o.timeline << " (" << r.timeline.size() << " intervals)\n";
+  }
+  if (!r.completed) {
+    sim::write_stuck_report(std::cerr, r);
+    result = kExitEvaluation;
+    return;
+  }
+  result = kExitOk;
+}
+
+}  // namespace
+
+void register_simulate(CLI::App& app, int& result) {
+  auto o = std::make_shared<SimulateOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "simulate", "Simulate MPI processes in the LogGOPS model (discrete events, full MPI matching)");
+  cmd->add_option("spec", o->spec, "PSL specification: simulate a model (see --model, --set, --machine)")
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--model", o->model, "Model of the specification (default: the only one)");
+  cmd->add_option("--set", o->sets, "Bind a parameter: name=value or Component.param=value (units allowed)");
+  cmd->add_option("--machine", o->machine, "hardware[network] component with L o g G O S (default: the first)");
+  cmd->add_option("--processor", o->processor, "hardware[processor] component with Wg (default: the first)");
+  cmd->add_option("--wg", o->wg, "Compute time per unit of work (overrides the processor's Wg), e.g. 60ns");
+  cmd->add_option("--goal", o->goal, "GOAL schedule (LogGOPSim text format; times in ns)");
+  cmd->add_option("--collective", o->collective, "Simulate one collective: barrier, bcast, reduce, allreduce, ...");
+  cmd->add_option("--algorithm", o->algorithm, "Collective algorithm (default: the operation's first)");
+  cmd->add_option("--procs", o->procs, "Processes of the collective");
+  cmd->add_option("--size", o->size, "Per-process payload of the collective (bytes; units allowed)");
+  cmd->add_option("--root", o->root, "Root of a rooted collective");
+  cmd->add_option("-L", o->L, "Latency (ns; units allowed, e.g. 5.3us)")->capture_default_str();
+  cmd->add_option("-o", o->o, "CPU overhead per message (ns)")->capture_default_str();
+  cmd->add_option("-g", o->g, "NIC gap per message (ns)")->capture_default_str();
+  cmd->add_option("-G", o->G, "NIC gap per byte (ns/B, e.g. 0.04ns/B)")->capture_default_str();
+  cmd->add_option("-O", o->O, "CPU overhead per byte (ns/B)")->capture_default_str();
+  cmd->add_option("-S", o->S, "Eager limit: larger messages use rendezvous (bytes, e.g. 32KiB)")->capture_default_str();
+  cmd->add_option("--cpus", o->cpus, "CPUs per process")->check(CLI::Range(1, 256))->capture_default_str();
+  cmd->add_option("--nics", o->nics, "NICs per process")->check(CLI::Range(1, 256))->capture_default_str();
+  cmd->add_flag("--rendezvous-handshake", o->handshake,
+                "Rendezvous pays a request/acknowledge round trip 2L+2o instead of L");
+  cmd->add_option("--format", o->format, "Output format")->check(CLI::IsMember({"table", "json"}));
+  cmd->add_option("--timeline", o->timeline, "Write a Chrome trace (open in ui.perfetto.dev)");
+  cmd->add_option("--max-ranks-listed", o->max_ranks_listed, "Per-rank lines to print (and ranks in deadlock reports)")
+      ->capture_default_str();
+  cmd->callback([o, cmd, &result] {
+    o->explicit_params.clear();
+    for (const char* p : {"-L", "-o", "-g", "-G", "-O", "-S"})
+      if (cmd->count(p) > 0) o->explicit_params.push_back(p);
+    run(*o, result);
+  });
+}
+
+}  // namespace poems::cli
