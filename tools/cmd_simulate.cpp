@@ -7,6 +7,10 @@
 #include "cli_common.h"
 #include "loaded_model.h"
 #include "machine_model.h"
+#include "result_store.h"
+#include "poems/db/run_key.h"
+
+#include <filesystem>
 #include "poems/taskgraph/dtg.h"
 #include "poems/psl/diagnostics.h"
 #include "poems/psl/units.h"
@@ -24,6 +28,7 @@ struct SimulateOptions {
   std::string model, machine, processor, wg;
   std::vector<std::string> sets;
   std::vector<std::string> explicit_params;  // LogGOPS options given on the command line
+  StoreOptions store;
   std::string goal;
   std::string collective, algorithm;
   std::string procs, size, root = "0";
@@ -139,6 +144,7 @@ struct PslSource {
   LoadedModel loaded;
   std::unique_ptr<taskgraph::ModelSchedule> schedule;
   std::string description;
+  double wg_ns = 0;
 };
 
 bool has_component(const psl::Program& program, const char* path) {
@@ -179,6 +185,7 @@ std::unique_ptr<PslSource> psl_source(const SimulateOptions& o, sim::SimulationO
     taskgraph::InstantiateOptions inst;
     inst.ns_per_work = wg;
     src->schedule = std::make_unique<taskgraph::ModelSchedule>(src->loaded.graph, binding, inst);
+    src->wg_ns = wg;
     src->description = "model " + src->loaded.graph->model + " (" + std::to_string(src->schedule->ranks()) +
                        " processes)" + (from_spec ? " on " + m.network : std::string(" on command-line parameters")) +
                        ", Wg=" + psl::format_quantity({wg, psl::kTime}) +
@@ -195,6 +202,51 @@ std::unique_ptr<PslSource> psl_source(const SimulateOptions& o, sim::SimulationO
     return nullptr;
   }
   return src;
+}
+
+// Everything a simulated time depends on: the input, the machine, the binding.
+EvaluationKey evaluation_key(const SimulateOptions& o, const sim::SimulationOptions& options, const PslSource* model) {
+  const sim::LogGOPS& p = options.params;
+  nlohmann::json machine = {{"L_ps", p.L}, {"o_ps", p.o}, {"g_ps", p.g}, {"G_fs_per_byte", p.G},
+                            {"O_fs_per_byte", p.O}, {"S_bytes", p.S}, {"cpus", options.cpus},
+                            {"nics", options.nics}, {"rendezvous_handshake", options.rendezvous_handshake}};
+  EvaluationKey key;
+  key.evaluator = "simulation[MPI-Sim]";
+  key.binding = {{"machine", machine}};
+  if (model) {
+    const taskgraph::StaticTaskGraph& g = *model->loaded.graph;
+    nlohmann::json params = nlohmann::json::object();
+    for (std::size_t i = 0; i < g.params.size(); ++i) params[g.params[i]] = model->schedule->model_values()[i];
+    key.model = g.model;
+    key.spec_hash = specification_hash(model->loaded.frontend->sources());
+    key.binding["parameters"] = params;
+    key.binding["wg_ns"] = model->wg_ns;
+  } else if (!o.goal.empty()) {
+    std::ifstream in(o.goal, std::ios::binary);
+    std::stringstream text;
+    text << in.rdbuf();
+    key.model = "goal:" + std::filesystem::path(o.goal).filename().string();
+    key.spec_hash = db::sha256_hex(text.str());
+  } else {
+    key.model = "collective:" + o.collective;
+    key.binding["collective"] = {{"operation", o.collective}, {"algorithm", o.algorithm}, {"procs", o.procs},
+                                 {"size", o.size}, {"root", o.root}};
+  }
+  return key;
+}
+
+// The stored form: the finish time, and the per-rank means of the breakdown.
+db::Result to_db_result(const sim::SimulationResult& r) {
+  db::Result out;
+  out.time_ns = static_cast<double>(r.max_finish) / 1000.0;
+  const double per_rank = r.ranks > 0 ? 1000.0 * r.ranks : 1.0;
+  out.compute_ns = static_cast<double>(r.total_compute) / per_rank;
+  out.comm_ns = static_cast<double>(r.total_overhead) / per_rank;
+  out.sync_ns = static_cast<double>(r.total_wait) / per_rank;
+  out.events = static_cast<std::int64_t>(r.events);
+  out.extra = {{"ranks", r.ranks}, {"max_finish_rank", r.max_finish_rank}, {"messages", r.messages},
+               {"breakdown", "mean per rank"}, {"events_per_second", r.events_per_second()}};
+  return out;
 }
 
 void run(const SimulateOptions& o, int& result) {
@@ -226,11 +278,13 @@ void run(const SimulateOptions& o, int& result) {
   }
   taskgraph::ScheduleSource& input = model ? static_cast<taskgraph::ScheduleSource&>(*model->schedule) : *source;
 
+  StoredEvaluation stored(o.store, evaluation_key(o, options, model.get()));
   sim::SimulationResult r;
   try {
     r = sim::simulate(input, options, o.max_ranks_listed);
   } catch (const sim::SimulationError& e) {
     std::cerr << "poems: error: " << e.what() << '\n';
+    stored.fail(e.what());
     result = kExitEvaluation;
     return;
   }
@@ -256,10 +310,11 @@ void run(const SimulateOptions& o, int& result) {
   }
   if (!r.completed) {
     sim::write_stuck_report(std::cerr, r);
+    stored.fail("deadlock or unmatched messages");
     result = kExitEvaluation;
     return;
   }
-  result = kExitOk;
+  result = stored.finish(to_db_result(r)) ? kExitOk : kExitEvaluation;
 }
 
 }  // namespace
@@ -293,6 +348,7 @@ void register_simulate(CLI::App& app, int& result) {
                 "Rendezvous pays a request/acknowledge round trip 2L+2o instead of L");
   cmd->add_option("--format", o->format, "Output format")->check(CLI::IsMember({"table", "json"}));
   cmd->add_option("--timeline", o->timeline, "Write a Chrome trace (open in ui.perfetto.dev)");
+  add_store_options(cmd, o->store);
   cmd->add_option("--max-ranks-listed", o->max_ranks_listed, "Per-rank lines to print (and ranks in deadlock reports)")
       ->capture_default_str();
   cmd->callback([o, cmd, &result] {

@@ -176,3 +176,27 @@ TEST(Cli, SimulateSpecErrors) {
   EXPECT_GT(nlohmann::json::parse(slow.out)["finish_ns"].get<double>(),
             nlohmann::json::parse(fast.out)["finish_ns"].get<double>());
 }
+
+TEST(Cli, SimulateStoresItsResultOnce) {
+  const fs::path db = fs::temp_directory_path() / ("poems_cli_store_" + std::to_string(::getpid()) + ".db");
+  fs::remove(db);
+  const std::string run = "simulate " + example("sweep3d.psl") + " --set iterations=1 --format json --db " + db.string();
+  CommandResult first = poems(run), second = poems(run);
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  EXPECT_NE(first.err.find("stored as run 1"), std::string::npos) << first.err;
+  EXPECT_NE(second.err.find("already stored as run 1"), std::string::npos) << second.err;
+  CommandResult runs = poems("db runs --format json --db " + db.string());
+  ASSERT_EQ(runs.exit_code, 0) << runs.err;
+  auto j = nlohmann::json::parse(runs.out);
+  ASSERT_EQ(j.size(), 1u);
+  EXPECT_EQ(j[0]["evaluator"], "simulation[MPI-Sim]");
+  EXPECT_EQ(j[0]["status"], "done");
+  EXPECT_EQ(j[0]["result"]["time_ns"], nlohmann::json::parse(first.out)["finish_ns"]);
+  // A different binding is a different run; --no-store stores nothing.
+  poems(run + " --set npe_i=3");
+  poems(run + " --set npe_i=4 --no-store");
+  EXPECT_EQ(nlohmann::json::parse(poems("db runs --format json --db " + db.string()).out).size(), 2u);
+  fs::remove(db);
+  fs::remove(db.string() + "-wal");
+  fs::remove(db.string() + "-shm");
+}

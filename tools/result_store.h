@@ -1,0 +1,51 @@
+// Evaluator commands store their results in the knowledge base by default
+// (`--db PATH`, `--no-store`); see docs/knowledge-base.md.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "poems/db/records.h"
+#include "poems/psl/source.h"
+
+namespace poems::cli {
+
+struct StoreOptions {
+  bool disabled = false;
+  std::string db_path;  // "" = $POEMS_DB or ./poems.db
+};
+
+void add_store_options(CLI::App* cmd, StoreOptions& options);
+
+// SHA-256 over every file the specification read (paths and texts).
+std::string specification_hash(const psl::SourceManager& sources);
+
+// What identifies one evaluation (tool version is added).
+struct EvaluationKey {
+  std::string model, evaluator, spec_hash;
+  nlohmann::json binding;  // everything the result depends on
+};
+
+// One evaluation's record: claims the run before the evaluation (so its wall
+// time and a failure are recorded), stores the result after it.
+class StoredEvaluation {
+ public:
+  StoredEvaluation(const StoreOptions& options, const EvaluationKey& key);
+  ~StoredEvaluation();
+  StoredEvaluation(const StoredEvaluation&) = delete;
+  StoredEvaluation& operator=(const StoredEvaluation&) = delete;
+
+  // Stores the result; reports on stderr. Returns false if it could not be
+  // stored (the result was already printed: nothing is lost).
+  bool finish(const db::Result& result);
+  // Records a failed evaluation (the next identical run retries it).
+  void fail(const std::string& error);
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace poems::cli
