@@ -14,6 +14,12 @@ using taskgraph::OpKind;
 
 inline constexpr std::uint32_t kNone = ~std::uint32_t{0};
 
+// A successor list (Slot::start_succ, done_succ) is kNone when empty,
+// kInlineSucc | position when it holds exactly one successor (most do: no Edge
+// to fetch), and otherwise the index of its first Edge.
+inline constexpr std::uint32_t kInlineSucc = std::uint32_t{1} << 31;
+inline bool is_inline_succ(std::uint32_t list) { return list != kNone && (list & kInlineSucc); }
+
 enum SlotFlag : std::uint8_t {
   kStarted = 1,    // start time known; irequires successors notified
   kCompleted = 2,  // completion time known; requires successors notified

@@ -108,6 +108,7 @@ void Engine::add_op(std::uint32_t r, const taskgraph::Operation& op, const taskg
   RankState& rs = ranks_[r];
   const std::uint64_t index = rs.base + rs.slots.size();
   const auto pos = static_cast<std::uint32_t>(rs.slots.size());
+  if (pos >= kInlineSucc) bad_input(r, index, op.node, "more than 2^31 operations held at once");
   if (op.cpu >= options_.cpus)
     bad_input(r, index, op.node,
               "uses CPU " + std::to_string(op.cpu) + " but processes have " + std::to_string(options_.cpus) +
@@ -142,8 +143,16 @@ void Engine::add_op(std::uint32_t r, const taskgraph::Operation& op, const taskg
       continue;
     }
     std::uint32_t& list = d.on_start ? before.start_succ : before.done_succ;
-    rs.edges.push_back(Edge{pos, list});
-    list = static_cast<std::uint32_t>(rs.edges.size() - 1);
+    if (list == kNone) {
+      list = kInlineSucc | pos;
+    } else {
+      if (is_inline_succ(list)) {  // a second successor: the first moves to an Edge
+        rs.edges.push_back(Edge{list & ~kInlineSucc, kNone});
+        list = static_cast<std::uint32_t>(rs.edges.size() - 1);
+      }
+      rs.edges.push_back(Edge{pos, list});
+      list = static_cast<std::uint32_t>(rs.edges.size() - 1);
+    }
     ++s.pending;
   }
   rs.slots.push_back(s);
@@ -166,6 +175,14 @@ void Engine::schedule_ready(std::uint32_t r, std::uint32_t pos) {
 // Successor lists are built by prepending, so they run from the latest
 // operation back; ready successors are scheduled in program order.
 void Engine::notify(RankState& rs, std::uint32_t r, std::uint32_t list, Picoseconds t) {
+  if (list == kNone) return;
+  if (list & kInlineSucc) {
+    const std::uint32_t succ = list & ~kInlineSucc;
+    Slot& s = rs.slots[succ];
+    if (s.ready < t) s.ready = t;
+    if (--s.pending == 0) schedule_ready(r, succ);
+    return;
+  }
   std::uint32_t ready[8];
   std::uint32_t count = 0;
   std::uint32_t e = list;
@@ -355,6 +372,7 @@ void Engine::compact(RankState& rs) {
   std::pmr::vector<Edge> edges(rs.edges.get_allocator());
   edges.reserve(rs.edges.size() / 2);
   auto move_list = [&](std::uint32_t list) {
+    if (is_inline_succ(list)) return kInlineSucc | ((list & ~kInlineSucc) - h);
     std::uint32_t first = kNone, last = kNone;
     for (std::uint32_t e = list; e != kNone; e = rs.edges[e].next) {
       edges.push_back(Edge{rs.edges[e].succ - h, kNone});
@@ -436,7 +454,7 @@ void Engine::prefetch_upcoming() const {
       if (is_arrival(*s)) {
         __builtin_prefetch(&ranks_[static_cast<std::uint32_t>(s->peer)]);
         __builtin_prefetch(&clocks_[std::size_t(s->peer) * clock_stride_]);
-      } else if (s->done_succ != kNone) {
+      } else if (s->done_succ != kNone && !is_inline_succ(s->done_succ)) {
         __builtin_prefetch(rs.edges.data() + s->done_succ);
       }
     }
