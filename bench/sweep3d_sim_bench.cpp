@@ -50,8 +50,11 @@ int main(int argc, char** argv) {
   psl::Frontend fe;
   if (!fe.load_files({std::string(POEMS_SOURCE_DIR) + "/examples/sweep3d/sweep3d.psl"})) return 1;
   auto graph = std::make_shared<taskgraph::StaticTaskGraph>(taskgraph::lower_model(fe.program(), fe.sources(), ""));
-  taskgraph::ParameterBinding b{{"npe_i", npe_i}, {"npe_j", npe_j}, {"iterations", iterations},
-                                {"it_g", std::max(150.0, npe_i)}, {"jt_g", std::max(150.0, npe_j)}};
+  taskgraph::ParameterBinding b{{"npe_i", npe_i},
+                                {"npe_j", npe_j},
+                                {"iterations", iterations},
+                                {"it_g", std::max(150.0, npe_i)},
+                                {"jt_g", std::max(150.0, npe_j)}};
   taskgraph::InstantiateOptions inst;
   inst.ns_per_work = 60;
   std::printf("Sweep3D %gx%g = %g processes, %g iteration(s), 150^3 or larger grid, mk=10 mmi=3\n", npe_i, npe_j,

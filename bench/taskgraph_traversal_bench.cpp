@@ -21,8 +21,11 @@ int main(int argc, char** argv) {
   if (!fe.load_files({std::string(POEMS_SOURCE_DIR) + "/examples/sweep3d/sweep3d.psl"})) return 1;
   auto graph = std::make_shared<taskgraph::StaticTaskGraph>(taskgraph::lower_model(fe.program(), fe.sources(), ""));
   // 150^3 per DESIGN; the grid grows with the processor count so blocks stay non-empty.
-  taskgraph::ParameterBinding b{{"npe_i", npe_i}, {"npe_j", npe_j}, {"iterations", iterations},
-                                {"it_g", std::max(150.0, npe_i)}, {"jt_g", std::max(150.0, npe_j)}};
+  taskgraph::ParameterBinding b{{"npe_i", npe_i},
+                                {"npe_j", npe_j},
+                                {"iterations", iterations},
+                                {"it_g", std::max(150.0, npe_i)},
+                                {"jt_g", std::max(150.0, npe_j)}};
   auto t0 = std::chrono::steady_clock::now();
   taskgraph::ModelSchedule schedule(graph, b, {});
   double setup = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

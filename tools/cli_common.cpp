@@ -11,8 +11,7 @@ std::map<std::string, double> parse_bindings(const std::vector<std::string>& set
   std::map<std::string, double> out;
   for (const std::string& s : sets) {
     std::size_t eq = s.find('=');
-    if (eq == std::string::npos || eq == 0)
-      throw CLI::ValidationError("--set", "'" + s + "' is not name=value");
+    if (eq == std::string::npos || eq == 0) throw CLI::ValidationError("--set", "'" + s + "' is not name=value");
     std::string name = s.substr(0, eq), error;
     auto q = psl::parse_quantity(s.substr(eq + 1), &error);
     if (!q) throw CLI::ValidationError("--set " + name, error);

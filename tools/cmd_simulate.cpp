@@ -7,15 +7,15 @@
 #include "cli_common.h"
 #include "loaded_model.h"
 #include "machine_model.h"
-#include "result_store.h"
 #include "poems/db/run_key.h"
+#include "result_store.h"
 
 #include <filesystem>
-#include "poems/taskgraph/dtg.h"
 #include "poems/psl/diagnostics.h"
 #include "poems/psl/units.h"
 #include "poems/sim/report.h"
 #include "poems/sim/simulator.h"
+#include "poems/taskgraph/dtg.h"
 #include "poems/taskgraph/explicit_schedule.h"
 #include "poems/taskgraph/goal.h"
 
@@ -179,7 +179,8 @@ std::unique_ptr<PslSource> psl_source(const SimulateOptions& o, sim::SimulationO
       options.params = m.params;
     }
     double wg = m.wg_ns;
-    if (!o.wg.empty()) wg = quantity("--wg", o.wg, psl::kTime, "a time per unit of work, e.g. 60ns");
+    if (!o.wg.empty())
+      wg = quantity("--wg", o.wg, psl::kTime, "a time per unit of work, e.g. 60ns");
     else if (!from_spec && !has_component(program, "processor"))
       throw CLI::ValidationError("--wg", "the specification has no hardware[processor] component; give --wg");
     taskgraph::InstantiateOptions inst;
@@ -207,9 +208,10 @@ std::unique_ptr<PslSource> psl_source(const SimulateOptions& o, sim::SimulationO
 // Everything a simulated time depends on: the input, the machine, the binding.
 EvaluationKey evaluation_key(const SimulateOptions& o, const sim::SimulationOptions& options, const PslSource* model) {
   const sim::LogGOPS& p = options.params;
-  nlohmann::json machine = {{"L_ps", p.L}, {"o_ps", p.o}, {"g_ps", p.g}, {"G_fs_per_byte", p.G},
-                            {"O_fs_per_byte", p.O}, {"S_bytes", p.S}, {"cpus", options.cpus},
-                            {"nics", options.nics}, {"rendezvous_handshake", options.rendezvous_handshake}};
+  nlohmann::json machine = {
+      {"L_ps", p.L},          {"o_ps", p.o},          {"g_ps", p.g},
+      {"G_fs_per_byte", p.G}, {"O_fs_per_byte", p.O}, {"S_bytes", p.S},
+      {"cpus", options.cpus}, {"nics", options.nics}, {"rendezvous_handshake", options.rendezvous_handshake}};
   EvaluationKey key;
   key.evaluator = "simulation[MPI-Sim]";
   key.binding = {{"machine", machine}};
@@ -229,8 +231,11 @@ EvaluationKey evaluation_key(const SimulateOptions& o, const sim::SimulationOpti
     key.spec_hash = db::sha256_hex(text.str());
   } else {
     key.model = "collective:" + o.collective;
-    key.binding["collective"] = {{"operation", o.collective}, {"algorithm", o.algorithm}, {"procs", o.procs},
-                                 {"size", o.size}, {"root", o.root}};
+    key.binding["collective"] = {{"operation", o.collective},
+                                 {"algorithm", o.algorithm},
+                                 {"procs", o.procs},
+                                 {"size", o.size},
+                                 {"root", o.root}};
   }
   return key;
 }
@@ -244,8 +249,11 @@ db::Result to_db_result(const sim::SimulationResult& r) {
   out.comm_ns = static_cast<double>(r.total_overhead) / per_rank;
   out.sync_ns = static_cast<double>(r.total_wait) / per_rank;
   out.events = static_cast<std::int64_t>(r.events);
-  out.extra = {{"ranks", r.ranks}, {"max_finish_rank", r.max_finish_rank}, {"messages", r.messages},
-               {"breakdown", "mean per rank"}, {"events_per_second", r.events_per_second()}};
+  out.extra = {{"ranks", r.ranks},
+               {"max_finish_rank", r.max_finish_rank},
+               {"messages", r.messages},
+               {"breakdown", "mean per rank"},
+               {"events_per_second", r.events_per_second()}};
   return out;
 }
 

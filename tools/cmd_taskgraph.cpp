@@ -3,11 +3,11 @@
 #include <iostream>
 
 #include "cli_common.h"
-#include "nlohmann/json.hpp"
 #include "loaded_model.h"
+#include "nlohmann/json.hpp"
+#include "poems/psl/units.h"
 #include "poems/taskgraph/dot.h"
 #include "poems/taskgraph/dtg.h"
-#include "poems/psl/units.h"
 #include "poems/taskgraph/goal.h"
 
 #include <fstream>

@@ -13,7 +13,7 @@
 namespace poems::cli {
 
 struct MachineModel {
-  std::string network;    // component the LogGOPS parameters came from
+  std::string network;  // component the LogGOPS parameters came from
   sim::LogGOPS params;
   std::string processor;  // component Wg came from ("" if given directly)
   double wg_ns = 0;       // time per unit of work, ns

@@ -4,8 +4,9 @@
 #include "cli_common.h"
 
 int main(int argc, char** argv) {
-  CLI::App app{"POEMS: end-to-end performance modeling of parallel MPI systems.\n"
-               "Write a system in PSL, check it, and evaluate it with analytic, simulated and measured models."};
+  CLI::App app{
+      "POEMS: end-to-end performance modeling of parallel MPI systems.\n"
+      "Write a system in PSL, check it, and evaluate it with analytic, simulated and measured models."};
   app.set_version_flag("--version", std::string("poems ") + POEMS_VERSION);
   app.require_subcommand(1);
   int result = poems::cli::kExitOk;

@@ -158,13 +158,14 @@ Analysis Analyzer::analyze(const Expr& e) {
         parts.push_back(analyze(*o));
         const Analysis& p = parts.back();
         if (p.typed && p.kind != Value::Kind::Bool)
-          diags_.error(o->location, std::string("'") + op_spelling(e.op) + "' needs booleans, not a " +
-                                        kind_name(p.kind));
+          diags_.error(o->location,
+                       std::string("'") + op_spelling(e.op) + "' needs booleans, not a " + kind_name(p.kind));
         all_known = all_known && p.value && p.kind == Value::Kind::Bool;
       }
       if (!all_known) return Analysis::of_type(Value::Kind::Bool);
       bool result = e.op == Op::And;
-      for (const Analysis& p : parts) result = e.op == Op::And ? (result && p.value->boolean) : (result || p.value->boolean);
+      for (const Analysis& p : parts)
+        result = e.op == Op::And ? (result && p.value->boolean) : (result || p.value->boolean);
       return Analysis::of_value(Value::of_bool(result));
     }
     case ExprKind::Compare: {
@@ -182,8 +183,10 @@ Analysis Analyzer::analyze(const Expr& e) {
           diags_.error(e.location, r.error);
           return Analysis::of_type(Value::Kind::Bool);
         }
-        if (a.value && b.value) result = result && r.value->boolean;
-        else all_known = false;
+        if (a.value && b.value)
+          result = result && r.value->boolean;
+        else
+          all_known = false;
       }
       return all_known ? Analysis::of_value(Value::of_bool(result)) : Analysis::of_type(Value::Kind::Bool);
     }
@@ -193,11 +196,10 @@ Analysis Analyzer::analyze(const Expr& e) {
       Analysis t = analyze(*e.operands[1]);
       Analysis f = analyze(*e.operands[2]);
       if (t.typed && f.typed && (t.kind != f.kind || t.dimension != f.dimension)) {
-        diags_.error(e.location, "branches of '?:' differ: " +
-                                     std::string(t.kind == Value::Kind::Number ? dimension_name(t.dimension)
-                                                                               : kind_name(t.kind)) +
-                                     " and " +
-                                     (f.kind == Value::Kind::Number ? dimension_name(f.dimension) : kind_name(f.kind)));
+        diags_.error(e.location,
+                     "branches of '?:' differ: " +
+                         std::string(t.kind == Value::Kind::Number ? dimension_name(t.dimension) : kind_name(t.kind)) +
+                         " and " + (f.kind == Value::Kind::Number ? dimension_name(f.dimension) : kind_name(f.kind)));
         return Analysis::unknown();
       }
       if (c.value && c.value->kind == Value::Kind::Bool) return c.value->boolean ? t : f;
@@ -234,8 +236,10 @@ Analysis Analyzer::analyze(const Expr& e) {
       bool all_known = true;
       for (const auto& o : e.operands) {
         Analysis a = analyze(*o);
-        if (a.value) v.items.push_back(*a.value);
-        else all_known = false;
+        if (a.value)
+          v.items.push_back(*a.value);
+        else
+          all_known = false;
       }
       if (all_known) return Analysis::of_value(std::move(v));
       return Analysis::of_type(v.kind);
@@ -259,20 +263,25 @@ void Analyzer::require_integer(const Analysis& a, const Expr& e, const std::stri
 
 void Analyzer::require_bool(const Analysis& a, const Expr& e, const std::string& what) {
   if (a.typed && a.kind != Value::Kind::Bool)
-    diags_.error(e.location, what + " must be a boolean, not a " +
-                                 (a.kind == Value::Kind::Number ? dimension_name(a.dimension) : std::string(kind_name(a.kind))));
+    diags_.error(e.location,
+                 what + " must be a boolean, not a " +
+                     (a.kind == Value::Kind::Number ? dimension_name(a.dimension) : std::string(kind_name(a.kind))));
 }
 
 void Analyzer::require_size(const Analysis& a, const Expr& e, const std::string& what) {
   if (!a.typed) return;
   if (a.kind != Value::Kind::Number || (a.dimension != kBytes && !a.dimension.dimensionless())) {
-    diags_.error(e.location, what + " must be a size (bytes), not a " +
-                                 (a.kind == Value::Kind::Number ? dimension_name(a.dimension) : std::string(kind_name(a.kind))));
+    diags_.error(e.location,
+                 what + " must be a size (bytes), not a " +
+                     (a.kind == Value::Kind::Number ? dimension_name(a.dimension) : std::string(kind_name(a.kind))));
     return;
   }
-  if (a.value && a.value->number < 0) diags_.error(e.location, what + " is negative (" + a.value->str() + ")");
-  else if (!a.value && !a.integral) diags_.error(e.location, what + " may not be a whole number of bytes; round it with floor() or ceil()");
-  else if (a.value && !a.value->is_integer()) diags_.error(e.location, what + " is " + a.value->str() + ", not a whole number of bytes");
+  if (a.value && a.value->number < 0)
+    diags_.error(e.location, what + " is negative (" + a.value->str() + ")");
+  else if (!a.value && !a.integral)
+    diags_.error(e.location, what + " may not be a whole number of bytes; round it with floor() or ceil()");
+  else if (a.value && !a.value->is_integer())
+    diags_.error(e.location, what + " is " + a.value->str() + ", not a whole number of bytes");
 }
 
 }  // namespace poems::psl

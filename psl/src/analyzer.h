@@ -59,16 +59,13 @@ class Scope {
 std::string did_you_mean(const std::string& name, const std::vector<std::string>& candidates);
 std::string did_you_mean_suffix(const std::string& name, const std::vector<std::string>& candidates);
 
-
-
 class Analyzer {
  public:
   struct Hooks {
     // In a selector, bare names are attributes of the target profile.
     bool selector_mode = false;
     // Resolves `Component.member` outside selectors; nullopt when not a member.
-    std::function<std::optional<Analysis>(const std::string& head, const std::string& member, SourceLocation)>
-        member;
+    std::function<std::optional<Analysis>(const std::string& head, const std::string& member, SourceLocation)> member;
     std::set<std::string>* profile_attributes_used = nullptr;  // selector names seen
     std::vector<std::pair<std::string, SourceLocation>>* selector_names = nullptr;
   };

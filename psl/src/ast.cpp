@@ -91,10 +91,14 @@ int precedence(const Expr& e) {
 std::string number_text(const Expr& e) {
   std::string unit;
   double v = e.number;
-  if (e.dimension == kTime) unit = "ns";
-  else if (e.dimension == kBytes) unit = "B";
-  else if (e.dimension == kTimePerByte) unit = "ns/B";
-  else if (e.dimension == kBytesPerTime) unit = "GB/s";
+  if (e.dimension == kTime)
+    unit = "ns";
+  else if (e.dimension == kBytes)
+    unit = "B";
+  else if (e.dimension == kTimePerByte)
+    unit = "ns/B";
+  else if (e.dimension == kBytesPerTime)
+    unit = "GB/s";
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.15g", v);
   return buf + unit;
@@ -115,8 +119,7 @@ std::string to_source(const Expr& e) {
     case ExprKind::Ref: return e.ref.str();
     case ExprKind::Unary: return std::string(e.op == Op::Neg ? "-" : "+") + sub(*e.operands[0]);
     case ExprKind::Not: return "not " + sub(*e.operands[0]);
-    case ExprKind::Binary:
-      return sub(*e.operands[0]) + " " + op_spelling(e.op) + " " + sub(*e.operands[1], true);
+    case ExprKind::Binary: return sub(*e.operands[0]) + " " + op_spelling(e.op) + " " + sub(*e.operands[1], true);
     case ExprKind::Logical:
     case ExprKind::Compare: {
       std::string s = sub(*e.operands[0]);

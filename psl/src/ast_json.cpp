@@ -27,14 +27,35 @@ struct JsonWriter {
         j["value"] = e.number;
         j["unit"] = dimension_name(e.dimension);
         break;
-      case ExprKind::String: j["kind"] = "string"; j["value"] = e.text; break;
-      case ExprKind::Bool: j["kind"] = "bool"; j["value"] = e.boolean; break;
-      case ExprKind::Name: j["kind"] = "name"; j["name"] = e.text; break;
-      case ExprKind::Ref: j["kind"] = "ref"; j["ref"] = ref(e.ref); break;
-      case ExprKind::Unary: j["kind"] = "unary"; j["op"] = op_spelling(e.op); break;
-      case ExprKind::Binary: j["kind"] = "binary"; j["op"] = op_spelling(e.op); break;
+      case ExprKind::String:
+        j["kind"] = "string";
+        j["value"] = e.text;
+        break;
+      case ExprKind::Bool:
+        j["kind"] = "bool";
+        j["value"] = e.boolean;
+        break;
+      case ExprKind::Name:
+        j["kind"] = "name";
+        j["name"] = e.text;
+        break;
+      case ExprKind::Ref:
+        j["kind"] = "ref";
+        j["ref"] = ref(e.ref);
+        break;
+      case ExprKind::Unary:
+        j["kind"] = "unary";
+        j["op"] = op_spelling(e.op);
+        break;
+      case ExprKind::Binary:
+        j["kind"] = "binary";
+        j["op"] = op_spelling(e.op);
+        break;
       case ExprKind::Not: j["kind"] = "not"; break;
-      case ExprKind::Logical: j["kind"] = "logical"; j["op"] = op_spelling(e.op); break;
+      case ExprKind::Logical:
+        j["kind"] = "logical";
+        j["op"] = op_spelling(e.op);
+        break;
       case ExprKind::Compare: {
         j["kind"] = "compare";
         json ops = json::array();
@@ -43,7 +64,10 @@ struct JsonWriter {
         break;
       }
       case ExprKind::Ternary: j["kind"] = "conditional"; break;
-      case ExprKind::Call: j["kind"] = "call"; j["function"] = e.text; break;
+      case ExprKind::Call:
+        j["kind"] = "call";
+        j["function"] = e.text;
+        break;
       case ExprKind::Tuple: j["kind"] = "tuple"; break;
       case ExprKind::List: j["kind"] = "list"; break;
       case ExprKind::Invalid: j["kind"] = "invalid"; break;
@@ -188,8 +212,8 @@ struct JsonWriter {
       json accepts = json::array(), requests = json::array();
       for (const Interface& i : c.accepts) accepts.push_back(interface(i));
       for (const Interface& i : c.requests) requests.push_back(interface(i));
-      json jc = {{"name", ident(c.name)},  {"location", loc(c.location)}, {"domain", ref(c.domain)},
-                 {"params", bindings(c.params)}, {"accepts", accepts},   {"requests", requests}};
+      json jc = {{"name", ident(c.name)},        {"location", loc(c.location)}, {"domain", ref(c.domain)},
+                 {"params", bindings(c.params)}, {"accepts", accepts},          {"requests", requests}};
       if (c.implementation) jc["implementation"] = ref(*c.implementation);
       components.push_back(jc);
     }
@@ -214,8 +238,8 @@ struct JsonWriter {
       if (s.machine) js["machine"] = ident(*s.machine);
       studies.push_back(js);
     }
-    return {{"file", m.path},         {"imports", imports}, {"models", models},
-            {"components", components}, {"studies", studies}};
+    return {
+        {"file", m.path}, {"imports", imports}, {"models", models}, {"components", components}, {"studies", studies}};
   }
 };
 }  // namespace

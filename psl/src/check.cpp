@@ -116,10 +116,10 @@ class ProgramChecker {
 
   void redeclare_check(const Symbol* earlier, const Identifier& name, Symbol::Kind kind) {
     if (!earlier || name.name.empty()) return;
-    auto& d = diags_.error(name.location, std::string("redefinition of '") + name.name + "' as a " +
-                                              symbol_kind_name(kind));
-    DiagnosticEngine::note(d, earlier->declared, std::string("previous definition as a ") +
-                                                     symbol_kind_name(earlier->kind) + " is here");
+    auto& d =
+        diags_.error(name.location, std::string("redefinition of '") + name.name + "' as a " + symbol_kind_name(kind));
+    DiagnosticEngine::note(d, earlier->declared,
+                           std::string("previous definition as a ") + symbol_kind_name(earlier->kind) + " is here");
   }
 
   // ---------------------------------------------------------- components
@@ -180,8 +180,8 @@ class ProgramChecker {
         DiagnosticEngine::note(d, it->second, "previous entry is here");
       }
       if (e.name.name == "domain")
-        diags_.error(e.name.location, "the profile entry 'domain' is implicit: it is the component's domain (" +
-                                          c.domain.str() + ")");
+        diags_.error(e.name.location,
+                     "the profile entry 'domain' is implicit: it is the component's domain (" + c.domain.str() + ")");
       if (e.value) {
         Analyzer analyzer(diags_, component_params_.at(c.name.name), value_hooks());
         analyzer.analyze(*e.value);
@@ -312,16 +312,15 @@ class ProgramChecker {
       }
     }
     if (!processes) {
-      diags_.error(tg.name.location, "taskgraph '" + tg.name.name +
-                                         "' has no 'processes' set (e.g. processes { [r] : 0 <= r < P };)");
+      diags_.error(tg.name.location,
+                   "taskgraph '" + tg.name.name + "' has no 'processes' set (e.g. processes { [r] : 0 <= r < P };)");
     } else {
       g.has_processes = true;
       g.arity = processes->set.dims.size();
       if (g.arity == 0) diags_.error(processes->set.location, "the process set needs at least one coordinate");
       for (const Identifier& d : processes->set.dims)
-        redeclare_check(scope.declare(d.name, {Symbol::Kind::ProcessDimension, d.location,
-                                               Analysis::of_integer()}),
-                        d, Symbol::Kind::ProcessDimension);
+        redeclare_check(scope.declare(d.name, {Symbol::Kind::ProcessDimension, d.location, Analysis::of_integer()}), d,
+                        Symbol::Kind::ProcessDimension);
       if (processes->set.constraint) {
         Analyzer analyzer(diags_, scope, value_hooks());
         Analysis a = analyzer.analyze(*processes->set.constraint);
@@ -368,8 +367,8 @@ class ProgramChecker {
                 diags_.error(node.step->location, "loop step must be positive, not " + step.value->str());
             }
             Scope inner(&scope);
-            redeclare_check(inner.declare(node.variable.name, {Symbol::Kind::LoopVariable, node.variable.location,
-                                                               Analysis::of_integer()}),
+            redeclare_check(inner.declare(node.variable.name,
+                                          {Symbol::Kind::LoopVariable, node.variable.location, Analysis::of_integer()}),
                             node.variable, Symbol::Kind::LoopVariable);
             check_body(node.body, inner, g, false);
           } else if constexpr (std::is_same_v<T, IfStmt>) {
@@ -403,7 +402,8 @@ class ProgramChecker {
       for (const Identifier& d : c.peer.map->in_dims)
         inner.declare(d.name, {Symbol::Kind::ProcessDimension, d.location, Analysis::of_integer()});
       Analyzer map_analyzer(diags_, inner, value_hooks());
-      for (const ExprPtr& e : c.peer.map->out) map_analyzer.require_integer(map_analyzer.analyze(*e), *e, "peer coordinate");
+      for (const ExprPtr& e : c.peer.map->out)
+        map_analyzer.require_integer(map_analyzer.analyze(*e), *e, "peer coordinate");
       if (c.peer.map->constraint) {
         Analysis a = map_analyzer.analyze(*c.peer.map->constraint);
         map_analyzer.require_bool(a, *c.peer.map->constraint, "the peer map constraint");
@@ -440,7 +440,8 @@ class ProgramChecker {
     const ComponentDecl& c = *it->second;
     if (c.domain.head != "application") {
       auto& d = diags_.error(t.component.location, "task '" + t.name.name + "' is bound to '" + c.name.name + "', " +
-                                                       with_article(c.domain.head) + " component; tasks bind to application components");
+                                                       with_article(c.domain.head) +
+                                                       " component; tasks bind to application components");
       DiagnosticEngine::note(d, c.name.location, "'" + c.name.name + "' is declared here");
       return;
     }
@@ -470,7 +471,8 @@ class ProgramChecker {
     for (const Transaction* tx : candidates) {
       std::vector<std::string> params;
       for (const TxParam& p : tx->params) params.push_back(p.name.name);
-      DiagnosticEngine::note(d, tx->location, "'" + c.name.name + "' accepts " + tx->name.name + "(" + join(params) + ")");
+      DiagnosticEngine::note(d, tx->location,
+                             "'" + c.name.name + "' accepts " + tx->name.name + "(" + join(params) + ")");
     }
   }
 
@@ -478,9 +480,12 @@ class ProgramChecker {
     Analysis v = analyzer.analyze(*a.value);
     if (!v.typed) return;
     std::string what = "argument '" + a.name.name + "'";
-    if (type == "int") analyzer.require_integer(v, *a.value, what);
-    else if (type == "bytes" || type == "size") analyzer.require_size(v, *a.value, what);
-    else if (type == "bool") analyzer.require_bool(v, *a.value, what);
+    if (type == "int")
+      analyzer.require_integer(v, *a.value, what);
+    else if (type == "bytes" || type == "size")
+      analyzer.require_size(v, *a.value, what);
+    else if (type == "bool")
+      analyzer.require_bool(v, *a.value, what);
     else {
       Analysis want = type_analysis(type);
       if (want.typed && (v.kind != want.kind || v.dimension != want.dimension))
@@ -503,14 +508,17 @@ class ProgramChecker {
     if (c.size) analyzer.require_size(analyzer.analyze(*c.size), *c.size, op + " size");
     bool rooted = collective_is_rooted(op);
     if (c.root) {
-      if (!rooted) diags_.error(c.root->location, op + " has no root; remove 'root'");
-      else analyzer.require_integer(analyzer.analyze(*c.root), *c.root, "root");
+      if (!rooted)
+        diags_.error(c.root->location, op + " has no root; remove 'root'");
+      else
+        analyzer.require_integer(analyzer.analyze(*c.root), *c.root, "root");
     }
     if (c.algorithm) {
       auto algorithms = collective_algorithms(op);
       if (std::find(algorithms.begin(), algorithms.end(), c.algorithm->name) == algorithms.end())
-        diags_.error(c.algorithm->location, "no algorithm '" + c.algorithm->name + "' for " + op + " (choose one of: " +
-                                                join(algorithms) + ")" + did_you_mean_suffix(c.algorithm->name, algorithms));
+        diags_.error(c.algorithm->location, "no algorithm '" + c.algorithm->name + "' for " + op +
+                                                " (choose one of: " + join(algorithms) + ")" +
+                                                did_you_mean_suffix(c.algorithm->name, algorithms));
     }
   }
 
@@ -540,7 +548,8 @@ class ProgramChecker {
         diags_.error(st.machine->location, "study '" + st.name.name + "' runs on undefined machine '" +
                                                st.machine->name + "'" + did_you_mean_suffix(st.machine->name, names));
       } else if (it->second->domain.head != "hardware") {
-        auto& d = diags_.error(st.machine->location, "'" + st.machine->name + "' is " + with_article(it->second->domain.head) +
+        auto& d = diags_.error(st.machine->location, "'" + st.machine->name + "' is " +
+                                                         with_article(it->second->domain.head) +
                                                          " component, not a machine (hardware)");
         DiagnosticEngine::note(d, it->second->name.location, "'" + st.machine->name + "' is declared here");
       }
@@ -577,7 +586,8 @@ class ProgramChecker {
                               bool setting_allowed) {
     const std::string& n = target.name;
     std::size_t dot = n.find('.');
-    if (dot != std::string::npos) return member(n.substr(0, dot), n.substr(dot + 1), target.location).value_or(Analysis::unknown());
+    if (dot != std::string::npos)
+      return member(n.substr(0, dot), n.substr(dot + 1), target.location).value_or(Analysis::unknown());
     if (!model) return Analysis::unknown();
     std::vector<std::string> params;
     for (const Binding& p : model->params) {
@@ -596,10 +606,11 @@ class ProgramChecker {
     if (setting_allowed && study_settings_used().count(n)) return Analysis::unknown();
     std::vector<std::string> candidates = params;
     for (const std::string& s : study_settings_used()) candidates.push_back(s);
-    diags_.error(target.location, "'" + n + "' is not a parameter of model '" + model->name.name + "'" +
-                                      (setting_allowed ? " nor a study setting that a selector reads as 'study." + n + "'"
-                                                       : std::string()) +
-                                      did_you_mean_suffix(n, candidates));
+    diags_.error(
+        target.location,
+        "'" + n + "' is not a parameter of model '" + model->name.name + "'" +
+            (setting_allowed ? " nor a study setting that a selector reads as 'study." + n + "'" : std::string()) +
+            did_you_mean_suffix(n, candidates));
     (void)st;
     return Analysis::unknown();
   }
@@ -613,8 +624,8 @@ class ProgramChecker {
     if (!want.typed || !got.typed) return;
     if (want.kind != got.kind || (want.kind == Value::Kind::Number && want.dimension != got.dimension)) {
       std::string was = want.value ? " (default " + want.value->str() + ")" : "";
-      diags_.error(value.location, "'" + target.name + "' is a " + type_name(want) + was + "; this value is a " +
-                                       type_name(got));
+      diags_.error(value.location,
+                   "'" + target.name + "' is a " + type_name(want) + was + "; this value is a " + type_name(got));
     }
   }
 
@@ -637,7 +648,8 @@ class ProgramChecker {
                   std::set<std::string>& bound) {
     std::vector<Analysis> wants;
     for (const Identifier& t : v.targets) {
-      if (t.name == "paradigm") diags_.error(t.location, "'paradigm' is bound by each entry of 'compare'; it cannot be varied");
+      if (t.name == "paradigm")
+        diags_.error(t.location, "'paradigm' is bound by each entry of 'compare'; it cannot be varied");
       wants.push_back(check_study_target(st, t, model, /*setting_allowed=*/true));
       if (!bound.insert(t.name).second) diags_.error(t.location, "'" + t.name + "' is set or varied twice");
     }
@@ -658,8 +670,8 @@ class ProgramChecker {
         if (step.value && step.value->kind == Value::Kind::Number && step.value->number <= 0)
           diags_.error(v.step->location, "range step must be positive, not " + step.value->str());
       }
-      if (first.value && last.value && first.value->kind == Value::Kind::Number && last.value->kind == Value::Kind::Number &&
-          first.value->number > last.value->number)
+      if (first.value && last.value && first.value->kind == Value::Kind::Number &&
+          last.value->kind == Value::Kind::Number && first.value->number > last.value->number)
         diags_.error(v.first->location, "empty range: " + first.value->str() + " .. " + last.value->str());
       return;
     }

@@ -53,8 +53,10 @@ std::string DiagnosticEngine::render(const Diagnostic& d) const {
     for (std::size_t i = 0; i < col && i < text.size(); ++i) out += text[i] == '\t' ? '\t' : ' ';
     for (std::size_t i = text.size(); i < col; ++i) out += ' ';
     std::size_t width = std::max<std::size_t>(1, d.location.length);
-    if (col < text.size()) width = std::min(width, text.size() - col);
-    else width = 1;
+    if (col < text.size())
+      width = std::min(width, text.size() - col);
+    else
+      width = 1;
     out += '^';
     out.append(width - 1, '~');
     out += '\n';
@@ -67,8 +69,7 @@ void DiagnosticEngine::print(std::ostream& out) const {
   for (const Diagnostic& d : diagnostics_) out << render(d);
   if (errors_ > 0 || warning_count() > 0) {
     out << errors_ << (errors_ == 1 ? " error" : " errors");
-    if (warning_count() > 0)
-      out << ", " << warning_count() << (warning_count() == 1 ? " warning" : " warnings");
+    if (warning_count() > 0) out << ", " << warning_count() << (warning_count() == 1 ? " warning" : " warnings");
     out << " generated.\n";
   }
 }

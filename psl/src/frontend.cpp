@@ -173,8 +173,8 @@ void Frontend::load_one(const std::string& path, std::string text, std::vector<s
   stack.push_back(key);
   std::filesystem::path dir = std::filesystem::path(path).parent_path();
   for (const ImportDecl& imp : module.imports) {
-    std::filesystem::path target = std::filesystem::path(imp.path).is_absolute() ? std::filesystem::path(imp.path)
-                                                                                  : dir / imp.path;
+    std::filesystem::path target =
+        std::filesystem::path(imp.path).is_absolute() ? std::filesystem::path(imp.path) : dir / imp.path;
     std::string target_key = canonical(target.string());
     auto cycle = std::find(stack.begin(), stack.end(), target_key);
     if (cycle != stack.end()) {

@@ -45,7 +45,8 @@ struct IslWriter {
   bool write(const Expr& e, std::string& out) {
     switch (e.kind) {
       case ExprKind::Number: {
-        if (!e.dimension.dimensionless()) return fail(e, "integer sets hold plain numbers, not " + dimension_name(e.dimension));
+        if (!e.dimension.dimensionless())
+          return fail(e, "integer sets hold plain numbers, not " + dimension_name(e.dimension));
         if (std::floor(e.number) != e.number)
           return fail(e, "integer sets need integer constants, not " + Value::of_number(e.number).str());
         if (std::fabs(e.number) > 9007199254740992.0)  // 2^53: beyond it a double is not an exact integer
@@ -55,7 +56,8 @@ struct IslWriter {
       }
       case ExprKind::Bool: out += e.boolean ? "true" : "false"; return true;
       case ExprKind::Name: {
-        if (e.text.find('.') != std::string::npos) return fail(e, "dotted name '" + e.text + "' cannot appear in an integer set");
+        if (e.text.find('.') != std::string::npos)
+          return fail(e, "dotted name '" + e.text + "' cannot appear in an integer set");
         if (std::find(dims.begin(), dims.end(), e.text) == dims.end() &&
             std::find(params.begin(), params.end(), e.text) == params.end())
           params.push_back(e.text);
@@ -121,7 +123,8 @@ struct IslWriter {
         }
         return fail(e, "function '" + e.text + "' cannot appear in an integer set (use floor, ceil, min, max)");
       }
-      case ExprKind::Ternary: return fail(e, "conditional expressions cannot appear in an integer set; use 'or' of two constraints");
+      case ExprKind::Ternary:
+        return fail(e, "conditional expressions cannot appear in an integer set; use 'or' of two constraints");
       case ExprKind::Invalid: return false;
       default: return fail(e, "this expression cannot appear in an integer set");
     }
@@ -159,7 +162,8 @@ std::optional<std::string> set_text(const IntegerSet& set, std::vector<std::stri
 }
 }  // namespace
 
-std::optional<std::string> integer_set_isl(const IntegerSet& set, std::vector<std::string>& params, std::string* error) {
+std::optional<std::string> integer_set_isl(const IntegerSet& set, std::vector<std::string>& params,
+                                           std::string* error) {
   SourceManager sources;
   DiagnosticEngine diags(sources);
   auto text = set_text(set, params, diags);
@@ -173,7 +177,8 @@ IslChecker::IslChecker(DiagnosticEngine& diags) : diags_(diags), ctx_(isl_ctx_al
 
 IslChecker::~IslChecker() { isl_ctx_free(ctx_); }
 
-std::string IslChecker::check_set(const IntegerSet& set, const std::map<std::string, long>& defaults, const char* what) {
+std::string IslChecker::check_set(const IntegerSet& set, const std::map<std::string, long>& defaults,
+                                  const char* what) {
   std::vector<std::string> params;
   auto written = set_text(set, params, diags_);
   if (!written) return "";
@@ -181,7 +186,8 @@ std::string IslChecker::check_set(const IntegerSet& set, const std::map<std::str
   isl_set* s = isl_set_read_from_str(ctx_, text.c_str());
   if (s == nullptr) {
     const char* msg = isl_ctx_last_error_msg(ctx_);
-    auto& d = diags_.error(set.location, std::string("isl rejected the ") + what + ": " + (msg ? msg : "unknown error"));
+    auto& d =
+        diags_.error(set.location, std::string("isl rejected the ") + what + ": " + (msg ? msg : "unknown error"));
     DiagnosticEngine::note(d, set.location, "as isl reads it (PSL names prefixed with _): " + text);
     isl_ctx_reset_error(ctx_);
     return "";
@@ -198,7 +204,8 @@ std::string IslChecker::check_set(const IntegerSet& set, const std::map<std::str
   }
   if (all_fixed) {
     if (isl_set_is_bounded(s) == isl_bool_false)
-      diags_.error(set.location, std::string("the ") + what + " is unbounded for the default parameters; bound every coordinate");
+      diags_.error(set.location,
+                   std::string("the ") + what + " is unbounded for the default parameters; bound every coordinate");
     else if (isl_set_is_empty(s) == isl_bool_true)
       diags_.warning(set.location, std::string("the ") + what + " is empty for the default parameters");
   }

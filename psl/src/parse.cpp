@@ -336,12 +336,17 @@ class AstBuilder {
     }
     for (auto* clause : ctx->commClause()) {
       if (auto* sz = dynamic_cast<gen::SizeClauseContext*>(clause)) {
-        if (cs.size) diags_.error(at(sz), "duplicate 'size' clause");
-        else cs.size = expr(sz->expr());
+        if (cs.size)
+          diags_.error(at(sz), "duplicate 'size' clause");
+        else
+          cs.size = expr(sz->expr());
       } else if (auto* tg = dynamic_cast<gen::TagClauseContext*>(clause)) {
-        if (cs.tag || cs.tag_any) diags_.error(at(tg), "duplicate 'tag' clause");
-        else if (tg->expr()) cs.tag = expr(tg->expr());
-        else cs.tag_any = true;
+        if (cs.tag || cs.tag_any)
+          diags_.error(at(tg), "duplicate 'tag' clause");
+        else if (tg->expr())
+          cs.tag = expr(tg->expr());
+        else
+          cs.tag_any = true;
       } else if (auto* cm = dynamic_cast<gen::CommNameClauseContext*>(clause)) {
         cs.communicator = ident(cm->name());
       }
@@ -635,12 +640,18 @@ class AstBuilder {
         std::string s = t->getText();
         have_op = true;
         op_loc = at(t);
-        if (s == "+") pending = Op::Add;
-        else if (s == "-") pending = Op::Sub;
-        else if (s == "*") pending = Op::Mul;
-        else if (s == "/") pending = Op::Div;
-        else if (s == "%") pending = Op::Mod;
-        else have_op = false;  // an error node left by recovery
+        if (s == "+")
+          pending = Op::Add;
+        else if (s == "-")
+          pending = Op::Sub;
+        else if (s == "*")
+          pending = Op::Mul;
+        else if (s == "/")
+          pending = Op::Div;
+        else if (s == "%")
+          pending = Op::Mod;
+        else
+          have_op = false;  // an error node left by recovery
       }
     }
     return acc ? std::move(acc) : invalid(ctx);
@@ -765,10 +776,10 @@ bool check_nesting(antlr4::CommonTokenStream& tokens, FileId file, DiagnosticEng
       if (!unclosed.empty()) unclosed.pop_back();
     }
     bool prefix = s == "not" || s == "!" ||
-                  ((s == "-" || s == "+") && (prev == nullptr || !(prev->getType() == PslLexer::ID ||
-                                                                    prev->getType() == PslLexer::NUMBER ||
-                                                                    prev->getType() == PslLexer::QUANTITY ||
-                                                                    prev->getText() == ")" || prev->getText() == "]")));
+                  ((s == "-" || s == "+") &&
+                   (prev == nullptr ||
+                    !(prev->getType() == PslLexer::ID || prev->getType() == PslLexer::NUMBER ||
+                      prev->getType() == PslLexer::QUANTITY || prev->getText() == ")" || prev->getText() == "]")));
     prefix_run = prefix ? prefix_run + 1 : 0;
     if (prefix_run > limit) what = "prefix operators nested";
     if (s == "?" && ++questions > limit) what = "conditional expressions nested";
@@ -790,8 +801,7 @@ bool check_nesting(antlr4::CommonTokenStream& tokens, FileId file, DiagnosticEng
 
 }  // namespace
 
-Module parse_module(FileId file, const SourceManager& sources, DiagnosticEngine& diags,
-                    const FrontendLimits& limits) {
+Module parse_module(FileId file, const SourceManager& sources, DiagnosticEngine& diags, const FrontendLimits& limits) {
   antlr4::ANTLRInputStream input(sources.text(file));
   PslLexer lexer(&input);
   lexer.removeErrorListeners();  // every character is a token; nothing to report here
@@ -819,8 +829,7 @@ Module parse_module(FileId file, const SourceManager& sources, DiagnosticEngine&
         ct->setChannel(antlr4::Token::HIDDEN_CHANNEL);
         break;
       }
-      default:
-        break;
+      default: break;
     }
   }
   std::vector<const antlr4::Token*> unclosed;

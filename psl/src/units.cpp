@@ -15,16 +15,26 @@ struct UnitEntry {
 };
 // Base units: nanoseconds and bytes.
 constexpr std::array<UnitEntry, 21> kUnits{{
-    {"ps", {kTime, 1e-3}},          {"ns", {kTime, 1}},
-    {"us", {kTime, 1e3}},           {"ms", {kTime, 1e6}},
-    {"s", {kTime, 1e9}},            {"B", {kBytes, 1}},
-    {"KB", {kBytes, 1e3}},          {"MB", {kBytes, 1e6}},
-    {"GB", {kBytes, 1e9}},          {"KiB", {kBytes, 1024.0}},
-    {"MiB", {kBytes, 1048576.0}},   {"GiB", {kBytes, 1073741824.0}},
-    {"B/s", {kBytesPerTime, 1e-9}}, {"KB/s", {kBytesPerTime, 1e-6}},
-    {"MB/s", {kBytesPerTime, 1e-3}}, {"GB/s", {kBytesPerTime, 1}},
-    {"ps/B", {kTimePerByte, 1e-3}}, {"ns/B", {kTimePerByte, 1}},
-    {"us/B", {kTimePerByte, 1e3}},  {"ms/B", {kTimePerByte, 1e6}},
+    {"ps", {kTime, 1e-3}},
+    {"ns", {kTime, 1}},
+    {"us", {kTime, 1e3}},
+    {"ms", {kTime, 1e6}},
+    {"s", {kTime, 1e9}},
+    {"B", {kBytes, 1}},
+    {"KB", {kBytes, 1e3}},
+    {"MB", {kBytes, 1e6}},
+    {"GB", {kBytes, 1e9}},
+    {"KiB", {kBytes, 1024.0}},
+    {"MiB", {kBytes, 1048576.0}},
+    {"GiB", {kBytes, 1073741824.0}},
+    {"B/s", {kBytesPerTime, 1e-9}},
+    {"KB/s", {kBytesPerTime, 1e-6}},
+    {"MB/s", {kBytesPerTime, 1e-3}},
+    {"GB/s", {kBytesPerTime, 1}},
+    {"ps/B", {kTimePerByte, 1e-3}},
+    {"ns/B", {kTimePerByte, 1}},
+    {"us/B", {kTimePerByte, 1e3}},
+    {"ms/B", {kTimePerByte, 1e6}},
     {"s/B", {kTimePerByte, 1e9}},
 }};
 
@@ -82,11 +92,16 @@ std::string format_quantity(const Quantity& q) {
   std::ostringstream out;
   out.precision(12);
   out << q.value;
-  if (q.dimension == kTime) out << "ns";
-  else if (q.dimension == kBytes) out << "B";
-  else if (q.dimension == kTimePerByte) out << "ns/B";
-  else if (q.dimension == kBytesPerTime) out << "GB/s";
-  else if (!q.dimension.dimensionless()) out << " [" << dimension_name(q.dimension) << "]";
+  if (q.dimension == kTime)
+    out << "ns";
+  else if (q.dimension == kBytes)
+    out << "B";
+  else if (q.dimension == kTimePerByte)
+    out << "ns/B";
+  else if (q.dimension == kBytesPerTime)
+    out << "GB/s";
+  else if (!q.dimension.dimensionless())
+    out << " [" << dimension_name(q.dimension) << "]";
   return out.str();
 }
 

@@ -31,9 +31,7 @@ const char* kind_name(Value::Kind k) {
   return "value";
 }
 
-bool Value::is_integer() const {
-  return kind == Kind::Number && std::isfinite(number) && std::floor(number) == number;
-}
+bool Value::is_integer() const { return kind == Kind::Number && std::isfinite(number) && std::floor(number) == number; }
 
 std::string Value::str() const {
   switch (kind) {
@@ -134,8 +132,8 @@ EvalResult apply_call(std::string_view f, const std::vector<Value>& args) {
   if (!arity) return fail("unknown function '" + std::string(f) + "' (built-ins: " + builtin_functions() + ")");
   int n = static_cast<int>(args.size());
   if (n < arity->first || n > arity->second) {
-    std::string want = arity->first == arity->second ? std::to_string(arity->first)
-                                                     : "at least " + std::to_string(arity->first);
+    std::string want =
+        arity->first == arity->second ? std::to_string(arity->first) : "at least " + std::to_string(arity->first);
     return fail("function '" + std::string(f) + "' takes " + want + " argument" + (arity->first == 1 ? "" : "s") +
                 ", not " + std::to_string(n));
   }
@@ -163,8 +161,7 @@ EvalResult apply_call(std::string_view f, const std::vector<Value>& args) {
   }
   if (f == "pow") {
     const Value& y = args[1];
-    if (!y.dimension.dimensionless() || !x.dimension.dimensionless())
-      return fail("function 'pow' needs plain numbers");
+    if (!y.dimension.dimensionless() || !x.dimension.dimensionless()) return fail("function 'pow' needs plain numbers");
     return ok(Value::of_number(std::pow(x.number, y.number)));
   }
   // min / max
@@ -212,8 +209,8 @@ EvalResult evaluate(const Expr& e, const NameLookup& lookup) {
         EvalResult r = evaluate(*operand, lookup);
         if (!r.value) return r;
         if (r.value->kind != Value::Kind::Bool)
-          return located(fail(std::string("'") + op_spelling(e.op) + "' needs booleans, not a " +
-                              kind_name(r.value->kind)));
+          return located(
+              fail(std::string("'") + op_spelling(e.op) + "' needs booleans, not a " + kind_name(r.value->kind)));
         if (r.value->boolean == (e.op == Op::Or)) return ok(Value::of_bool(r.value->boolean));
       }
       return ok(Value::of_bool(e.op == Op::And));

@@ -242,14 +242,11 @@ std::vector<std::uint64_t> append_collective(const CollectiveCall& call, std::ui
   const std::uint64_t s = call.bytes;
   using A = CollectiveAlgorithm;
   switch (call.op) {
-    case CollectiveOp::Bcast:
-      return call.algorithm == A::Linear ? linear_down(b, v, p) : binomial_down(b, v, p, false);
+    case CollectiveOp::Bcast: return call.algorithm == A::Linear ? linear_down(b, v, p) : binomial_down(b, v, p, false);
     case CollectiveOp::Scatter:
       return call.algorithm == A::Binomial ? binomial_down(b, v, p, true) : linear_down(b, v, p);
-    case CollectiveOp::Reduce:
-      return call.algorithm == A::Linear ? linear_up(b, v, p) : binomial_up(b, v, p, false);
-    case CollectiveOp::Gather:
-      return call.algorithm == A::Binomial ? binomial_up(b, v, p, true) : linear_up(b, v, p);
+    case CollectiveOp::Reduce: return call.algorithm == A::Linear ? linear_up(b, v, p) : binomial_up(b, v, p, false);
+    case CollectiveOp::Gather: return call.algorithm == A::Binomial ? binomial_up(b, v, p, true) : linear_up(b, v, p);
     case CollectiveOp::Barrier:
     case CollectiveOp::Allreduce: {
       std::uint64_t bytes = call.op == CollectiveOp::Barrier ? 0 : s;
@@ -291,7 +288,8 @@ std::vector<std::uint64_t> append_collective(const CollectiveCall& call, std::ui
         case A::RecursiveDoubling: return recursive_doubling(u, r, p, true);
         case A::Dissemination:  // Bruck: round k moves min(2^k, P - 2^k) blocks
           return rounds(
-              u, ceil_log2(p), [&](std::uint32_t k) { return static_cast<std::uint32_t>((r + p - ((1ull << k) % p)) % p); },
+              u, ceil_log2(p),
+              [&](std::uint32_t k) { return static_cast<std::uint32_t>((r + p - ((1ull << k) % p)) % p); },
               [&](std::uint32_t k) { return static_cast<std::uint32_t>((r + (1ull << k)) % p); },
               [&](std::uint32_t k) { return s * std::min<std::uint64_t>(1ull << k, p - (1ull << k)); });
         case A::Linear: {
@@ -313,8 +311,8 @@ std::vector<std::uint64_t> append_collective(const CollectiveCall& call, std::ui
         return exits;
       }
       return rounds(
-          u, p - 1, [&](std::uint32_t k) { return (r + k + 1) % p; }, [&](std::uint32_t k) { return (r + p - k - 1) % p; },
-          [&](std::uint32_t) { return s; });
+          u, p - 1, [&](std::uint32_t k) { return (r + k + 1) % p; },
+          [&](std::uint32_t k) { return (r + p - k - 1) % p; }, [&](std::uint32_t) { return s; });
   }
   return b.entry_ops();
 }

@@ -61,7 +61,8 @@ std::string describe(const std::vector<long>& point, std::size_t dims, const std
   };
   std::string s = "the message from process " + coords(0) + " to " + coords(dims + loops.size()) + " with tag " +
                   std::to_string(point.back());
-  for (std::size_t k = 0; k < loops.size(); ++k) s += (k ? ", " : " at ") + loops[k] + " = " + std::to_string(point[dims + k]);
+  for (std::size_t k = 0; k < loops.size(); ++k)
+    s += (k ? ", " : " at ") + loops[k] + " = " + std::to_string(point[dims + k]);
   return s;
 }
 
@@ -130,12 +131,13 @@ std::size_t check_communication(const StaticTaskGraph& g, psl::DiagnosticEngine&
         isl_map* unmatched = other ? isl_map_subtract(isl_map_copy(rel[i]), isl_map_copy(other)) : isl_map_copy(rel[i]);
         if (unmatched && isl_map_is_empty(unmatched) == isl_bool_false) {
           std::string example = describe(sample(unmatched), dims, loops);
-          auto& d = diags.error(n.source, std::string(is_send ? "send has no matching recv" : "recv has no matching send") +
-                                              (example.empty() ? "" : " for " + example));
+          auto& d =
+              diags.error(n.source, std::string(is_send ? "send has no matching recv" : "recv has no matching send") +
+                                        (example.empty() ? "" : " for " + example));
           for (std::uint32_t j : members)
             if (g.nodes[j].kind != n.kind)
-              psl::DiagnosticEngine::note(d, g.nodes[j].source,
-                                          std::string(is_send ? "a recv" : "a send") + " in the same loop nest is here");
+              psl::DiagnosticEngine::note(
+                  d, g.nodes[j].source, std::string(is_send ? "a recv" : "a send") + " in the same loop nest is here");
           ++errors;
         }
         isl_map_free(unmatched);

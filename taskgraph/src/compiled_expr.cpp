@@ -83,9 +83,18 @@ double CompiledExpr::eval_general(const double* slots) const {
     switch (i.op) {
       case ExprOp::Const: stack[top++] = i.value; break;
       case ExprOp::Slot: stack[top++] = slots[i.slot]; break;
-      case ExprOp::Add: --top; stack[top - 1] += stack[top]; break;
-      case ExprOp::Sub: --top; stack[top - 1] -= stack[top]; break;
-      case ExprOp::Mul: --top; stack[top - 1] *= stack[top]; break;
+      case ExprOp::Add:
+        --top;
+        stack[top - 1] += stack[top];
+        break;
+      case ExprOp::Sub:
+        --top;
+        stack[top - 1] -= stack[top];
+        break;
+      case ExprOp::Mul:
+        --top;
+        stack[top - 1] *= stack[top];
+        break;
       default: {
         int n = expr_op_arity(i.op);
         top -= static_cast<std::size_t>(n);
@@ -135,15 +144,18 @@ CompiledExpr CompiledExpr::specialize(const std::vector<std::optional<double>>& 
 
 std::string CompiledExpr::str() const {
   std::ostringstream out;
-  static const char* names[] = {"const", "slot", "+", "-", "*", "/", "%", "neg", "<", "<=", ">", ">=", "==", "!=",
-                                "and", "or", "not", "select", "floor", "ceil", "round", "abs", "sqrt", "log2",
-                                "pow", "min", "max"};
+  static const char* names[] = {"const", "slot", "+",     "-",   "*",    "/",    "%",   "neg", "<",
+                                "<=",    ">",    ">=",    "==",  "!=",   "and",  "or",  "not", "select",
+                                "floor", "ceil", "round", "abs", "sqrt", "log2", "pow", "min", "max"};
   for (std::size_t k = 0; k < code_.size(); ++k) {
     const ExprInstr& i = code_[k];
     if (k) out << ' ';
-    if (i.op == ExprOp::Const) out << i.value;
-    else if (i.op == ExprOp::Slot) out << '$' << i.slot;
-    else out << names[static_cast<int>(i.op)];
+    if (i.op == ExprOp::Const)
+      out << i.value;
+    else if (i.op == ExprOp::Slot)
+      out << '$' << i.slot;
+    else
+      out << names[static_cast<int>(i.op)];
   }
   return out.str();
 }

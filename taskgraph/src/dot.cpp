@@ -105,10 +105,11 @@ void write_dynamic_dot(ScheduleSource& source, std::ostream& out, std::size_t ma
     for (std::size_t i = 0; i < b.ops.size(); ++i) {
       const Operation& op = b.ops[i];
       std::string id = "r" + std::to_string(r) + "_" + std::to_string(i);
-      std::string label = op.kind == OpKind::Calc   ? "calc " + std::to_string(op.duration / kPsPerNs) + "ns"
-                          : op.kind == OpKind::Send ? "send " + std::to_string(op.bytes) + "B to " + std::to_string(op.peer)
-                                                    : "recv " + std::to_string(op.bytes) + "B from " +
-                                                          (op.peer == kAnySource ? "any" : std::to_string(op.peer));
+      std::string label = op.kind == OpKind::Calc ? "calc " + std::to_string(op.duration / kPsPerNs) + "ns"
+                          : op.kind == OpKind::Send
+                              ? "send " + std::to_string(op.bytes) + "B to " + std::to_string(op.peer)
+                              : "recv " + std::to_string(op.bytes) + "B from " +
+                                    (op.peer == kAnySource ? "any" : std::to_string(op.peer));
       if (op.kind != OpKind::Calc) label += " tag " + (op.tag == kAnyTag ? std::string("any") : std::to_string(op.tag));
       if (op.node < nodes.size() && !nodes[op.node].label.empty()) label += "\n" + nodes[op.node].label;
       out << "    " << id << " [label=" << quote(label) << "];\n";
@@ -116,8 +117,7 @@ void write_dynamic_dot(ScheduleSource& source, std::ostream& out, std::size_t ma
         const Dependency& d = b.deps[op.first_dep + k];
         out << "    r" << r << "_" << d.op << " -> " << id << (d.on_start ? " [style=dotted]" : "") << ";\n";
       }
-      if (op.kind == OpKind::Send)
-        pending[{static_cast<std::int32_t>(r), op.peer, op.tag, op.comm}].push_back(id);
+      if (op.kind == OpKind::Send) pending[{static_cast<std::int32_t>(r), op.peer, op.tag, op.comm}].push_back(id);
     }
     out << "  }\n";
   }

@@ -11,8 +11,8 @@
 #include <isl/val.h>
 
 #include <algorithm>
-#include <cstdint>
 #include <cmath>
+#include <cstdint>
 #include <unordered_set>
 
 namespace poems::taskgraph {
@@ -190,7 +190,8 @@ ModelSchedule::ModelSchedule(std::shared_ptr<const StaticTaskGraph> graph, const
     if (in.op != StgOp::LoopBegin) continue;
     for (const CompiledExpr* bound : {&in.value, &in.last, &in.step})
       if (bound->is_constant() && std::floor(bound->constant_value()) != bound->constant_value())
-        throw InstantiationError("loop '" + in.text + "' has the bound " + psl::Value::of_number(bound->constant_value()).str() +
+        throw InstantiationError("loop '" + in.text + "' has the bound " +
+                                 psl::Value::of_number(bound->constant_value()).str() +
                                  " with this binding; loop bounds must be integers");
   }
   std::vector<std::vector<StgInstr>> inserted_before(g.code.size() + 1);
@@ -216,7 +217,8 @@ ModelSchedule::ModelSchedule(std::shared_ptr<const StaticTaskGraph> graph, const
   std::vector<double> set_params;
   for (const std::string& p : g.process_set_params) {
     auto it = std::find(g.slot_names.begin(), g.slot_names.begin() + base, p);
-    if (it == g.slot_names.begin() + base) throw InstantiationError("process set parameter '" + p + "' is not a model value");
+    if (it == g.slot_names.begin() + base)
+      throw InstantiationError("process set parameter '" + p + "' is not a model value");
     set_params.push_back(model_values_[static_cast<std::size_t>(it - g.slot_names.begin())]);
   }
   processes_ = ProcessSet::from_isl(g.process_set, g.process_set_params, set_params, g.process_dims.size());
@@ -231,9 +233,8 @@ ModelSchedule::ModelSchedule(std::shared_ptr<const StaticTaskGraph> graph, const
     algorithm_[i] = n.algorithm;
     auto it = options.algorithms.find(n.collective);
     if (n.kind == StaticNode::Kind::Collective && it != options.algorithms.end()) algorithm_[i] = it->second;
-    node_info_[i].label = n.kind == StaticNode::Kind::Collective
-                              ? n.label + "/" + collective_algorithm_name(algorithm_[i])
-                              : n.label;
+    node_info_[i].label =
+        n.kind == StaticNode::Kind::Collective ? n.label + "/" + collective_algorithm_name(algorithm_[i]) : n.label;
     node_info_[i].location = n.location;
   }
   slots_.assign(static_cast<std::size_t>(processes_.size()) * slots_per_rank_, 0.0);
@@ -311,8 +312,7 @@ void ModelSchedule::start(std::uint32_t rank, Cursor& c, double* slots) {
   double coords[16];
   processes_.coords(rank, coords);
   const std::int64_t base = graph_->model_slot_count();
-  for (std::size_t d = 0; d < graph_->process_dims.size(); ++d)
-    slots[graph_->process_dims[d] - base] = coords[d];
+  for (std::size_t d = 0; d < graph_->process_dims.size(); ++d) slots[graph_->process_dims[d] - base] = coords[d];
 }
 
 inline void ModelSchedule::emit(Cursor& c, const Operation& op, OpBuffer& out, bool nonblocking) {
@@ -360,12 +360,8 @@ std::size_t ModelSchedule::pull(std::uint32_t rank, std::size_t max_ops, OpBuffe
         s[in.slot] += s[in.step_slot];
         c.pc = s[in.slot] <= s[in.limit_slot] ? in.target : c.pc + 1;
         break;
-      case StgOp::Branch:
-        c.pc = in.value.eval(s) != 0 ? c.pc + 1 : in.target;
-        break;
-      case StgOp::Jump:
-        c.pc = in.target;
-        break;
+      case StgOp::Branch: c.pc = in.value.eval(s) != 0 ? c.pc + 1 : in.target; break;
+      case StgOp::Jump: c.pc = in.target; break;
       case StgOp::PeerRank: {
         ++c.pc;
         double coords[ProcessSet::kMaxDims];
@@ -439,9 +435,7 @@ std::size_t ModelSchedule::pull(std::uint32_t rank, std::size_t max_ops, OpBuffe
         for (std::uint64_t o : c.outstanding) c.before.push_back({o, false});
         c.outstanding.clear();
         break;
-      case StgOp::End:
-        c.finished = true;
-        return out.ops.size() - before;
+      case StgOp::End: c.finished = true; return out.ops.size() - before;
     }
   }
   return out.ops.size() - before;

@@ -37,7 +37,8 @@ std::unique_ptr<ExplicitSchedule> materialize(ScheduleSource& source) {
 
 CollectiveSchedule::CollectiveSchedule(CollectiveCall call) : call_(call), done_(call.procs, false) {
   nodes_.push_back(NodeInfo{});
-  nodes_.push_back(NodeInfo{std::string(collective_op_name(call.op)) + "/" + collective_algorithm_name(call.algorithm), ""});
+  nodes_.push_back(
+      NodeInfo{std::string(collective_op_name(call.op)) + "/" + collective_algorithm_name(call.algorithm), ""});
   call_.node = 1;
 }
 

@@ -161,8 +161,8 @@ class Parser {
     std::uint64_t v = 0;
     auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
     if (ec == std::errc::result_out_of_range || (ec == std::errc() && end == text.data() + text.size() && v > max)) {
-      diags_.error(at, std::string(what) + " '" + std::string(text) + "' is out of range (0.." + std::to_string(max) +
-                           ")");
+      diags_.error(at,
+                   std::string(what) + " '" + std::string(text) + "' is out of range (0.." + std::to_string(max) + ")");
       return std::nullopt;
     }
     if (ec != std::errc() || end != text.data() + text.size() || text.empty()) {
@@ -405,8 +405,8 @@ class Parser {
       if (pr.labels[i].empty()) continue;
       auto [it, fresh] = by_label.emplace(pr.labels[i], i);
       if (!fresh) {
-        auto& d = diags_.error(pr.where[i], "label '" + std::string(pr.labels[i]) + "' is defined twice in rank " +
-                                                std::to_string(r));
+        auto& d = diags_.error(
+            pr.where[i], "label '" + std::string(pr.labels[i]) + "' is defined twice in rank " + std::to_string(r));
         psl::DiagnosticEngine::note(d, pr.where[it->second], "first defined here");
         ok = false;
       }
@@ -468,9 +468,9 @@ class Parser {
       Operation op = pr.ops[i];
       const std::string_view kind = op.kind == OpKind::Calc ? "calc" : op.kind == OpKind::Send ? "send" : "recv";
       const SourceLocation& at = pr.where[i];
-      op.node = out.add_node(NodeInfo{pr.labels[i].empty() ? std::string(kind) : std::string(pr.labels[i]),
-                                      sources_.path(file_) + ":" + std::to_string(at.line) + ":" +
-                                          std::to_string(at.column)});
+      op.node = out.add_node(
+          NodeInfo{pr.labels[i].empty() ? std::string(kind) : std::string(pr.labels[i]),
+                   sources_.path(file_) + ":" + std::to_string(at.line) + ":" + std::to_string(at.column)});
       op.first_dep = static_cast<std::uint32_t>(buf.deps.size());
       for (const auto& e : deps_of[i]) buf.deps.push_back(Dependency{position[e.on], e.on_start});
       op.dep_count = static_cast<std::uint32_t>(deps_of[i].size());
@@ -480,8 +480,8 @@ class Parser {
   }
 
   template <typename Edges>
-  void report_cycle(std::uint32_t r, const ParsedRank& pr, const Edges& deps_of, const std::vector<std::size_t>& position,
-                    std::size_t n) {
+  void report_cycle(std::uint32_t r, const ParsedRank& pr, const Edges& deps_of,
+                    const std::vector<std::size_t>& position, std::size_t n) {
     // Walk unordered operations through unordered dependencies until one repeats.
     std::size_t at = 0;
     while (position[at] != n) ++at;

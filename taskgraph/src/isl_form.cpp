@@ -59,6 +59,17 @@ struct Writer {
     return out;
   }
 
+  // The pieces of every operand, or nothing if one is not representable.
+  std::optional<std::vector<Pieces>> operand_pieces(const Expr& e) {
+    std::vector<Pieces> parts;
+    for (const auto& o : e.operands) {
+      auto p = pieces(*o);
+      if (!p) return std::nullopt;
+      parts.push_back(*p);
+    }
+    return parts;
+  }
+
   std::optional<Pieces> pieces(const Expr& e) {
     if (++depth > 64) return std::nullopt;
     auto r = pieces_inner(e);
@@ -98,13 +109,9 @@ struct Writer {
       }
       case ExprKind::Logical:
       case ExprKind::Compare: {
-        std::vector<Pieces> parts;
-        for (const auto& o : e.operands) {
-          auto p = pieces(*o);
-          if (!p) return std::nullopt;
-          parts.push_back(*p);
-        }
-        return combine(parts, [&](const std::vector<std::string>& t) {
+        auto parts = operand_pieces(e);
+        if (!parts) return std::nullopt;
+        return combine(*parts, [&](const std::vector<std::string>& t) {
           std::string s = "(";
           for (std::size_t i = 0; i < t.size(); ++i) {
             if (i) {
@@ -128,8 +135,7 @@ struct Writer {
         Pieces out;
         for (const Piece& cp : *c) {
           for (const Piece& tp : *t) out.push_back({conj(conj(cp.condition, cp.text), tp.condition), tp.text});
-          for (const Piece& fp : *f)
-            out.push_back({conj(conj(cp.condition, "not " + cp.text), fp.condition), fp.text});
+          for (const Piece& fp : *f) out.push_back({conj(conj(cp.condition, "not " + cp.text), fp.condition), fp.text});
         }
         if (out.size() > 64) return std::nullopt;
         return out;
@@ -141,16 +147,13 @@ struct Writer {
           auto a = pieces(*e.operands[0]->operands[0]);
           auto b = pieces(*e.operands[0]->operands[1]);
           if (!a || !b) return std::nullopt;
-          return combine({*a, *b}, [&](const std::vector<std::string>& t) { return f + "((" + t[0] + ")/" + t[1] + ")"; });
+          return combine({*a, *b},
+                         [&](const std::vector<std::string>& t) { return f + "((" + t[0] + ")/" + t[1] + ")"; });
         }
         if (f == "min" || f == "max" || f == "floor" || f == "ceil") {
-          std::vector<Pieces> parts;
-          for (const auto& o : e.operands) {
-            auto p = pieces(*o);
-            if (!p) return std::nullopt;
-            parts.push_back(*p);
-          }
-          return combine(parts, [&](const std::vector<std::string>& t) {
+          auto parts = operand_pieces(e);
+          if (!parts) return std::nullopt;
+          return combine(*parts, [&](const std::vector<std::string>& t) {
             std::string s = f + "(";
             for (std::size_t i = 0; i < t.size(); ++i) s += (i ? ", " : "") + t[i];
             return s + ")";
@@ -177,7 +180,8 @@ struct Writer {
 
 std::string tuple(const std::vector<std::string>& names, bool prefix) {
   std::string s = "[";
-  for (std::size_t i = 0; i < names.size(); ++i) s += (i ? ", " : "") + (prefix ? psl::isl_identifier(names[i]) : names[i]);
+  for (std::size_t i = 0; i < names.size(); ++i)
+    s += (i ? ", " : "") + (prefix ? psl::isl_identifier(names[i]) : names[i]);
   return s + "]";
 }
 
@@ -271,9 +275,11 @@ std::string message_relation(const IslDomain& domain, const psl::Expr* process_c
       std::string out;
       for (std::size_t pos = 0; pos < peer_in_set.size();) {
         bool at_name = peer_in_set.compare(pos, from.size(), from) == 0 &&
-                       (pos == 0 || !(std::isalnum(static_cast<unsigned char>(peer_in_set[pos - 1])) || peer_in_set[pos - 1] == '_')) &&
+                       (pos == 0 || !(std::isalnum(static_cast<unsigned char>(peer_in_set[pos - 1])) ||
+                                      peer_in_set[pos - 1] == '_')) &&
                        (pos + from.size() == peer_in_set.size() ||
-                        !(std::isalnum(static_cast<unsigned char>(peer_in_set[pos + from.size()])) || peer_in_set[pos + from.size()] == '_'));
+                        !(std::isalnum(static_cast<unsigned char>(peer_in_set[pos + from.size()])) ||
+                          peer_in_set[pos + from.size()] == '_'));
         if (at_name) {
           out += peer_names[k];
           pos += from.size();

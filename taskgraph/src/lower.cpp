@@ -161,14 +161,22 @@ class Lowerer {
           return;
         }
         for (const auto& o : e.operands) compile_into(*o, out);
-        if (f == "floor") op(out, ExprOp::Floor);
-        else if (f == "ceil") op(out, ExprOp::Ceil);
-        else if (f == "round") op(out, ExprOp::Round);
-        else if (f == "abs") op(out, ExprOp::Abs);
-        else if (f == "sqrt") op(out, ExprOp::Sqrt);
-        else if (f == "log2") op(out, ExprOp::Log2);
-        else if (f == "pow") op(out, ExprOp::Pow);
-        else fail(e.location, "unknown function '" + f + "'");
+        if (f == "floor")
+          op(out, ExprOp::Floor);
+        else if (f == "ceil")
+          op(out, ExprOp::Ceil);
+        else if (f == "round")
+          op(out, ExprOp::Round);
+        else if (f == "abs")
+          op(out, ExprOp::Abs);
+        else if (f == "sqrt")
+          op(out, ExprOp::Sqrt);
+        else if (f == "log2")
+          op(out, ExprOp::Log2);
+        else if (f == "pow")
+          op(out, ExprOp::Pow);
+        else
+          fail(e.location, "unknown function '" + f + "'");
         return;
       }
       default: fail(e.location, "this expression cannot be evaluated in a task graph");
@@ -212,7 +220,8 @@ class Lowerer {
     g_.process_set = *text;
     std::string dims;
     for (const psl::Identifier& d : p.set.dims) dims += (dims.empty() ? "" : ", ") + d.name;
-    g_.process_set_source = "{ [" + dims + "]" + (p.set.constraint ? " : " + psl::to_source(*p.set.constraint) : "") + " }";
+    g_.process_set_source =
+        "{ [" + dims + "]" + (p.set.constraint ? " : " + psl::to_source(*p.set.constraint) : "") + " }";
     g_.process_set_params = params;
     process_constraint_ = p.set.constraint.get();
   }
@@ -350,13 +359,17 @@ class Lowerer {
       std::string peer = "any";
       if (c.peer.kind == psl::Peer::Kind::Index) {
         peer = "[";
-        for (std::size_t k = 0; k < c.peer.index.size(); ++k) peer += (k ? ", " : "") + psl::to_source(*c.peer.index[k]);
+        for (std::size_t k = 0; k < c.peer.index.size(); ++k)
+          peer += (k ? ", " : "") + psl::to_source(*c.peer.index[k]);
         peer += "]";
       } else if (c.peer.kind == psl::Peer::Kind::Map) {
         peer = "{ map }";
       }
-      node.text = node.label + (is_send ? " to " : " from ") + peer + (c.size ? " size " + psl::to_source(*c.size) : "") +
-                  (c.tag_any ? " tag any" : c.tag ? " tag " + psl::to_source(*c.tag) : "");
+      node.text = node.label + (is_send ? " to " : " from ") + peer +
+                  (c.size ? " size " + psl::to_source(*c.size) : "") +
+                  (c.tag_any ? " tag any"
+                   : c.tag   ? " tag " + psl::to_source(*c.tag)
+                             : "");
     }
     StgInstr in;
     in.op = StgOp::Comm;

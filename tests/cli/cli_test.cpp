@@ -1,6 +1,8 @@
 // End-to-end: the `poems` executable on real PSL files.
 #include <gtest/gtest.h>
+
 #include <sys/wait.h>
+#include "run_command.h"
 
 #include <cstdio>
 #include <filesystem>
@@ -12,33 +14,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct CommandResult {
-  int exit_code;
-  std::string out, err;
-};
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-CommandResult poems(const std::string& args) {
-  fs::path err = fs::temp_directory_path() / ("poems_cli_err_" + std::to_string(::getpid()));
-  std::string cmd = std::string(POEMS_BINARY) + " " + args + " 2>" + err.string();
-  CommandResult r{-1, "", ""};
-  FILE* pipe = ::popen(cmd.c_str(), "r");
-  if (!pipe) return r;
-  char buf[4096];
-  std::size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, pipe)) > 0) r.out.append(buf, n);
-  int status = ::pclose(pipe);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  r.err = slurp(err);
-  fs::remove(err);
-  return r;
-}
+CommandResult poems(const std::string& args) { return run_command(std::string(POEMS_BINARY) + " " + args); }
 
 std::string example(const std::string& name) { return std::string(POEMS_SOURCE_DIR) + "/examples/sweep3d/" + name; }
 std::string corpus(const std::string& name) { return std::string(POEMS_SOURCE_DIR) + "/tests/psl/errors/" + name; }
@@ -141,7 +117,8 @@ TEST(Cli, TaskgraphRejectsBadBindings) {
 }
 
 TEST(Cli, SimulateSpecEqualsSimulatingItsGoalExport) {
-  const std::string goal = (fs::temp_directory_path() / ("poems_cli_sweep_" + std::to_string(::getpid()) + ".goal")).string();
+  const std::string goal =
+      (fs::temp_directory_path() / ("poems_cli_sweep_" + std::to_string(::getpid()) + ".goal")).string();
   const std::string binding = " --set npe_i=3 --set npe_j=2 --set iterations=1 --set mk=50";
   CommandResult exported = poems("taskgraph " + example("sweep3d.psl") + binding + " --wg 60ns --goal " + goal);
   ASSERT_EQ(exported.exit_code, 0) << exported.err;
@@ -170,7 +147,8 @@ TEST(Cli, SimulateSpecErrors) {
   EXPECT_EQ(not_hw.exit_code, 1);
   EXPECT_NE(not_hw.err.find("'KBlock' is not a hardware component"), std::string::npos) << not_hw.err;
   // A machine parameter overridden with --set Component.param (the latency study's knob).
-  CommandResult slow = poems("simulate " + example("sweep3d.psl") + " --set iterations=1 --set Odin.L=53us --format json");
+  CommandResult slow =
+      poems("simulate " + example("sweep3d.psl") + " --set iterations=1 --set Odin.L=53us --format json");
   CommandResult fast = poems("simulate " + example("sweep3d.psl") + " --set iterations=1 --format json");
   ASSERT_EQ(slow.exit_code, 0) << slow.err;
   EXPECT_GT(nlohmann::json::parse(slow.out)["finish_ns"].get<double>(),
@@ -180,7 +158,8 @@ TEST(Cli, SimulateSpecErrors) {
 TEST(Cli, SimulateStoresItsResultOnce) {
   const fs::path db = fs::temp_directory_path() / ("poems_cli_store_" + std::to_string(::getpid()) + ".db");
   fs::remove(db);
-  const std::string run = "simulate " + example("sweep3d.psl") + " --set iterations=1 --format json --db " + db.string();
+  const std::string run =
+      "simulate " + example("sweep3d.psl") + " --set iterations=1 --format json --db " + db.string();
   CommandResult first = poems(run), second = poems(run);
   ASSERT_EQ(first.exit_code, 0) << first.err;
   EXPECT_NE(first.err.find("stored as run 1"), std::string::npos) << first.err;

@@ -1,7 +1,9 @@
 // End-to-end: `poems db ...` on a knowledge base built by poems_db_fixture.
 #include <gtest/gtest.h>
+
 #include <sys/wait.h>
 #include <unistd.h>
+#include "run_command.h"
 
 #include <cstdio>
 #include <filesystem>
@@ -13,31 +15,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct Output {
-  int exit_code = -1;
-  std::string out, err;
-};
+using Output = CommandResult;
 
-// Runs a shell command line; stdout captured, stderr through a file.
-Output run(const std::string& command) {
-  static int counter = 0;
-  fs::path err =
-      fs::temp_directory_path() / ("poems_db_cli_err_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
-  Output r;
-  FILE* pipe = ::popen((command + " 2>" + err.string()).c_str(), "r");
-  if (!pipe) return r;
-  char buf[4096];
-  std::size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, pipe)) > 0) r.out.append(buf, n);
-  int status = ::pclose(pipe);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  std::ifstream in(err);
-  std::stringstream s;
-  s << in.rdbuf();
-  r.err = s.str();
-  fs::remove(err);
-  return r;
-}
+Output run(const std::string& command) { return run_command(command); }
 
 std::string quote(const std::string& s) {
   std::string out = "'";

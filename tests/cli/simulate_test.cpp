@@ -1,6 +1,8 @@
 // End-to-end: `poems simulate` on GOAL files and single collectives.
 #include <gtest/gtest.h>
+
 #include <sys/wait.h>
+#include "run_command.h"
 
 #include <cstdio>
 #include <filesystem>
@@ -12,29 +14,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct SimRun {
-  int exit_code;
-  std::string out, err;
-};
+using SimRun = CommandResult;
 
-SimRun simulate(const std::string& args) {
-  fs::path err = fs::temp_directory_path() / ("poems_sim_err_" + std::to_string(::getpid()));
-  std::string cmd = std::string(POEMS_BINARY) + " simulate " + args + " 2>" + err.string();
-  SimRun r{-1, "", ""};
-  FILE* pipe = ::popen(cmd.c_str(), "r");
-  if (!pipe) return r;
-  char buf[4096];
-  std::size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, pipe)) > 0) r.out.append(buf, n);
-  int status = ::pclose(pipe);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  std::ifstream in(err);
-  std::stringstream s;
-  s << in.rdbuf();
-  r.err = s.str();
-  fs::remove(err);
-  return r;
-}
+SimRun simulate(const std::string& args) { return run_command(std::string(POEMS_BINARY) + " simulate " + args); }
 
 std::string goal(const std::string& name) { return std::string(POEMS_SOURCE_DIR) + "/examples/goal/" + name; }
 

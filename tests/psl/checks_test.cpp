@@ -91,7 +91,8 @@ TEST(Checks, IslMapsAreChecked) {
 
 TEST(Checks, SelectorReadingUnknownAttributeWarns) {
   Checked c = check(
-      "component A in hardware[network] { accepts { profile { speed = 1; } transaction m(b: bytes); protocol call_return; } }\n"
+      "component A in hardware[network] { accepts { profile { speed = 1; } transaction m(b: bytes); protocol "
+      "call_return; } }\n"
       "component B in application[X] { accepts { profile { k = 1; } transaction t(); protocol dataflow; }\n"
       "  requests r { selector sped == 1; transaction m(b = 8B); protocol call_return; } }");
   EXPECT_TRUE(c.ok) << c.text;
@@ -125,7 +126,9 @@ TEST(Checks, InvalidUtf8IsLocated) {
 
 TEST(Imports, DiamondImportLoadsEachFileOnce) {
   fs::path dir = temp_dir("diamond");
-  write(dir / "base.psl", "component Net in hardware[network] { accepts { profile { L = 1us; } transaction m(b: bytes); protocol call_return; } }\n");
+  write(dir / "base.psl",
+        "component Net in hardware[network] { accepts { profile { L = 1us; } transaction m(b: bytes); protocol "
+        "call_return; } }\n");
   write(dir / "left.psl", "import \"base.psl\";\n");
   write(dir / "right.psl", "import \"base.psl\";\n");
   write(dir / "top.psl", "import \"left.psl\";\nimport \"right.psl\";\n");

@@ -37,8 +37,10 @@ Expectations read_expectations(const std::string& path) {
   std::string line;
   while (std::getline(in, line)) {
     const std::string error_tag = "// expect: ", warning_tag = "// expect-warning: ";
-    if (line.rfind(error_tag, 0) == 0) e.errors.push_back(line.substr(error_tag.size()));
-    else if (line.rfind(warning_tag, 0) == 0) e.warnings.push_back(line.substr(warning_tag.size()));
+    if (line.rfind(error_tag, 0) == 0)
+      e.errors.push_back(line.substr(error_tag.size()));
+    else if (line.rfind(warning_tag, 0) == 0)
+      e.warnings.push_back(line.substr(warning_tag.size()));
   }
   return e;
 }

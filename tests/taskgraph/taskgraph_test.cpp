@@ -8,8 +8,8 @@
 #include "poems/psl/frontend.h"
 #include "poems/taskgraph/dot.h"
 #include "poems/taskgraph/dtg.h"
-#include "poems/taskgraph/goal.h"
 #include "poems/taskgraph/explicit_schedule.h"
+#include "poems/taskgraph/goal.h"
 
 using namespace poems;
 using namespace poems::taskgraph;
@@ -43,13 +43,13 @@ struct SweepCase {
 TEST(Sweep3D, MessagesAndBytesMatchTheClosedForm) {
   const SweepCase cases[] = {
       {150, 150, 150, 2, 3, 30, 2, 6},  // DESIGN.md: 840 messages per iteration
-      {150, 150, 150, 1, 1, 10, 3, 6},  {50, 50, 50, 4, 4, 10, 3, 6},   {50, 50, 50, 1, 5, 7, 1, 6},
-      {60, 40, 33, 3, 2, 5, 6, 6},      {255, 255, 255, 8, 8, 1, 1, 6}, {100, 100, 17, 5, 4, 4, 3, 6},
-      {64, 64, 64, 16, 16, 64, 2, 6},   {31, 47, 10, 2, 7, 3, 1, 3},
+      {150, 150, 150, 1, 1, 10, 3, 6}, {50, 50, 50, 4, 4, 10, 3, 6},   {50, 50, 50, 1, 5, 7, 1, 6},
+      {60, 40, 33, 3, 2, 5, 6, 6},     {255, 255, 255, 8, 8, 1, 1, 6}, {100, 100, 17, 5, 4, 4, 3, 6},
+      {64, 64, 64, 16, 16, 64, 2, 6},  {31, 47, 10, 2, 7, 3, 1, 3},
   };
   for (const SweepCase& c : cases) {
     ParameterBinding b{{"it_g", c.it_g}, {"jt_g", c.jt_g}, {"kt", c.kt}, {"npe_i", c.npe_i}, {"npe_j", c.npe_j},
-                       {"mk", c.mk}, {"mmi", c.mmi}, {"mm", c.mm}, {"iterations", 1}};
+                       {"mk", c.mk},     {"mmi", c.mmi},   {"mm", c.mm}, {"iterations", 1}};
     ModelSchedule schedule(sweep3d(), b, {});
     GraphStatistics st = collect_statistics(schedule);
     const double mmo = c.mm / c.mmi, kb = std::ceil(double(c.kt) / c.mk);
@@ -113,7 +113,8 @@ TEST(Sweep3D, OperationsFollowProgramOrderAndOctants) {
 TEST(Sweep3D, MillionProcessGraphIsLazy) {
   // 1000 x 1000 processes: instantiation and a first chunk of one rank never
   // touch the other ranks' (about 10^9) operations.
-  ModelSchedule schedule(sweep3d(), {{"npe_i", 1000}, {"npe_j", 1000}, {"it_g", 1000}, {"jt_g", 1000}, {"kt", 1000}}, {});
+  ModelSchedule schedule(sweep3d(), {{"npe_i", 1000}, {"npe_j", 1000}, {"it_g", 1000}, {"jt_g", 1000}, {"kt", 1000}},
+                         {});
   EXPECT_EQ(schedule.ranks(), 1000000u);
   OpBuffer buf;
   EXPECT_EQ(schedule.pull(999999, 100, buf), 100u);

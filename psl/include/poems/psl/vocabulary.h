@@ -10,7 +10,7 @@ namespace poems::psl {
 
 inline constexpr std::array<std::string_view, 3> kDomains{"application", "runtime", "hardware"};
 inline constexpr std::array<std::string_view, 2> kProtocols{"dataflow", "call_return"};
-inline constexpr std::array<std::string_view, 7> kTransactionTypes{"int", "real", "bool", "string",
+inline constexpr std::array<std::string_view, 7> kTransactionTypes{"int",  "real",  "bool", "string",
                                                                    "time", "bytes", "size"};
 inline constexpr std::array<std::string_view, 4> kParadigms{"analytic", "simulation", "processor", "measurement"};
 inline constexpr std::array<std::string_view, 8> kCollectives{"barrier", "bcast",   "reduce",    "allreduce",

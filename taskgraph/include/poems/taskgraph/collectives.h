@@ -26,13 +26,13 @@ std::vector<CollectiveAlgorithm> algorithms_for(CollectiveOp op);
 struct CollectiveCall {
   CollectiveOp op = CollectiveOp::Barrier;
   CollectiveAlgorithm algorithm = CollectiveAlgorithm::Dissemination;
-  std::uint32_t procs = 1;   // size of the communicator
-  std::uint32_t rank = 0;    // this rank within it (equal to the world rank for comm 0)
-  std::uint64_t bytes = 0;   // per-rank payload (the whole buffer for bcast/reduce/allreduce)
+  std::uint32_t procs = 1;  // size of the communicator
+  std::uint32_t rank = 0;   // this rank within it (equal to the world rank for comm 0)
+  std::uint64_t bytes = 0;  // per-rank payload (the whole buffer for bcast/reduce/allreduce)
   std::uint32_t root = 0;
-  std::uint32_t comm = 0;    // the communicator's messages never match application messages
-  std::int32_t tag = 0;      // distinguishes successive collectives on a communicator
-  std::uint32_t node = 0;    // static node the operations report
+  std::uint32_t comm = 0;  // the communicator's messages never match application messages
+  std::int32_t tag = 0;    // distinguishes successive collectives on a communicator
+  std::uint32_t node = 0;  // static node the operations report
 };
 
 // Communicator id used on the wire for collective traffic of `comm`.

@@ -14,11 +14,33 @@
 namespace poems::taskgraph {
 
 enum class ExprOp : std::uint8_t {
-  Const, Slot,
-  Add, Sub, Mul, Div, Mod, Neg,
-  Lt, Le, Gt, Ge, Eq, Ne, And, Or, Not,
+  Const,
+  Slot,
+  Add,
+  Sub,
+  Mul,
+  Div,
+  Mod,
+  Neg,
+  Lt,
+  Le,
+  Gt,
+  Ge,
+  Eq,
+  Ne,
+  And,
+  Or,
+  Not,
   Select,  // c ? a : b (operands pushed as c, a, b)
-  Floor, Ceil, Round, Abs, Sqrt, Log2, Pow, Min2, Max2,
+  Floor,
+  Ceil,
+  Round,
+  Abs,
+  Sqrt,
+  Log2,
+  Pow,
+  Min2,
+  Max2,
 };
 
 struct ExprInstr {

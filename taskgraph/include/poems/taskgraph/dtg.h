@@ -96,8 +96,8 @@ class ModelSchedule final : public ScheduleSource {
     bool started = false;
     bool finished = false;
     std::uint32_t collective_sequence = 0;
-    std::uint64_t next_index = 0;         // rank-local index of the next operation
-    std::vector<Dependency> before;       // what the next operation depends on
+    std::uint64_t next_index = 0;            // rank-local index of the next operation
+    std::vector<Dependency> before;          // what the next operation depends on
     std::vector<std::uint64_t> outstanding;  // nonblocking operations not yet waited for
   };
 
@@ -111,7 +111,7 @@ class ModelSchedule final : public ScheduleSource {
   std::shared_ptr<const StaticTaskGraph> graph_;
   std::vector<StgInstr> code_;  // specialized for the binding
   std::vector<double> model_values_;
-  std::vector<double> ps_per_work_;  // per node
+  std::vector<double> ps_per_work_;             // per node
   std::vector<CollectiveAlgorithm> algorithm_;  // per node
   ProcessSet processes_;
   std::uint32_t slots_per_rank_ = 0;
@@ -123,14 +123,14 @@ class ModelSchedule final : public ScheduleSource {
 // Counts of a whole run (every rank traversed once).
 struct GraphStatistics {
   std::uint64_t processes = 0;
-  std::uint64_t tasks = 0;            // compute operations
-  std::uint64_t p2p_messages = 0;     // application sends
+  std::uint64_t tasks = 0;         // compute operations
+  std::uint64_t p2p_messages = 0;  // application sends
   std::uint64_t p2p_bytes = 0;
-  std::uint64_t collectives = 0;      // collective calls (per communicator, not per rank)
+  std::uint64_t collectives = 0;  // collective calls (per communicator, not per rank)
   std::uint64_t collective_messages = 0;
   std::uint64_t collective_bytes = 0;
-  std::uint64_t operations = 0;       // every operation of every rank
-  double total_work_ps = 0;           // sum of compute durations
+  std::uint64_t operations = 0;  // every operation of every rank
+  double total_work_ps = 0;      // sum of compute durations
 };
 GraphStatistics collect_statistics(ScheduleSource& source);
 

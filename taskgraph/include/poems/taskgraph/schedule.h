@@ -29,15 +29,15 @@ inline constexpr std::int32_t kAnyTag = -1;
 
 struct Operation {
   OpKind kind = OpKind::Calc;
-  std::uint8_t cpu = 0;           // which CPU of the rank runs it
-  std::uint8_t nic = 0;           // which NIC carries it (Send/Recv)
-  std::int32_t peer = 0;          // Send: destination; Recv: source or kAnySource
-  std::int32_t tag = 0;           // Recv: or kAnyTag
-  std::uint32_t comm = 0;         // communicator; 0 is the world
-  std::uint32_t node = 0;         // static node (for reports and source locations); 0 = none
-  std::uint64_t bytes = 0;        // Send/Recv payload
-  Picoseconds duration = 0;       // Calc: time on the CPU
-  std::uint32_t first_dep = 0;    // dependencies: deps[first_dep .. first_dep + dep_count)
+  std::uint8_t cpu = 0;         // which CPU of the rank runs it
+  std::uint8_t nic = 0;         // which NIC carries it (Send/Recv)
+  std::int32_t peer = 0;        // Send: destination; Recv: source or kAnySource
+  std::int32_t tag = 0;         // Recv: or kAnyTag
+  std::uint32_t comm = 0;       // communicator; 0 is the world
+  std::uint32_t node = 0;       // static node (for reports and source locations); 0 = none
+  std::uint64_t bytes = 0;      // Send/Recv payload
+  Picoseconds duration = 0;     // Calc: time on the CPU
+  std::uint32_t first_dep = 0;  // dependencies: deps[first_dep .. first_dep + dep_count)
   std::uint32_t dep_count = 0;
 };
 

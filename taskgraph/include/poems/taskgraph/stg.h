@@ -20,23 +20,32 @@ namespace poems::taskgraph {
 struct StaticNode {
   enum class Kind { Compute, Send, Recv, Collective };
   Kind kind = Kind::Compute;
-  bool nonblocking = false;   // isend / irecv
-  std::string label;          // task name, "send", "recv", collective name
-  std::string text;           // the statement as written (for DOT and reports)
-  std::string location;       // "file:line:col"
-  std::string component;      // Compute: the application component it is bound to
-  std::string work;           // Compute: scaling function, as written (sum after condensation)
-  std::string instances;      // isl set: process coordinates x enclosing loop variables
-  std::string messages;       // Send/Recv: isl map [sender, loops] -> [receiver, loops, tag] ("" if not affine)
-  std::string loop_nest;      // enclosing loop variables, outermost first, e.g. "its,iq,mo,kk"
-  psl::SourceLocation source; // where the node is written
-  bool wildcard = false;      // Recv from any source or with any tag: excluded from static matching
+  bool nonblocking = false;    // isend / irecv
+  std::string label;           // task name, "send", "recv", collective name
+  std::string text;            // the statement as written (for DOT and reports)
+  std::string location;        // "file:line:col"
+  std::string component;       // Compute: the application component it is bound to
+  std::string work;            // Compute: scaling function, as written (sum after condensation)
+  std::string instances;       // isl set: process coordinates x enclosing loop variables
+  std::string messages;        // Send/Recv: isl map [sender, loops] -> [receiver, loops, tag] ("" if not affine)
+  std::string loop_nest;       // enclosing loop variables, outermost first, e.g. "its,iq,mo,kk"
+  psl::SourceLocation source;  // where the node is written
+  bool wildcard = false;       // Recv from any source or with any tag: excluded from static matching
   CollectiveOp collective = CollectiveOp::Barrier;
   CollectiveAlgorithm algorithm = CollectiveAlgorithm::Dissemination;
 };
 
 enum class StgOp : std::uint8_t {
-  Let, LoopBegin, LoopEnd, Branch, Jump, Comm, Compute, Collective, WaitAll, End,
+  Let,
+  LoopBegin,
+  LoopEnd,
+  Branch,
+  Jump,
+  Comm,
+  Compute,
+  Collective,
+  WaitAll,
+  End,
   PeerRank,  // instantiation only: a message's peer rank and tag, hoisted out of loops that do not change them
 };
 
@@ -44,21 +53,21 @@ enum class StgOp : std::uint8_t {
 // variable, its limit and its step live in slots.
 struct StgInstr {
   StgOp op = StgOp::End;
-  std::uint32_t node = 0;        // Comm / Compute / Collective: index into nodes
-  std::uint32_t slot = 0;        // Let target; loop variable
-  std::uint32_t limit_slot = 0;  // loop limit
-  std::uint32_t step_slot = 0;   // loop step
-  std::uint32_t target = 0;      // LoopBegin: pc after the loop; LoopEnd: loop body; Branch: else; Jump
-  CompiledExpr value;            // Let value; loop first; Branch condition; Compute work; Collective root
-  CompiledExpr last, step;       // loop last and step
-  CompiledExpr size, tag;        // Comm / Collective
+  std::uint32_t node = 0;          // Comm / Compute / Collective: index into nodes
+  std::uint32_t slot = 0;          // Let target; loop variable
+  std::uint32_t limit_slot = 0;    // loop limit
+  std::uint32_t step_slot = 0;     // loop step
+  std::uint32_t target = 0;        // LoopBegin: pc after the loop; LoopEnd: loop body; Branch: else; Jump
+  CompiledExpr value;              // Let value; loop first; Branch condition; Compute work; Collective root
+  CompiledExpr last, step;         // loop last and step
+  CompiledExpr size, tag;          // Comm / Collective
   std::vector<CompiledExpr> peer;  // Comm: peer coordinates (empty: any source)
-  CompiledExpr peer_guard;       // Comm with an isl map peer: its constraint (empty: always)
+  CompiledExpr peer_guard;         // Comm with an isl map peer: its constraint (empty: always)
   bool tag_any = false;
-  std::string text;              // LoopBegin / Branch: the header as written
+  std::string text;                      // LoopBegin / Branch: the header as written
   std::uint32_t peer_slot = UINT32_MAX;  // Comm: peer rank (and tag at +1) precomputed by a PeerRank
-  bool is_send = false;      // Comm: copied from the node, so the hot loop never looks it up
-  bool nonblocking = false;  // Comm
+  bool is_send = false;                  // Comm: copied from the node, so the hot loop never looks it up
+  bool nonblocking = false;              // Comm
 };
 
 class StaticTaskGraph {
