@@ -22,6 +22,7 @@ void register_check(CLI::App& app, int& result);
 void register_db(CLI::App& app, int& result);
 void register_ast(CLI::App& app, int& result);
 void register_simulate(CLI::App& app, int& result);
+void register_analyze(CLI::App& app, int& result);
 void register_taskgraph(CLI::App& app, int& result);
 
 // Parses repeated `--set name=value` options; values take units ("5.3us",

@@ -14,6 +14,7 @@ int main(int argc, char** argv) {
   poems::cli::register_ast(app, result);
   poems::cli::register_db(app, result);
   poems::cli::register_simulate(app, result);
+  poems::cli::register_analyze(app, result);
   poems::cli::register_taskgraph(app, result);
   try {
     app.parse(argc, argv);

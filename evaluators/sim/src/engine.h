@@ -130,6 +130,7 @@ class Engine {
   SimulationOptions options_;
   LogGOPS p_;
   Picoseconds sync_;  // rendezvous synchronization charged to the sender
+  bool queuing_;      // operations wait for busy CPUs and NICs
   bool lazy_;
   std::uint32_t nranks_;
   // Windows read in full up front come from one bump allocator, so ranks lie

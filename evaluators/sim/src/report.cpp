@@ -6,18 +6,6 @@
 
 namespace poems::sim {
 
-std::string ps_to_ns_text(Picoseconds ps) {
-  std::string s = std::to_string(ps / 1000);
-  if (Picoseconds frac = ps % 1000; frac != 0) {
-    char digits[4];
-    std::snprintf(digits, sizeof digits, "%03u", static_cast<unsigned>(frac));
-    std::string d = digits;
-    while (d.back() == '0') d.pop_back();
-    s += "." + d;
-  }
-  return s;
-}
-
 namespace {
 
 // Ranks to list: the first `cap`, plus the slowest if it is not among them.

@@ -44,6 +44,7 @@ Engine::Engine(taskgraph::ScheduleSource& source, const SimulationOptions& optio
       options_(options),
       p_(options.params),
       sync_(options.rendezvous_handshake ? 2 * (options.params.L + options.params.o) : options.params.L),
+      queuing_(options.resource_queuing),
       lazy_(source.issues_in_order()),
       nranks_(source.ranks()) {
   if (options.cpus == 0 || options.cpus > 256) throw SimulationError("cpus per process must be in 1..256");
@@ -225,14 +226,14 @@ void Engine::start(std::uint32_t r, std::uint32_t pos) {
   Picoseconds done = 0;
   switch (s.kind) {
     case OpKind::Calc:
-      t0 = std::max(now_, cpu_free(r, s.cpu));
+      t0 = queuing_ ? std::max(now_, cpu_free(r, s.cpu)) : now_;
       done = t0 + s.amount;
       cpu_free(r, s.cpu) = done;
       rs.compute += s.amount;
       if (options_.record_timeline) timeline_.push_back(Span{r, s.cpu, Span::Calc, -1, t0, done, 0, s.node});
       break;
     case OpKind::Send: {
-      t0 = std::max({now_, cpu_free(r, s.cpu), nic_send_free(r, s.nic)});
+      t0 = queuing_ ? std::max({now_, cpu_free(r, s.cpu), nic_send_free(r, s.nic)}) : now_;
       const Picoseconds sync = p_.rendezvous(s.amount) ? sync_ : 0;
       const Picoseconds cpu_busy = p_.send_cpu(s.amount);
       done = t0 + sync + cpu_busy;
@@ -317,7 +318,7 @@ Picoseconds Engine::receive(std::uint32_t r, std::uint32_t recv_pos, std::uint64
   const Slot& s = rs.slots[recv_pos];
   Picoseconds& cpu = cpu_free(r, s.cpu);
   Picoseconds& nic = nic_recv_free(r, s.nic);
-  const Picoseconds t0 = std::max({at, cpu, nic});
+  const Picoseconds t0 = queuing_ ? std::max({at, cpu, nic}) : at;
   const Picoseconds busy = p_.recv_cpu(bytes);
   cpu = t0 + busy;
   nic = t0 + p_.recv_nic(bytes);

@@ -9,9 +9,6 @@
 
 namespace poems::sim {
 
-// Exact decimal nanoseconds of a picosecond count: 34914, 0.04, 6995.5.
-std::string ps_to_ns_text(Picoseconds ps);
-
 // Per-rank lines are capped at `max_ranks_listed` (the rank with the
 // maximum finish time is always shown).
 void write_table(std::ostream& out, const SimulationResult& r, std::size_t max_ranks_listed);

@@ -22,6 +22,11 @@ struct SimulationOptions {
   // handshake, an explicit request/acknowledge round trip 2L + 2o instead
   // (docs/simulator.md).
   bool rendezvous_handshake = false;
+  // false: an operation never waits for a busy CPU or NIC, only for its
+  // dependencies and messages, so the finish time is the longest path of the
+  // task graph under LogGOPS costs (the critical-path analysis of
+  // analytic[LogGP]; docs/models/critical-path.md).
+  bool resource_queuing = true;
   // Keep every CPU busy interval for a timeline (memory grows with events).
   bool record_timeline = false;
   // Keep per-rank results (32 bytes per rank).

@@ -1,10 +1,9 @@
-#include "poems/sim/loggops.h"
+#include "poems/components/loggops.h"
 
 #include <cmath>
+#include <cstdio>
 
-#include "poems/sim/report.h"
-
-namespace poems::sim {
+namespace poems::components {
 
 namespace {
 std::optional<std::uint64_t> scaled(double value, double scale) {
@@ -16,6 +15,18 @@ std::optional<std::uint64_t> scaled(double value, double scale) {
 
 std::optional<Picoseconds> ns_to_ps(double ns) { return scaled(ns, 1e3); }
 std::optional<FemtosecondsPerByte> ns_per_byte_to_fs(double ns_per_byte) { return scaled(ns_per_byte, 1e6); }
+
+std::string ps_to_ns_text(Picoseconds ps) {
+  std::string s = std::to_string(ps / 1000);
+  if (Picoseconds frac = ps % 1000; frac != 0) {
+    char digits[4];
+    std::snprintf(digits, sizeof digits, "%03u", static_cast<unsigned>(frac));
+    std::string d = digits;
+    while (d.back() == '0') d.pop_back();
+    s += "." + d;
+  }
+  return s;
+}
 
 std::string format_ps(Picoseconds ps) { return ps_to_ns_text(ps) + "ns"; }
 
@@ -31,4 +42,4 @@ std::string format_fs_per_byte(FemtosecondsPerByte fs) {
   return s + "ns/B";
 }
 
-}  // namespace poems::sim
+}  // namespace poems::components

@@ -1,0 +1,117 @@
+// The collective closed forms of components/ (seed 002 section 3) equal the
+// simulator exactly in their stated regimes, and decline outside them.
+#include <gtest/gtest.h>
+
+#include "poems/components/collective_models.h"
+#include "poems/loggp/critical_path.h"
+#include "poems/sim/simulator.h"
+#include "poems/taskgraph/explicit_schedule.h"
+
+using namespace poems;
+using taskgraph::CollectiveAlgorithm;
+using taskgraph::CollectiveOp;
+
+namespace {
+
+components::LogGOPS params(std::uint64_t L, std::uint64_t o, std::uint64_t g, std::uint64_t G_fs, std::uint64_t O_fs,
+                           std::uint64_t S = 65535) {
+  components::LogGOPS p;
+  p.L = L * 1000;
+  p.o = o * 1000;
+  p.g = g * 1000;
+  p.G = G_fs;
+  p.O = O_fs;
+  p.S = S;
+  return p;
+}
+
+struct Times {
+  taskgraph::Picoseconds sim, critical_path;
+};
+
+Times run(CollectiveOp op, CollectiveAlgorithm a, std::uint32_t procs, std::uint64_t bytes,
+          const components::LogGOPS& p, bool handshake = false) {
+  taskgraph::CollectiveCall call;
+  call.op = op;
+  call.algorithm = a;
+  call.procs = procs;
+  call.bytes = bytes;
+  sim::SimulationOptions o;
+  o.params = p;
+  o.rendezvous_handshake = handshake;
+  taskgraph::CollectiveSchedule for_sim(call), for_cp(call);
+  sim::SimulationResult r = sim::simulate(for_sim, o);
+  EXPECT_TRUE(r.completed);
+  return {r.max_finish, loggp::critical_path(for_cp, o).time};
+}
+
+taskgraph::CollectiveCall call_of(CollectiveOp op, CollectiveAlgorithm a, std::uint32_t procs, std::uint64_t bytes) {
+  taskgraph::CollectiveCall c;
+  c.op = op;
+  c.algorithm = a;
+  c.procs = procs;
+  c.bytes = bytes;
+  return c;
+}
+
+// CPU-bound, NIC-bound, a 200 Gb/s link with O > 0, and the paper's parameters.
+const components::LogGOPS kMachines[] = {
+    params(2500, 1500, 1000, 0, 6'000'000),
+    params(2500, 1500, 4000, 6'000'000, 0),
+    params(5300, 300, 800, 40'000, 10'000, 1 << 20),
+    params(2500, 1500, 4000, 6'000'000, 8'000'000),
+};
+
+}  // namespace
+
+TEST(CollectiveForms, EqualTheSimulatorExactly) {
+  int checked = 0;
+  for (const auto& p : kMachines)
+    for (std::uint64_t s : {1ull, 1024ull, 100'000ull})
+      for (bool rendezvous : {false, true})
+        for (std::uint32_t P : {2u, 3u, 5u, 8u, 13u, 64u, 256u}) {
+          components::LogGOPS q = p;
+          if (rendezvous) q.S = s - 1;
+          const taskgraph::Picoseconds sync = q.L;
+          const struct {
+            CollectiveOp op;
+            CollectiveAlgorithm a;
+          } forms[] = {{CollectiveOp::Scatter, CollectiveAlgorithm::Linear},
+                       {CollectiveOp::Gather, CollectiveAlgorithm::Linear},
+                       {CollectiveOp::Bcast, CollectiveAlgorithm::Binomial},
+                       {CollectiveOp::Allreduce, CollectiveAlgorithm::Dissemination},
+                       {CollectiveOp::Barrier, CollectiveAlgorithm::Dissemination},
+                       {CollectiveOp::Allreduce, CollectiveAlgorithm::RecursiveDoubling}};
+          for (const auto& f : forms) {
+            auto form = components::collective_time(call_of(f.op, f.a, P, s), q, sync);
+            if (!form) continue;  // outside the form's regime
+            Times r = run(f.op, f.a, P, s, q);
+            EXPECT_EQ(*form, r.sim) << taskgraph::collective_op_name(f.op) << "/"
+                                    << taskgraph::collective_algorithm_name(f.a) << " P=" << P << " s=" << s
+                                    << (rendezvous ? " rendezvous" : "");
+            EXPECT_LE(r.critical_path, r.sim);
+            ++checked;
+          }
+        }
+  // Every form applies on most of these cases (the binomial one to powers of two).
+  EXPECT_GT(checked, 400);
+}
+
+TEST(CollectiveForms, TheHandshakeSynchronizationIsChargedPerRound) {
+  const components::LogGOPS p = params(2500, 1500, 1000, 6'000'000, 0, 100);
+  const taskgraph::Picoseconds handshake = 2 * (p.L + p.o);
+  for (std::uint32_t P : {2u, 7u, 16u}) {
+    auto form = components::dissemination_time(p, P, 1024, handshake);
+    ASSERT_TRUE(form);
+    EXPECT_EQ(*form, run(CollectiveOp::Allreduce, CollectiveAlgorithm::Dissemination, P, 1024, p, true).sim);
+  }
+}
+
+TEST(CollectiveForms, DeclineOutsideTheirRegime) {
+  // Eq. 1 with o > g but G > O: neither resource dominates.
+  const components::LogGOPS mixed = params(2500, 1500, 1000, 6'000'000, 1'000'000);
+  EXPECT_FALSE(components::linear_scatter_time(mixed, 8, 1024, 0));
+  // Eq. 3 on an incomplete tree.
+  EXPECT_FALSE(components::binomial_bcast_time(mixed, 6, 1024, 0));
+  EXPECT_EQ(components::binomial_bcast_time(mixed, 1, 1024, 0), 0u);
+}

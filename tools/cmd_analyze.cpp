@@ -1,0 +1,238 @@
+// `poems analyze`: the analytic evaluator (analytic[LogGP]) on a PSL model or
+// a single collective: a closed-form component model where one applies, or
+// the critical path of the task graph under LogGOPS costs.
+#include <algorithm>
+#include <cctype>
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+
+#include "cli_common.h"
+#include "model_source.h"
+#include "poems/components/collective_models.h"
+#include "poems/components/sweep3d_model.h"
+#include "poems/loggp/critical_path.h"
+#include "poems/taskgraph/collectives.h"
+#include "poems/taskgraph/explicit_schedule.h"
+#include "result_store.h"
+
+namespace poems::cli {
+
+namespace {
+
+struct AnalyzeOptions : ModelRequest {
+  StoreOptions store;
+  std::string method;  // "" = closed form if one applies, else critical path
+  std::string collective, algorithm, procs, size;
+  std::string L = "2500", o = "1500", g = "1000", G = "6", O = "0", S = "65535";
+  bool handshake = false;
+  std::string format = "table";
+};
+
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+  return s;
+}
+
+// The closed form bound to a model, by name (the compiler will bind it through
+// the model's TEDs): Sweep3D's wavefront.
+bool has_closed_form(const std::string& model) { return lower(model) == "sweep3d"; }
+
+components::Sweep3DConfig sweep3d_config(const PslSource& m) {
+  const auto& names = m.loaded.graph->params;
+  const auto& values = m.schedule->model_values();
+  auto get = [&](const char* name) -> std::int64_t {
+    for (std::size_t i = 0; i < names.size(); ++i)
+      if (names[i] == name) return static_cast<std::int64_t>(values[i]);
+    throw std::runtime_error(std::string("the Sweep3D closed form needs the model parameter '") + name + "'");
+  };
+  components::Sweep3DConfig c;
+  c.it_g = get("it_g");
+  c.jt_g = get("jt_g");
+  c.kt = get("kt");
+  c.npe_i = get("npe_i");
+  c.npe_j = get("npe_j");
+  c.mk = get("mk");
+  c.mmi = get("mmi");
+  c.mm = get("mm");
+  c.iterations = get("iterations");
+  return c;
+}
+
+double ns(taskgraph::Picoseconds ps) { return static_cast<double>(ps) / 1000.0; }
+
+void run(const AnalyzeOptions& o, int& result) {
+  if (o.spec.empty() == o.collective.empty())
+    throw CLI::ValidationError("analyze", "give exactly one of SPEC or --collective NAME");
+  sim::SimulationOptions options;
+  options.params.L = components::ns_to_ps(quantity("-L", o.L, psl::kTime, "a time in ns")).value_or(0);
+  options.params.o = components::ns_to_ps(quantity("-o", o.o, psl::kTime, "a time in ns")).value_or(0);
+  options.params.g = components::ns_to_ps(quantity("-g", o.g, psl::kTime, "a time in ns")).value_or(0);
+  options.params.G = components::ns_per_byte_to_fs(quantity("-G", o.G, psl::kTimePerByte, "ns/B")).value_or(0);
+  options.params.O = components::ns_per_byte_to_fs(quantity("-O", o.O, psl::kTimePerByte, "ns/B")).value_or(0);
+  options.params.S = static_cast<std::uint64_t>(quantity("-S", o.S, psl::kBytes, "bytes"));
+  options.rendezvous_handshake = o.handshake;
+  const taskgraph::Picoseconds sync = o.handshake ? 2 * (options.params.L + options.params.o) : options.params.L;
+
+  nlohmann::json out;
+  EvaluationKey key;
+  key.evaluator = "analytic[LogGP]";
+  std::unique_ptr<PslSource> model;
+  std::unique_ptr<taskgraph::ScheduleSource> collective_schedule;
+  std::optional<taskgraph::Picoseconds> collective_form;
+  std::string method = o.method;
+  if (!o.spec.empty()) {
+    model = psl_source(o, options, result);
+    if (!model) return;
+    if (method.empty()) method = has_closed_form(model->loaded.graph->model) ? "closed-form" : "critical-path";
+    if (method == "closed-form" && !has_closed_form(model->loaded.graph->model))
+      throw CLI::ValidationError("--method", "model " + model->loaded.graph->model +
+                                                 " has no closed form (closed forms: Sweep3D); use critical-path");
+    nlohmann::json params = nlohmann::json::object();
+    for (std::size_t i = 0; i < model->loaded.graph->params.size(); ++i)
+      params[model->loaded.graph->params[i]] = model->schedule->model_values()[i];
+    key.model = model->loaded.graph->model;
+    key.spec_hash = specification_hash(model->loaded.frontend->sources());
+    key.binding = {{"parameters", params}, {"wg_ns", model->wg_ns}};
+  } else {
+    auto op = taskgraph::parse_collective_op(o.collective);
+    if (!op) usage_error("--collective", "'" + o.collective + "' is not a collective");
+    taskgraph::CollectiveCall call;
+    call.op = *op;
+    call.algorithm = taskgraph::algorithms_for(*op).front();
+    if (!o.algorithm.empty()) {
+      auto a = taskgraph::parse_collective_algorithm(o.algorithm);
+      auto allowed = taskgraph::algorithms_for(*op);
+      if (!a || std::find(allowed.begin(), allowed.end(), *a) == allowed.end())
+        usage_error("--algorithm", "'" + o.algorithm + "' is not an algorithm of " + o.collective);
+      call.algorithm = *a;
+    }
+    const double procs = quantity("--procs", o.procs.empty() ? "0" : o.procs, psl::kDimensionless, "1..2^31-1");
+    if (procs < 1 || procs > 2147483647.0 || procs != static_cast<double>(static_cast<std::uint32_t>(procs)))
+      usage_error("--procs", "'" + o.procs + "' is out of range; expected an integer in 1..2147483647");
+    call.procs = static_cast<std::uint32_t>(procs);
+    call.bytes = o.size.empty() ? 0 : static_cast<std::uint64_t>(quantity("--size", o.size, psl::kBytes, "bytes"));
+    collective_form = components::collective_time(call, options.params, sync);
+    if (method.empty()) method = collective_form ? "closed-form" : "critical-path";
+    if (method == "closed-form" && !collective_form)
+      throw CLI::ValidationError("--method", std::string("no closed form of ") + o.collective + "/" +
+                                                 taskgraph::collective_algorithm_name(call.algorithm) +
+                                                 " holds for these parameters (see docs/models/collectives.md); use "
+                                                 "critical-path");
+    collective_schedule = std::make_unique<taskgraph::CollectiveSchedule>(call);
+    key.model = "collective:" + o.collective;
+    key.binding = {{"collective",
+                    {{"operation", o.collective},
+                     {"algorithm", taskgraph::collective_algorithm_name(call.algorithm)},
+                     {"procs", call.procs},
+                     {"bytes", call.bytes}}}};
+  }
+  const sim::LogGOPS& p = options.params;
+  key.binding["machine"] = {{"L_ps", p.L},
+                            {"o_ps", p.o},
+                            {"g_ps", p.g},
+                            {"G_fs_per_byte", p.G},
+                            {"O_fs_per_byte", p.O},
+                            {"S_bytes", p.S},
+                            {"rendezvous_handshake", o.handshake}};
+  key.binding["method"] = method;
+
+  StoredEvaluation stored(o.store, key);
+  loggp::AnalyticResult r;
+  const auto start = std::chrono::steady_clock::now();
+  try {
+    if (method == "closed-form" && model) {
+      components::Sweep3DMachine m{p, o.handshake, model->wg_ns};
+      components::Sweep3DPrediction s = components::predict_sweep3d(sweep3d_config(*model), m);
+      r = loggp::breakdown(s.time, s.compute, s.comm);
+      out["iteration_ns"] = ns(s.iteration);
+      out["allreduce_ns"] = ns(s.allreduce);
+      out["messages"] = s.messages;
+      out["message_i_bytes"] = s.message_i_bytes;
+      out["message_j_bytes"] = s.message_j_bytes;
+    } else if (method == "closed-form") {
+      r = loggp::breakdown(*collective_form, 0, 0);
+    } else {
+      taskgraph::ScheduleSource& source =
+          model ? static_cast<taskgraph::ScheduleSource&>(*model->schedule) : *collective_schedule;
+      r = loggp::critical_path(source, options);
+      out["operations"] = r.operations;
+      out["messages"] = r.messages;
+      out["last_rank"] = r.last_rank;
+    }
+  } catch (const components::Sweep3DParameterError& e) {
+    std::cerr << "poems: error: " << e.what() << '\n';
+    stored.fail(e.what());
+    result = kExitInputError;
+    return;
+  } catch (const std::exception& e) {  // sim::SimulationError, a missing model parameter
+    std::cerr << "poems: error: " << e.what() << '\n';
+    stored.fail(e.what());
+    result = kExitEvaluation;
+    return;
+  }
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  out["evaluator"] = "analytic[LogGP]";
+  out["method"] = method;
+  out["model"] = key.model;
+  out["time_ns"] = ns(r.time);
+  out["compute_ns"] = ns(r.compute);
+  out["comm_ns"] = ns(r.comm);
+  out["sync_ns"] = ns(r.sync);
+  out["wall_seconds"] = wall;
+  if (o.format == "json") {
+    std::cout << out.dump(2) << '\n';
+  } else {
+    if (model) std::cout << model->description << '\n';
+    std::printf("analytic[LogGP] %s: time %.3f ns\n", method.c_str(), ns(r.time));
+    std::printf("  compute %.3f ns, comm %.3f ns, sync %.3f ns (per-process means; sync is the rest)\n", ns(r.compute),
+                ns(r.comm), ns(r.sync));
+    std::printf("  evaluated in %.6f s\n", wall);
+  }
+  db::Result stored_result;
+  stored_result.time_ns = ns(r.time);
+  stored_result.compute_ns = ns(r.compute);
+  stored_result.comm_ns = ns(r.comm);
+  stored_result.sync_ns = ns(r.sync);
+  stored_result.extra = out;
+  result = stored.finish(stored_result) ? kExitOk : kExitEvaluation;
+}
+
+}  // namespace
+
+void register_analyze(CLI::App& app, int& result) {
+  auto o = std::make_shared<AnalyzeOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "analyze", "Analytic evaluation (LogGP): a closed-form model, or the critical path of the task graph");
+  cmd->add_option("spec", o->spec, "PSL specification: analyze a model (see --model, --set, --machine)")
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--model", o->model, "Model of the specification (default: the only one)");
+  cmd->add_option("--set", o->sets, "Bind a parameter: name=value or Component.param=value (units allowed)");
+  cmd->add_option("--machine", o->machine, "hardware[network] component with L o g G O S (default: the first)");
+  cmd->add_option("--processor", o->processor, "hardware[processor] component with Wg (default: the first)");
+  cmd->add_option("--wg", o->wg, "Compute time per unit of work (overrides the processor's Wg), e.g. 60ns");
+  cmd->add_option("--method", o->method, "closed-form or critical-path (default: closed-form where one applies)")
+      ->check(CLI::IsMember({"closed-form", "critical-path"}));
+  cmd->add_option("--collective", o->collective, "Analyze one collective: barrier, bcast, reduce, allreduce, ...");
+  cmd->add_option("--algorithm", o->algorithm, "Collective algorithm (default: the operation's first)");
+  cmd->add_option("--procs", o->procs, "Processes of the collective");
+  cmd->add_option("--size", o->size, "Per-process payload of the collective (bytes; units allowed)");
+  cmd->add_option("-L", o->L, "Latency (ns; units allowed)")->capture_default_str();
+  cmd->add_option("-o", o->o, "CPU overhead per message (ns)")->capture_default_str();
+  cmd->add_option("-g", o->g, "NIC gap per message (ns)")->capture_default_str();
+  cmd->add_option("-G", o->G, "NIC gap per byte (ns/B)")->capture_default_str();
+  cmd->add_option("-O", o->O, "CPU overhead per byte (ns/B)")->capture_default_str();
+  cmd->add_option("-S", o->S, "Eager limit (bytes)")->capture_default_str();
+  cmd->add_flag("--rendezvous-handshake", o->handshake,
+                "Rendezvous pays a request/acknowledge round trip 2L+2o instead of L");
+  cmd->add_option("--format", o->format, "Output format")->check(CLI::IsMember({"table", "json"}));
+  add_store_options(cmd, o->store);
+  cmd->callback([o, cmd, &result] {
+    o->explicit_params.clear();
+    for (const char* p : {"-L", "-o", "-g", "-G", "-O", "-S"})
+      if (cmd->count(p) > 0) o->explicit_params.push_back(p);
+    run(*o, result);
+  });
+}
+
+}  // namespace poems::cli
