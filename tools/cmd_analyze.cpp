@@ -20,12 +20,9 @@ namespace poems::cli {
 
 namespace {
 
-struct AnalyzeOptions : ModelRequest {
+struct AnalyzeOptions : ModelRequest, CollectiveRequest {
   StoreOptions store;
   std::string method;  // "" = closed form if one applies, else critical path
-  std::string collective, algorithm, procs, size;
-  std::string L = "2500", o = "1500", g = "1000", G = "6", O = "0", S = "65535";
-  bool handshake = false;
   std::string format = "table";
 };
 
@@ -64,14 +61,7 @@ double ns(taskgraph::Picoseconds ps) { return static_cast<double>(ps) / 1000.0; 
 void run(const AnalyzeOptions& o, int& result) {
   if (o.spec.empty() == o.collective.empty())
     throw CLI::ValidationError("analyze", "give exactly one of SPEC or --collective NAME");
-  sim::SimulationOptions options;
-  options.params.L = components::ns_to_ps(quantity("-L", o.L, psl::kTime, "a time in ns")).value_or(0);
-  options.params.o = components::ns_to_ps(quantity("-o", o.o, psl::kTime, "a time in ns")).value_or(0);
-  options.params.g = components::ns_to_ps(quantity("-g", o.g, psl::kTime, "a time in ns")).value_or(0);
-  options.params.G = components::ns_per_byte_to_fs(quantity("-G", o.G, psl::kTimePerByte, "ns/B")).value_or(0);
-  options.params.O = components::ns_per_byte_to_fs(quantity("-O", o.O, psl::kTimePerByte, "ns/B")).value_or(0);
-  options.params.S = static_cast<std::uint64_t>(quantity("-S", o.S, psl::kBytes, "bytes"));
-  options.rendezvous_handshake = o.handshake;
+  sim::SimulationOptions options = command_line_machine(o);
   const taskgraph::Picoseconds sync = o.handshake ? 2 * (options.params.L + options.params.o) : options.params.L;
 
   nlohmann::json out;
@@ -95,23 +85,7 @@ void run(const AnalyzeOptions& o, int& result) {
     key.spec_hash = specification_hash(model->loaded.frontend->sources());
     key.binding = {{"parameters", params}, {"wg_ns", model->wg_ns}};
   } else {
-    auto op = taskgraph::parse_collective_op(o.collective);
-    if (!op) usage_error("--collective", "'" + o.collective + "' is not a collective");
-    taskgraph::CollectiveCall call;
-    call.op = *op;
-    call.algorithm = taskgraph::algorithms_for(*op).front();
-    if (!o.algorithm.empty()) {
-      auto a = taskgraph::parse_collective_algorithm(o.algorithm);
-      auto allowed = taskgraph::algorithms_for(*op);
-      if (!a || std::find(allowed.begin(), allowed.end(), *a) == allowed.end())
-        usage_error("--algorithm", "'" + o.algorithm + "' is not an algorithm of " + o.collective);
-      call.algorithm = *a;
-    }
-    const double procs = quantity("--procs", o.procs.empty() ? "0" : o.procs, psl::kDimensionless, "1..2^31-1");
-    if (procs < 1 || procs > 2147483647.0 || procs != static_cast<double>(static_cast<std::uint32_t>(procs)))
-      usage_error("--procs", "'" + o.procs + "' is out of range; expected an integer in 1..2147483647");
-    call.procs = static_cast<std::uint32_t>(procs);
-    call.bytes = o.size.empty() ? 0 : static_cast<std::uint64_t>(quantity("--size", o.size, psl::kBytes, "bytes"));
+    const taskgraph::CollectiveCall call = collective_call(o);
     collective_form = components::collective_time(call, options.params, sync);
     if (method.empty()) method = collective_form ? "closed-form" : "critical-path";
     if (method == "closed-form" && !collective_form)
@@ -204,33 +178,14 @@ void register_analyze(CLI::App& app, int& result) {
   auto o = std::make_shared<AnalyzeOptions>();
   CLI::App* cmd = app.add_subcommand(
       "analyze", "Analytic evaluation (LogGP): a closed-form model, or the critical path of the task graph");
-  cmd->add_option("spec", o->spec, "PSL specification: analyze a model (see --model, --set, --machine)")
-      ->check(CLI::ExistingFile);
-  cmd->add_option("--model", o->model, "Model of the specification (default: the only one)");
-  cmd->add_option("--set", o->sets, "Bind a parameter: name=value or Component.param=value (units allowed)");
-  cmd->add_option("--machine", o->machine, "hardware[network] component with L o g G O S (default: the first)");
-  cmd->add_option("--processor", o->processor, "hardware[processor] component with Wg (default: the first)");
-  cmd->add_option("--wg", o->wg, "Compute time per unit of work (overrides the processor's Wg), e.g. 60ns");
+  add_model_options(cmd, *o, "analyze");
   cmd->add_option("--method", o->method, "closed-form or critical-path (default: closed-form where one applies)")
       ->check(CLI::IsMember({"closed-form", "critical-path"}));
-  cmd->add_option("--collective", o->collective, "Analyze one collective: barrier, bcast, reduce, allreduce, ...");
-  cmd->add_option("--algorithm", o->algorithm, "Collective algorithm (default: the operation's first)");
-  cmd->add_option("--procs", o->procs, "Processes of the collective");
-  cmd->add_option("--size", o->size, "Per-process payload of the collective (bytes; units allowed)");
-  cmd->add_option("-L", o->L, "Latency (ns; units allowed)")->capture_default_str();
-  cmd->add_option("-o", o->o, "CPU overhead per message (ns)")->capture_default_str();
-  cmd->add_option("-g", o->g, "NIC gap per message (ns)")->capture_default_str();
-  cmd->add_option("-G", o->G, "NIC gap per byte (ns/B)")->capture_default_str();
-  cmd->add_option("-O", o->O, "CPU overhead per byte (ns/B)")->capture_default_str();
-  cmd->add_option("-S", o->S, "Eager limit (bytes)")->capture_default_str();
-  cmd->add_flag("--rendezvous-handshake", o->handshake,
-                "Rendezvous pays a request/acknowledge round trip 2L+2o instead of L");
+  add_collective_options(cmd, *o, "Analyze");
   cmd->add_option("--format", o->format, "Output format")->check(CLI::IsMember({"table", "json"}));
   add_store_options(cmd, o->store);
   cmd->callback([o, cmd, &result] {
-    o->explicit_params.clear();
-    for (const char* p : {"-L", "-o", "-g", "-G", "-O", "-S"})
-      if (cmd->count(p) > 0) o->explicit_params.push_back(p);
+    note_explicit_params(cmd, *o);
     run(*o, result);
   });
 }

@@ -106,12 +106,48 @@ Sweep3DPrediction predict_sweep3d(const Sweep3DConfig& c, const Sweep3DMachine& 
   const auto B = static_cast<Picoseconds>(2 * out.mmo * out.kb);  // blocks per octant pair
 
   const Axis ax(n), ay(mj);
+  // What a process does per block depends only on its class on each axis in
+  // the pair's local frame, and every pair's frame has the same classes at
+  // the same representative indices: one table serves all four pairs.
+  struct Shape {
+    bool has_ri, has_si, has_rj, has_sj;
+    Picoseconds recvs, sends;  // one block's receives and sends
+    Picoseconds period;        // one block on this process
+    Picoseconds hop_x, hop_y;  // compute start upstream to compute start here
+  };
+  // Receives: i first; the j receive starts when the CPU and the NIC are both free.
+  const Picoseconds ri_then = std::max(ci.recv, ci.recv_nic);
+  // Sends: i first; the j send starts when the i send completed and the NIC is free.
+  const Picoseconds gap_i = std::max(ci.complete, ci.nic_busy);
+  auto shape = [&](std::int64_t x, std::int64_t y) {
+    Shape h{x > 0, x<n - 1, y> 0, y < mj - 1, 0, 0, 0, 0, 0};
+    h.recvs = (h.has_ri ? (h.has_rj ? ri_then : ci.recv) : 0) + (h.has_rj ? cj.recv : 0);
+    h.sends = h.has_si ? (h.has_sj ? gap_i + cj.complete : ci.complete) : (h.has_sj ? cj.complete : 0);
+    // The CPU chain, or a busier NIC.
+    h.period = W + h.recvs + h.sends;
+    if (h.has_si && h.has_sj) h.period = std::max(h.period, gap_i + cj.nic_busy);
+    if (h.has_si != h.has_sj) h.period = std::max(h.period, h.has_si ? ci.nic_busy : cj.nic_busy);
+    h.period = std::max(h.period, (h.has_ri ? ci.recv_nic : 0) + (h.has_rj ? cj.recv_nic : 0));
+    // Above S in both directions the unit square below-left of this process
+    // forms a cycle per block (docs/models/sweep3d.md, "rendezvous ring"); it
+    // binds where no interior process has a longer period.
+    if (ci.rendezvous && cj.rendezvous && h.has_ri && h.has_rj)
+      h.period = std::max(h.period, W + ci.arrive + ci.recv + cj.arrive + cj.recv);
+    h.hop_x = W + ci.arrive + (h.has_rj ? ri_then + cj.recv : ci.recv);
+    h.hop_y = W + (h.has_si ? gap_i : 0) + cj.arrive + cj.recv;
+    return h;
+  };
+  std::array<std::array<Shape, 4>, 4> shapes{};
+  for (int i = 0; i < ax.size; ++i)
+    for (int j = 0; j < ay.size; ++j) shapes[i][j] = shape(ax.at[i], ay.at[j]);
+
   Grid entry{}, finish{};  // per representative process (global coordinates)
   // Octant pairs in Sweep3D order; +1 means data flows towards higher pi (pj).
   const int dirs[4][2] = {{-1, -1}, {-1, +1}, {+1, -1}, {+1, +1}};
   for (const auto& d : dirs) {
-    auto gx = [&](std::int64_t x) { return ax.index(d[0] > 0 ? x : n - 1 - x); };
-    auto gy = [&](std::int64_t y) { return ay.index(d[1] > 0 ? y : mj - 1 - y); };
+    // The representative set is symmetric, so flipping an axis reverses its indices.
+    auto gi = [&](int i) { return d[0] > 0 ? i : ax.size - 1 - i; };
+    auto gj = [&](int j) { return d[1] > 0 ? j : ay.size - 1 - j; };
     // A value of the process at local (x, y), anywhere on the grid, from a
     // grid of representatives: between them, interpolated (exact where the
     // value is affine in the coordinate, as hop counts are).
@@ -126,65 +162,42 @@ Sweep3DPrediction predict_sweep3d(const Sweep3DConfig& c, const Sweep3DMachine& 
         return f(v);
       };
       return lerp(ax, x, [&](std::int64_t xx) {
-        return lerp(ay, y, [&](std::int64_t yy) { return global ? g[gx(xx)][gy(yy)] : g[ax.index(xx)][ay.index(yy)]; });
+        return lerp(ay, y, [&](std::int64_t yy) {
+          const int i = ax.index(xx), j = ay.index(yy);
+          return global ? g[gi(i)][gj(j)] : g[i][j];
+        });
       });
     };
-    struct Shape {
-      bool has_ri, has_si, has_rj, has_sj;
-      Picoseconds recvs, sends, gap_i, ri_then;
-    };
-    auto shape = [&](std::int64_t x, std::int64_t y) {
-      Shape h{x > 0, x<n - 1, y> 0, y < mj - 1, 0, 0, 0, 0};
-      // Receives: i first; the j receive starts when the CPU and the NIC are both free.
-      h.ri_then = std::max(ci.recv, ci.recv_nic);
-      h.recvs = (h.has_ri ? (h.has_rj ? h.ri_then : ci.recv) : 0) + (h.has_rj ? cj.recv : 0);
-      // Sends: i first; the j send starts when the i send completed and the NIC is free.
-      h.gap_i = std::max(ci.complete, ci.nic_busy);
-      h.sends = h.has_si ? (h.has_sj ? h.gap_i + cj.complete : ci.complete) : (h.has_sj ? cj.complete : 0);
-      return h;
-    };
     // A: the first block's compute start; Z, Z2: the last and next-to-last
-    // block's compute start (local representative indices).
-    Grid A{}, Z{}, Z2{};
+    // block's compute start; first_posted: above S, when the receivers of the
+    // first block's sends have posted (local representative indices).
+    Grid A{}, Z{}, Z2{}, first_posted{};
     for (int i = 0; i < ax.size; ++i) {
       const std::int64_t x = ax.at[i];
       for (int j = 0; j < ay.size; ++j) {
         const std::int64_t y = ay.at[j];
-        const Shape h = shape(x, y);
-        // One block's period on this process: CPU chain, or a busier NIC.
-        Picoseconds period = W + h.recvs + h.sends;
-        if (h.has_si && h.has_sj) period = std::max(period, h.gap_i + cj.nic_busy);
-        if (h.has_si != h.has_sj) period = std::max(period, h.has_si ? ci.nic_busy : cj.nic_busy);
-        period = std::max(period, (h.has_ri ? ci.recv_nic : 0) + (h.has_rj ? cj.recv_nic : 0));
-        // Above S in both directions the unit square below-left of this
-        // process forms a cycle per block (docs/models/sweep3d.md, "rendezvous
-        // ring"); it binds where no interior process has a longer period.
-        if (ci.rendezvous && cj.rendezvous && h.has_ri && h.has_rj)
-          period = std::max(period, W + ci.arrive + ci.recv + cj.arrive + cj.recv);
-        // Hops into this process: compute start upstream to compute start here.
-        const Picoseconds hop_x = W + ci.arrive + (h.has_rj ? h.ri_then + cj.recv : ci.recv);
-        const Picoseconds hop_y = W + (h.has_si ? h.gap_i : 0) + cj.arrive + cj.recv;
+        const Shape& h = shapes[i][j];
         const auto dx = static_cast<Picoseconds>(i > 0 ? x - ax.at[i - 1] : 0);
         const auto dy = static_cast<Picoseconds>(j > 0 ? y - ay.at[j - 1] : 0);
         auto hops = [&](const Grid& g, Picoseconds v) {
-          if (i > 0) v = std::max(v, g[i - 1][j] + dx * hop_x);
-          if (j > 0) v = std::max(v, g[i][j - 1] + dy * hop_y);
+          if (i > 0) v = std::max(v, g[i - 1][j] + dx * h.hop_x);
+          if (j > 0) v = std::max(v, g[i][j - 1] + dy * h.hop_y);
           return v;
         };
-        // The representative set is symmetric, so flipping an axis reverses its indices.
-        const Picoseconds e = entry[d[0] > 0 ? i : ax.size - 1 - i][d[1] > 0 ? j : ay.size - 1 - j];
-        const Picoseconds a = hops(A, e + h.recvs);
+        const Picoseconds a = hops(A, entry[gi(i)][gj(j)] + h.recvs);
         A[i][j] = a;
         // Above S the first block's sends complete only once the receivers
         // have posted, which they do when they finish the previous octant pair.
-        Picoseconds first_done = a + W + h.sends;
-        if (h.has_si && ci.rendezvous)
-          first_done = std::max(first_done, value_at(entry, x + 1, y, true) + (h.has_sj ? cj.complete : 0));
+        Picoseconds posted = 0;
+        if (h.has_si && ci.rendezvous) posted = value_at(entry, x + 1, y, true) + (h.has_sj ? cj.complete : 0);
         if (h.has_sj && cj.rendezvous)
-          first_done = std::max(first_done, value_at(entry, x, y + 1, true) + (h.has_ri ? ci.recv : 0));
+          posted = std::max(posted, value_at(entry, x, y + 1, true) + (h.has_ri ? ci.recv : 0));
+        first_posted[i][j] = posted;
+        const Picoseconds first_done = std::max(a + W + h.sends, posted);
         auto stacked = [&](Picoseconds blocks_after_first) {
           if (blocks_after_first == 0) return a;
-          return std::max(a + blocks_after_first * period, first_done + h.recvs + (blocks_after_first - 1) * period);
+          return std::max(a + blocks_after_first * h.period,
+                          first_done + h.recvs + (blocks_after_first - 1) * h.period);
         };
         Z[i][j] = hops(Z, stacked(B - 1));
         Z2[i][j] = B >= 2 ? hops(Z2, stacked(B - 2)) : 0;
@@ -197,12 +210,10 @@ Sweep3DPrediction predict_sweep3d(const Sweep3DConfig& c, const Sweep3DMachine& 
       const std::int64_t x = ax.at[i];
       for (int j = 0; j < ay.size; ++j) {
         const std::int64_t y = ay.at[j];
-        const Shape h = shape(x, y);
+        const Shape& h = shapes[i][j];
         Picoseconds f = Z[i][j] + W + h.sends;
-        if (B < 2) {
-          if (h.has_si && ci.rendezvous)
-            f = std::max(f, value_at(entry, x + 1, y, true) + (h.has_sj ? cj.complete : 0));
-          if (h.has_sj && cj.rendezvous) f = std::max(f, value_at(entry, x, y + 1, true) + (h.has_ri ? ci.recv : 0));
+        if (B < 2) {  // the last block is the first
+          f = std::max(f, first_posted[i][j]);
         } else {
           if (h.has_si && ci.rendezvous)  // (x+1, y) posts block B-1 when it completes block B-2
             f = std::max(f, value_at(Z2, x + 1, y, false) + W + shape(x + 1, y).sends + (h.has_sj ? cj.complete : 0));
@@ -212,7 +223,7 @@ Sweep3DPrediction predict_sweep3d(const Sweep3DConfig& c, const Sweep3DMachine& 
             f = std::max(f, posted);
           }
         }
-        finish[d[0] > 0 ? i : ax.size - 1 - i][d[1] > 0 ? j : ay.size - 1 - j] = f;
+        finish[gi(i)][gj(j)] = f;
       }
     }
     entry = finish;

@@ -72,4 +72,12 @@ TEST(CliAnalyze, BadParametersAreInputErrors) {
   EXPECT_NE(r.err.find("mk"), std::string::npos) << r.err;
   CommandResult usage = poems("analyze " + kSpec + " --method exact --no-store");
   EXPECT_EQ(usage.exit_code, 2);
+  // Command-line LogGOPS parameters are checked as `poems simulate` checks them.
+  CommandResult latency = poems("analyze --collective bcast --procs 4 -L 2e13 --no-store");
+  EXPECT_EQ(latency.exit_code, 2);
+  EXPECT_NE(latency.err.find("-L: '2e13' is out of range; expected a time in 0..1e12 ns"), std::string::npos)
+      << latency.err;
+  CommandResult procs = poems("analyze --collective bcast --procs 0 --no-store");
+  EXPECT_EQ(procs.exit_code, 2);
+  EXPECT_NE(procs.err.find("expected an integer in 1..2147483647"), std::string::npos) << procs.err;
 }

@@ -1,13 +1,12 @@
 // The Sweep3D closed form and the critical path against the simulator over
 // the grid of issue 5: processor grids from 1x1 to 32x32 (and non-square),
-// mk in {1, 2, 5, 10, 30}, mmi in {1, 2, 3, 6}, messages below and above S,
+// mk in {1, 2, 5, 7, 10, 30}, mmi in {1, 2, 3, 6}, messages below and above S,
 // with and without the rendezvous handshake. The worst case is printed.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
 #include <string>
 #include <vector>
 
