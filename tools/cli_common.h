@@ -24,6 +24,8 @@ void register_ast(CLI::App& app, int& result);
 void register_simulate(CLI::App& app, int& result);
 void register_analyze(CLI::App& app, int& result);
 void register_taskgraph(CLI::App& app, int& result);
+void register_compile(CLI::App& app, int& result);
+void register_run(CLI::App& app, int& result);
 
 // Parses repeated `--set name=value` options; values take units ("5.3us",
 // "32KiB"). Throws CLI::ValidationError naming the bad option.

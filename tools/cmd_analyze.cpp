@@ -1,13 +1,12 @@
 // `poems analyze`: the analytic evaluator (analytic[LogGP]) on a PSL model or
 // a single collective: a closed-form component model where one applies, or
 // the critical path of the task graph under LogGOPS costs.
-#include <algorithm>
-#include <cctype>
 #include <chrono>
 #include <cstdio>
 #include <iostream>
 
 #include "cli_common.h"
+#include "model_evaluators.h"
 #include "model_source.h"
 #include "poems/components/collective_models.h"
 #include "poems/components/sweep3d_model.h"
@@ -25,36 +24,6 @@ struct AnalyzeOptions : ModelRequest, CollectiveRequest {
   std::string method;  // "" = closed form if one applies, else critical path
   std::string format = "table";
 };
-
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
-  return s;
-}
-
-// The closed form bound to a model, by name (the compiler will bind it through
-// the model's TEDs): Sweep3D's wavefront.
-bool has_closed_form(const std::string& model) { return lower(model) == "sweep3d"; }
-
-components::Sweep3DConfig sweep3d_config(const PslSource& m) {
-  const auto& names = m.loaded.graph->params;
-  const auto& values = m.schedule->model_values();
-  auto get = [&](const char* name) -> std::int64_t {
-    for (std::size_t i = 0; i < names.size(); ++i)
-      if (names[i] == name) return static_cast<std::int64_t>(values[i]);
-    throw std::runtime_error(std::string("the Sweep3D closed form needs the model parameter '") + name + "'");
-  };
-  components::Sweep3DConfig c;
-  c.it_g = get("it_g");
-  c.jt_g = get("jt_g");
-  c.kt = get("kt");
-  c.npe_i = get("npe_i");
-  c.npe_j = get("npe_j");
-  c.mk = get("mk");
-  c.mmi = get("mmi");
-  c.mm = get("mm");
-  c.iterations = get("iterations");
-  return c;
-}
 
 double ns(taskgraph::Picoseconds ps) { return static_cast<double>(ps) / 1000.0; }
 
@@ -117,7 +86,8 @@ void run(const AnalyzeOptions& o, int& result) {
   try {
     if (method == "closed-form" && model) {
       components::Sweep3DMachine m{p, o.handshake, model->wg_ns};
-      components::Sweep3DPrediction s = components::predict_sweep3d(sweep3d_config(*model), m);
+      components::Sweep3DPrediction s =
+          components::predict_sweep3d(sweep3d_config(*model->loaded.graph, model->schedule->model_values()), m);
       r = loggp::breakdown(s.time, s.compute, s.comm);
       out["iteration_ns"] = ns(s.iteration);
       out["allreduce_ns"] = ns(s.allreduce);

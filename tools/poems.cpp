@@ -16,6 +16,8 @@ int main(int argc, char** argv) {
   poems::cli::register_simulate(app, result);
   poems::cli::register_analyze(app, result);
   poems::cli::register_taskgraph(app, result);
+  poems::cli::register_compile(app, result);
+  poems::cli::register_run(app, result);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -26,11 +26,12 @@ std::string specification_hash(const psl::SourceManager& sources) {
 struct StoredEvaluation::State {
   std::unique_ptr<db::KnowledgeBase> kb;
   db::RunStart start;
-  bool claimed = false, done = false;
+  bool claimed = false, done = false, quiet = false;
 };
 
 StoredEvaluation::StoredEvaluation(const StoreOptions& options, const EvaluationKey& key)
     : state_(std::make_unique<State>()) {
+  state_->quiet = options.quiet;
   if (options.disabled) return;
   try {
     state_->kb = std::make_unique<db::KnowledgeBase>(db::resolve_path(options.db_path));
@@ -63,10 +64,11 @@ bool StoredEvaluation::finish(const db::Result& result) {
     switch (s.start.state) {
       case db::RunStart::State::kClaimed:
         s.kb->complete_run(s.start.handle, result);
-        std::cerr << "stored as run " << s.start.run.id << " in " << where << '\n';
+        if (!s.quiet) std::cerr << "stored as run " << s.start.run.id << " in " << where << '\n';
         break;
       case db::RunStart::State::kAlreadyDone:
-        std::cerr << "the same run is already stored as run " << s.start.run.id << " in " << where << '\n';
+        if (!s.quiet)
+          std::cerr << "the same run is already stored as run " << s.start.run.id << " in " << where << '\n';
         break;
       case db::RunStart::State::kBusy:
         std::cerr << "another process is evaluating the same run (" << s.start.run.id << "); not stored twice\n";
@@ -87,6 +89,26 @@ void StoredEvaluation::fail(const std::string& error) {
     s.kb->fail_run(s.start.handle, error);
   } catch (const std::exception&) {
     // The run stays claimed by a finished process: the resume rule takes it over.
+  }
+}
+
+const db::Result* StoredEvaluation::stored() const {
+  const State& s = *state_;
+  if (!s.kb || s.start.state != db::RunStart::State::kAlreadyDone || !s.start.run.result) return nullptr;
+  return &*s.start.run.result;
+}
+
+void StoredEvaluation::link(const std::string& study, const std::string& spec_hash, const std::vector<db::Ted>& teds) {
+  State& s = *state_;
+  if (!s.kb || s.start.run.id == 0) return;
+  try {
+    s.kb->transaction([&] {
+      s.kb->add_run_to_study(s.kb->put_study(study, spec_hash), s.start.run.id);
+      if (s.claimed) s.kb->store_teds(s.start.run.id, teds);
+    });
+  } catch (const std::exception& e) {
+    std::cerr << "poems: warning: run " << s.start.run.id << " was not linked to study " << study << ": " << e.what()
+              << '\n';
   }
 }
 

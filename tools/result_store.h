@@ -6,6 +6,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "poems/db/records.h"
 #include "poems/psl/source.h"
@@ -14,6 +15,7 @@ namespace poems::cli {
 
 struct StoreOptions {
   bool disabled = false;
+  bool quiet = false;   // no "stored as run N" line per evaluation (studies)
   std::string db_path;  // "" = $POEMS_DB or ./poems.db
 };
 
@@ -42,6 +44,11 @@ class StoredEvaluation {
   bool finish(const db::Result& result);
   // Records a failed evaluation (the next identical run retries it).
   void fail(const std::string& error);
+  // The result stored by an earlier identical run, if there is one: a study
+  // re-run evaluates only what is missing.
+  const db::Result* stored() const;
+  // Links the run to a study and records its TEDs (warns, never throws).
+  void link(const std::string& study, const std::string& spec_hash, const std::vector<db::Ted>& teds);
 
  private:
   struct State;

@@ -60,11 +60,6 @@ struct Axis {
     for (std::int64_t v : {std::int64_t{0}, std::int64_t{1}, n - 2, n - 1})
       if (v >= 0 && v < n && (size == 0 || at[size - 1] < v)) at[size++] = v;
   }
-  int index(std::int64_t v) const {
-    for (int i = 0; i < size; ++i)
-      if (at[i] == v) return i;
-    return -1;
-  }
 };
 
 using Grid = std::array<std::array<Picoseconds, 4>, 4>;
@@ -106,131 +101,195 @@ Sweep3DPrediction predict_sweep3d(const Sweep3DConfig& c, const Sweep3DMachine& 
   const auto B = static_cast<Picoseconds>(2 * out.mmo * out.kb);  // blocks per octant pair
 
   const Axis ax(n), ay(mj);
+  const int nx = ax.size, ny = ay.size;
   // What a process does per block depends only on its class on each axis in
   // the pair's local frame, and every pair's frame has the same classes at
   // the same representative indices: one table serves all four pairs.
   struct Shape {
     bool has_ri, has_si, has_rj, has_sj;
-    Picoseconds recvs, sends;  // one block's receives and sends
-    Picoseconds period;        // one block on this process
-    Picoseconds hop_x, hop_y;  // compute start upstream to compute start here
+    Picoseconds recvs, sends;    // one block's receives and sends
+    Picoseconds period;          // one block on this process
+    Picoseconds step_x, step_y;  // compute start at the previous representative to here: hops x hop cost
+    Picoseconds rest, tail;      // (B-1) periods; the last block's W + sends
   };
   // Receives: i first; the j receive starts when the CPU and the NIC are both free.
   const Picoseconds ri_then = std::max(ci.recv, ci.recv_nic);
   // Sends: i first; the j send starts when the i send completed and the NIC is free.
   const Picoseconds gap_i = std::max(ci.complete, ci.nic_busy);
-  auto shape = [&](std::int64_t x, std::int64_t y) {
-    Shape h{x > 0, x<n - 1, y> 0, y < mj - 1, 0, 0, 0, 0, 0};
-    h.recvs = (h.has_ri ? (h.has_rj ? ri_then : ci.recv) : 0) + (h.has_rj ? cj.recv : 0);
-    h.sends = h.has_si ? (h.has_sj ? gap_i + cj.complete : ci.complete) : (h.has_sj ? cj.complete : 0);
-    // The CPU chain, or a busier NIC.
-    h.period = W + h.recvs + h.sends;
-    if (h.has_si && h.has_sj) h.period = std::max(h.period, gap_i + cj.nic_busy);
-    if (h.has_si != h.has_sj) h.period = std::max(h.period, h.has_si ? ci.nic_busy : cj.nic_busy);
-    h.period = std::max(h.period, (h.has_ri ? ci.recv_nic : 0) + (h.has_rj ? cj.recv_nic : 0));
-    // Above S in both directions the unit square below-left of this process
-    // forms a cycle per block (docs/models/sweep3d.md, "rendezvous ring"); it
-    // binds where no interior process has a longer period.
-    if (ci.rendezvous && cj.rendezvous && h.has_ri && h.has_rj)
-      h.period = std::max(h.period, W + ci.arrive + ci.recv + cj.arrive + cj.recv);
-    h.hop_x = W + ci.arrive + (h.has_rj ? ri_then + cj.recv : ci.recv);
-    h.hop_y = W + (h.has_si ? gap_i : 0) + cj.arrive + cj.recv;
-    return h;
+  // One block's sends by whether the process sends along i and j.
+  auto sends_of = [&](bool si, bool sj) -> Picoseconds {
+    return si ? (sj ? gap_i + cj.complete : ci.complete) : (sj ? cj.complete : 0);
   };
-  std::array<std::array<Shape, 4>, 4> shapes{};
-  for (int i = 0; i < ax.size; ++i)
-    for (int j = 0; j < ay.size; ++j) shapes[i][j] = shape(ax.at[i], ay.at[j]);
+  const bool ring = ci.rendezvous && cj.rendezvous;
+  Shape shapes[4][4];
+  for (int i = 0; i < nx; ++i)
+    for (int j = 0; j < ny; ++j) {
+      const std::int64_t x = ax.at[i], y = ay.at[j];
+      Shape& h = shapes[i][j];
+      h.has_ri = x > 0;
+      h.has_si = x < n - 1;
+      h.has_rj = y > 0;
+      h.has_sj = y < mj - 1;
+      h.recvs = (h.has_ri ? (h.has_rj ? ri_then : ci.recv) : 0) + (h.has_rj ? cj.recv : 0);
+      h.sends = sends_of(h.has_si, h.has_sj);
+      // The CPU chain, or a busier NIC.
+      Picoseconds period = W + h.recvs + h.sends;
+      if (h.has_si && h.has_sj) period = std::max(period, gap_i + cj.nic_busy);
+      if (h.has_si != h.has_sj) period = std::max(period, h.has_si ? ci.nic_busy : cj.nic_busy);
+      period = std::max(period, (h.has_ri ? ci.recv_nic : 0) + (h.has_rj ? cj.recv_nic : 0));
+      // Above S in both directions the unit square below-left of this process
+      // forms a cycle per block (docs/models/sweep3d.md, "rendezvous ring"); it
+      // binds where no interior process has a longer period.
+      if (ring && h.has_ri && h.has_rj) period = std::max(period, W + ci.arrive + ci.recv + cj.arrive + cj.recv);
+      h.period = period;
+      const Picoseconds hop_x = W + ci.arrive + (h.has_rj ? ri_then + cj.recv : ci.recv);
+      const Picoseconds hop_y = W + (h.has_si ? gap_i : 0) + cj.arrive + cj.recv;
+      h.step_x = i > 0 ? static_cast<Picoseconds>(x - ax.at[i - 1]) * hop_x : 0;
+      h.step_y = j > 0 ? static_cast<Picoseconds>(y - ay.at[j - 1]) * hop_y : 0;
+      h.rest = (B - 1) * period;
+      h.tail = W + h.sends;
+    }
 
-  Grid entry{}, finish{};  // per representative process (global coordinates)
+  // Per representative process (global coordinates): when it enters the
+  // current pair (finishes the previous one); 0 for the first.
+  Grid entry, finish;
+  for (auto& row : entry) row.fill(0);
   // Octant pairs in Sweep3D order; +1 means data flows towards higher pi (pj).
   const int dirs[4][2] = {{-1, -1}, {-1, +1}, {+1, -1}, {+1, +1}};
-  for (const auto& d : dirs) {
-    // The representative set is symmetric, so flipping an axis reverses its indices.
-    auto gi = [&](int i) { return d[0] > 0 ? i : ax.size - 1 - i; };
-    auto gj = [&](int j) { return d[1] > 0 ? j : ay.size - 1 - j; };
-    // A value of the process at local (x, y), anywhere on the grid, from a
-    // grid of representatives: between them, interpolated (exact where the
-    // value is affine in the coordinate, as hop counts are).
-    auto value_at = [&](const Grid& g, std::int64_t x, std::int64_t y, bool global) -> Picoseconds {
-      auto lerp = [](const Axis& a, std::int64_t v, auto f) -> Picoseconds {
-        for (int k = 0; k + 1 < a.size; ++k)
-          if (a.at[k] < v && v < a.at[k + 1]) {
-            const double lo = static_cast<double>(f(a.at[k])), hi = static_cast<double>(f(a.at[k + 1]));
-            const double t = static_cast<double>(v - a.at[k]) / static_cast<double>(a.at[k + 1] - a.at[k]);
-            return static_cast<Picoseconds>(lo + (hi - lo) * t + 0.5);
-          }
-        return f(v);
-      };
-      return lerp(ax, x, [&](std::int64_t xx) {
-        return lerp(ay, y, [&](std::int64_t yy) {
-          const int i = ax.index(xx), j = ay.index(yy);
-          return global ? g[gi(i)][gj(j)] : g[i][j];
-        });
-      });
-    };
-    // A: the first block's compute start; Z, Z2: the last and next-to-last
-    // block's compute start; first_posted: above S, when the receivers of the
-    // first block's sends have posted (local representative indices).
-    Grid A{}, Z{}, Z2{}, first_posted{};
-    for (int i = 0; i < ax.size; ++i) {
-      const std::int64_t x = ax.at[i];
-      for (int j = 0; j < ay.size; ++j) {
-        const std::int64_t y = ay.at[j];
-        const Shape& h = shapes[i][j];
-        const auto dx = static_cast<Picoseconds>(i > 0 ? x - ax.at[i - 1] : 0);
-        const auto dy = static_cast<Picoseconds>(j > 0 ? y - ay.at[j - 1] : 0);
-        auto hops = [&](const Grid& g, Picoseconds v) {
-          if (i > 0) v = std::max(v, g[i - 1][j] + dx * h.hop_x);
-          if (j > 0) v = std::max(v, g[i][j - 1] + dy * h.hop_y);
-          return v;
-        };
-        const Picoseconds a = hops(A, entry[gi(i)][gj(j)] + h.recvs);
-        A[i][j] = a;
-        // Above S the first block's sends complete only once the receivers
-        // have posted, which they do when they finish the previous octant pair.
-        Picoseconds posted = 0;
-        if (h.has_si && ci.rendezvous) posted = value_at(entry, x + 1, y, true) + (h.has_sj ? cj.complete : 0);
-        if (h.has_sj && cj.rendezvous)
-          posted = std::max(posted, value_at(entry, x, y + 1, true) + (h.has_ri ? ci.recv : 0));
-        first_posted[i][j] = posted;
-        const Picoseconds first_done = std::max(a + W + h.sends, posted);
-        auto stacked = [&](Picoseconds blocks_after_first) {
-          if (blocks_after_first == 0) return a;
-          return std::max(a + blocks_after_first * h.period,
-                          first_done + h.recvs + (blocks_after_first - 1) * h.period);
-        };
-        Z[i][j] = hops(Z, stacked(B - 1));
-        Z2[i][j] = B >= 2 ? hops(Z2, stacked(B - 2)) : 0;
-      }
-    }
-    // Finish of each process: its last block's sends complete; above S no
-    // earlier than the receivers post that block's receive, so a process
-    // runs at the pace of a slower downstream neighbour.
-    for (int i = 0; i < ax.size; ++i) {
-      const std::int64_t x = ax.at[i];
-      for (int j = 0; j < ay.size; ++j) {
-        const std::int64_t y = ay.at[j];
-        const Shape& h = shapes[i][j];
-        Picoseconds f = Z[i][j] + W + h.sends;
-        if (B < 2) {  // the last block is the first
-          f = std::max(f, first_posted[i][j]);
-        } else {
-          if (h.has_si && ci.rendezvous)  // (x+1, y) posts block B-1 when it completes block B-2
-            f = std::max(f, value_at(Z2, x + 1, y, false) + W + shape(x + 1, y).sends + (h.has_sj ? cj.complete : 0));
-          if (h.has_sj && cj.rendezvous) {  // (x, y+1) posts the j receive after its i receive
-            Picoseconds posted = value_at(Z2, x, y + 1, false) + W + shape(x, y + 1).sends;
-            if (h.has_ri) posted = std::max(posted, value_at(Z, x - 1, y + 1, false) + W + ci.arrive) + ci.recv;
-            f = std::max(f, posted);
-          }
+  if (!ci.rendezvous && !cj.rendezvous) {
+    // Below S nothing waits for a receiver to post: a process's first block
+    // ends by W + sends, so the last block starts (B-1) periods after the
+    // first (the period covers W + receives + sends) or when a hop delivers.
+    Grid A, Z;  // first and last block's compute start (local indices)
+    for (const auto& d : dirs) {
+      for (int i = 0; i < nx; ++i) {
+        const int g_i = d[0] > 0 ? i : nx - 1 - i;
+        for (int j = 0; j < ny; ++j) {
+          const int g_j = d[1] > 0 ? j : ny - 1 - j;
+          const Shape& h = shapes[i][j];
+          Picoseconds a = entry[g_i][g_j] + h.recvs;
+          if (i > 0) a = std::max(a, A[i - 1][j] + h.step_x);
+          if (j > 0) a = std::max(a, A[i][j - 1] + h.step_y);
+          Picoseconds z = a + h.rest;
+          if (i > 0) z = std::max(z, Z[i - 1][j] + h.step_x);
+          if (j > 0) z = std::max(z, Z[i][j - 1] + h.step_y);
+          A[i][j] = a;
+          Z[i][j] = z;
+          finish[g_i][g_j] = z + h.tail;
         }
-        finish[gi(i)][gj(j)] = f;
       }
+      entry = finish;
     }
-    entry = finish;
+  } else {
+    // Where a coordinate next to a representative lies among the
+    // representatives: at one (k == k1) or between k and k1 at fraction t.
+    struct Pos {
+      int k = 0, k1 = 0;
+      double t = 0;
+    };
+    auto pos = [](const Axis& a, std::int64_t v) {
+      Pos p;
+      for (int k = 0; k < a.size; ++k) {
+        if (a.at[k] == v) {
+          p.k = p.k1 = k;
+          return p;
+        }
+        if (k + 1 < a.size && a.at[k] < v && v < a.at[k + 1]) {
+          p.k = k;
+          p.k1 = k + 1;
+          p.t = static_cast<double>(v - a.at[k]) / static_cast<double>(a.at[k + 1] - a.at[k]);
+          return p;
+        }
+      }
+      return p;
+    };
+    // The coordinates after (+1) and before (-1) each representative.
+    Pos next_x[4], prev_x[4], next_y[4];
+    for (int i = 0; i < nx; ++i) {
+      next_x[i] = pos(ax, ax.at[i] + 1);
+      prev_x[i] = pos(ax, ax.at[i] - 1);
+    }
+    for (int j = 0; j < ny; ++j) next_y[j] = pos(ay, ay.at[j] + 1);
+    auto lerp = [](const Pos& p, auto f) -> Picoseconds {
+      if (p.k == p.k1) return f(p.k);
+      const double lo = static_cast<double>(f(p.k)), hi = static_cast<double>(f(p.k1));
+      return static_cast<Picoseconds>(lo + (hi - lo) * p.t + 0.5);
+    };
+    for (const auto& d : dirs) {
+      auto gi = [&](int i) { return d[0] > 0 ? i : nx - 1 - i; };
+      auto gj = [&](int j) { return d[1] > 0 ? j : ny - 1 - j; };
+      // A value of the process at local (px, py), anywhere on the grid, from a
+      // grid of representatives: between them, interpolated (exact where the
+      // value is affine in the coordinate, as hop counts are).
+      auto local_at = [&](const Grid& g, const Pos& px, const Pos& py) {
+        return lerp(px, [&](int i) { return lerp(py, [&](int j) { return g[i][j]; }); });
+      };
+      auto entry_at = [&](const Pos& px, const Pos& py) {
+        return lerp(px, [&](int i) { return lerp(py, [&](int j) { return entry[gi(i)][gj(j)]; }); });
+      };
+      const Pos here_x[4] = {{0, 0, 0}, {1, 1, 0}, {2, 2, 0}, {3, 3, 0}};
+      const Pos* here_y = here_x;
+      // A: the first block's compute start; Z, Z2: the last and next-to-last
+      // block's compute start; first_posted: above S, when the receivers of the
+      // first block's sends have posted (local representative indices).
+      Grid A, Z, Z2, first_posted;
+      for (int i = 0; i < nx; ++i) {
+        for (int j = 0; j < ny; ++j) {
+          const Shape& h = shapes[i][j];
+          auto hops = [&](const Grid& g, Picoseconds v) {
+            if (i > 0) v = std::max(v, g[i - 1][j] + h.step_x);
+            if (j > 0) v = std::max(v, g[i][j - 1] + h.step_y);
+            return v;
+          };
+          const Picoseconds a = hops(A, entry[gi(i)][gj(j)] + h.recvs);
+          A[i][j] = a;
+          // Above S the first block's sends complete only once the receivers
+          // have posted, which they do when they finish the previous octant pair.
+          Picoseconds posted = 0;
+          if (h.has_si && ci.rendezvous) posted = entry_at(next_x[i], here_y[j]) + (h.has_sj ? cj.complete : 0);
+          if (h.has_sj && cj.rendezvous)
+            posted = std::max(posted, entry_at(here_x[i], next_y[j]) + (h.has_ri ? ci.recv : 0));
+          first_posted[i][j] = posted;
+          const Picoseconds first_done = std::max(a + W + h.sends, posted);
+          auto stacked = [&](Picoseconds blocks_after_first) {
+            if (blocks_after_first == 0) return a;
+            return std::max(a + blocks_after_first * h.period,
+                            first_done + h.recvs + (blocks_after_first - 1) * h.period);
+          };
+          Z[i][j] = hops(Z, stacked(B - 1));
+          Z2[i][j] = B >= 2 ? hops(Z2, stacked(B - 2)) : 0;
+        }
+      }
+      // Finish of each process: its last block's sends complete; above S no
+      // earlier than the receivers post that block's receive, so a process
+      // runs at the pace of a slower downstream neighbour.
+      for (int i = 0; i < nx; ++i) {
+        const std::int64_t x = ax.at[i];
+        for (int j = 0; j < ny; ++j) {
+          const std::int64_t y = ay.at[j];
+          const Shape& h = shapes[i][j];
+          Picoseconds f = Z[i][j] + h.tail;
+          if (B < 2) {  // the last block is the first
+            f = std::max(f, first_posted[i][j]);
+          } else {
+            if (h.has_si && ci.rendezvous)  // (x+1, y) posts block B-1 when it completes block B-2
+              f = std::max(f, local_at(Z2, next_x[i], here_y[j]) + W + sends_of(x + 1 < n - 1, h.has_sj) +
+                                  (h.has_sj ? cj.complete : 0));
+            if (h.has_sj && cj.rendezvous) {  // (x, y+1) posts the j receive after its i receive
+              Picoseconds posted = local_at(Z2, here_x[i], next_y[j]) + W + sends_of(h.has_si, y + 1 < mj - 1);
+              if (h.has_ri) posted = std::max(posted, local_at(Z, prev_x[i], next_y[j]) + W + ci.arrive) + ci.recv;
+              f = std::max(f, posted);
+            }
+          }
+          finish[gi(i)][gj(j)] = f;
+        }
+      }
+      entry = finish;
+    }
   }
   Picoseconds sweep = 0;
-  for (int i = 0; i < ax.size; ++i)
-    for (int j = 0; j < ay.size; ++j) sweep = std::max(sweep, finish[i][j]);
+  for (int i = 0; i < nx; ++i)
+    for (int j = 0; j < ny; ++j) sweep = std::max(sweep, finish[i][j]);
 
   // The last process to finish (the far corner of the last pair, rank P-1)
   // joins the recursive-doubling allreduce last; it is never a folded rank,

@@ -409,7 +409,7 @@ class Lowerer {
     in.op = StgOp::Compute;
     in.value = work_expression(t, node.work);
     node.text = "task " + t.name.name + " : " + t.component.name + " (work " + node.work + ")";
-    in.node = add_node(std::move(node));
+    in.node = add_node(std::move(node), loc);
     emit(std::move(in));
   }
 
@@ -431,7 +431,7 @@ class Lowerer {
       if (i > first) in.value.push({ExprOp::Add, 0, 0});
     }
     node.text = "task " + node.label + " : " + node.component + " (work " + node.work + ")";
-    in.node = add_node(std::move(node));
+    in.node = add_node(std::move(node), body[first]->location);
     emit(std::move(in));
   }
 
@@ -502,7 +502,7 @@ class Lowerer {
     in.op = StgOp::Collective;
     in.size = c.size ? compile(*c.size) : CompiledExpr::constant(0);
     in.value = c.root ? compile(*c.root) : CompiledExpr::constant(0);
-    in.node = add_node(std::move(node));
+    in.node = add_node(std::move(node), loc);
     emit(std::move(in));
   }
 

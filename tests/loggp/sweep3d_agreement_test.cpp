@@ -135,31 +135,32 @@ TEST(Sweep3DAgreement, OdinBelowTheEagerLimit) {
   Worst w = sweep_grid(kGrids, kMk, kMmi, 16, 60, 2);
   w.print("16 cells per process");
   EXPECT_LT(std::abs(w.closed_form.closed_form_error), 0.02) << w.closed_form.name;
-  EXPECT_LT(std::abs(w.critical_path.critical_path_error), 0.02) << w.critical_path.name;
+  EXPECT_LT(std::abs(w.critical_path.critical_path_error), 0.001) << w.critical_path.name;
 }
 
 TEST(Sweep3DAgreement, OdinAboveTheEagerLimit) {
   Worst w = sweep_grid(kGrids, kMk, kMmi, 64, 60, 2);
   w.print("64 cells per process");
   EXPECT_LT(std::abs(w.closed_form.closed_form_error), 0.02) << w.closed_form.name;
-  EXPECT_LT(std::abs(w.critical_path.critical_path_error), 0.02) << w.critical_path.name;
+  EXPECT_LT(std::abs(w.critical_path.critical_path_error), 0.001) << w.critical_path.name;
 }
 
 TEST(Sweep3DAgreement, LargeGrids) {
   Worst w = sweep_grid({{16, 16}, {32, 32}, {32, 8}}, {2, 10}, {1, 3}, 8, 60, 1);
   w.print("16x16 to 32x32");
   EXPECT_LT(std::abs(w.closed_form.closed_form_error), 0.02) << w.closed_form.name;
-  EXPECT_LT(std::abs(w.critical_path.critical_path_error), 0.02) << w.critical_path.name;
+  EXPECT_LT(std::abs(w.critical_path.critical_path_error), 0.001) << w.critical_path.name;
 }
 
 // A communication-bound machine (Wg = 2 ns: messages take a third of the
-// time). The closed form still holds; the critical path, which ignores the
-// NIC queuing of back-to-back sends, falls below the simulator.
+// time). The closed form still holds; so does the critical path, which keeps
+// the NIC order of a process's back-to-back sends (without it: -5.6%).
 TEST(Sweep3DAgreement, CommunicationBound) {
   Worst w = sweep_grid(kGrids, {1, 10, 30}, {1, 3, 6}, 64, 2, 2);
   w.print("Wg = 2 ns");
   EXPECT_LT(std::abs(w.closed_form.closed_form_error), 0.02) << w.closed_form.name;
-  EXPECT_LT(w.critical_path.critical_path_error, 0) << "the critical path is a lower bound";
+  EXPECT_LE(w.critical_path.critical_path_error, 0) << "the critical path is a lower bound";
+  EXPECT_LT(std::abs(w.critical_path.critical_path_error), 0.001) << w.critical_path.name;
 }
 
 // One process: no messages, no allreduce; the time is exactly the work.

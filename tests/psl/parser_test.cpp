@@ -57,8 +57,9 @@ TEST(Parser, Sweep3DTaskGraphStructure) {
   EXPECT_EQ(recv.peer.index.size(), 2u);
   const auto& task = node<TaskStmt>(kblocks.body[2]);
   EXPECT_EQ(task.component.name, "KBlock");
-  ASSERT_EQ(task.arguments.size(), 2u);
+  ASSERT_EQ(task.arguments.size(), 5u);  // cells, angles and the block's shape it, jt, mk
   EXPECT_EQ(task.arguments[1].name.name, "angles");
+  EXPECT_EQ(task.arguments[4].name.name, "mk");
   EXPECT_EQ(node<CommStmt>(kblocks.body[4]).op, CommOp::Send);
 }
 

@@ -131,6 +131,42 @@ rank 2 { r: recv 10000b from 0 nic 1 }
   EXPECT_EQ(r2.per_rank[2].finish, ns(1500 + 1500 + 2500) + recv);             // only for the CPU
 }
 
+// Without resource queuing (the critical path of analytic[LogGP]) a send
+// still waits for the NIC of the previous send it follows (through its
+// dependencies), never for one it does not follow or one on another NIC.
+TEST(Resources, CriticalPathKeepsTheNicOrderOfSendsThatFollowEachOther) {
+  auto text = [](const std::string& deps, const std::string& nic_b) {
+    return "num_ranks 2\nrank 0 { a: send 10000b to 1 tag 0; c: calc 100; b: send 10000b to 1 tag 1" + nic_b + "; " +
+           deps + " }\nrank 1 { r: recv 10000b from 0 tag 0; q: recv 10000b from 0 tag 1 nic 0 }\n";
+  };
+  auto run = [&](const std::string& t, bool queuing) {
+    auto s = goal(t);
+    SimulationOptions o;
+    o.params = kP;
+    o.nics = 2;
+    o.resource_queuing = queuing;
+    return s ? simulate(*s, o) : SimulationResult{};
+  };
+  const Picoseconds nic_gap = ns(1000 + 9999 * 6), o = ns(1500);
+  struct Case {
+    std::string deps, nic_b;
+    Picoseconds cp_finish, sim_finish;
+  } cases[] = {
+      {"b requires a", "", nic_gap + o, nic_gap + o},                // directly
+      {"c requires a; b requires c", "", nic_gap + o, nic_gap + o},  // through a calc
+      {"b irequires a", "", nic_gap + o, nic_gap + o},               // on its start
+      {"", "", o, nic_gap + o},                                      // independent: no edge
+      {"b requires a", " nic 1", 2 * o, 2 * o + ns(100)},  // another NIC (the sim queues b behind c on the CPU)
+  };
+  for (const Case& k : cases) {
+    SimulationResult cp = run(text(k.deps, k.nic_b), false), sim = run(text(k.deps, k.nic_b), true);
+    ASSERT_TRUE(cp.completed && sim.completed) << k.deps;
+    EXPECT_EQ(cp.per_rank[0].finish, k.cp_finish) << k.deps << k.nic_b;
+    EXPECT_EQ(sim.per_rank[0].finish, k.sim_finish) << k.deps << k.nic_b;
+    EXPECT_LE(cp.max_finish, sim.max_finish) << k.deps << k.nic_b;
+  }
+}
+
 TEST(Resources, FractionalPerByteCostsDoNotTruncate) {
   const std::string text = "num_ranks 2\nrank 0 { s: send 1000001b to 1 }\nrank 1 { r: recv 1000001b from 0 }\n";
   LogGOPS p = params(1000, 100, 100, 40'000, 0, 1u << 30);  // G = 0.04 ns/B

@@ -24,13 +24,20 @@ enum SlotFlag : std::uint8_t {
   kStarted = 1,    // start time known; irequires successors notified
   kCompleted = 2,  // completion time known; requires successors notified
   kDelivered = 4,  // Send: the message reached its destination's queues
+  // Critical-path mode: the operation depends, directly or through others,
+  // on the rank's previous send in program order (so that send starts first
+  // in every schedule).
+  kFollowsSend = 8,
 };
 
 // One operation of a rank's window (64 bytes).
 struct Slot {
   Picoseconds ready = 0;  // latest time among the satisfied dependencies
   Picoseconds start = 0;
-  Picoseconds done = 0;      // completion (for a rendezvous send: local part until matched)
+  // Completion (for a rendezvous send: local part until matched). Before a
+  // send starts, in critical-path mode: 1 + the rank-local index of the
+  // previous send it follows (kFollowsSend), 0 if none.
+  Picoseconds done = 0;
   std::uint64_t amount = 0;  // Calc: duration in ps; Send/Recv: bytes
   std::int32_t peer = 0;
   std::int32_t tag = 0;
@@ -77,6 +84,7 @@ struct RankState {
   bool exhausted = false;   // the source has no more operations for this rank
   bool wants_read = false;  // the window's last operation became ready (lazy reading)
   Picoseconds finish = 0, compute = 0, overhead = 0;
+  std::uint64_t last_send = 0;  // critical-path mode: 1 + index of the last send read, 0 if none
 };
 
 // Large blocks backed by transparent huge pages where the kernel allows it:

@@ -133,10 +133,14 @@ void Engine::add_op(std::uint32_t r, const taskgraph::Operation& op, const taskg
   s.comm = op.comm;
   s.node = op.node;
   s.amount = op.kind == OpKind::Calc ? op.duration : op.bytes;
+  bool follows = false;  // on the previous send (critical-path mode)
   for (std::uint32_t i = 0; i < op.dep_count; ++i) {
     const taskgraph::Dependency& d = deps[i];
     if (d.op >= index)
       bad_input(r, index, op.node, "depends on operation " + std::to_string(d.op) + ", not an earlier one");
+    if (!queuing_ && rs.last_send != 0)
+      follows = follows || d.op + 1 == rs.last_send ||
+                (d.op >= rs.last_send && d.op >= rs.base + rs.head && (rs.slots[d.op - rs.base].flags & kFollowsSend));
     if (d.op < rs.base + rs.head) continue;  // retired: finished no later than now (see read())
     Slot& before = rs.slots[d.op - rs.base];
     if (d.on_start ? (before.flags & kStarted) : (before.flags & kCompleted)) {
@@ -155,6 +159,15 @@ void Engine::add_op(std::uint32_t r, const taskgraph::Operation& op, const taskg
       list = static_cast<std::uint32_t>(rs.edges.size() - 1);
     }
     ++s.pending;
+  }
+  if (!queuing_) {
+    // Without queuing the NIC still serializes a rank's sends where one
+    // follows another: remember which send this one follows.
+    if (follows) s.flags |= kFollowsSend;
+    if (op.kind == OpKind::Send) {
+      s.done = follows ? rs.last_send : 0;
+      rs.last_send = index + 1;
+    }
   }
   rs.slots.push_back(s);
   if (s.pending == 0) {
@@ -233,7 +246,15 @@ void Engine::start(std::uint32_t r, std::uint32_t pos) {
       if (options_.record_timeline) timeline_.push_back(Span{r, s.cpu, Span::Calc, -1, t0, done, 0, s.node});
       break;
     case OpKind::Send: {
-      t0 = queuing_ ? std::max({now_, cpu_free(r, s.cpu), nic_send_free(r, s.nic)}) : now_;
+      if (queuing_) {
+        t0 = std::max({now_, cpu_free(r, s.cpu), nic_send_free(r, s.nic)});
+      } else if (s.done > rs.base) {
+        // Critical path: the previous send this one follows holds the NIC
+        // for its sync + g + (s-1)G (docs/models/critical-path.md).
+        const Slot& before = rs.slots[s.done - 1 - rs.base];
+        if (before.nic == s.nic)
+          t0 = std::max(now_, before.start + (p_.rendezvous(before.amount) ? sync_ : 0) + p_.send_nic(before.amount));
+      }
       const Picoseconds sync = p_.rendezvous(s.amount) ? sync_ : 0;
       const Picoseconds cpu_busy = p_.send_cpu(s.amount);
       done = t0 + sync + cpu_busy;

@@ -1,0 +1,55 @@
+// processor[measured]: runs the registered native kernel named by the
+// component's `kernel` attribute for a task's params, times it with
+// std::chrono::steady_clock and returns the median time of one instance.
+#pragma once
+
+#include <map>
+#include <mutex>
+#include <string>
+
+#include "poems/processor/processor_model.h"
+
+namespace poems::processor {
+
+class MeasuredProcessor : public ProcessorModel {
+ public:
+  // How one shape (one distinct params map) was measured.
+  struct Measurement {
+    double median_ns = 0;  // per instance: the value task_time_ns returns
+    double min_ns = 0, max_ns = 0;
+    int samples = 0;  // timed samples
+    int batch = 1;    // kernel calls per sample (short kernels run in batches)
+  };
+
+  // Needs strings["kernel"] (a registered kernel). Optional numbers:
+  // "repetitions" (exact number of timed samples, one call each), "warmup"
+  // (untimed calls first, default 1). Throws ProcessorError.
+  explicit MeasuredProcessor(const ProcessorSpec& spec);
+
+  std::string evaluator() const override { return "processor[measured]"; }
+
+  // Measures each distinct params map once per object (all params go to the
+  // kernel, "work" included) and answers later requests from the cache.
+  double task_time_ns(const TaskRequest& task) override;
+
+  // The full measurement behind task_time_ns (measured now if not cached).
+  Measurement measurement(const TaskRequest& task);
+
+  // Measured time / work: the Wg this shape implies (ns per unit of work).
+  double fitted_wg_ns(const TaskRequest& task);
+
+  const std::string& kernel_name() const { return kernel_name_; }
+
+ private:
+  Measurement measure(const TaskRequest& task);
+
+  ProcessorSpec spec_;
+  std::string kernel_name_;
+  Kernel kernel_;
+  int repetitions_ = 0;  // 0: adaptive (>= 5 samples and >= 20 ms)
+  int warmup_ = 1;
+  std::mutex mutex_;
+  std::map<std::map<std::string, double>, Measurement> cache_;
+};
+
+}  // namespace poems::processor

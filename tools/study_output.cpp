@@ -1,0 +1,258 @@
+#include "study_output.h"
+
+#include <sys/wait.h>
+#include <algorithm>
+#include <cstdio>
+#include <sstream>
+
+namespace poems::cli {
+
+namespace {
+
+std::string group_key(const StudyTable& t, const StudyRow& r) {
+  std::string key;
+  for (const auto& [k, v] : r.binding)
+    if (!t.process_params.count(k)) key += k + "=" + v.str() + ";";
+  return key;
+}
+
+std::string number(double v, int digits = 6) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*g", digits, v);
+  return buf;
+}
+
+std::vector<std::string> metrics(const psl::StudyDecl& study) {
+  std::vector<std::string> m;
+  for (const psl::Identifier& r : study.report) m.push_back(r.name);
+  if (m.empty()) m = {"time", "speedup"};
+  if (std::find(m.begin(), m.end(), "time") == m.end()) m.insert(m.begin(), "time");
+  return m;
+}
+
+std::string cell_metric(const StudyCell& c, const std::string& m) {
+  if (!c.ok()) return "failed";
+  auto seconds = [](double ns) { return number(ns / 1e9); };
+  if (m == "time") return seconds(c.time_ns);
+  if (m == "speedup") return c.speedup ? number(*c.speedup, 4) : "-";
+  if (m == "efficiency") return c.efficiency ? number(*c.efficiency, 4) : "-";
+  if (m == "comm_fraction") return c.time_ns > 0 ? number(c.comm_ns / c.time_ns, 4) : "-";
+  if (m == "compute") return seconds(c.compute_ns);
+  if (m == "comm") return seconds(c.comm_ns);
+  if (m == "sync") return seconds(c.sync_ns);
+  if (m == "events") return c.events ? std::to_string(c.events) : "-";
+  return "-";
+}
+
+std::string header_of(const std::string& m) {
+  if (m == "time" || m == "compute" || m == "comm" || m == "sync") return m + "_s";
+  return m;
+}
+
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+std::string value_text(const psl::Value& v) {
+  return v.kind == psl::Value::Kind::Number && v.dimension.dimensionless() ? number(v.number, 12) : v.str();
+}
+
+}  // namespace
+
+void finish_table(StudyTable& t, const psl::StudyDecl&) {
+  for (const std::string& p : t.paradigms) {
+    std::map<std::string, const StudyRow*> base;
+    for (const StudyRow& r : t.rows) {
+      auto c = r.cells.find(p);
+      if (c == r.cells.end() || !c->second.ok() || r.processes == 0) continue;
+      const StudyRow*& b = base[group_key(t, r)];
+      if (!b || r.processes < b->processes) b = &r;
+    }
+    for (StudyRow& r : t.rows) {
+      auto c = r.cells.find(p);
+      auto b = base.find(group_key(t, r));
+      if (c == r.cells.end() || !c->second.ok() || b == base.end() || c->second.time_ns <= 0) continue;
+      const StudyCell& bc = b->second->cells.at(p);
+      c->second.speedup = bc.time_ns / c->second.time_ns;
+      c->second.efficiency = *c->second.speedup * b->second->processes / std::max<std::uint32_t>(r.processes, 1);
+    }
+  }
+  if (t.paradigms.size() >= 2)
+    for (StudyRow& r : t.rows) {
+      const StudyCell& a = r.cells[t.paradigms[0]];
+      const StudyCell& b = r.cells[t.paradigms[1]];
+      if (a.ok() && b.ok() && a.time_ns > 0) r.difference_pct = (b.time_ns - a.time_ns) / a.time_ns * 100.0;
+    }
+}
+
+nlohmann::json table_json(const StudyTable& t) {
+  nlohmann::json rows = nlohmann::json::array();
+  for (const StudyRow& r : t.rows) {
+    nlohmann::json binding = nlohmann::json::object(), times = nlohmann::json::object(),
+                   speedup = nlohmann::json::object(), efficiency = nlohmann::json::object(),
+                   comm = nlohmann::json::object(), breakdown = nlohmann::json::object(),
+                   errors = nlohmann::json::object();
+    for (const auto& [k, v] : r.binding)
+      binding[k] = v.kind == psl::Value::Kind::Number && v.dimension.dimensionless() ? nlohmann::json(v.number)
+                                                                                     : nlohmann::json(v.str());
+    for (const auto& [p, c] : r.cells) {
+      if (!c.ok()) {
+        errors[p] = c.error;
+        times[p] = nullptr;
+        continue;
+      }
+      times[p] = c.time_ns;
+      speedup[p] = c.speedup ? nlohmann::json(*c.speedup) : nlohmann::json();
+      efficiency[p] = c.efficiency ? nlohmann::json(*c.efficiency) : nlohmann::json();
+      comm[p] = c.time_ns > 0 ? nlohmann::json(c.comm_ns / c.time_ns) : nlohmann::json();
+      breakdown[p] = {{"compute_ns", c.compute_ns},
+                      {"comm_ns", c.comm_ns},
+                      {"sync_ns", c.sync_ns},
+                      {"events", c.events},
+                      {"stored", c.reused}};
+    }
+    nlohmann::json row = {{"binding", binding},    {"processes", r.processes}, {"times_ns", times},
+                          {"speedup", speedup},    {"efficiency", efficiency}, {"comm_fraction", comm},
+                          {"breakdown", breakdown}};
+    row["difference_pct"] = r.difference_pct ? nlohmann::json(*r.difference_pct) : nlohmann::json();
+    if (!errors.empty()) row["errors"] = errors;
+    rows.push_back(row);
+  }
+  return {{"study", t.study}, {"model", t.model}, {"paradigms", t.paradigms}, {"rows", rows}};
+}
+
+std::string table_csv(const StudyTable& t) {
+  std::ostringstream out;
+  for (const std::string& n : t.targets) out << csv_field(n) << ',';
+  out << "processes";
+  for (const std::string& p : t.paradigms)
+    for (const char* m : {"time_ns", "compute_ns", "comm_ns", "sync_ns", "speedup", "efficiency", "comm_fraction"})
+      out << ',' << csv_field(p + " " + m);
+  out << ",difference_pct\n";
+  for (const StudyRow& r : t.rows) {
+    for (const std::string& n : t.targets) {
+      auto it = std::find_if(r.binding.begin(), r.binding.end(), [&](const auto& b) { return b.first == n; });
+      out << (it == r.binding.end() ? "" : csv_field(value_text(it->second))) << ',';
+    }
+    out << r.processes;
+    for (const std::string& p : t.paradigms) {
+      auto c = r.cells.find(p);
+      if (c == r.cells.end() || !c->second.ok()) {
+        out << ",,,,,,,";
+        continue;
+      }
+      const StudyCell& x = c->second;
+      out << ',' << number(x.time_ns, 17) << ',' << number(x.compute_ns, 17) << ',' << number(x.comm_ns, 17) << ','
+          << number(x.sync_ns, 17) << ',' << (x.speedup ? number(*x.speedup, 17) : "") << ','
+          << (x.efficiency ? number(*x.efficiency, 17) : "") << ','
+          << (x.time_ns > 0 ? number(x.comm_ns / x.time_ns, 17) : "");
+    }
+    out << ',' << (r.difference_pct ? number(*r.difference_pct, 17) : "") << '\n';
+  }
+  return out.str();
+}
+
+std::string table_text(const StudyTable& t, const psl::StudyDecl& study) {
+  std::vector<std::vector<std::string>> cells;
+  std::vector<std::string> header = t.targets;
+  header.push_back("P");
+  const auto ms = metrics(study);
+  for (const std::string& p : t.paradigms)
+    for (const std::string& m : ms) header.push_back(p + " " + header_of(m));
+  if (t.paradigms.size() >= 2) header.push_back("diff_%");
+  cells.push_back(header);
+  for (const StudyRow& r : t.rows) {
+    std::vector<std::string> line;
+    for (const std::string& n : t.targets) {
+      auto it = std::find_if(r.binding.begin(), r.binding.end(), [&](const auto& b) { return b.first == n; });
+      line.push_back(it == r.binding.end() ? "" : value_text(it->second));
+    }
+    line.push_back(std::to_string(r.processes));
+    for (const std::string& p : t.paradigms) {
+      auto c = r.cells.find(p);
+      for (const std::string& m : ms) line.push_back(c == r.cells.end() ? "-" : cell_metric(c->second, m));
+    }
+    if (t.paradigms.size() >= 2) line.push_back(r.difference_pct ? number(*r.difference_pct, 3) : "-");
+    cells.push_back(line);
+  }
+  std::vector<std::size_t> width(header.size(), 0);
+  for (const auto& l : cells)
+    for (std::size_t i = 0; i < l.size(); ++i) width[i] = std::max(width[i], l[i].size());
+  std::ostringstream out;
+  out << "study " << t.study << " (model " << t.model << "): times in seconds; speedup relative to the fewest "
+      << "processes of each group; diff_% = "
+      << (t.paradigms.size() >= 2 ? t.paradigms[1] + " vs " + t.paradigms[0] : "-") << "\n";
+  for (const auto& l : cells) {
+    for (std::size_t i = 0; i < l.size(); ++i) {
+      out << (i ? "  " : "");
+      out << std::string(width[i] - l[i].size(), ' ') << l[i];
+    }
+    out << '\n';
+  }
+  for (const StudyRow& r : t.rows)
+    for (const auto& [p, c] : r.cells)
+      if (!c.ok()) {
+        std::string b;
+        for (const auto& [k, v] : r.binding) b += (b.empty() ? "" : " ") + k + "=" + value_text(v);
+        out << "failed: " << b << " " << p << ": " << c.error << '\n';
+      }
+  return out.str();
+}
+
+std::string plot_table(const StudyTable& t, const std::string& path) {
+  const bool svg = path.size() > 4 && path.substr(path.size() - 4) == ".svg";
+  // One curve per paradigm and group (rows that differ only in processes).
+  std::vector<std::pair<std::string, std::vector<std::pair<double, std::pair<double, double>>>>> curves;
+  for (const std::string& p : t.paradigms) {
+    std::map<std::string, std::size_t> index;
+    for (const StudyRow& r : t.rows) {
+      auto c = r.cells.find(p);
+      if (c == r.cells.end() || !c->second.ok() || !r.processes) continue;
+      std::string key = group_key(t, r);
+      std::string title = p + (key.empty() ? "" : " " + key.substr(0, key.size() - 1));
+      auto [it, fresh] = index.emplace(key, curves.size());
+      if (fresh) curves.push_back({title, {}});
+      curves[it->second].second.push_back(
+          {static_cast<double>(r.processes), {c->second.time_ns / 1e9, c->second.speedup.value_or(0)}});
+    }
+  }
+  if (curves.empty()) return "nothing to plot: no evaluation succeeded";
+  auto quote = [](const std::string& s) {
+    std::string out = "'";
+    for (char c : s) out += c == '\'' ? std::string("''") : std::string(1, c);
+    return out + "'";
+  };
+  std::ostringstream script;
+  script << (svg ? "set terminal svg size 1100,460 dynamic\n" : "set terminal pngcairo size 1100,460\n");
+  script << "set output " << quote(path) << "\n";
+  script << "set multiplot layout 1,2 title " << quote("POEMS study " + t.study + " (" + t.model + ")") << "\n";
+  script << "set logscale x\nset xlabel 'processes'\nset grid\nset key top right font ',8'\n";
+  for (int panel = 0; panel < 2; ++panel) {
+    script << (panel == 0 ? "set logscale y\nset ylabel 'time (s)'\n" : "unset logscale y\nset ylabel 'speedup'\n");
+    script << "plot ";
+    for (std::size_t i = 0; i < curves.size(); ++i)
+      script << (i ? ", " : "") << "'-' using 1:2 with linespoints title " << quote(curves[i].first);
+    script << "\n";
+    for (auto& [title, points] : curves) {
+      std::sort(points.begin(), points.end());
+      for (const auto& [x, y] : points)
+        script << number(x, 12) << ' ' << number(panel == 0 ? y.first : y.second, 12) << '\n';
+      script << "e\n";
+    }
+  }
+  script << "unset multiplot\n";
+  FILE* gp = popen("gnuplot 2>&1", "w");
+  if (!gp) return "cannot start gnuplot (install it: apt-get install gnuplot-nox)";
+  const std::string text = script.str();
+  std::fwrite(text.data(), 1, text.size(), gp);
+  int status = pclose(gp);
+  if (status != 0)
+    return WIFEXITED(status) && WEXITSTATUS(status) == 127 ? "gnuplot is not installed (apt-get install gnuplot-nox)"
+                                                           : "gnuplot failed to draw " + path;
+  return "";
+}
+
+}  // namespace poems::cli
