@@ -28,6 +28,9 @@ struct RunOptions {
   StoreOptions store;
 };
 
+// A study beyond this is a typo (a range without a step), not a plan.
+constexpr std::size_t kMaxBindings = 1'000'000;
+
 psl::Value constant(const psl::Expr& e) {
   psl::EvalResult r = psl::evaluate(e, [](std::string_view) -> const psl::Value* { return nullptr; });
   if (!r.value) throw std::runtime_error("a study value is not a constant: " + r.error);
@@ -41,6 +44,9 @@ std::vector<std::vector<psl::Value>> clause_values(const psl::VaryClause& v) {
     psl::Value first = constant(*v.first), last = constant(*v.last);
     double step = v.step ? constant(*v.step).number : 1;
     if (!(step > 0)) throw std::runtime_error("range step must be positive");
+    if ((last.number - first.number) / step > kMaxBindings)
+      throw std::runtime_error("vary " + v.targets.front().name + " in " + first.str() + " .. " + last.str() +
+                               " has more than " + std::to_string(kMaxBindings) + " values");
     for (double x = first.number; x <= last.number + 1e-9 * std::fabs(last.number); x += step)
       out.push_back({psl::Value::of_number(x, first.dimension)});
     return out;
@@ -58,6 +64,9 @@ std::vector<StudyBinding> expand(const psl::StudyDecl& st) {
   for (const psl::VaryClause& v : st.varies) {
     std::vector<StudyBinding> next;
     const auto values = clause_values(v);
+    if (static_cast<double>(rows.size()) * static_cast<double>(values.size()) > kMaxBindings)
+      throw std::runtime_error("study " + st.name.name + " has more than " + std::to_string(kMaxBindings) +
+                               " bindings; split it");
     for (const StudyBinding& row : rows)
       for (const auto& tuple : values) {
         StudyBinding b = row;

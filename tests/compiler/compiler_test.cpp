@@ -1,7 +1,7 @@
 // The PSL compiler stage: associative matching on the Sweep3D example (which
 // component each request binds to, per study paradigm and compute setting),
-// the TEDs of its evaluation plan, library coercions, and the corpus of
-// composition errors in tests/compiler/errors/.
+// the TEDs of its evaluation plan and library coercions. Composition errors
+// are files in tests/psl/errors/compose_*.psl (the error corpus test).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -201,47 +201,3 @@ TEST(Compiler, JsonAndDotDescribeTheSystem) {
   EXPECT_NE(dot.find("cluster_hardware"), std::string::npos);
   EXPECT_NE(dot.find("execute_code_block (call_return)"), std::string::npos);
 }
-
-// ----------------------------------------------------------- error corpus
-namespace {
-
-std::vector<std::string> corpus() {
-  std::vector<std::string> files;
-  for (const auto& e : fs::directory_iterator(POEMS_COMPOSE_ERRORS))
-    if (e.path().extension() == ".psl") files.push_back(e.path().string());
-  std::sort(files.begin(), files.end());
-  return files;
-}
-
-class ComposeErrors : public testing::TestWithParam<std::string> {};
-
-}  // namespace
-
-TEST(ComposeErrorsSize, CoversEveryErrorKind) { EXPECT_GE(corpus().size(), 12u); }
-
-TEST_P(ComposeErrors, RejectedWithLocatedDiagnostics) {
-  const std::string path = GetParam();
-  std::ifstream in(path);
-  std::vector<std::string> expect;
-  psl::CompileRequest request;
-  for (std::string line; std::getline(in, line);) {
-    if (line.rfind("// expect: ", 0) == 0) expect.push_back(line.substr(11));
-    if (line.rfind("// compose: machine=", 0) == 0) request.chosen.push_back(line.substr(20));
-  }
-  ASSERT_FALSE(expect.empty()) << path << " has no '// expect:' line";
-  Composed c = compose(path, request);
-  EXPECT_FALSE(c.system) << path << " composed";
-  // Every error names its file, line and column, and quotes the line with a caret.
-  EXPECT_NE(c.errors.find(fs::path(path).filename().string() + ":"), std::string::npos) << c.errors;
-  EXPECT_NE(c.errors.find("^"), std::string::npos) << c.errors;
-  for (const std::string& e : expect)
-    EXPECT_NE(c.errors.find(e), std::string::npos) << "missing: " << e << "\n" << c.errors;
-}
-
-INSTANTIATE_TEST_SUITE_P(Corpus, ComposeErrors, testing::ValuesIn(corpus()),
-                         [](const testing::TestParamInfo<std::string>& info) {
-                           std::string name = fs::path(info.param).stem().string();
-                           std::replace_if(
-                               name.begin(), name.end(), [](char ch) { return !std::isalnum(ch); }, '_');
-                           return name;
-                         });

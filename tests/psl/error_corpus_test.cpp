@@ -9,6 +9,7 @@
 #include <regex>
 #include <sstream>
 
+#include "poems/psl/compiler.h"
 #include "poems/psl/frontend.h"
 #include "poems/taskgraph/comm_check.h"
 
@@ -29,6 +30,10 @@ std::vector<std::string> corpus_files() {
 struct Expectations {
   std::vector<std::string> errors;    // `// expect: ...`
   std::vector<std::string> warnings;  // `// expect-warning: ...`
+  // `// compose: ...`: the file passes the front end and fails composition
+  // (the compiler stage); `// compose: machine=NAME` chooses a component.
+  bool compose = false;
+  std::vector<std::string> chosen;
 };
 
 Expectations read_expectations(const std::string& path) {
@@ -41,6 +46,9 @@ Expectations read_expectations(const std::string& path) {
       e.errors.push_back(line.substr(error_tag.size()));
     else if (line.rfind(warning_tag, 0) == 0)
       e.warnings.push_back(line.substr(warning_tag.size()));
+    else if (line.rfind("// compose:", 0) == 0)
+      e.compose = true;
+    if (line.rfind("// compose: machine=", 0) == 0) e.chosen.push_back(line.substr(20));
   }
   return e;
 }
@@ -58,6 +66,13 @@ TEST_P(ErrorCorpus, RejectedWithLocatedDiagnostics) {
   Frontend fe;
   bool ok = fe.load_files({path});
   if (ok) ok = poems::taskgraph::check_program_communication(fe.program(), fe.sources(), fe.mutable_diagnostics()) == 0;
+  if (expect.compose) {
+    // The same stage as `poems compile`: associative matching of the model's components.
+    EXPECT_TRUE(ok) << path << " must pass the front end to test composition";
+    poems::psl::CompileRequest request;
+    request.chosen = expect.chosen;
+    ok = ok && poems::psl::compile_system(fe.program(), request, fe.mutable_diagnostics()).has_value();
+  }
   std::ostringstream rendered;
   fe.diagnostics().print(rendered);
   const std::string text = rendered.str();
