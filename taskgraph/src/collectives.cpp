@@ -318,3 +318,261 @@ std::vector<std::uint64_t> append_collective(const CollectiveCall& call, std::ui
 }
 
 }  // namespace poems::taskgraph
+
+namespace poems::taskgraph {
+
+namespace {
+
+// Emits the operations of append_collective(call, 0, {}, ...) whose index lies
+// in [from, to), computing each one from its index.
+class RangeEmitter {
+ public:
+  RangeEmitter(const CollectiveCall& call, std::uint64_t from, std::uint64_t to, OpBuffer& out)
+      : c_(call), from_(from), to_(to), out_(out) {}
+
+  // Operation `index` (from_ <= index < to_) to absolute rank `peer`, whose
+  // completion dependencies are the operations [dep_first, dep_first + dep_count).
+  void op(OpKind kind, std::uint32_t peer, std::uint64_t bytes, std::uint64_t dep_first, std::uint64_t dep_count) {
+    Operation o;
+    o.kind = kind;
+    o.peer = static_cast<std::int32_t>(peer);
+    o.tag = c_.tag;
+    o.comm = collective_comm(c_.comm);
+    o.node = c_.node;
+    o.bytes = bytes;
+    o.first_dep = static_cast<std::uint32_t>(out_.deps.size());
+    for (std::uint64_t d = 0; d < dep_count; ++d) out_.deps.push_back({dep_first + d, false});
+    o.dep_count = static_cast<std::uint32_t>(dep_count);
+    out_.ops.push_back(o);
+  }
+
+  // `count` rounds of a send then a receive, each round after both operations
+  // of the previous one (rounds() above).
+  template <typename SendPeer, typename RecvPeer, typename Bytes>
+  void rounds(std::uint64_t count, SendPeer send_peer, RecvPeer recv_peer, Bytes bytes) {
+    for (std::uint64_t i = from_; i < std::min(to_, 2 * count); ++i) {
+      const auto k = static_cast<std::uint32_t>(i / 2);
+      const std::uint64_t deps = k == 0 ? 0 : 2;
+      if (i % 2 == 0)
+        op(OpKind::Send, send_peer(k), bytes(k), 2 * std::uint64_t{k} - deps, deps);
+      else
+        op(OpKind::Recv, recv_peer(k), bytes(k), 2 * std::uint64_t{k} - deps, deps);
+    }
+  }
+
+  // Operations [0, n) of the first kind to peer(j), then [n, 2n) of the
+  // second kind to peer2(j - n), each after `deps2` (first-phase operations
+  // [0, n)) when `second_waits`.
+  template <typename Peer, typename Peer2>
+  void two_blocks(std::uint64_t n, OpKind first, Peer peer, OpKind second, Peer2 peer2, std::uint64_t bytes,
+                  bool second_waits) {
+    for (std::uint64_t j = from_; j < std::min(to_, 2 * n); ++j) {
+      if (j < n)
+        op(first, peer(j), bytes, 0, 0);
+      else
+        op(second, peer2(j - n), bytes, 0, second_waits ? n : 0);
+    }
+  }
+
+  // Operation `index`, if it lies in the requested range.
+  void at(std::uint64_t index, OpKind kind, std::uint32_t peer, std::uint64_t bytes, std::uint64_t dep_first,
+          std::uint64_t dep_count) {
+    if (index >= from_ && index < to_) op(kind, peer, bytes, dep_first, dep_count);
+  }
+
+  // binomial_down for relative rank v from index `first`, the receive (or,
+  // at the root, every send) after operations [entry_first, + entry_count):
+  // a receive from the parent, then the sends to the children nearest first,
+  // each after the receive. Returns the index after the last operation.
+  template <typename Peer>
+  std::uint64_t binomial_down(std::uint64_t first, std::uint32_t v, std::uint32_t p, bool scatter, Peer peer,
+                              std::uint64_t entry_first, std::uint64_t entry_count) {
+    const std::uint64_t s = c_.bytes;
+    std::uint64_t i = first;
+    std::uint64_t after_first = entry_first, after_count = entry_count;
+    if (v != 0) {
+      at(i, OpKind::Recv, peer(v - high_bit(v)), scatter ? s * subtree_size(v, p) : s, entry_first, entry_count);
+      after_first = i++;
+      after_count = 1;
+    }
+    for (std::uint64_t k = v == 0 ? 1 : std::uint64_t{high_bit(v)} << 1; v + k < p && i < to_; k <<= 1, ++i) {
+      const auto child = static_cast<std::uint32_t>(v + k);
+      at(i, OpKind::Send, peer(child), scatter ? s * subtree_size(child, p) : s, after_first, after_count);
+    }
+    return i;
+  }
+
+  // binomial_up for relative rank v from index `first`: the receives from the
+  // children nearest first, then (not at the root) the send to the parent
+  // after all of them, or after the entry with no children.
+  template <typename Peer>
+  std::uint64_t binomial_up(std::uint64_t first, std::uint32_t v, std::uint32_t p, bool gather, Peer peer) {
+    const std::uint64_t s = c_.bytes;
+    std::uint64_t i = first;
+    for (std::uint64_t k = v == 0 ? 1 : std::uint64_t{high_bit(v)} << 1; v + k < p; k <<= 1, ++i) {
+      const auto child = static_cast<std::uint32_t>(v + k);
+      at(i, OpKind::Recv, peer(child), gather ? s * subtree_size(child, p) : s, 0, 0);
+    }
+    if (v != 0) {
+      at(i, OpKind::Send, peer(v - high_bit(v)), gather ? s * subtree_size(v, p) : s, first, i - first);
+      ++i;
+    }
+    return i;
+  }
+
+  // A single block of n operations of one kind with no dependencies.
+  template <typename Peer>
+  void block(std::uint64_t n, OpKind kind, Peer peer, std::uint64_t bytes) {
+    for (std::uint64_t j = from_; j < std::min(to_, n); ++j) op(kind, peer(j), bytes, 0, 0);
+  }
+
+ private:
+  const CollectiveCall& c_;
+  std::uint64_t from_, to_;
+  OpBuffer& out_;
+};
+
+// The rank's whole part, then the range copied (for algorithms with O(log P)
+// operations per rank).
+std::size_t copy_range(const CollectiveCall& call, std::uint64_t from, std::uint64_t to, OpBuffer& out) {
+  thread_local OpBuffer whole;
+  whole.clear();
+  append_collective(call, 0, {}, whole);
+  const std::uint64_t end = std::min<std::uint64_t>(to, whole.ops.size());
+  for (std::uint64_t i = from; i < end; ++i) {
+    Operation o = whole.ops[i];
+    o.first_dep = static_cast<std::uint32_t>(out.deps.size());
+    out.deps.insert(out.deps.end(), whole.deps.begin() + whole.ops[i].first_dep,
+                    whole.deps.begin() + whole.ops[i].first_dep + o.dep_count);
+    out.ops.push_back(o);
+  }
+  return end > from ? static_cast<std::size_t>(end - from) : 0;
+}
+
+}  // namespace
+
+std::size_t append_collective_range(const CollectiveCall& call, std::uint64_t from, std::size_t max_ops,
+                                    OpBuffer& out) {
+  const std::uint32_t p = call.procs;
+  if (p <= 1 || max_ops == 0) return 0;
+  const std::uint64_t to = max_ops > ~std::uint64_t{0} - from ? ~std::uint64_t{0} : from + max_ops;
+  const std::size_t before = out.ops.size();
+  RangeEmitter e(call, from, to, out);
+  const std::uint32_t r = call.rank;
+  const std::uint32_t v = rel(call);
+  const std::uint32_t root = call.root;
+  const std::uint64_t s = call.bytes;
+  using A = CollectiveAlgorithm;
+  using O = CollectiveOp;
+  auto rooted = [&](std::uint64_t rel_peer) { return static_cast<std::uint32_t>((rel_peer + root) % p); };
+  switch (call.op) {
+    case O::Bcast:
+    case O::Scatter:
+      if (call.op == O::Bcast ? call.algorithm != A::Linear : call.algorithm == A::Binomial) {
+        e.binomial_down(0, v, p, call.op == O::Scatter, rooted, 0, 0);
+        break;
+      }
+      // linear_down
+      if (v != 0)
+        e.block(
+            1, OpKind::Recv, [&](std::uint64_t) { return rooted(0); }, s);
+      else
+        e.block(
+            p - 1, OpKind::Send, [&](std::uint64_t j) { return rooted(j + 1); }, s);
+      break;
+    case O::Reduce:
+    case O::Gather:
+      if (call.op == O::Reduce ? call.algorithm != A::Linear : call.algorithm == A::Binomial) {
+        e.binomial_up(0, v, p, call.op == O::Gather, rooted);
+        break;
+      }
+      // linear_up
+      if (v != 0)
+        e.block(
+            1, OpKind::Send, [&](std::uint64_t) { return rooted(0); }, s);
+      else
+        e.block(
+            p - 1, OpKind::Recv, [&](std::uint64_t j) { return rooted(j + 1); }, s);
+      break;
+    case O::Barrier:
+    case O::Allreduce: {
+      const std::uint64_t bytes = call.op == O::Barrier ? 0 : s;
+      switch (call.algorithm) {
+        case A::Linear:  // linear_up to rank 0, then linear_down after it
+          if (r != 0) {
+            e.two_blocks(
+                1, OpKind::Send, [](std::uint64_t) { return 0u; }, OpKind::Recv, [](std::uint64_t) { return 0u; },
+                bytes, true);
+          } else {
+            auto peer = [](std::uint64_t j) { return static_cast<std::uint32_t>(j + 1); };
+            e.two_blocks(p - 1, OpKind::Recv, peer, OpKind::Send, peer, bytes, true);
+          }
+          break;
+        case A::Ring: {
+          const std::uint64_t piece = (bytes + p - 1) / p;
+          e.rounds(
+              2 * std::uint64_t{p - 1}, [&](std::uint32_t) { return (r + 1) % p; },
+              [&](std::uint32_t) { return (r + p - 1) % p; }, [&](std::uint32_t) { return piece; });
+          break;
+        }
+        case A::Dissemination:
+          e.rounds(
+              ceil_log2(p), [&](std::uint32_t k) { return static_cast<std::uint32_t>((r + (1ull << k)) % p); },
+              [&](std::uint32_t k) { return static_cast<std::uint32_t>((r + p - ((1ull << k) % p)) % p); },
+              [&](std::uint32_t) { return bytes; });
+          break;
+        case A::Binomial: {
+          // binomial_up to rank 0, then binomial_down after its exits: the
+          // send to the parent, or at rank 0 every receive.
+          auto peer = [](std::uint64_t q) { return static_cast<std::uint32_t>(q); };
+          CollectiveCall phase = call;
+          phase.bytes = bytes;
+          RangeEmitter pe(phase, from, to, out);
+          const std::uint64_t mid = pe.binomial_up(0, r, p, false, peer);
+          if (r == 0)
+            pe.binomial_down(mid, r, p, false, peer, 0, mid);
+          else
+            pe.binomial_down(mid, r, p, false, peer, mid - 1, 1);
+          break;
+        }
+        default: return copy_range(call, from, to, out);  // recursive doubling
+      }
+      break;
+    }
+    case O::Allgather:
+      switch (call.algorithm) {
+        case A::Dissemination:
+          e.rounds(
+              ceil_log2(p),
+              [&](std::uint32_t k) { return static_cast<std::uint32_t>((r + p - ((1ull << k) % p)) % p); },
+              [&](std::uint32_t k) { return static_cast<std::uint32_t>((r + (1ull << k)) % p); },
+              [&](std::uint32_t k) { return s * std::min<std::uint64_t>(1ull << k, p - (1ull << k)); });
+          break;
+        case A::Linear:
+          e.two_blocks(
+              p - 1, OpKind::Send, [&](std::uint64_t j) { return static_cast<std::uint32_t>((r + j + 1) % p); },
+              OpKind::Recv, [&](std::uint64_t j) { return static_cast<std::uint32_t>((r + p - j - 1) % p); }, s, false);
+          break;
+        case A::Ring:
+          e.rounds(
+              p - 1, [&](std::uint32_t) { return (r + 1) % p; }, [&](std::uint32_t) { return (r + p - 1) % p; },
+              [&](std::uint32_t) { return s; });
+          break;
+        default: return copy_range(call, from, to, out);  // recursive doubling
+      }
+      break;
+    case O::Alltoall:
+      if (call.algorithm == A::Linear)
+        e.two_blocks(
+            p - 1, OpKind::Send, [&](std::uint64_t j) { return static_cast<std::uint32_t>((r + j + 1) % p); },
+            OpKind::Recv, [&](std::uint64_t j) { return static_cast<std::uint32_t>((r + p - j - 1) % p); }, s, false);
+      else
+        e.rounds(
+            p - 1, [&](std::uint32_t k) { return (r + k + 1) % p; },
+            [&](std::uint32_t k) { return (r + p - k - 1) % p; }, [&](std::uint32_t) { return s; });
+      break;
+  }
+  return out.ops.size() - before;
+}
+
+}  // namespace poems::taskgraph

@@ -35,21 +35,21 @@ std::unique_ptr<ExplicitSchedule> materialize(ScheduleSource& source) {
   return out;
 }
 
-CollectiveSchedule::CollectiveSchedule(CollectiveCall call) : call_(call), done_(call.procs, false) {
+CollectiveSchedule::CollectiveSchedule(CollectiveCall call) : call_(call), next_(call.procs, 0) {
   nodes_.push_back(NodeInfo{});
   nodes_.push_back(
       NodeInfo{std::string(collective_op_name(call.op)) + "/" + collective_algorithm_name(call.algorithm), ""});
   call_.node = 1;
 }
 
-std::size_t CollectiveSchedule::pull(std::uint32_t rank, std::size_t, OpBuffer& out) {
-  if (done_[rank]) return 0;
-  done_[rank] = true;
+// Hands a rank's collective over in the chunks the reader asks for, so a
+// lazy reader holds a few operations per rank, not its whole collective.
+std::size_t CollectiveSchedule::pull(std::uint32_t rank, std::size_t max_ops, OpBuffer& out) {
   CollectiveCall c = call_;
   c.rank = rank;
-  std::size_t before = out.ops.size();
-  append_collective(c, 0, {}, out);
-  return out.ops.size() - before;
+  const std::size_t n = append_collective_range(c, next_[rank], max_ops, out);
+  next_[rank] += static_cast<std::uint32_t>(n);
+  return n;
 }
 
 }  // namespace poems::taskgraph

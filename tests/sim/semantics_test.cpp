@@ -267,6 +267,54 @@ TEST(LazyReading, SameResultsWithAWindowOfInFlightOperations) {
   EXPECT_LE(lazy.peak_window_ops, 8u);
 }
 
+// Collectives read in chunks (a few operations per pull, as the simulator
+// asks) give the same results bit for bit as read whole, for every algorithm,
+// with eager and rendezvous messages and without resource queuing.
+TEST(LazyReading, CollectivesReadInChunksGiveTheSameResults) {
+  LogGOPS rendezvous = kP;
+  rendezvous.S = 100;
+  const CollectiveOp all_ops[] = {CollectiveOp::Barrier,   CollectiveOp::Bcast,   CollectiveOp::Reduce,
+                                  CollectiveOp::Allreduce, CollectiveOp::Gather,  CollectiveOp::Scatter,
+                                  CollectiveOp::Allgather, CollectiveOp::Alltoall};
+  for (CollectiveOp op : all_ops)
+    for (CollectiveAlgorithm a : taskgraph::algorithms_for(op))
+      for (std::uint32_t p : {2u, 3u, 5u, 8u, 13u, 64u})
+        for (int variant = 0; variant < 3; ++variant) {
+          taskgraph::CollectiveCall call;
+          call.op = op;
+          call.algorithm = a;
+          call.procs = p;
+          call.root = p / 3;
+          call.bytes = 256;
+          SimulationOptions o;
+          o.params = variant == 1 ? rendezvous : kP;
+          o.resource_queuing = variant != 2;
+          WholeCollectiveSource whole_source(call);
+          SimulationResult whole = simulate(whole_source, o);
+          ASSERT_TRUE(whole.completed);
+          for (std::size_t chunk : {1, 3, 256}) {
+            SCOPED_TRACE(std::string(taskgraph::collective_op_name(op)) + "/" +
+                         taskgraph::collective_algorithm_name(a) + " p=" + std::to_string(p) +
+                         " variant=" + std::to_string(variant) + " chunk=" + std::to_string(chunk));
+            o.chunk_ops = chunk;
+            taskgraph::CollectiveSchedule chunked_source(call);
+            SimulationResult chunked = simulate(chunked_source, o);
+            ASSERT_TRUE(chunked.completed);
+            EXPECT_EQ(chunked.max_finish, whole.max_finish);
+            EXPECT_EQ(chunked.events, whole.events);
+            EXPECT_EQ(chunked.messages, whole.messages);
+            EXPECT_EQ(chunked.operations, whole.operations);
+            ASSERT_EQ(chunked.per_rank.size(), whole.per_rank.size());
+            for (std::size_t r = 0; r < whole.per_rank.size(); ++r) {
+              EXPECT_EQ(chunked.per_rank[r].finish, whole.per_rank[r].finish);
+              EXPECT_EQ(chunked.per_rank[r].compute, whole.per_rank[r].compute);
+              EXPECT_EQ(chunked.per_rank[r].overhead, whole.per_rank[r].overhead);
+              EXPECT_EQ(chunked.per_rank[r].wait, whole.per_rank[r].wait);
+            }
+          }
+        }
+}
+
 TEST(LazyReading, BrokenIssueOrderPromiseIsDetected) {
   // Operation b has no dependency but is read only once x may start (at the
   // message's arrival), after its true ready time 0.

@@ -54,6 +54,37 @@ inline SimulationResult run_goal(const std::string& text, const LogGOPS& p, std:
   return s ? simulate(*s, o) : SimulationResult{};
 }
 
+// One collective with each rank's operations handed over in one pull
+// (append_collective), as taskgraph::CollectiveSchedule read it before it
+// honoured max_ops: the reference for the chunked reading.
+class WholeCollectiveSource final : public taskgraph::ScheduleSource {
+ public:
+  explicit WholeCollectiveSource(taskgraph::CollectiveCall call) : call_(call), done_(call.procs, false) {
+    nodes_.push_back(taskgraph::NodeInfo{});
+    nodes_.push_back(taskgraph::NodeInfo{std::string(taskgraph::collective_op_name(call.op)) + "/" +
+                                             taskgraph::collective_algorithm_name(call.algorithm),
+                                         ""});
+    call_.node = 1;
+  }
+  std::uint32_t ranks() const override { return call_.procs; }
+  std::size_t pull(std::uint32_t rank, std::size_t, taskgraph::OpBuffer& out) override {
+    if (done_[rank]) return 0;
+    done_[rank] = true;
+    taskgraph::CollectiveCall c = call_;
+    c.rank = rank;
+    const std::size_t before = out.ops.size();
+    taskgraph::append_collective(c, 0, {}, out);
+    return out.ops.size() - before;
+  }
+  const std::vector<taskgraph::NodeInfo>& nodes() const override { return nodes_; }
+  bool issues_in_order() const override { return true; }
+
+ private:
+  taskgraph::CollectiveCall call_;
+  std::vector<bool> done_;
+  std::vector<taskgraph::NodeInfo> nodes_;
+};
+
 inline SimulationResult run_collective(taskgraph::CollectiveOp op, taskgraph::CollectiveAlgorithm a,
                                        std::uint32_t procs, std::uint64_t bytes, const LogGOPS& p) {
   taskgraph::CollectiveCall call;

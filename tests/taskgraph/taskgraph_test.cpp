@@ -252,6 +252,59 @@ TEST(Collectives, MessageCountsPerAlgorithm) {
   }
 }
 
+// A rank's collective handed over in chunks is the whole collective, field
+// for field and dependency for dependency, whatever the chunk size.
+TEST(Collectives, RangesConcatenateToTheWholeCollective) {
+  auto same = [](const OpBuffer& a, const OpBuffer& b) {
+    if (a.ops.size() != b.ops.size()) return false;
+    for (std::size_t i = 0; i < a.ops.size(); ++i) {
+      const Operation &x = a.ops[i], &y = b.ops[i];
+      if (x.kind != y.kind || x.cpu != y.cpu || x.nic != y.nic || x.peer != y.peer || x.tag != y.tag ||
+          x.comm != y.comm || x.node != y.node || x.bytes != y.bytes || x.duration != y.duration ||
+          x.dep_count != y.dep_count)
+        return false;
+      for (std::uint32_t k = 0; k < x.dep_count; ++k) {
+        const Dependency &d = a.deps[x.first_dep + k], &e = b.deps[y.first_dep + k];
+        if (d.op != e.op || d.on_start != e.on_start) return false;
+      }
+    }
+    return true;
+  };
+  const CollectiveOp all_ops[] = {CollectiveOp::Barrier,   CollectiveOp::Bcast,   CollectiveOp::Reduce,
+                                  CollectiveOp::Allreduce, CollectiveOp::Gather,  CollectiveOp::Scatter,
+                                  CollectiveOp::Allgather, CollectiveOp::Alltoall};
+  for (CollectiveOp op : all_ops)
+    for (CollectiveAlgorithm a : algorithms_for(op))
+      for (std::uint32_t p : {1u, 2u, 3u, 4u, 5u, 7u, 8u, 12u, 13u, 16u, 33u})
+        for (std::uint32_t root : {0u, p / 2, p - 1})
+          for (std::uint32_t r = 0; r < p; ++r) {
+            CollectiveCall call;
+            call.op = op;
+            call.algorithm = a;
+            call.procs = p;
+            call.rank = r;
+            call.root = root;
+            call.bytes = 1000;
+            call.comm = 3;
+            call.tag = 7;
+            call.node = 2;
+            OpBuffer whole;
+            append_collective(call, 0, {}, whole);
+            for (std::size_t chunk : {1, 2, 3, 5, 64}) {
+              SCOPED_TRACE(std::string(collective_op_name(op)) + "/" + collective_algorithm_name(a) +
+                           " p=" + std::to_string(p) + " root=" + std::to_string(root) + " rank=" + std::to_string(r) +
+                           " chunk=" + std::to_string(chunk));
+              OpBuffer pieces;
+              std::uint64_t from = 0;
+              while (std::size_t n = append_collective_range(call, from, chunk, pieces)) {
+                ASSERT_LE(n, chunk);
+                from += n;
+              }
+              ASSERT_TRUE(same(whole, pieces));
+            }
+          }
+}
+
 TEST(Collectives, BinomialTreeOfTheDesignKnownAnswer) {
   // Reduce on 8 ranks: rank 0 receives from 1, 2, 4; rank 1 from 3, 5; rank 2 from 6; rank 3 from 7.
   CollectiveCall call;

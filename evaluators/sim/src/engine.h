@@ -16,9 +16,23 @@ inline constexpr std::uint32_t kNone = ~std::uint32_t{0};
 
 // A successor list (Slot::start_succ, done_succ) is kNone when empty,
 // kInlineSucc | position when it holds exactly one successor (most do: no Edge
-// to fetch), and otherwise the index of its first Edge.
+// to fetch), kInlineSucc | kInlinePair | first | second << 15 when it holds two
+// at positions below kPairLimit (a dissemination round: its send and receive
+// both wait for the previous round's), and otherwise the index of its first
+// Edge.
 inline constexpr std::uint32_t kInlineSucc = std::uint32_t{1} << 31;
-inline bool is_inline_succ(std::uint32_t list) { return list != kNone && (list & kInlineSucc); }
+inline constexpr std::uint32_t kInlinePair = std::uint32_t{1} << 30;
+inline constexpr std::uint32_t kPairLimit = std::uint32_t{1} << 15;
+inline bool is_inline_succ(std::uint32_t list) { return list != kNone && (list & kInlineSucc); }  // one or two
+inline std::uint32_t pair_first(std::uint32_t list) { return list & (kPairLimit - 1); }
+inline std::uint32_t pair_second(std::uint32_t list) { return (list >> 15) & (kPairLimit - 1); }
+
+// The first pull of a lazy read asks for this many operations (then doubling
+// up to SimulationOptions::chunk_ops).
+inline constexpr std::size_t kFirstPull = 4;
+// A lazy window drops its retired front once it is at least this long and
+// half the window (amortized O(1) per operation).
+inline constexpr std::uint32_t kCompactAt = 4;
 
 enum SlotFlag : std::uint8_t {
   kStarted = 1,    // start time known; irequires successors notified
@@ -106,7 +120,7 @@ class Engine {
  private:
   // Reading the source.
   void read(std::uint32_t r);
-  void pull_chunk(std::uint32_t r);
+  void pull_chunk(std::uint32_t r, std::size_t max_ops);
   void add_op(std::uint32_t r, const taskgraph::Operation& op, const taskgraph::Dependency* deps);
   [[noreturn]] void bad_input(std::uint32_t r, std::uint64_t index, std::uint32_t node, const std::string& what) const;
 

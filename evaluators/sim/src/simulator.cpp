@@ -69,18 +69,24 @@ void Engine::read(std::uint32_t r) {
   RankState& rs = ranks_[r];
   if (lazy_) {
     // Read until the last operation waits for a dependency: by the source's
-    // promise nothing after it can be ready before it is.
-    while (!rs.exhausted && (rs.slots.size() == rs.head || rs.slots.back().pending == 0)) pull_chunk(r);
+    // promise nothing after it can be ready before it is. Pulls start small
+    // and double up to chunk_ops, so a rank whose operations mostly wait (a
+    // collective's rounds) holds a few slots, not its whole stream.
+    std::size_t want = std::min<std::size_t>(options_.chunk_ops, kFirstPull);
+    while (!rs.exhausted && (rs.slots.size() == rs.head || rs.slots.back().pending == 0)) {
+      pull_chunk(r, want);
+      want = std::min(2 * want, options_.chunk_ops);
+    }
   } else {
-    while (!rs.exhausted) pull_chunk(r);
+    while (!rs.exhausted) pull_chunk(r, std::numeric_limits<std::uint32_t>::max());
   }
   rs.wants_read = false;
 }
 
-void Engine::pull_chunk(std::uint32_t r) {
+void Engine::pull_chunk(std::uint32_t r, std::size_t max_ops) {
   RankState& rs = ranks_[r];
   buffer_.clear();
-  std::size_t n = source_.pull(r, lazy_ ? options_.chunk_ops : std::numeric_limits<std::uint32_t>::max(), buffer_);
+  std::size_t n = source_.pull(r, max_ops, buffer_);
   if (n == 0) {
     rs.exhausted = true;
     return;
@@ -109,7 +115,7 @@ void Engine::add_op(std::uint32_t r, const taskgraph::Operation& op, const taskg
   RankState& rs = ranks_[r];
   const std::uint64_t index = rs.base + rs.slots.size();
   const auto pos = static_cast<std::uint32_t>(rs.slots.size());
-  if (pos >= kInlineSucc) bad_input(r, index, op.node, "more than 2^31 operations held at once");
+  if (pos >= kInlinePair) bad_input(r, index, op.node, "more than 2^30 operations held at once");
   if (op.cpu >= options_.cpus)
     bad_input(r, index, op.node,
               "uses CPU " + std::to_string(op.cpu) + " but processes have " + std::to_string(options_.cpus) +
@@ -150,9 +156,16 @@ void Engine::add_op(std::uint32_t r, const taskgraph::Operation& op, const taskg
     std::uint32_t& list = d.on_start ? before.start_succ : before.done_succ;
     if (list == kNone) {
       list = kInlineSucc | pos;
+    } else if (is_inline_succ(list) && !(list & kInlinePair) && pos < kPairLimit) {
+      list |= kInlinePair | pos << 15;  // a second successor, inline too (the first is below pos)
     } else {
-      if (is_inline_succ(list)) {  // a second successor: the first moves to an Edge
-        rs.edges.push_back(Edge{list & ~kInlineSucc, kNone});
+      if (is_inline_succ(list)) {  // a second or third successor: the inline ones move to Edges
+        if (list & kInlinePair) {
+          rs.edges.push_back(Edge{pair_first(list), kNone});
+          rs.edges.push_back(Edge{pair_second(list), static_cast<std::uint32_t>(rs.edges.size() - 1)});
+        } else {
+          rs.edges.push_back(Edge{list & ~kInlineSucc, kNone});
+        }
         list = static_cast<std::uint32_t>(rs.edges.size() - 1);
       }
       rs.edges.push_back(Edge{pos, list});
@@ -190,6 +203,18 @@ void Engine::schedule_ready(std::uint32_t r, std::uint32_t pos) {
 // operation back; ready successors are scheduled in program order.
 void Engine::notify(RankState& rs, std::uint32_t r, std::uint32_t list, Picoseconds t) {
   if (list == kNone) return;
+  if ((list & (kInlineSucc | kInlinePair)) == (kInlineSucc | kInlinePair)) {  // two inline, in program order
+    const std::uint32_t a = pair_first(list), b = pair_second(list);
+    Slot& sa = rs.slots[a];
+    Slot& sb = rs.slots[b];
+    if (sa.ready < t) sa.ready = t;
+    if (sb.ready < t) sb.ready = t;
+    const bool a_ready = --sa.pending == 0;
+    const bool b_ready = --sb.pending == 0;
+    if (a_ready) schedule_ready(r, a);
+    if (b_ready) schedule_ready(r, b);
+    return;
+  }
   if (list & kInlineSucc) {
     const std::uint32_t succ = list & ~kInlineSucc;
     Slot& s = rs.slots[succ];
@@ -382,7 +407,7 @@ void Engine::retire(std::uint32_t r) {
       rs.slots.clear();
       rs.edges.clear();
     }
-  } else if (h >= 256 && 2 * h >= size) {
+  } else if (h >= kCompactAt && 2 * h >= size) {
     compact(rs);
   }
 }
@@ -394,6 +419,8 @@ void Engine::compact(RankState& rs) {
   std::pmr::vector<Edge> edges(rs.edges.get_allocator());
   edges.reserve(rs.edges.size() / 2);
   auto move_list = [&](std::uint32_t list) {
+    if (is_inline_succ(list) && (list & kInlinePair))
+      return kInlineSucc | kInlinePair | (pair_first(list) - h) | (pair_second(list) - h) << 15;
     if (is_inline_succ(list)) return kInlineSucc | ((list & ~kInlineSucc) - h);
     std::uint32_t first = kNone, last = kNone;
     for (std::uint32_t e = list; e != kNone; e = rs.edges[e].next) {

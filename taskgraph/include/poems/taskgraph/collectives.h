@@ -4,6 +4,7 @@
 // call append_collective().
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string_view>
@@ -47,5 +48,14 @@ inline constexpr std::uint32_t collective_comm(std::uint32_t comm) { return comm
 // to do appends nothing and returns `entry`'s operations.
 std::vector<std::uint64_t> append_collective(const CollectiveCall& call, std::uint64_t first_index,
                                              const std::vector<Dependency>& entry, OpBuffer& out);
+
+// Appends operations [from, from + max_ops) of what append_collective(call, 0,
+// {}, out) appends, with the same fields and dependencies (rank-local indices
+// counted from the rank's first operation), so a rank's collective can be
+// handed over in chunks. Returns how many were appended; 0 once `from` is past
+// the end. The round-based and linear algorithms generate only the requested
+// operations; the binomial trees and recursive doubling (O(log P) operations
+// per rank) generate the rank's part and copy the range.
+std::size_t append_collective_range(const CollectiveCall& call, std::uint64_t from, std::size_t max_ops, OpBuffer& out);
 
 }  // namespace poems::taskgraph

@@ -53,7 +53,7 @@ class CollectiveSchedule final : public ScheduleSource {
 
  private:
   CollectiveCall call_;
-  std::vector<bool> done_;
+  std::vector<std::uint32_t> next_;  // per rank: the first operation not yet handed over
   std::vector<NodeInfo> nodes_;
 };
 
