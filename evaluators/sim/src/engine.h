@@ -2,6 +2,7 @@
 // queues and resource clocks, all in contiguous arrays of POD records.
 #pragma once
 
+#include <bit>
 #include <memory_resource>
 #include <vector>
 
@@ -15,17 +16,31 @@ using taskgraph::OpKind;
 inline constexpr std::uint32_t kNone = ~std::uint32_t{0};
 
 // A successor list (Slot::start_succ, done_succ) is kNone when empty,
-// kInlineSucc | position when it holds exactly one successor (most do: no Edge
+// kInlineSucc | index when it holds exactly one successor (most do: no Edge
 // to fetch), kInlineSucc | kInlinePair | first | second << 15 when it holds two
-// at positions below kPairLimit (a dissemination round: its send and receive
-// both wait for the previous round's), and otherwise the index of its first
-// Edge.
+// while the window is shorter than kPairLimit (a dissemination round: its send
+// and receive both wait for the previous round's), and otherwise the position
+// of its first Edge. Successors are named by their rank-local index modulo the
+// field's width (30, 15 or 32 bits), not by their position in the window, so
+// dropping the window's retired front (compact) rewrites no list: the
+// position is the index minus the window's base, modulo the same width.
 inline constexpr std::uint32_t kInlineSucc = std::uint32_t{1} << 31;
 inline constexpr std::uint32_t kInlinePair = std::uint32_t{1} << 30;
 inline constexpr std::uint32_t kPairLimit = std::uint32_t{1} << 15;
 inline bool is_inline_succ(std::uint32_t list) { return list != kNone && (list & kInlineSucc); }  // one or two
-inline std::uint32_t pair_first(std::uint32_t list) { return list & (kPairLimit - 1); }
-inline std::uint32_t pair_second(std::uint32_t list) { return (list >> 15) & (kPairLimit - 1); }
+inline bool is_inline_pair(std::uint32_t list) {
+  return (list & (kInlineSucc | kInlinePair)) == (kInlineSucc | kInlinePair);
+}
+// Positions in a window whose first slot has rank-local index `base`.
+inline std::uint32_t single_pos(std::uint32_t list, std::uint64_t base) {
+  return (list - static_cast<std::uint32_t>(base)) & (kInlinePair - 1);
+}
+inline std::uint32_t pair_first(std::uint32_t list, std::uint64_t base) {
+  return (list - static_cast<std::uint32_t>(base)) & (kPairLimit - 1);
+}
+inline std::uint32_t pair_second(std::uint32_t list, std::uint64_t base) {
+  return ((list >> 15) - static_cast<std::uint32_t>(base)) & (kPairLimit - 1);
+}
 
 // The first pull of a lazy read asks for this many operations (then doubling
 // up to SimulationOptions::chunk_ops).
@@ -33,6 +48,9 @@ inline constexpr std::size_t kFirstPull = 4;
 // A lazy window drops its retired front once it is at least this long and
 // half the window (amortized O(1) per operation).
 inline constexpr std::uint32_t kCompactAt = 4;
+// Consumed Edges are dropped (and the lists naming them rewritten) once the
+// edge array is longer than this and twice the window.
+inline constexpr std::size_t kEdgeCompactAt = 64;
 
 enum SlotFlag : std::uint8_t {
   kStarted = 1,    // start time known; irequires successors notified
@@ -67,7 +85,7 @@ struct Slot {
 };
 static_assert(sizeof(Slot) == 64);
 
-// A successor link: `succ` is a position in the rank's window.
+// A successor link: `succ` is the successor's rank-local index modulo 2^32.
 struct Edge {
   std::uint32_t succ;
   std::uint32_t next;
@@ -90,6 +108,9 @@ struct Queue {
 };
 
 struct RankState {
+  // (pmr vectors keep the resource they were built with: a later assignment
+  // would not change it.)
+  explicit RankState(std::pmr::memory_resource* windows) : slots(windows), edges(windows) {}
   std::pmr::vector<Slot> slots;  // the window: operations base .. base + slots.size()
   std::pmr::vector<Edge> edges;
   std::uint64_t base = 0;  // rank-local index of slots[0]
@@ -111,6 +132,35 @@ class HugePageResource final : public std::pmr::memory_resource {
   bool do_is_equal(const std::pmr::memory_resource& other) const noexcept override { return this == &other; }
 };
 void advise_huge_pages(void* data, std::size_t bytes);
+
+// Lazily read windows are small and come and go by the million (a
+// collective's rank holds a few slots, then none). Requests up to 64 KiB are
+// rounded up to a power of two and recycled through one free list per size,
+// the blocks carved from `blocks`; larger ones go to `large`. libstdc++'s
+// unsynchronized_pool_resource costs ~190 instructions per deallocation
+// here (it searches the owning chunk); this costs a few.
+class WindowPool final : public std::pmr::memory_resource {
+ public:
+  WindowPool(std::pmr::memory_resource* blocks, std::pmr::memory_resource* large) : blocks_(blocks), large_(large) {}
+
+ private:
+  static constexpr int kClasses = 11;         // 64 B .. 64 KiB
+  static int size_class(std::size_t bytes) {  // -1: too large
+    if (bytes <= 64) return 0;
+    const int c = 64 - std::countl_zero(bytes - 1) - 6;  // ceil(log2(bytes)) - 6
+    return c < kClasses ? c : -1;
+  }
+  void* do_allocate(std::size_t bytes, std::size_t alignment) override;
+  void do_deallocate(void* p, std::size_t bytes, std::size_t alignment) override;
+  bool do_is_equal(const std::pmr::memory_resource& other) const noexcept override { return this == &other; }
+
+  struct FreeBlock {
+    FreeBlock* next;
+  };
+  std::pmr::memory_resource* blocks_;
+  std::pmr::memory_resource* large_;
+  FreeBlock* free_[kClasses] = {};
+};
 
 class Engine {
  public:
@@ -160,6 +210,7 @@ class Engine {
   // windows grow and shrink on the heap.
   HugePageResource huge_;
   std::pmr::monotonic_buffer_resource arena_{std::size_t{1} << 21, &huge_};
+  WindowPool window_pool_{&arena_, std::pmr::new_delete_resource()};
   std::vector<RankState> ranks_;
   // Per rank, interleaved: CPU clocks, then NIC send and receive clocks (one
   // cache line for a process with one CPU and one NIC).

@@ -7,8 +7,10 @@
 // which is the simulator's documented tie-break.
 #pragma once
 
+#include <algorithm>
 #include <bit>
 #include <cstdint>
+#include <iterator>
 #include <vector>
 
 namespace poems::sim::detail {
@@ -20,13 +22,19 @@ struct Event {
 
 class EventQueue {
  public:
+  EventQueue() { std::fill(std::begin(least_), std::end(least_), ~std::uint64_t{0}); }
   bool empty() const { return size_ == 0; }
   std::size_t size() const { return size_; }
   void reserve(std::size_t n) { buckets_[0].reserve(n); }
 
   // `e.time` must not be earlier than the last popped event's time.
   void push(Event e) {
-    buckets_[bucket(e.time)].push_back(e);
+    const int b = bucket(e.time);
+    buckets_[b].push_back(e);
+    if (b != 0) {
+      occupied_ |= std::uint64_t{1} << (b - 1);
+      if (e.time < least_[b]) least_[b] = e.time;
+    }
     ++size_;
   }
 
@@ -50,17 +58,29 @@ class EventQueue {
   void refill() {
     buckets_[0].clear();
     front_ = 0;
-    int b = 1;
-    while (buckets_[b].empty()) ++b;
+    const int b = std::countr_zero(occupied_) + 1;
+    occupied_ &= occupied_ - 1;
     std::vector<Event>& from = buckets_[b];
-    std::uint64_t least = from[0].time;
-    for (const Event& e : from) least = e.time < least ? e.time : least;
-    last_ = least;
-    for (const Event& e : from) buckets_[bucket(e.time)].push_back(e);  // keeps FIFO order among equal times
+    last_ = least_[b];
+    least_[b] = ~std::uint64_t{0};
+    if (from.size() == 1) {  // common when times are spread out: no redistribution
+      buckets_[0].push_back(from[0]);
+    } else {
+      for (const Event& e : from) {  // keeps FIFO order among equal times
+        const int to = bucket(e.time);
+        buckets_[to].push_back(e);
+        if (to != 0) {
+          occupied_ |= std::uint64_t{1} << (to - 1);
+          if (e.time < least_[to]) least_[to] = e.time;
+        }
+      }
+    }
     from.clear();
   }
 
   std::vector<Event> buckets_[65];
+  std::uint64_t occupied_ = 0;  // bit b-1 set: bucket b (1..64) holds events
+  std::uint64_t least_[65];     // per bucket: its earliest time (~0 when empty)
   std::size_t front_ = 0;
   std::size_t size_ = 0;
   std::uint64_t last_ = 0;

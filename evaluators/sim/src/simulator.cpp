@@ -39,6 +39,22 @@ void advise_huge_pages(void* data, std::size_t bytes) {
   if (end > begin) ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);  // a hint only
 }
 
+void* WindowPool::do_allocate(std::size_t bytes, std::size_t alignment) {
+  const int c = size_class(bytes);
+  if (c < 0 || alignment > 64) return large_->allocate(bytes, alignment);
+  if (FreeBlock* b = free_[c]) {
+    free_[c] = b->next;
+    return b;
+  }
+  return blocks_->allocate(std::size_t{64} << c, 64);
+}
+
+void WindowPool::do_deallocate(void* p, std::size_t bytes, std::size_t alignment) {
+  const int c = size_class(bytes);
+  if (c < 0 || alignment > 64) return large_->deallocate(p, bytes, alignment);
+  free_[c] = ::new (p) FreeBlock{free_[c]};
+}
+
 Engine::Engine(taskgraph::ScheduleSource& source, const SimulationOptions& options)
     : source_(source),
       options_(options),
@@ -49,13 +65,9 @@ Engine::Engine(taskgraph::ScheduleSource& source, const SimulationOptions& optio
       nranks_(source.ranks()) {
   if (options.cpus == 0 || options.cpus > 256) throw SimulationError("cpus per process must be in 1..256");
   if (options.nics == 0 || options.nics > 256) throw SimulationError("NICs per process must be in 1..256");
-  std::pmr::memory_resource* windows = lazy_ ? std::pmr::new_delete_resource() : &arena_;
+  std::pmr::memory_resource* windows = lazy_ ? static_cast<std::pmr::memory_resource*>(&window_pool_) : &arena_;
   ranks_.reserve(nranks_);
-  for (std::uint32_t r = 0; r < nranks_; ++r) {
-    ranks_.emplace_back();
-    ranks_.back().slots = std::pmr::vector<Slot>(windows);
-    ranks_.back().edges = std::pmr::vector<Edge>(windows);
-  }
+  for (std::uint32_t r = 0; r < nranks_; ++r) ranks_.emplace_back(windows);
   clock_stride_ = options.cpus + 2 * options.nics;
   clocks_.assign(std::size_t{nranks_} * clock_stride_, 0);
   advise_huge_pages(ranks_.data(), ranks_.size() * sizeof(RankState));
@@ -94,6 +106,8 @@ void Engine::pull_chunk(std::uint32_t r, std::size_t max_ops) {
   if (!lazy_) {  // one exact allocation per rank from the arena
     rs.slots.reserve(rs.slots.size() + n);
     rs.edges.reserve(rs.edges.size() + buffer_.deps.size());
+  } else if (rs.slots.capacity() < rs.slots.size() + n) {  // one growth per chunk, not per operation
+    rs.slots.reserve(std::max(rs.slots.size() + n, 2 * rs.slots.capacity()));
   }
   for (const taskgraph::Operation& op : buffer_.ops) add_op(r, op, buffer_.deps.data() + op.first_dep);
   window_ops_ += n;
@@ -154,21 +168,24 @@ void Engine::add_op(std::uint32_t r, const taskgraph::Operation& op, const taskg
       continue;
     }
     std::uint32_t& list = d.on_start ? before.start_succ : before.done_succ;
+    const auto low = static_cast<std::uint32_t>(index);
     if (list == kNone) {
-      list = kInlineSucc | pos;
+      list = kInlineSucc | (low & (kInlinePair - 1));
     } else if (is_inline_succ(list) && !(list & kInlinePair) && pos < kPairLimit) {
-      list |= kInlinePair | pos << 15;  // a second successor, inline too (the first is below pos)
+      // A second successor, inline too (the first is below pos).
+      list = kInlineSucc | kInlinePair | (list & (kPairLimit - 1)) | (low & (kPairLimit - 1)) << 15;
     } else {
       if (is_inline_succ(list)) {  // a second or third successor: the inline ones move to Edges
+        const auto base = static_cast<std::uint32_t>(rs.base);
         if (list & kInlinePair) {
-          rs.edges.push_back(Edge{pair_first(list), kNone});
-          rs.edges.push_back(Edge{pair_second(list), static_cast<std::uint32_t>(rs.edges.size() - 1)});
+          rs.edges.push_back(Edge{base + pair_first(list, rs.base), kNone});
+          rs.edges.push_back(Edge{base + pair_second(list, rs.base), static_cast<std::uint32_t>(rs.edges.size() - 1)});
         } else {
-          rs.edges.push_back(Edge{list & ~kInlineSucc, kNone});
+          rs.edges.push_back(Edge{base + single_pos(list, rs.base), kNone});
         }
         list = static_cast<std::uint32_t>(rs.edges.size() - 1);
       }
-      rs.edges.push_back(Edge{pos, list});
+      rs.edges.push_back(Edge{low, list});
       list = static_cast<std::uint32_t>(rs.edges.size() - 1);
     }
     ++s.pending;
@@ -203,8 +220,8 @@ void Engine::schedule_ready(std::uint32_t r, std::uint32_t pos) {
 // operation back; ready successors are scheduled in program order.
 void Engine::notify(RankState& rs, std::uint32_t r, std::uint32_t list, Picoseconds t) {
   if (list == kNone) return;
-  if ((list & (kInlineSucc | kInlinePair)) == (kInlineSucc | kInlinePair)) {  // two inline, in program order
-    const std::uint32_t a = pair_first(list), b = pair_second(list);
+  if (is_inline_pair(list)) {  // two inline, in program order
+    const std::uint32_t a = pair_first(list, rs.base), b = pair_second(list, rs.base);
     Slot& sa = rs.slots[a];
     Slot& sb = rs.slots[b];
     if (sa.ready < t) sa.ready = t;
@@ -216,17 +233,18 @@ void Engine::notify(RankState& rs, std::uint32_t r, std::uint32_t list, Picoseco
     return;
   }
   if (list & kInlineSucc) {
-    const std::uint32_t succ = list & ~kInlineSucc;
+    const std::uint32_t succ = single_pos(list, rs.base);
     Slot& s = rs.slots[succ];
     if (s.ready < t) s.ready = t;
     if (--s.pending == 0) schedule_ready(r, succ);
     return;
   }
+  const auto base = static_cast<std::uint32_t>(rs.base);
   std::uint32_t ready[8];
   std::uint32_t count = 0;
   std::uint32_t e = list;
   for (; e != kNone && count < 8; e = rs.edges[e].next) {
-    const std::uint32_t succ = rs.edges[e].succ;
+    const std::uint32_t succ = rs.edges[e].succ - base;
     Slot& s = rs.slots[succ];
     if (s.ready < t) s.ready = t;
     if (--s.pending == 0) ready[count++] = succ;
@@ -234,7 +252,7 @@ void Engine::notify(RankState& rs, std::uint32_t r, std::uint32_t list, Picoseco
   if (e != kNone) {  // a long list (e.g. a wait on many requests): spill to the scratch vector
     ready_scratch_.assign(ready, ready + count);
     for (; e != kNone; e = rs.edges[e].next) {
-      const std::uint32_t succ = rs.edges[e].succ;
+      const std::uint32_t succ = rs.edges[e].succ - base;
       Slot& s = rs.slots[succ];
       if (s.ready < t) s.ready = t;
       if (--s.pending == 0) ready_scratch_.push_back(succ);
@@ -412,19 +430,23 @@ void Engine::retire(std::uint32_t r) {
   }
 }
 
-// Drops retired slots from the front of a window; successor lists are rebuilt
-// with shifted positions (edges of retired slots are already consumed).
+// Drops retired slots from the front of a window. Successor lists name
+// operations by index, so they stay valid; the Edges that retired slots
+// consumed are dropped only once they outnumber the window (the lists that
+// name Edges are then rewritten).
 void Engine::compact(RankState& rs) {
   const std::uint32_t h = rs.head;
+  rs.slots.erase(rs.slots.begin(), rs.slots.begin() + h);
+  rs.base += h;
+  rs.head = 0;
+  if (rs.edges.size() <= kEdgeCompactAt || rs.edges.size() <= 2 * rs.slots.size()) return;
   std::pmr::vector<Edge> edges(rs.edges.get_allocator());
-  edges.reserve(rs.edges.size() / 2);
+  edges.reserve(rs.slots.size());
   auto move_list = [&](std::uint32_t list) {
-    if (is_inline_succ(list) && (list & kInlinePair))
-      return kInlineSucc | kInlinePair | (pair_first(list) - h) | (pair_second(list) - h) << 15;
-    if (is_inline_succ(list)) return kInlineSucc | ((list & ~kInlineSucc) - h);
+    if (list == kNone || is_inline_succ(list)) return list;
     std::uint32_t first = kNone, last = kNone;
     for (std::uint32_t e = list; e != kNone; e = rs.edges[e].next) {
-      edges.push_back(Edge{rs.edges[e].succ - h, kNone});
+      edges.push_back(Edge{rs.edges[e].succ, kNone});
       auto at = static_cast<std::uint32_t>(edges.size() - 1);
       if (last == kNone)
         first = at;
@@ -434,15 +456,11 @@ void Engine::compact(RankState& rs) {
     }
     return first;
   };
-  for (std::uint32_t i = h; i < rs.slots.size(); ++i) {
-    Slot& s = rs.slots[i];
+  for (Slot& s : rs.slots) {
     s.start_succ = move_list(s.start_succ);
     s.done_succ = move_list(s.done_succ);
   }
   rs.edges.swap(edges);
-  rs.slots.erase(rs.slots.begin(), rs.slots.begin() + h);
-  rs.base += h;
-  rs.head = 0;
 }
 
 // ---- matching queues -------------------------------------------------------------
