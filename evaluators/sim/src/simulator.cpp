@@ -73,6 +73,7 @@ Engine::Engine(taskgraph::ScheduleSource& source, const SimulationOptions& optio
   advise_huge_pages(ranks_.data(), ranks_.size() * sizeof(RankState));
   advise_huge_pages(clocks_.data(), clocks_.size() * sizeof(Picoseconds));
   queue_.reserve(nranks_);
+  pending_.reserve(nranks_);  // about one posted receive per rank at a time in collectives
 }
 
 // ---- reading the source ------------------------------------------------------
