@@ -97,6 +97,8 @@ struct RankState {
   Queue posted, unexpected;
   bool exhausted = false;   // the source has no more operations for this rank
   bool wants_read = false;  // the window's last operation became ready (lazy reading)
+  bool blocked = false;     // observed source: the rank's program waits (pull said kBlocked)
+  bool woken = false;       // observed source: pull at least once, the program may go on
   Picoseconds finish = 0, compute = 0, overhead = 0;
   std::uint64_t last_send = 0;  // critical-path mode: 1 + index of the last send read, 0 if none
 };
@@ -128,7 +130,8 @@ class Engine {
   void schedule_ready(std::uint32_t r, std::uint32_t pos);
   void start(std::uint32_t r, std::uint32_t pos);
   void arrive(std::uint32_t sender, std::uint32_t pos);
-  Picoseconds receive(std::uint32_t r, std::uint32_t recv_pos, std::uint64_t bytes, std::int32_t src, Picoseconds at);
+  Picoseconds receive(std::uint32_t r, std::uint32_t recv_pos, std::uint64_t bytes, std::int32_t src,
+                      std::uint64_t send_op, Picoseconds at);
   void finish_rendezvous(std::uint32_t sender, std::uint64_t op, Picoseconds matched);
   void complete(std::uint32_t r, std::uint32_t pos, Picoseconds t);
   void notify(RankState& rs, std::uint32_t r, std::uint32_t list, Picoseconds t);
@@ -138,6 +141,10 @@ class Engine {
   void touch(std::uint32_t r) {
     if (touched_count_ < 3) touched_[touched_count_++] = r;
   }
+  // Observed sources (direct execution): the rank's program may go on; it is
+  // read after the current event (observed.cpp).
+  void wake(std::uint32_t r);
+  void read_woken();
 
   // Matching queues.
   std::uint32_t new_pending();
@@ -182,6 +189,8 @@ class Engine {
   std::uint32_t touched_count_ = 0;
   std::vector<Span> timeline_;
   std::vector<std::uint32_t> ready_scratch_;
+  ExecutionObserver* observer_;
+  std::vector<std::uint32_t> woken_;  // ranks to read after the current event
 };
 
 }  // namespace poems::sim::detail

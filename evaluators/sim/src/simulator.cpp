@@ -12,6 +12,7 @@
 #include <new>
 
 #include "engine.h"
+#include "poems/sim/observer.h"
 
 namespace poems::sim {
 namespace detail {
@@ -46,8 +47,10 @@ Engine::Engine(taskgraph::ScheduleSource& source, const SimulationOptions& optio
       sync_(options.rendezvous_handshake ? 2 * (options.params.L + options.params.o) : options.params.L),
       queuing_(options.resource_queuing),
       lazy_(source.issues_in_order()),
-      nranks_(source.ranks()) {
+      nranks_(source.ranks()),
+      observer_(options.observer) {
   if (options.cpus == 0 || options.cpus > 256) throw SimulationError("cpus per process must be in 1..256");
+  if (observer_ && !lazy_) throw SimulationError("an observed source must issue its operations in order");
   if (options.nics == 0 || options.nics > 256) throw SimulationError("NICs per process must be in 1..256");
   std::pmr::memory_resource* windows = lazy_ ? std::pmr::new_delete_resource() : &arena_;
   ranks_.reserve(nranks_);
@@ -73,7 +76,10 @@ void Engine::read(std::uint32_t r) {
     // and double up to chunk_ops, so a rank whose operations mostly wait (a
     // collective's rounds) holds a few slots, not its whole stream.
     std::size_t want = std::min<std::size_t>(options_.chunk_ops, kFirstPull);
-    while (!rs.exhausted && (rs.slots.size() == rs.head || rs.slots.back().pending == 0)) {
+    bool woken = rs.woken;  // an observed source's program may go on: pull once in any case
+    rs.woken = false;
+    while (!rs.exhausted && !rs.blocked && (woken || rs.slots.size() == rs.head || rs.slots.back().pending == 0)) {
+      woken = false;
       pull_chunk(r, want);
       want = std::min(2 * want, options_.chunk_ops);
     }
@@ -87,6 +93,11 @@ void Engine::pull_chunk(std::uint32_t r, std::size_t max_ops) {
   RankState& rs = ranks_[r];
   buffer_.clear();
   std::size_t n = source_.pull(r, max_ops, buffer_);
+  if (n == taskgraph::ScheduleSource::kBlocked) {
+    if (!observer_) bad_input(r, rs.base + rs.slots.size(), 0, "the source blocks but nothing observes the run");
+    rs.blocked = true;
+    return;
+  }
   if (n == 0) {
     rs.exhausted = true;
     return;
@@ -184,8 +195,12 @@ void Engine::add_op(std::uint32_t r, const taskgraph::Operation& op, const taskg
   }
   rs.slots.push_back(s);
   if (s.pending == 0) {
-    if (lazy_ && s.ready < now_)
-      bad_input(r, index, op.node, "became ready before it was read: the source breaks its issues_in_order() promise");
+    if (lazy_ && s.ready < now_) {
+      if (!observer_)
+        bad_input(r, index, op.node,
+                  "became ready before it was read: the source breaks its issues_in_order() promise");
+      rs.slots.back().ready = now_;  // a running program issues it now
+    }
     schedule_ready(r, pos);
   }
 }
@@ -254,6 +269,8 @@ void Engine::complete(std::uint32_t r, std::uint32_t pos, Picoseconds t) {
   ++operations_;
   std::uint32_t list = s.done_succ;
   s.done_succ = kNone;
+  if (observer_ && observer_->completed(r, rs.base + pos, t)) [[unlikely]]
+    wake(r);
   notify(rs, r, list, t);
 }
 
@@ -317,7 +334,7 @@ void Engine::start(std::uint32_t r, std::uint32_t pos) {
     if ((s.peer == kAnySource || s.peer == m.src) && (s.tag == kAnyTag || s.tag == m.tag) && s.comm == m.comm) {
       const Pending msg = m;
       unlink(rs.unexpected, prev, e);
-      Picoseconds matched = receive(r, pos, msg.bytes, msg.src, now_);
+      Picoseconds matched = receive(r, pos, msg.bytes, msg.src, msg.op, now_);
       if (p_.rendezvous(msg.bytes)) finish_rendezvous(static_cast<std::uint32_t>(msg.src), msg.op, matched);
       return;
     }
@@ -346,7 +363,7 @@ void Engine::arrive(std::uint32_t sender, std::uint32_t pos) {
         rq.comm == comm) {
       const auto recv_pos = static_cast<std::uint32_t>(rq.op - rs.base);
       unlink(rs.posted, prev, e);
-      Picoseconds matched = receive(dest, recv_pos, bytes, static_cast<std::int32_t>(sender), now_);
+      Picoseconds matched = receive(dest, recv_pos, bytes, static_cast<std::int32_t>(sender), op, now_);
       if (p_.rendezvous(bytes)) finish_rendezvous(sender, op, matched);
       return;
     }
@@ -354,12 +371,14 @@ void Engine::arrive(std::uint32_t sender, std::uint32_t pos) {
   std::uint32_t e = new_pending();
   pending_[e] = Pending{op, bytes, now_, static_cast<std::int32_t>(sender), tag, comm, kNone};
   append(rs.unexpected, e);
+  if (observer_ && observer_->arrived_unexpected(dest, sender, op, now_)) [[unlikely]]
+    wake(dest);
 }
 
 // The matched message is processed once the receiving CPU and NIC are free:
 // CPU o + max((s-1)O, (s-1)G), NIC g + (s-1)G. Returns the processing start.
 Picoseconds Engine::receive(std::uint32_t r, std::uint32_t recv_pos, std::uint64_t bytes, std::int32_t src,
-                            Picoseconds at) {
+                            std::uint64_t send_op, Picoseconds at) {
   RankState& rs = ranks_[r];
   const Slot& s = rs.slots[recv_pos];
   Picoseconds& cpu = cpu_free(r, s.cpu);
@@ -370,6 +389,8 @@ Picoseconds Engine::receive(std::uint32_t r, std::uint32_t recv_pos, std::uint64
   nic = t0 + p_.recv_nic(bytes);
   rs.overhead += busy;
   if (options_.record_timeline) timeline_.push_back(Span{r, s.cpu, Span::Recv, src, t0, t0 + busy, bytes, s.node});
+  if (observer_) [[unlikely]]
+    observer_->matched(r, rs.base + recv_pos, static_cast<std::uint32_t>(src), send_op, t0);
   complete(r, recv_pos, t0 + busy);
   return t0;
 }
@@ -551,6 +572,8 @@ SimulationResult Engine::run(std::size_t max_stuck_listed) {
       if (ranks_[t].wants_read) read(t);
       if (lazy_) retire(t);  // windows read up front live in the arena until the end
     }
+    if (!woken_.empty()) [[unlikely]]
+      read_woken();
   }
   // Operations complete at known future times without an event of their own;
   // everything that completed is finished now.
