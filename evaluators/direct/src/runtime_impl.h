@@ -225,6 +225,7 @@ class Runtime final : public taskgraph::ScheduleSource, public sim::ExecutionObs
   std::vector<std::string> args_;
   DirectOptions options_;
   bool measure_ = true;
+  std::uint64_t clock_cost_ns_ = 0;  // host CPU time of reading the clock, taken off each measured interval
   std::vector<Rank> ranks_;
   std::unique_ptr<StackRegion> stacks_;
   Rank* current_ = nullptr;

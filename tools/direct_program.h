@@ -1,0 +1,37 @@
+// Running a program built with poems-mpicxx under direct execution: as a
+// child process (its faults and globals stay out of `poems`), options in its
+// environment, result back as JSON (poems/direct/protocol.h). Used by
+// `poems direct` and by the simulation[direct] model evaluator.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "poems/direct/runtime.h"
+
+namespace poems::cli {
+
+struct DirectRun {
+  std::optional<direct::DirectResult> result;  // none if the program died without a result
+  std::string failure;                         // why there is no result (signal, timeout, not a POEMS program)
+};
+
+// Runs `binary` as options.ranks simulated ranks. With `program_output_to_stderr`
+// the program's stdout goes to stderr (so `--format json` stays clean).
+// `timeout_seconds` <= 0: no limit.
+DirectRun run_direct_program(const std::string& binary, const std::vector<std::string>& args,
+                             const direct::DirectOptions& options, bool program_output_to_stderr,
+                             double timeout_seconds);
+
+// poems-mpicxx of this build (beside the poems executable).
+std::string mpicxx_path();
+
+// Compiles `source` with poems-mpicxx into a temporary directory; returns the
+// binary's path, or nullopt with the compiler's output in `log`.
+std::optional<std::string> compile_direct_program(const std::string& source, std::string& log);
+
+// Whether `path` names a C or C++ source file (by its extension).
+bool is_source_file(const std::string& path);
+
+}  // namespace poems::cli
