@@ -170,7 +170,8 @@ void run(const DirectCliOptions& o, int& result) {
   key.binding = {{"machine", machine_json(options.sim)}, {"options", options_json}, {"args", o.args}};
   StoredEvaluation stored(o.store, key);
 
-  DirectRun run = run_direct_program(binary, o.args, options, o.format == "json", o.timeout);
+  DirectRun run = run_direct_program(binary, o.args, options,
+                                     o.format == "json" ? ProgramOutput::ToStderr : ProgramOutput::Inherit, o.timeout);
   if (!run.result) {
     std::cerr << "poems: error: " << run.failure << '\n';
     stored.fail(run.failure);

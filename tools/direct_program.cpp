@@ -55,7 +55,9 @@ int wait_for_child(pid_t pid, double timeout_seconds, bool& timed_out) {
 
 }  // namespace
 
-std::string mpicxx_path() { return (self_directory() / "poems-mpicxx").string(); }
+std::string bin_path(const std::string& name) { return (self_directory() / name).string(); }
+
+std::string mpicxx_path() { return bin_path("poems-mpicxx"); }
 
 bool is_source_file(const std::string& path) {
   const std::string ext = fs::path(path).extension().string();
@@ -85,10 +87,10 @@ std::optional<std::string> compile_direct_program(const std::string& source, std
 }
 
 DirectRun run_direct_program(const std::string& binary, const std::vector<std::string>& args,
-                             const direct::DirectOptions& options, bool program_output_to_stderr,
-                             double timeout_seconds) {
+                             const direct::DirectOptions& options, ProgramOutput output, double timeout_seconds) {
   DirectRun run;
   const fs::path result_file = unique_temp("result.json");
+  const fs::path output_file = unique_temp("stdout.txt");
   std::vector<std::string> env_strings;
   for (char** e = environ; *e; ++e)
     if (std::strncmp(*e, direct::kOptionsVariable, std::strlen(direct::kOptionsVariable)) != 0 &&
@@ -107,7 +109,9 @@ DirectRun run_direct_program(const std::string& binary, const std::vector<std::s
 
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
-  if (program_output_to_stderr) posix_spawn_file_actions_adddup2(&actions, STDERR_FILENO, STDOUT_FILENO);
+  if (output == ProgramOutput::ToStderr) posix_spawn_file_actions_adddup2(&actions, STDERR_FILENO, STDOUT_FILENO);
+  if (output == ProgramOutput::Capture)
+    posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, output_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
   std::fflush(stdout);
   pid_t pid = 0;
   const int rc = ::posix_spawn(&pid, binary.c_str(), &actions, nullptr, argv.data(), envp.data());
@@ -118,6 +122,14 @@ DirectRun run_direct_program(const std::string& binary, const std::vector<std::s
   }
   bool timed_out = false;
   const int status = wait_for_child(pid, timeout_seconds, timed_out);
+  if (output == ProgramOutput::Capture) {
+    std::ifstream captured(output_file);
+    std::stringstream text;
+    text << captured.rdbuf();
+    run.output = text.str();
+    std::error_code ec;
+    fs::remove(output_file, ec);
+  }
   std::ifstream in(result_file);
   if (in) {
     std::stringstream text;

@@ -15,16 +15,21 @@ namespace poems::cli {
 struct DirectRun {
   std::optional<direct::DirectResult> result;  // none if the program died without a result
   std::string failure;                         // why there is no result (signal, timeout, not a POEMS program)
+  std::string output;                          // the program's stdout, with ProgramOutput::Capture
 };
 
-// Runs `binary` as options.ranks simulated ranks. With `program_output_to_stderr`
-// the program's stdout goes to stderr (so `--format json` stays clean).
-// `timeout_seconds` <= 0: no limit.
-DirectRun run_direct_program(const std::string& binary, const std::vector<std::string>& args,
-                             const direct::DirectOptions& options, bool program_output_to_stderr,
-                             double timeout_seconds);
+// Where the program's stdout goes: ours, our stderr (so `--format json`
+// stays clean), or DirectRun::output.
+enum class ProgramOutput { Inherit, ToStderr, Capture };
 
-// poems-mpicxx of this build (beside the poems executable).
+// Runs `binary` as options.ranks simulated ranks; `timeout_seconds` <= 0: no limit.
+DirectRun run_direct_program(const std::string& binary, const std::vector<std::string>& args,
+                             const direct::DirectOptions& options, ProgramOutput output, double timeout_seconds);
+
+// A program of this build's bin directory (beside the poems executable).
+std::string bin_path(const std::string& name);
+
+// poems-mpicxx of this build.
 std::string mpicxx_path();
 
 // Compiles `source` with poems-mpicxx into a temporary directory; returns the

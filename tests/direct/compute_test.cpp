@@ -70,12 +70,16 @@ TEST(Compute, MeasuredTimeIsChargedBetweenCalls) {
   EXPECT_GE(r.sim.per_rank[0].compute + kP.o + kP.L + kP.recv_cpu(4), recv_done - r.sim.per_rank[1].compute);
 }
 
-TEST(Compute, ScaleZeroLeavesOnlyCharges) {
+TEST(Compute, ScaleZeroLeavesOnlyDelays) {
+  // Measured mode: POEMS_Compute describes code that was timed, so it adds
+  // nothing; POEMS_Advance stands for code that did not run, so it counts.
   DirectOptions o = model_options(1, kP);
   o.compute = ComputeMode::Measured;
   o.compute_scale = 0;
+  o.processor = wg(60);
   DirectResult r = run_ranks(o, [&](int, int) {
     spin(1'000'000);
+    POEMS_Compute(1000);
     POEMS_Advance(250);
     MPI_Barrier(MPI_COMM_WORLD);
   });

@@ -279,8 +279,10 @@ int MPI_File_open(MPI_Comm comm, const char* filename, int amode, MPI_Info info,
  * MPI-Sim's "special simulator function" does: a computation that is not
  * executed (its arrays need not exist) but costs time. */
 void POEMS_Advance(double ns);
-/* Charge `work` units of computation through the processor model
- * (processor[wg]: work x Wg). Fails the run if no processor model is set. */
+/* The computation just done (or skipped) was `work` units: under
+ * `--compute model` it costs what the processor model says (processor[wg]:
+ * work x Wg; the run fails if there is no processor model); under
+ * `--compute measured` it costs nothing more, the code's own CPU time counts. */
 void POEMS_Compute(double work);
 /* 1 when running under POEMS direct execution. */
 int POEMS_Direct(void);

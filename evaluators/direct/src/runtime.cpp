@@ -330,6 +330,8 @@ void Runtime::abort_run(int code) {
 }
 
 void Runtime::charge_task(const processor::TaskRequest& task) {
+  // Measured computation: the code the charge describes was timed already.
+  if (options_.compute != ComputeMode::Model) return;
   if (!processor_)
     fail("POEMS_Compute",
          "no processor model is set (run with a machine that has a hardware[processor] component, e.g. "

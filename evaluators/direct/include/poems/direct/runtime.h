@@ -69,7 +69,9 @@ DirectResult run(const Program& program, const std::vector<std::string>& args, c
 // The rank running now, and whether one is (for code that must know).
 bool in_rank();
 
-// Charges a task through the processor model (the C++ face of POEMS_Compute).
+// The computation just done (or skipped) was `task`: under ComputeMode::Model
+// it costs the processor model's time for it, under Measured nothing more
+// (the C++ face of POEMS_Compute, with the task's own parameters).
 void compute_task(const processor::TaskRequest& task);
 
 }  // namespace poems::direct
