@@ -144,8 +144,12 @@ void run(const DirectCliOptions& o, int& result) {
   std::string binary = o.program;
   if (is_source_file(o.program)) {
     std::string log;
-    auto built = compile_direct_program(o.program, log);
+    std::vector<std::string> shared;
+    auto built = compile_direct_program(o.program, log, shared);
     std::cerr << log;
+    for (const std::string& g : shared)
+      std::cerr << "poems: warning: " << o.program << " defines the mutable global '" << g
+                << "': all simulated ranks share it (docs/direct.md, \"Globals\")\n";
     if (!built) {
       std::cerr << "poems: error: cannot compile '" << o.program << "' with " << mpicxx_path() << '\n';
       result = kExitInputError;

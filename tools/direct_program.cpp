@@ -64,9 +64,11 @@ bool is_source_file(const std::string& path) {
   return ext == ".c" || ext == ".cc" || ext == ".cpp" || ext == ".cxx" || ext == ".C" || ext == ".c++";
 }
 
-std::optional<std::string> compile_direct_program(const std::string& source, std::string& log) {
+std::optional<std::string> compile_direct_program(const std::string& source, std::string& log,
+                                                  std::vector<std::string>& shared) {
   const fs::path dir = unique_temp("build");
   fs::create_directories(dir);
+  const fs::path object = dir / (fs::path(source).stem().string() + ".o");
   const fs::path binary = dir / fs::path(source).stem();
   const fs::path output = dir / "compiler.log";
   // poems-mpicxx is a shell script; the paths are quoted for the shell.
@@ -75,13 +77,38 @@ std::optional<std::string> compile_direct_program(const std::string& source, std
     for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
     return q + "'";
   };
-  const std::string command = quote(mpicxx_path()) + " -O2 -o " + quote(binary.string()) + " " + quote(source) + " > " +
-                              quote(output.string()) + " 2>&1";
-  const int status = std::system(command.c_str());
-  std::ifstream in(output);
-  std::stringstream text;
-  text << in.rdbuf();
-  log = text.str();
+  auto read = [](const fs::path& p) {
+    std::ifstream in(p);
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+  };
+  const std::string mpicxx = quote(mpicxx_path());
+  // Compile and link in two steps: the object holds the source's own symbols.
+  int status = std::system(
+      (mpicxx + " -O2 -c " + quote(source) + " -o " + quote(object.string()) + " > " + quote(output.string()) + " 2>&1")
+          .c_str());
+  log = read(output);
+  if (status != 0 || !fs::exists(object)) return std::nullopt;
+  const fs::path symbols = dir / "symbols.txt";
+  if (std::system(("nm -C --defined-only " + quote(object.string()) + " > " + quote(symbols.string()) + " 2>/dev/null")
+                      .c_str()) == 0) {
+    std::istringstream lines(read(symbols));
+    for (std::string line; std::getline(lines, line);) {
+      // "ADDRESS TYPE NAME": B/b (bss) and D/d (data) are writable.
+      std::istringstream fields(line);
+      std::string address, type, name;
+      if (!(fields >> address >> type) || type.size() != 1 || std::string("BbDd").find(type[0]) == std::string::npos)
+        continue;
+      std::getline(fields >> std::ws, name);
+      if (name.empty() || name.rfind("guard variable", 0) == 0 || name.rfind("__", 0) == 0 || name[0] == '.') continue;
+      shared.push_back(name);
+    }
+  }
+  status = std::system((mpicxx + " -O2 " + quote(object.string()) + " -o " + quote(binary.string()) + " > " +
+                        quote(output.string()) + " 2>&1")
+                           .c_str());
+  log += read(output);
   if (status != 0 || !fs::exists(binary)) return std::nullopt;
   return binary.string();
 }

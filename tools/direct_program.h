@@ -33,8 +33,11 @@ std::string bin_path(const std::string& name);
 std::string mpicxx_path();
 
 // Compiles `source` with poems-mpicxx into a temporary directory; returns the
-// binary's path, or nullopt with the compiler's output in `log`.
-std::optional<std::string> compile_direct_program(const std::string& source, std::string& log);
+// binary's path, or nullopt with the compiler's output in `log`. `shared`
+// receives the mutable global variables (and static locals) the source
+// defines: every simulated rank would share them (docs/direct.md, Globals).
+std::optional<std::string> compile_direct_program(const std::string& source, std::string& log,
+                                                  std::vector<std::string>& shared);
 
 // Whether `path` names a C or C++ source file (by its extension).
 bool is_source_file(const std::string& path);

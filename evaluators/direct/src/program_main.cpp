@@ -11,6 +11,13 @@
 #include "poems/direct/protocol.h"
 
 extern "C" int __real_main(int argc, char** argv, char** envp);
+extern "C" [[noreturn]] void __real_exit(int code);
+
+// exit() in the program (linked with -Wl,--wrap=exit) ends only the calling rank.
+extern "C" [[noreturn]] void __wrap_exit(int code) {
+  if (poems::direct::in_rank()) poems::direct::exit_rank(code);
+  __real_exit(code);
+}
 
 extern "C" int __wrap_main(int argc, char** argv, char** envp) {
   using namespace poems::direct;

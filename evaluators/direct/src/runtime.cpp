@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 #include "runtime_impl.h"
@@ -115,6 +116,7 @@ void Runtime::resume(Rank& k) {
   ++switches_;
   k.thread.resume();
   current_ = nullptr;
+  if (k.state == Rank::State::Finished && !k.thread.finished()) return;  // it called exit(): never resumed
   if (!stacks_->canary_intact(k.world)) {
     stop("rank " + std::to_string(k.world) + " overflowed its stack of " +
          std::to_string(stacks_->stack_bytes() >> 10) + " KiB (give a larger stack size)");
@@ -248,7 +250,9 @@ DirectResult Runtime::run() {
   try {
     out.sim = sim::simulate(*this, so, options_.max_stuck_listed);
   } catch (const RunStopped&) {
+    out.sim.completed = false;
   } catch (const sim::SimulationError& e) {
+    out.sim.completed = false;
     stop(std::string("internal error: the engine refused an operation: ") + e.what());
   } catch (...) {
     unwind_all();
@@ -327,6 +331,22 @@ void Runtime::abort_run(int code) {
   stop("rank " + std::to_string(k.world) + " called MPI_Abort with error code " + std::to_string(code));
   suspend(k);
   throw RankUnwind{};
+}
+
+void Runtime::exit_rank(int code) {
+  Rank& k = *current_;
+  if (!stopping_) enter("exit", false);  // (enter throws when stopping; exit() must not)
+  k.exit_code = code;
+  if (!k.finalized) {
+    stop("rank " + std::to_string(k.world) + " called exit(" + std::to_string(code) + ") before MPI_Finalize");
+  } else if (!stopping_) {
+    issue_compute();  // what it did after MPI_Finalize
+  }
+  // exit() runs no destructors of the rank's locals: its stack is left as it
+  // is and the thread is never resumed.
+  k.state = Rank::State::Finished;
+  k.thread.suspend();
+  std::abort();  // unreachable
 }
 
 void Runtime::charge_task(const processor::TaskRequest& task) {
@@ -439,6 +459,12 @@ DirectResult run(const Program& program, const std::vector<std::string>& args, c
 bool in_rank() {
   detail::Runtime* rt = detail::Runtime::active();
   return rt && rt->running();
+}
+
+void exit_rank(int code) {
+  detail::Runtime* rt = detail::Runtime::active();
+  if (!in_rank()) std::exit(code);
+  rt->exit_rank(code);
 }
 
 void compute_task(const processor::TaskRequest& task) {

@@ -162,6 +162,7 @@ class Runtime final : public taskgraph::ScheduleSource, public sim::ExecutionObs
   // Stops the run with an MPI error (MPI_ERRORS_ARE_FATAL), naming the call.
   [[noreturn]] void fail(const char* call, const std::string& message);
   [[noreturn]] void abort_run(int code);
+  [[noreturn]] void exit_rank(int code);
   void charge(double ps) { current_->compute_ps += ps; }
   void charge_task(const processor::TaskRequest& task);
 

@@ -66,8 +66,13 @@ using Program = std::function<int(int argc, char** argv)>;
 // for bad options and sim::SimulationError for engine faults.
 DirectResult run(const Program& program, const std::vector<std::string>& args, const DirectOptions& options);
 
-// The rank running now, and whether one is (for code that must know).
+// Whether a simulated rank is running now (on this thread).
 bool in_rank();
+
+// exit() called by a rank (programs built with poems-mpicxx link exit to
+// this): the rank ends there, as a process would; before MPI_Finalize that
+// stops the run, as mpirun would. Never returns.
+[[noreturn]] void exit_rank(int code);
 
 // The computation just done (or skipped) was `task`: under ComputeMode::Model
 // it costs the processor model's time for it, under Measured nothing more
