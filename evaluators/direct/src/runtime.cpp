@@ -117,7 +117,8 @@ void Runtime::resume(Rank& k) {
   k.thread.resume();
   current_ = nullptr;
   if (k.state == Rank::State::Finished && !k.thread.finished()) return;  // it called exit(): never resumed
-  if (!stacks_->canary_intact(k.world)) {
+  // With guard pages an overflow faults; without them the canary tells.
+  if (!stacks_->guarded() && !stacks_->canary_intact(k.world)) {
     stop("rank " + std::to_string(k.world) + " overflowed its stack of " +
          std::to_string(stacks_->stack_bytes() >> 10) + " KiB (give a larger stack size)");
     k.state = Rank::State::Finished;  // its stack cannot be trusted: never resume it
@@ -180,7 +181,8 @@ bool Runtime::completed(std::uint32_t rank, std::uint64_t op, Picoseconds time) 
   auto it = op_requests_.find(op_key(rank, op));
   if (it == op_requests_.end()) return false;
   Request& q = requests_[it->second];
-  op_requests_.erase(it);
+  // A receive's entry stays for matched(), which the engine calls in the same event.
+  if (q.kind != Request::Kind::Recv) op_requests_.erase(it);
   if (time > q.done_time) q.done_time = time;
   if (--q.remaining > 0) return false;
   q.done = true;
@@ -208,6 +210,7 @@ void Runtime::matched(std::uint32_t rank, std::uint64_t recv_op, std::uint32_t s
     throw RunStopped{};
   }
   Request& q = requests_[rq->second];
+  op_requests_.erase(rq);
   const Message& msg = m->second;
   if (msg.bytes > q.capacity) {
     stop("rank " + std::to_string(rank) + ": MPI_Recv: a message of " + std::to_string(msg.bytes) +

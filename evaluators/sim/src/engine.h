@@ -130,8 +130,7 @@ class Engine {
   void schedule_ready(std::uint32_t r, std::uint32_t pos);
   void start(std::uint32_t r, std::uint32_t pos);
   void arrive(std::uint32_t sender, std::uint32_t pos);
-  Picoseconds receive(std::uint32_t r, std::uint32_t recv_pos, std::uint64_t bytes, std::int32_t src,
-                      std::uint64_t send_op, Picoseconds at);
+  Picoseconds receive(std::uint32_t r, std::uint32_t recv_pos, std::uint64_t bytes, std::int32_t src, Picoseconds at);
   void finish_rendezvous(std::uint32_t sender, std::uint64_t op, Picoseconds matched);
   void complete(std::uint32_t r, std::uint32_t pos, Picoseconds t);
   void notify(RankState& rs, std::uint32_t r, std::uint32_t list, Picoseconds t);
@@ -141,10 +140,14 @@ class Engine {
   void touch(std::uint32_t r) {
     if (touched_count_ < 3) touched_[touched_count_++] = r;
   }
-  // Observed sources (direct execution): the rank's program may go on; it is
-  // read after the current event (observed.cpp).
+  // Observed sources (direct execution), out of line so the hot paths stay
+  // small (observed.cpp). Every call is about a rank the current event
+  // touched; a rank whose program may go on is read with the touched ones.
+  [[gnu::noinline, gnu::cold]] void observe_completion(std::uint32_t r, std::uint64_t op, Picoseconds t);
+  [[gnu::noinline, gnu::cold]] void observe_match(std::uint32_t r, std::uint64_t recv_op, std::uint32_t sender,
+                                                  std::uint64_t send_op, Picoseconds t);
+  [[gnu::noinline, gnu::cold]] void observe_unexpected(std::uint32_t dest, std::uint32_t sender, std::uint64_t op);
   void wake(std::uint32_t r);
-  void read_woken();
 
   // Matching queues.
   std::uint32_t new_pending();
@@ -190,7 +193,6 @@ class Engine {
   std::vector<Span> timeline_;
   std::vector<std::uint32_t> ready_scratch_;
   ExecutionObserver* observer_;
-  std::vector<std::uint32_t> woken_;  // ranks to read after the current event
 };
 
 }  // namespace poems::sim::detail

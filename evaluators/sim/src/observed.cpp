@@ -1,27 +1,28 @@
-// Direct execution's side of the engine (poems/sim/observer.h): ranks whose
-// programs may go on are read once the current event is handled.
+// The engine's side of direct execution (poems/sim/observer.h), kept out of
+// the hot functions: they only test whether an observer is set.
 #include "engine.h"
+#include "poems/sim/observer.h"
 
 namespace poems::sim::detail {
 
 void Engine::wake(std::uint32_t r) {
   RankState& rs = ranks_[r];
   rs.blocked = false;
-  if (!rs.woken) {
-    rs.woken = true;
-    woken_.push_back(r);
-  }
+  rs.woken = true;       // read() pulls at least once
+  rs.wants_read = true;  // the rank is among the touched ones: read after the event
 }
 
-// Reading a woken rank runs its program, which may complete nothing (only
-// events do), so no rank is woken while this runs; index-based anyway.
-void Engine::read_woken() {
-  for (std::size_t i = 0; i < woken_.size(); ++i) {
-    const std::uint32_t r = woken_[i];
-    read(r);
-    retire(r);
-  }
-  woken_.clear();
+void Engine::observe_completion(std::uint32_t r, std::uint64_t op, Picoseconds t) {
+  if (observer_->completed(r, op, t)) wake(r);
+}
+
+void Engine::observe_match(std::uint32_t r, std::uint64_t recv_op, std::uint32_t sender, std::uint64_t send_op,
+                           Picoseconds t) {
+  observer_->matched(r, recv_op, sender, send_op, t);
+}
+
+void Engine::observe_unexpected(std::uint32_t dest, std::uint32_t sender, std::uint64_t op) {
+  if (observer_->arrived_unexpected(dest, sender, op, now_)) wake(dest);
 }
 
 }  // namespace poems::sim::detail

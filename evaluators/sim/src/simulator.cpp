@@ -12,7 +12,6 @@
 #include <new>
 
 #include "engine.h"
-#include "poems/sim/observer.h"
 
 namespace poems::sim {
 namespace detail {
@@ -269,8 +268,8 @@ void Engine::complete(std::uint32_t r, std::uint32_t pos, Picoseconds t) {
   ++operations_;
   std::uint32_t list = s.done_succ;
   s.done_succ = kNone;
-  if (observer_ && observer_->completed(r, rs.base + pos, t)) [[unlikely]]
-    wake(r);
+  if (observer_) [[unlikely]]
+    observe_completion(r, rs.base + pos, t);
   notify(rs, r, list, t);
 }
 
@@ -334,7 +333,9 @@ void Engine::start(std::uint32_t r, std::uint32_t pos) {
     if ((s.peer == kAnySource || s.peer == m.src) && (s.tag == kAnyTag || s.tag == m.tag) && s.comm == m.comm) {
       const Pending msg = m;
       unlink(rs.unexpected, prev, e);
-      Picoseconds matched = receive(r, pos, msg.bytes, msg.src, msg.op, now_);
+      Picoseconds matched = receive(r, pos, msg.bytes, msg.src, now_);
+      if (observer_) [[unlikely]]
+        observe_match(r, rs.base + pos, static_cast<std::uint32_t>(msg.src), msg.op, matched);
       if (p_.rendezvous(msg.bytes)) finish_rendezvous(static_cast<std::uint32_t>(msg.src), msg.op, matched);
       return;
     }
@@ -363,7 +364,9 @@ void Engine::arrive(std::uint32_t sender, std::uint32_t pos) {
         rq.comm == comm) {
       const auto recv_pos = static_cast<std::uint32_t>(rq.op - rs.base);
       unlink(rs.posted, prev, e);
-      Picoseconds matched = receive(dest, recv_pos, bytes, static_cast<std::int32_t>(sender), op, now_);
+      Picoseconds matched = receive(dest, recv_pos, bytes, static_cast<std::int32_t>(sender), now_);
+      if (observer_) [[unlikely]]
+        observe_match(dest, rs.base + recv_pos, sender, op, matched);
       if (p_.rendezvous(bytes)) finish_rendezvous(sender, op, matched);
       return;
     }
@@ -371,14 +374,14 @@ void Engine::arrive(std::uint32_t sender, std::uint32_t pos) {
   std::uint32_t e = new_pending();
   pending_[e] = Pending{op, bytes, now_, static_cast<std::int32_t>(sender), tag, comm, kNone};
   append(rs.unexpected, e);
-  if (observer_ && observer_->arrived_unexpected(dest, sender, op, now_)) [[unlikely]]
-    wake(dest);
+  if (observer_) [[unlikely]]
+    observe_unexpected(dest, sender, op);
 }
 
 // The matched message is processed once the receiving CPU and NIC are free:
 // CPU o + max((s-1)O, (s-1)G), NIC g + (s-1)G. Returns the processing start.
 Picoseconds Engine::receive(std::uint32_t r, std::uint32_t recv_pos, std::uint64_t bytes, std::int32_t src,
-                            std::uint64_t send_op, Picoseconds at) {
+                            Picoseconds at) {
   RankState& rs = ranks_[r];
   const Slot& s = rs.slots[recv_pos];
   Picoseconds& cpu = cpu_free(r, s.cpu);
@@ -389,8 +392,6 @@ Picoseconds Engine::receive(std::uint32_t r, std::uint32_t recv_pos, std::uint64
   nic = t0 + p_.recv_nic(bytes);
   rs.overhead += busy;
   if (options_.record_timeline) timeline_.push_back(Span{r, s.cpu, Span::Recv, src, t0, t0 + busy, bytes, s.node});
-  if (observer_) [[unlikely]]
-    observer_->matched(r, rs.base + recv_pos, static_cast<std::uint32_t>(src), send_op, t0);
   complete(r, recv_pos, t0 + busy);
   return t0;
 }
@@ -572,8 +573,6 @@ SimulationResult Engine::run(std::size_t max_stuck_listed) {
       if (ranks_[t].wants_read) read(t);
       if (lazy_) retire(t);  // windows read up front live in the arena until the end
     }
-    if (!woken_.empty()) [[unlikely]]
-      read_woken();
   }
   // Operations complete at known future times without an event of their own;
   // everything that completed is finished now.

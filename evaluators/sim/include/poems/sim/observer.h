@@ -28,8 +28,8 @@ class ExecutionObserver {
   // Return true if the rank now has operations to read (its program may go on).
   virtual bool completed(std::uint32_t rank, std::uint64_t op, taskgraph::Picoseconds time) = 0;
   // `rank`'s receive `recv_op` was matched with `sender`'s send `send_op`;
-  // the message is processed from `time` on. Called before the receive's
-  // completed().
+  // the message is processed from `time` on. Called in the same event as the
+  // receive's completed() (before the rank is read again).
   virtual void matched(std::uint32_t rank, std::uint64_t recv_op, std::uint32_t sender, std::uint64_t send_op,
                        taskgraph::Picoseconds time) = 0;
   // `sender`'s send `send_op` reached `rank` at `time` and no posted receive
