@@ -178,17 +178,18 @@ std::size_t Runtime::pull(std::uint32_t rank, std::size_t max_ops, taskgraph::Op
 // ---- ExecutionObserver -------------------------------------------------------------
 
 bool Runtime::completed(std::uint32_t rank, std::uint64_t op, Picoseconds time) {
-  auto it = op_requests_.find(op_key(rank, op));
-  if (it == op_requests_.end()) return false;
-  Request& q = requests_[it->second];
-  // A receive's entry stays for matched(), which the engine calls in the same event.
-  if (q.kind != Request::Kind::Recv) op_requests_.erase(it);
+  Rank& k = ranks_[rank];
+  if (k.tracked.empty()) return false;
+  const std::uint32_t id = k.untrack(op, true);
+  if (id == kNoRequest) return false;
+  Request& q = requests_[id];
+  // A receive stays tracked for matched(), which the engine calls in the same event.
+  if (q.kind != Request::Kind::Recv) k.untrack(op);
   if (time > q.done_time) q.done_time = time;
   if (--q.remaining > 0) return false;
   q.done = true;
   if (!q.waited) return false;
   q.waited = false;
-  Rank& k = ranks_[rank];
   if (--k.waiting > 0) return false;
   k.state = Rank::State::Ready;
   return true;
@@ -204,13 +205,12 @@ void Runtime::matched(std::uint32_t rank, std::uint64_t recv_op, std::uint32_t s
       k.unexpected.erase(u);
       break;
     }
-  auto rq = op_requests_.find(op_key(rank, recv_op));
-  if (rq == op_requests_.end()) {
+  const std::uint32_t id = k.untrack(recv_op);
+  if (id == kNoRequest) {
     stop("internal error: rank " + std::to_string(rank) + " received a message without a receive request");
     throw RunStopped{};
   }
-  Request& q = requests_[rq->second];
-  op_requests_.erase(rq);
+  Request& q = requests_[id];
   const Message& msg = m->second;
   if (msg.bytes > q.capacity) {
     stop("rank " + std::to_string(rank) + ": MPI_Recv: a message of " + std::to_string(msg.bytes) +
@@ -415,7 +415,7 @@ void Runtime::free_request(std::uint32_t id) {
 
 void Runtime::expect(std::uint32_t request, std::uint64_t op) {
   Request& q = requests_[request];
-  op_requests_[op_key(q.rank, op)] = request;
+  ranks_[q.rank].tracked.emplace_back(op, request);
   ++q.remaining;
   q.op = op;
 }

@@ -118,6 +118,19 @@ struct Rank {
   double compute_ps = 0;          // computation not yet issued
   std::uint64_t cpu_mark = 0;     // host CPU clock when the program last left an MPI call
   std::uint32_t waiting = 0;      // requests it is blocked on
+  // Operations whose completion a request counts: (operation, request). A
+  // rank has a few at a time, completing mostly in order.
+  std::vector<std::pair<std::uint64_t, std::uint32_t>> tracked;
+  // The request tracking `op` (kNoRequest if none); `keep` leaves it tracked.
+  std::uint32_t untrack(std::uint64_t op, bool keep = false) {
+    for (std::size_t i = 0; i < tracked.size(); ++i)
+      if (tracked[i].first == op) {
+        const std::uint32_t id = tracked[i].second;
+        if (!keep) tracked.erase(tracked.begin() + static_cast<std::ptrdiff_t>(i));
+        return id;
+      }
+    return kNoRequest;
+  }
   struct {
     bool active = false;
     std::int32_t source = -1;  // world rank or -1
@@ -235,9 +248,8 @@ class Runtime final : public taskgraph::ScheduleSource, public sim::ExecutionObs
   std::unordered_map<const char*, std::uint32_t> node_by_literal_;  // labels are string literals
   std::uint32_t compute_node_ = 0;
   std::vector<Request> requests_;
-  std::uint32_t free_requests_ = 0;                               // 1 + index of the first free request; 0 = none
-  std::unordered_map<std::uint64_t, std::uint32_t> op_requests_;  // op_key -> request
-  std::unordered_map<std::uint64_t, Message> messages_;           // op_key of the send -> message
+  std::uint32_t free_requests_ = 0;                      // 1 + index of the first free request; 0 = none
+  std::unordered_map<std::uint64_t, Message> messages_;  // op_key of the send -> message
   std::vector<std::unique_ptr<Comm>> comms_;
   std::map<CollectiveKey, Collective> collectives_;
   std::unique_ptr<processor::ProcessorModel> processor_;

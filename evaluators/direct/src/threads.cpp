@@ -65,9 +65,12 @@ StackRegion::StackRegion(std::size_t count, std::size_t bytes) : count_(count) {
     throw std::runtime_error("cannot reserve " + std::to_string(mapped_ >> 20) + " MiB of address space for " +
                              std::to_string(count) + " rank stacks (lower the stack size)");
   base_ = static_cast<char*>(p);
+  // Guard pages, or (beyond the map count) a canary in each stack's last page.
   for (std::size_t i = 0; i < count; ++i) {
-    if (guards_) ::mprotect(base_ + i * stride_, page_, PROT_NONE);
-    std::memcpy(bottom(i), &kCanary, sizeof kCanary);
+    if (guards_)
+      ::mprotect(base_ + i * stride_, page_, PROT_NONE);
+    else
+      std::memcpy(bottom(i), &kCanary, sizeof kCanary);
   }
 }
 
