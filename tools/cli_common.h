@@ -26,6 +26,11 @@ void register_analyze(CLI::App& app, int& result);
 void register_taskgraph(CLI::App& app, int& result);
 void register_compile(CLI::App& app, int& result);
 void register_run(CLI::App& app, int& result);
+void register_direct(CLI::App& app, int& result);
+// mpirun's spelling `poems direct PROGRAM -np 4`: rewrites -np to --np before
+// parsing (CLI11 short options have one letter); the program's arguments
+// after `--` are left alone.
+void normalize_direct_arguments(int argc, char** argv);
 
 // Parses repeated `--set name=value` options; values take units ("5.3us",
 // "32KiB"). Throws CLI::ValidationError naming the bad option.

@@ -18,6 +18,8 @@ int main(int argc, char** argv) {
   poems::cli::register_taskgraph(app, result);
   poems::cli::register_compile(app, result);
   poems::cli::register_run(app, result);
+  poems::cli::register_direct(app, result);
+  poems::cli::normalize_direct_arguments(argc, argv);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

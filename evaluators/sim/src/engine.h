@@ -118,6 +118,8 @@ struct RankState {
   Queue posted, unexpected;
   bool exhausted = false;   // the source has no more operations for this rank
   bool wants_read = false;  // the window's last operation became ready (lazy reading)
+  bool blocked = false;     // observed source: the rank's program waits (pull said kBlocked)
+  bool woken = false;       // observed source: pull at least once, the program may go on
   Picoseconds finish = 0, compute = 0, overhead = 0;
   std::uint64_t last_send = 0;  // critical-path mode: 1 + index of the last send read, 0 if none
 };
@@ -188,6 +190,14 @@ class Engine {
   void touch(std::uint32_t r) {
     if (touched_count_ < 3) touched_[touched_count_++] = r;
   }
+  // Observed sources (direct execution), out of line so the hot paths stay
+  // small (observed.cpp). Every call is about a rank the current event
+  // touched; a rank whose program may go on is read with the touched ones.
+  [[gnu::noinline, gnu::cold]] void observe_completion(std::uint32_t r, std::uint64_t op, Picoseconds t);
+  [[gnu::noinline, gnu::cold]] void observe_match(std::uint32_t r, std::uint64_t recv_op, std::uint32_t sender,
+                                                  std::uint64_t send_op, Picoseconds t);
+  [[gnu::noinline, gnu::cold]] void observe_unexpected(std::uint32_t dest, std::uint32_t sender, std::uint64_t op);
+  void wake(std::uint32_t r);
 
   // Matching queues.
   std::uint32_t new_pending();
@@ -233,6 +243,7 @@ class Engine {
   std::uint32_t touched_count_ = 0;
   std::vector<Span> timeline_;
   std::vector<std::uint32_t> ready_scratch_;
+  ExecutionObserver* observer_;
 };
 
 }  // namespace poems::sim::detail

@@ -62,8 +62,10 @@ Engine::Engine(taskgraph::ScheduleSource& source, const SimulationOptions& optio
       sync_(options.rendezvous_handshake ? 2 * (options.params.L + options.params.o) : options.params.L),
       queuing_(options.resource_queuing),
       lazy_(source.issues_in_order()),
-      nranks_(source.ranks()) {
+      nranks_(source.ranks()),
+      observer_(options.observer) {
   if (options.cpus == 0 || options.cpus > 256) throw SimulationError("cpus per process must be in 1..256");
+  if (observer_ && !lazy_) throw SimulationError("an observed source must issue its operations in order");
   if (options.nics == 0 || options.nics > 256) throw SimulationError("NICs per process must be in 1..256");
   std::pmr::memory_resource* windows = lazy_ ? static_cast<std::pmr::memory_resource*>(&window_pool_) : &arena_;
   ranks_.reserve(nranks_);
@@ -86,7 +88,10 @@ void Engine::read(std::uint32_t r) {
     // and double up to chunk_ops, so a rank whose operations mostly wait (a
     // collective's rounds) holds a few slots, not its whole stream.
     std::size_t want = std::min<std::size_t>(options_.chunk_ops, kFirstPull);
-    while (!rs.exhausted && (rs.slots.size() == rs.head || rs.slots.back().pending == 0)) {
+    bool woken = rs.woken;  // an observed source's program may go on: pull once in any case
+    rs.woken = false;
+    while (!rs.exhausted && !rs.blocked && (woken || rs.slots.size() == rs.head || rs.slots.back().pending == 0)) {
+      woken = false;
       pull_chunk(r, want);
       want = std::min(2 * want, options_.chunk_ops);
     }
@@ -100,6 +105,11 @@ void Engine::pull_chunk(std::uint32_t r, std::size_t max_ops) {
   RankState& rs = ranks_[r];
   buffer_.clear();
   std::size_t n = source_.pull(r, max_ops, buffer_);
+  if (n == taskgraph::ScheduleSource::kBlocked) {
+    if (!observer_) bad_input(r, rs.base + rs.slots.size(), 0, "the source blocks but nothing observes the run");
+    rs.blocked = true;
+    return;
+  }
   if (n == 0) {
     rs.exhausted = true;
     return;
@@ -202,8 +212,12 @@ void Engine::add_op(std::uint32_t r, const taskgraph::Operation& op, const taskg
   }
   rs.slots.push_back(s);
   if (s.pending == 0) {
-    if (lazy_ && s.ready < now_)
-      bad_input(r, index, op.node, "became ready before it was read: the source breaks its issues_in_order() promise");
+    if (lazy_ && s.ready < now_) {
+      if (!observer_)
+        bad_input(r, index, op.node,
+                  "became ready before it was read: the source breaks its issues_in_order() promise");
+      rs.slots.back().ready = now_;  // a running program issues it now
+    }
     schedule_ready(r, pos);
   }
 }
@@ -273,6 +287,8 @@ void Engine::complete(std::uint32_t r, std::uint32_t pos, Picoseconds t) {
   ++operations_;
   std::uint32_t list = s.done_succ;
   s.done_succ = kNone;
+  if (observer_) [[unlikely]]
+    observe_completion(r, rs.base + pos, t);
   notify(rs, r, list, t);
 }
 
@@ -337,6 +353,8 @@ void Engine::start(std::uint32_t r, std::uint32_t pos) {
       const Pending msg = m;
       unlink(rs.unexpected, prev, e);
       Picoseconds matched = receive(r, pos, msg.bytes, msg.src, now_);
+      if (observer_) [[unlikely]]
+        observe_match(r, rs.base + pos, static_cast<std::uint32_t>(msg.src), msg.op, matched);
       if (p_.rendezvous(msg.bytes)) finish_rendezvous(static_cast<std::uint32_t>(msg.src), msg.op, matched);
       return;
     }
@@ -366,6 +384,8 @@ void Engine::arrive(std::uint32_t sender, std::uint32_t pos) {
       const auto recv_pos = static_cast<std::uint32_t>(rq.op - rs.base);
       unlink(rs.posted, prev, e);
       Picoseconds matched = receive(dest, recv_pos, bytes, static_cast<std::int32_t>(sender), now_);
+      if (observer_) [[unlikely]]
+        observe_match(dest, rs.base + recv_pos, sender, op, matched);
       if (p_.rendezvous(bytes)) finish_rendezvous(sender, op, matched);
       return;
     }
@@ -373,6 +393,8 @@ void Engine::arrive(std::uint32_t sender, std::uint32_t pos) {
   std::uint32_t e = new_pending();
   pending_[e] = Pending{op, bytes, now_, static_cast<std::int32_t>(sender), tag, comm, kNone};
   append(rs.unexpected, e);
+  if (observer_) [[unlikely]]
+    observe_unexpected(dest, sender, op);
 }
 
 // The matched message is processed once the receiving CPU and NIC are free:

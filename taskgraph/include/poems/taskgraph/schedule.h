@@ -72,6 +72,11 @@ class ScheduleSource {
   // appended; 0 means the rank has no more. One virtual call per chunk, never
   // per operation.
   virtual std::size_t pull(std::uint32_t rank, std::size_t max_ops, OpBuffer& out) = 0;
+  // pull's answer for a rank that has no operation yet but is not finished:
+  // a running program blocked in a call until one of its operations completes
+  // (direct execution). Only a source that the simulator reports completions
+  // to (sim::ExecutionObserver) gives it; it asks to be pulled again.
+  static constexpr std::size_t kBlocked = ~std::size_t{0};
   // Static node descriptions, indexed by Operation::node (index 0 = none).
   virtual const std::vector<NodeInfo>& nodes() const = 0;
   // True if no operation can become ready while an earlier operation of its

@@ -13,6 +13,8 @@
 
 namespace poems::sim {
 
+class ExecutionObserver;
+
 struct SimulationOptions {
   LogGOPS params;
   std::uint32_t cpus = 1;  // per process
@@ -33,6 +35,10 @@ struct SimulationOptions {
   bool per_rank_results = true;
   // Operations read per pull when a source is read lazily.
   std::size_t chunk_ops = 256;
+  // Direct execution: told of completions, matches and unexpected arrivals
+  // (poems/sim/observer.h); the source may then answer pulls with
+  // ScheduleSource::kBlocked. Needs a source that issues_in_order().
+  ExecutionObserver* observer = nullptr;
 };
 
 struct RankResult {

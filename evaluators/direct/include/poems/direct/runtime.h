@@ -1,0 +1,82 @@
+// Direct execution (`simulation[direct]`, DESIGN 5.3; MPI-Sim in POEMS
+// section 4.3, SMP-SIM in seed 004): a real MPI program runs as P ranks on
+// user-level threads in this process against the simulated MPI of <mpi.h>.
+// Its MPI calls become operations of the simulator's engine (evaluators/sim,
+// LogGOPS costs, MPI matching, collectives of the shared algorithm library),
+// its computation between calls is timed on the host or charged through the
+// processor model, and a call that must wait resumes only when the engine
+// has simulated what it waits for. docs/direct.md has the details.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "poems/processor/processor_model.h"
+#include "poems/sim/simulator.h"
+#include "poems/taskgraph/collectives.h"
+
+namespace poems::direct {
+
+enum class ComputeMode : std::uint8_t {
+  Measured,  // host CPU time of the rank between MPI calls (× compute_scale), plus charges
+  Model,     // only what the program charges (POEMS_Compute through the processor model, POEMS_Advance)
+};
+
+struct DirectOptions {
+  std::uint32_t ranks = 1;
+  sim::SimulationOptions sim;  // LogGOPS parameters, CPUs/NICs, handshake (observer is set internally)
+  ComputeMode compute = ComputeMode::Measured;
+  double compute_scale = 1.0;  // Measured: host CPU ns × scale = simulated ns
+  // The processor model behind POEMS_Compute (e.g. processor[wg] with Wg).
+  std::optional<processor::ProcessorSpec> processor;
+  // Cost of an MPI_Test / MPI_Iprobe that finds nothing, so a polling loop
+  // advances virtual time even when computation is not measured.
+  taskgraph::Picoseconds poll_cost = 100'000;
+  // Collective algorithms by operation (default: the library's first).
+  std::map<taskgraph::CollectiveOp, taskgraph::CollectiveAlgorithm> algorithms;
+  std::size_t stack_bytes = std::size_t{256} << 10;  // per rank (virtual; pages are touched on use)
+  std::size_t max_stuck_listed = 16;
+};
+
+struct DirectResult {
+  sim::SimulationResult sim;    // the engine's result: per-rank finish and breakdown, events, deadlocks
+  std::vector<int> exit_codes;  // each rank's return value of main (or -1 if it never returned)
+  // Empty if the run completed; else why it stopped (MPI_Abort, an MPI
+  // error, an exception in a rank, a deadlock, an unsupported call).
+  std::string error;
+  int abort_code = 0;               // MPI_Abort's errorcode
+  double host_seconds = 0;          // wall time of the whole run
+  double measured_cpu_seconds = 0;  // host CPU time measured between MPI calls, all ranks
+  std::uint64_t switches = 0;       // user-level thread switches
+  std::uint64_t mpi_calls = 0;
+  std::size_t peak_rss_bytes = 0;  // of this process, at the end
+  bool completed() const { return error.empty() && sim.completed; }
+};
+
+// A rank's program: main(argc, argv) of an MPI program.
+using Program = std::function<int(int argc, char** argv)>;
+
+// Runs `program` as options.ranks ranks. Never throws for the program's
+// faults (they end up in DirectResult::error); throws std::invalid_argument
+// for bad options and sim::SimulationError for engine faults.
+DirectResult run(const Program& program, const std::vector<std::string>& args, const DirectOptions& options);
+
+// Whether a simulated rank is running now (on this thread).
+bool in_rank();
+
+// exit() called by a rank (programs built with poems-mpicxx link exit to
+// this): the rank ends there, as a process would; before MPI_Finalize that
+// stops the run, as mpirun would. Never returns.
+[[noreturn]] void exit_rank(int code);
+
+// The computation just done (or skipped) was `task`: under ComputeMode::Model
+// it costs the processor model's time for it, under Measured nothing more
+// (the C++ face of POEMS_Compute, with the task's own parameters).
+void compute_task(const processor::TaskRequest& task);
+
+}  // namespace poems::direct

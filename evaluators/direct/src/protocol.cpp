@@ -1,0 +1,173 @@
+#include "poems/direct/protocol.h"
+
+#include <stdexcept>
+#include <string>
+
+namespace poems::direct {
+
+namespace {
+
+using nlohmann::json;
+using taskgraph::Picoseconds;
+
+template <typename T>
+T field(const json& j, const char* name) {
+  auto it = j.find(name);
+  if (it == j.end()) throw std::invalid_argument(std::string("direct-execution JSON: missing field '") + name + "'");
+  try {
+    return it->get<T>();
+  } catch (const json::exception&) {
+    throw std::invalid_argument(std::string("direct-execution JSON: field '") + name + "' has the wrong type");
+  }
+}
+
+template <typename T>
+T field_or(const json& j, const char* name, T fallback) {
+  return j.contains(name) ? field<T>(j, name) : fallback;
+}
+
+}  // namespace
+
+json options_to_json(const DirectOptions& o) {
+  const sim::LogGOPS& p = o.sim.params;
+  json j = {{"ranks", o.ranks},
+            {"L_ps", p.L},
+            {"o_ps", p.o},
+            {"g_ps", p.g},
+            {"G_fs_per_byte", p.G},
+            {"O_fs_per_byte", p.O},
+            {"S_bytes", p.S},
+            {"rendezvous_handshake", o.sim.rendezvous_handshake},
+            {"cpus", o.sim.cpus},
+            {"nics", o.sim.nics},
+            {"compute", o.compute == ComputeMode::Model ? "model" : "measured"},
+            {"compute_scale", o.compute_scale},
+            {"poll_cost_ps", o.poll_cost},
+            {"stack_bytes", o.stack_bytes},
+            {"max_stuck_listed", o.max_stuck_listed}};
+  json algorithms = json::object();
+  for (const auto& [op, a] : o.algorithms)
+    algorithms[taskgraph::collective_op_name(op)] = taskgraph::collective_algorithm_name(a);
+  j["algorithms"] = algorithms;
+  if (o.processor) {
+    j["processor"] = {{"component", o.processor->component},
+                      {"evaluator", o.processor->evaluator},
+                      {"numbers", o.processor->numbers},
+                      {"strings", o.processor->strings}};
+  }
+  return j;
+}
+
+DirectOptions options_from_json(const json& j) {
+  if (!j.is_object()) throw std::invalid_argument("direct-execution options: not a JSON object");
+  DirectOptions o;
+  o.ranks = field<std::uint32_t>(j, "ranks");
+  sim::LogGOPS& p = o.sim.params;
+  p.L = field_or<Picoseconds>(j, "L_ps", p.L);
+  p.o = field_or<Picoseconds>(j, "o_ps", p.o);
+  p.g = field_or<Picoseconds>(j, "g_ps", p.g);
+  p.G = field_or<std::uint64_t>(j, "G_fs_per_byte", p.G);
+  p.O = field_or<std::uint64_t>(j, "O_fs_per_byte", p.O);
+  p.S = field_or<std::uint64_t>(j, "S_bytes", p.S);
+  o.sim.rendezvous_handshake = field_or<bool>(j, "rendezvous_handshake", false);
+  o.sim.cpus = field_or<std::uint32_t>(j, "cpus", 1);
+  o.sim.nics = field_or<std::uint32_t>(j, "nics", 1);
+  const std::string compute = field_or<std::string>(j, "compute", "measured");
+  if (compute != "measured" && compute != "model")
+    throw std::invalid_argument("direct-execution options: compute must be 'measured' or 'model', not '" + compute +
+                                "'");
+  o.compute = compute == "model" ? ComputeMode::Model : ComputeMode::Measured;
+  o.compute_scale = field_or<double>(j, "compute_scale", 1.0);
+  o.poll_cost = field_or<Picoseconds>(j, "poll_cost_ps", o.poll_cost);
+  o.stack_bytes = field_or<std::size_t>(j, "stack_bytes", o.stack_bytes);
+  o.max_stuck_listed = field_or<std::size_t>(j, "max_stuck_listed", o.max_stuck_listed);
+  if (j.contains("algorithms")) {
+    for (const auto& [name, value] : j.at("algorithms").items()) {
+      auto op = taskgraph::parse_collective_op(name);
+      auto a = value.is_string() ? taskgraph::parse_collective_algorithm(value.get<std::string>()) : std::nullopt;
+      if (!op || !a)
+        throw std::invalid_argument("direct-execution options: bad collective algorithm for '" + name + "'");
+      o.algorithms[*op] = *a;
+    }
+  }
+  if (j.contains("processor")) {
+    const json& pj = j.at("processor");
+    processor::ProcessorSpec spec;
+    spec.component = field<std::string>(pj, "component");
+    spec.evaluator = field<std::string>(pj, "evaluator");
+    spec.numbers = field_or<std::map<std::string, double>>(pj, "numbers", {});
+    spec.strings = field_or<std::map<std::string, std::string>>(pj, "strings", {});
+    o.processor = spec;
+  }
+  return o;
+}
+
+json result_to_json(const DirectResult& r) {
+  const sim::SimulationResult& s = r.sim;
+  json ranks = json::array();
+  for (const sim::RankResult& rr : s.per_rank) ranks.push_back({rr.finish, rr.compute, rr.overhead, rr.wait});
+  json stuck = json::array();
+  for (const sim::StuckRank& st : s.stuck) stuck.push_back({{"rank", st.rank}, {"waits", st.waits}});
+  return {{"ranks", s.ranks},
+          {"per_rank", ranks},  // [finish, compute, overhead, wait] in ps
+          {"max_finish_ps", s.max_finish},
+          {"max_finish_rank", s.max_finish_rank},
+          {"total_compute_ps", s.total_compute},
+          {"total_overhead_ps", s.total_overhead},
+          {"total_wait_ps", s.total_wait},
+          {"events", s.events},
+          {"operations", s.operations},
+          {"messages", s.messages},
+          {"peak_queue", s.peak_queue},
+          {"peak_window_ops", s.peak_window_ops},
+          {"simulation_wall_seconds", s.wall_seconds},
+          {"completed", s.completed},
+          {"stuck", stuck},
+          {"stuck_total", s.stuck_total},
+          {"exit_codes", r.exit_codes},
+          {"error", r.error},
+          {"abort_code", r.abort_code},
+          {"host_seconds", r.host_seconds},
+          {"measured_cpu_seconds", r.measured_cpu_seconds},
+          {"switches", r.switches},
+          {"mpi_calls", r.mpi_calls},
+          {"peak_rss_bytes", r.peak_rss_bytes}};
+}
+
+DirectResult result_from_json(const json& j) {
+  if (!j.is_object()) throw std::invalid_argument("direct-execution result: not a JSON object");
+  DirectResult r;
+  sim::SimulationResult& s = r.sim;
+  s.ranks = field<std::uint32_t>(j, "ranks");
+  for (const json& rr : field<json>(j, "per_rank")) {
+    if (!rr.is_array() || rr.size() != 4) throw std::invalid_argument("direct-execution result: bad per_rank entry");
+    s.per_rank.push_back(
+        {rr[0].get<Picoseconds>(), rr[1].get<Picoseconds>(), rr[2].get<Picoseconds>(), rr[3].get<Picoseconds>()});
+  }
+  s.max_finish = field<Picoseconds>(j, "max_finish_ps");
+  s.max_finish_rank = field<std::uint32_t>(j, "max_finish_rank");
+  s.total_compute = field<Picoseconds>(j, "total_compute_ps");
+  s.total_overhead = field<Picoseconds>(j, "total_overhead_ps");
+  s.total_wait = field<Picoseconds>(j, "total_wait_ps");
+  s.events = field<std::uint64_t>(j, "events");
+  s.operations = field<std::uint64_t>(j, "operations");
+  s.messages = field<std::uint64_t>(j, "messages");
+  s.peak_queue = field<std::uint64_t>(j, "peak_queue");
+  s.peak_window_ops = field<std::uint64_t>(j, "peak_window_ops");
+  s.wall_seconds = field<double>(j, "simulation_wall_seconds");
+  s.completed = field<bool>(j, "completed");
+  for (const json& st : field<json>(j, "stuck"))
+    s.stuck.push_back({field<std::uint32_t>(st, "rank"), field<std::vector<std::string>>(st, "waits")});
+  s.stuck_total = field<std::uint64_t>(j, "stuck_total");
+  r.exit_codes = field<std::vector<int>>(j, "exit_codes");
+  r.error = field<std::string>(j, "error");
+  r.abort_code = field<int>(j, "abort_code");
+  r.host_seconds = field<double>(j, "host_seconds");
+  r.measured_cpu_seconds = field<double>(j, "measured_cpu_seconds");
+  r.switches = field<std::uint64_t>(j, "switches");
+  r.mpi_calls = field<std::uint64_t>(j, "mpi_calls");
+  r.peak_rss_bytes = field<std::size_t>(j, "peak_rss_bytes");
+  return r;
+}
+
+}  // namespace poems::direct

@@ -1,0 +1,109 @@
+// Computation between MPI calls: measured host CPU time (scaled), charges
+// through the processor model (POEMS_Compute) and plain delays
+// (POEMS_Advance, the memory-reduced mode's stand-in for skipped code).
+#include <cmath>
+#include <vector>
+
+#include "direct_test_util.h"
+
+namespace poems::direct::testing {
+namespace {
+
+const sim::LogGOPS kP{};
+
+processor::ProcessorSpec wg(double ns) {
+  processor::ProcessorSpec s;
+  s.component = "Opteron";
+  s.evaluator = "processor[wg]";
+  s.numbers["Wg"] = ns;
+  return s;
+}
+
+// Keeps the optimizer from dropping the loop.
+volatile double sink = 0;
+void spin(int n) {
+  double x = 0;
+  for (int i = 0; i < n; ++i) x += std::sqrt(static_cast<double>(i));
+  sink = x;
+}
+
+TEST(Compute, ProcessorModelChargesWorkTimesWg) {
+  DirectOptions o = model_options(2, kP);
+  o.processor = wg(60);
+  std::vector<Picoseconds> t(2);
+  DirectResult r = run_ranks(o, [&](int rank, int) {
+    POEMS_Compute(100.0 * (rank + 1));  // 6 us and 12 us
+    t[static_cast<std::size_t>(rank)] = ps(MPI_Wtime());
+    spin(100000);  // measured time does not count in model mode
+  });
+  ASSERT_TRUE(r.completed()) << r.error;
+  EXPECT_EQ(t, (std::vector<Picoseconds>{ns(6000), ns(12000)}));
+  EXPECT_EQ(r.sim.total_compute, ns(18000));
+  EXPECT_EQ(r.measured_cpu_seconds, 0.0);
+}
+
+TEST(Compute, WithoutAProcessorModelPOEMSComputeFails) {
+  DirectResult r = run_ranks(model_options(1, kP), [&](int, int) { POEMS_Compute(1); });
+  EXPECT_NE(r.error.find("rank 0: POEMS_Compute: no processor model is set"), std::string::npos) << r.error;
+}
+
+TEST(Compute, MeasuredTimeIsChargedBetweenCalls) {
+  DirectOptions o = model_options(2, kP);
+  o.compute = ComputeMode::Measured;
+  Picoseconds recv_done = 0;
+  DirectResult r = run_ranks(o, [&](int rank, int) {
+    int v = 0;
+    if (rank == 0) {
+      spin(2'000'000);
+      MPI_Send(&v, 1, MPI_INT, 1, 0, MPI_COMM_WORLD);
+    } else {
+      MPI_Recv(&v, 1, MPI_INT, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      recv_done = ps(MPI_Wtime());
+    }
+  });
+  ASSERT_TRUE(r.completed()) << r.error;
+  EXPECT_GT(r.measured_cpu_seconds, 0.0);
+  EXPECT_GT(r.sim.per_rank[0].compute, 0u);
+  // Rank 1 computes little, so its receive completes one hop after rank 0's
+  // send, which starts after rank 0's measured computation.
+  EXPECT_GT(recv_done, kP.o + kP.L + kP.recv_cpu(4));
+  EXPECT_GE(r.sim.per_rank[0].compute + kP.o + kP.L + kP.recv_cpu(4), recv_done - r.sim.per_rank[1].compute);
+}
+
+TEST(Compute, ScaleZeroLeavesOnlyDelays) {
+  // Measured mode: POEMS_Compute describes code that was timed, so it adds
+  // nothing; POEMS_Advance stands for code that did not run, so it counts.
+  DirectOptions o = model_options(1, kP);
+  o.compute = ComputeMode::Measured;
+  o.compute_scale = 0;
+  o.processor = wg(60);
+  DirectResult r = run_ranks(o, [&](int, int) {
+    spin(1'000'000);
+    POEMS_Compute(1000);
+    POEMS_Advance(250);
+    MPI_Barrier(MPI_COMM_WORLD);
+  });
+  ASSERT_TRUE(r.completed()) << r.error;
+  EXPECT_EQ(r.sim.total_compute, ns(250));
+}
+
+TEST(Compute, ManyRanksWithDelaysOnly) {
+  // The memory-reduced pattern: no arrays, delays instead of kernels.
+  const int P = 1000;
+  DirectResult r = run_ranks(model_options(P, kP), [&](int rank, int size) {
+    double x = rank;
+    for (int step = 0; step < 3; ++step) {
+      POEMS_Advance(1000);
+      if (rank > 0) MPI_Recv(&x, 1, MPI_DOUBLE, rank - 1, step, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      if (rank + 1 < size) MPI_Send(&x, 1, MPI_DOUBLE, rank + 1, step, MPI_COMM_WORLD);
+    }
+    MPI_Allreduce(MPI_IN_PLACE, &x, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    EXPECT_EQ(x, 0.0);
+  });
+  ASSERT_TRUE(r.completed()) << r.error;
+  EXPECT_EQ(r.sim.total_compute, static_cast<Picoseconds>(P) * 3 * ns(1000));
+  EXPECT_EQ(r.sim.messages > 3u * (P - 1), true);
+}
+
+}  // namespace
+}  // namespace poems::direct::testing
