@@ -26,6 +26,7 @@ void register_analyze(CLI::App& app, int& result);
 void register_taskgraph(CLI::App& app, int& result);
 void register_compile(CLI::App& app, int& result);
 void register_run(CLI::App& app, int& result);
+void register_recommend(CLI::App& app, int& result);
 
 // Parses repeated `--set name=value` options; values take units ("5.3us",
 // "32KiB"). Throws CLI::ValidationError naming the bad option.
