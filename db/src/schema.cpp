@@ -158,10 +158,7 @@ void prepare_connection(sql::Connection& conn, const std::string& path) {
   });
   // NORMAL in WAL mode: a killed process loses nothing it committed; a power
   // cut may lose the last commits but never corrupts the file.
-  // A 64 MiB page cache (default 2 MiB): batches of thousands of runs insert
-  // into the run_key index at random places, and rereading evicted pages
-  // dominated their cost.
-  conn.run_script("PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL; PRAGMA cache_size = -65536;");
+  conn.run_script("PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL;");
 }
 
 void migrate(sql::Connection& conn, const std::string& path, int target) {
