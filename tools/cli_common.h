@@ -31,6 +31,7 @@ void register_direct(CLI::App& app, int& result);
 // parsing (CLI11 short options have one letter); the program's arguments
 // after `--` are left alone.
 void normalize_direct_arguments(int argc, char** argv);
+void register_recommend(CLI::App& app, int& result);
 
 // Parses repeated `--set name=value` options; values take units ("5.3us",
 // "32KiB"). Throws CLI::ValidationError naming the bad option.

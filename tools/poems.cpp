@@ -20,6 +20,7 @@ int main(int argc, char** argv) {
   poems::cli::register_run(app, result);
   poems::cli::register_direct(app, result);
   poems::cli::normalize_direct_arguments(argc, argv);
+  poems::cli::register_recommend(app, result);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -166,6 +166,17 @@ RowId KnowledgeBase::add_rule(const Rule& rule) {
   return id;
 }
 
+void KnowledgeBase::replace_rules(const std::string& problem_class, const std::vector<Rule>& rules) {
+  sql::Connection& conn = *impl_->conn;
+  conn.write([&] {
+    conn.prepare("DELETE FROM recommender_rules WHERE problem_class = ?1").with(problem_class).run();
+    for (Rule rule : rules) {
+      rule.problem_class = problem_class;
+      add_rule(rule);  // joins this transaction
+    }
+  });
+}
+
 std::vector<Rule> KnowledgeBase::rules(const std::string& problem_class) const {
   sql::Statement s = impl_->conn->prepare(
       "SELECT id, problem_class, rule_text, support, confidence, data FROM recommender_rules "

@@ -32,6 +32,9 @@ const ProcessIdentity& this_process();
 // True when the claimant still runs. Only meaningful on the same host.
 bool process_alive(std::int64_t pid, std::optional<std::int64_t> start_ticks);
 
+// RunKey::canonical_text() given the canonical text of its binding.
+std::string canonical_key_text(const RunKey& key, const std::string& binding_text);
+
 // Column list and reader shared by run(), runs() and export.
 extern const char* const kRunColumns;  // "runs.id, ..., results.*"
 Run read_run(const sql::Statement& stmt);

@@ -5,6 +5,8 @@
 // must agree.
 #include <cctype>
 #include <set>
+#include <type_traits>
+#include <variant>
 
 #include "internal.h"
 
@@ -57,7 +59,9 @@ std::string hex(const void* data, int size) {
 
 }  // namespace
 
-QueryResult KnowledgeBase::query_readonly(const std::string& text) const {
+QueryResult KnowledgeBase::query_readonly(const std::string& text) const { return query_readonly(text, {}); }
+
+QueryResult KnowledgeBase::query_readonly(const std::string& text, const std::vector<Cell>& params) const {
   if (!impl_->readonly) {
     auto conn = std::make_unique<sql::Connection>(impl_->path, SQLITE_OPEN_READONLY, impl_->options.busy_timeout_ms,
                                                   impl_->options.busy_retries);
@@ -82,6 +86,21 @@ QueryResult KnowledgeBase::query_readonly(const std::string& text) const {
     bool second = tail_rc != SQLITE_OK || next != nullptr;  // a refused second statement is still one
     sqlite3_finalize(next);
     if (second) throw Error("bad query: one statement at a time");
+  }
+  if (static_cast<int>(params.size()) != sqlite3_bind_parameter_count(raw))
+    throw Error("bad query: " + std::to_string(sqlite3_bind_parameter_count(raw)) + " parameters, " +
+                std::to_string(params.size()) + " values");
+  for (std::size_t i = 0; i < params.size(); ++i) {
+    const int index = static_cast<int>(i) + 1;
+    std::visit(
+        [&](const auto& v) {
+          using T = std::decay_t<decltype(v)>;
+          if constexpr (std::is_same_v<T, std::monostate>)
+            stmt.bind(index, std::nullopt);
+          else
+            stmt.bind(index, v);
+        },
+        params[i]);
   }
   QueryResult result;
   for (int c = 0; c < stmt.columns(); ++c) result.columns.push_back(stmt.column_name(c));

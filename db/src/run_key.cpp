@@ -2,6 +2,7 @@
 
 #include <openssl/evp.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "internal.h"
@@ -13,6 +14,22 @@ namespace {
 
 constexpr double kExactIntegerLimit = 9007199254740992.0;  // 2^53
 
+// A JSON string literal: plain printable ASCII is copied as is (what dump()
+// would print), anything else goes through nlohmann's escaping.
+void append_string(const std::string& text, std::string& out) {
+  const bool plain = std::all_of(text.begin(), text.end(), [](char c) {
+    const auto u = static_cast<unsigned char>(c);
+    return u >= 0x20 && u < 0x7f && c != '"' && c != '\\';
+  });
+  if (!plain) {
+    out += nlohmann::json(text).dump(-1, ' ', false, nlohmann::json::error_handler_t::strict);
+    return;
+  }
+  out += '"';
+  out += text;
+  out += '"';
+}
+
 void append_canonical(const nlohmann::json& value, std::string& out) {
   using Type = nlohmann::json::value_t;
   switch (value.type()) {
@@ -23,7 +40,7 @@ void append_canonical(const nlohmann::json& value, std::string& out) {
       for (const auto& [key, item] : value.items()) {
         if (!first) out += ',';
         first = false;
-        out += nlohmann::json(key).dump();
+        append_string(key, out);
         out += ':';
         append_canonical(item, out);
       }
@@ -49,7 +66,10 @@ void append_canonical(const nlohmann::json& value, std::string& out) {
       }
       return;
     }
-    default:  // strings (escaped), integers, booleans, null
+    case Type::string: append_string(value.get_ref<const std::string&>(), out); return;
+    case Type::number_integer: out += std::to_string(value.get<std::int64_t>()); return;
+    case Type::number_unsigned: out += std::to_string(value.get<std::uint64_t>()); return;
+    default:  // booleans, null, binary
       out += value.dump(-1, ' ', false, nlohmann::json::error_handler_t::strict);
   }
 }
@@ -80,14 +100,30 @@ std::string sha256_hex(std::string_view data) {
   return hex;
 }
 
+std::string detail::canonical_key_text(const RunKey& key, const std::string& binding_text) {
+  // canonical_json of {"binding", "evaluator", "model", "spec_hash",
+  // "tool_version"} (keys in that order), around the binding's own text.
+  std::string out = "{\"binding\":" + binding_text;
+  try {
+    for (const auto& [name, value] : {std::pair<const char*, const std::string*>{"evaluator", &key.evaluator},
+                                      {"model", &key.model},
+                                      {"spec_hash", &key.spec_hash},
+                                      {"tool_version", &key.tool_version}}) {
+      out += ",\"";
+      out += name;
+      out += "\":";
+      append_string(*value, out);
+    }
+  } catch (const nlohmann::json::exception& e) {  // invalid UTF-8 in a string
+    throw Error(std::string("a run key must be valid JSON text: ") + e.what());
+  }
+  out += '}';
+  return out;
+}
+
 std::string RunKey::canonical_text() const {
   if (!binding.is_object()) throw Error("a run's binding must be a JSON object");
-  nlohmann::json key = {{"binding", binding},
-                        {"evaluator", evaluator},
-                        {"model", model},
-                        {"spec_hash", spec_hash},
-                        {"tool_version", tool_version}};
-  return canonical_json(key);
+  return detail::canonical_key_text(*this, canonical_json(binding));
 }
 
 }  // namespace poems::db

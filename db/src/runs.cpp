@@ -205,6 +205,68 @@ std::optional<Result> KnowledgeBase::evaluate_once(const RunKey& key, const std:
   return run(start.handle.id)->result;  // someone else finished first: theirs is the stored one
 }
 
+std::vector<RecordedRun> KnowledgeBase::record_runs(const std::vector<CompletedRun>& runs) {
+  std::vector<RecordedRun> out;
+  sql::Connection& conn = *impl_->conn;
+  const detail::ProcessIdentity& me = detail::this_process();
+  conn.write([&] {
+    out.clear();
+    out.reserve(runs.size());
+    const std::string now = detail::now_iso8601();
+    for (const CompletedRun& c : runs) {
+      if (!c.key.binding.is_object()) throw Error("a run's binding must be a JSON object");
+      const std::string binding = canonical_json(c.key.binding);
+      const std::string text = detail::canonical_key_text(c.key, binding), digest = sha256_hex(text);
+      // The common case, a run never seen before, is one insert of a done run.
+      sql::Statement insert = conn.prepare(
+          "INSERT INTO runs (run_key, key_text, model, evaluator, spec_hash, tool_version, binding, status, host, "
+          "pid, pid_start, attempts, created_at, started_at, finished_at, wall_time_ns) VALUES (?1, ?2, ?3, ?4, ?5, "
+          "?6, ?7, 'done', ?8, ?9, ?10, 1, ?11, ?11, ?11, ?12) ON CONFLICT (run_key) DO NOTHING RETURNING id");
+      insert.with(digest, text, c.key.model, c.key.evaluator, c.key.spec_hash, c.key.tool_version, binding, me.host,
+                  me.pid, me.start_ticks, now, c.wall_time_ns);
+      RecordedRun r;
+      if (insert.step()) {
+        r.id = insert.int64(0);
+        insert.run();  // finish the statement before the next one
+      } else {
+        std::optional<Found> found = find_by_key(conn, digest, text);
+        if (!found) throw Error("run " + digest + " neither inserted nor found");
+        r.id = found->run.id;
+        if (found->run.status == RunStatus::kDone) {
+          r.state = RecordedRun::State::kAlreadyDone;
+        } else if (found->run.status == RunStatus::kRunning && held_by_live_process(*found)) {
+          r.state = RecordedRun::State::kBusy;
+        } else {
+          claim(conn, r.id);
+          conn.prepare("UPDATE runs SET status = 'done', finished_at = ?2, wall_time_ns = ?3 WHERE id = ?1")
+              .with(r.id, now, c.wall_time_ns)
+              .run();
+        }
+      }
+      if (r.state == RecordedRun::State::kStored) {
+        const Result& res = c.result;
+        conn.prepare(
+                "INSERT INTO results (run_id, kind, time_ns, compute_ns, comm_ns, sync_ns, events, extra) "
+                "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) ON CONFLICT (run_id) DO UPDATE SET kind = excluded.kind, "
+                "time_ns = excluded.time_ns, compute_ns = excluded.compute_ns, comm_ns = excluded.comm_ns, "
+                "sync_ns = excluded.sync_ns, events = excluded.events, extra = excluded.extra")
+            .with(r.id, to_string(res.kind), res.time_ns, res.compute_ns, res.comm_ns, res.sync_ns, res.events,
+                  res.extra.is_null() ? std::string("{}") : res.extra.dump())
+            .run();
+      }
+      out.push_back(r);
+    }
+  });
+  return out;
+}
+
+std::optional<Run> KnowledgeBase::find_done_run(const RunKey& key) const {
+  const std::string text = key.canonical_text();
+  std::optional<Found> found = find_by_key(*impl_->conn, sha256_hex(text), text);
+  if (!found || found->run.status != RunStatus::kDone) return std::nullopt;
+  return std::move(found->run);
+}
+
 std::optional<Run> KnowledgeBase::run(RowId id) const { return find_by_id(*impl_->conn, id); }
 
 std::vector<Run> KnowledgeBase::runs(const RunFilter& filter) const {

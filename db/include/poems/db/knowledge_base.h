@@ -43,6 +43,23 @@ struct RunStart {
   Run run;           // the row after the call
 };
 
+// An evaluation that already happened, to be recorded as a done run.
+struct CompletedRun {
+  RunKey key;
+  Result result;
+  std::optional<std::int64_t> wall_time_ns = {};
+};
+
+struct RecordedRun {
+  enum class State {
+    kStored,       // a new result: the run is done with it
+    kAlreadyDone,  // the run was done before: its stored result stays
+    kBusy,         // a live process is evaluating it: left to that process
+  };
+  RowId id = 0;
+  State state = State::kStored;
+};
+
 struct RunFilter {
   std::optional<RunStatus> status = {};
   std::optional<std::string> model = {}, evaluator = {}, spec_hash = {};
@@ -94,6 +111,14 @@ class KnowledgeBase {
   // Returns the stored or fresh result, or nothing when another process holds it.
   std::optional<Result> evaluate_once(const RunKey& key, const std::function<Result()>& evaluate);
 
+  // Records evaluations that already happened (cheap analytic ones, evaluated
+  // in a batch): each run is found or created and completed with its result,
+  // in one transaction (or the caller's). Pending, failed and stale runs are
+  // completed as begin_run + complete_run would; done runs keep their result.
+  std::vector<RecordedRun> record_runs(const std::vector<CompletedRun>& runs);
+  // The run of `key` if it is done (never creates or claims).
+  std::optional<Run> find_done_run(const RunKey& key) const;
+
   std::optional<Run> run(RowId id) const;
   std::vector<Run> runs(const RunFilter& filter = {}) const;
 
@@ -120,6 +145,8 @@ class KnowledgeBase {
 
   RowId add_rule(const Rule& rule);
   std::vector<Rule> rules(const std::string& problem_class) const;  // empty class: all
+  // Replaces every rule of `problem_class` with `rules`, in one transaction.
+  void replace_rules(const std::string& problem_class, const std::vector<Rule>& rules);
 
   // --- export and ad-hoc queries ----------------------------------------
   // Every table, as {"schema_version": N, "runs": [...], "machines": [...], ...}.
@@ -129,6 +156,8 @@ class KnowledgeBase {
   // One SELECT on a separate SQLITE_OPEN_READONLY connection whose authorizer
   // admits only reads; anything else throws ReadOnlyError, bad SQL Error.
   QueryResult query_readonly(const std::string& sql) const;
+  // The same with values bound to ?1, ?2, ... (NULL for std::monostate).
+  QueryResult query_readonly(const std::string& sql, const std::vector<Cell>& params) const;
 
   struct Impl;
 

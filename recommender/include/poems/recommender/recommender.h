@@ -1,0 +1,114 @@
+// The performance recommender (POEMS section 3.5, IFESTOS style;
+// docs/recommender.md): ranks Sweep3D blocking factors (mk, mmi) — and
+// processor grids — by predicted time, evidence first: results stored in the
+// knowledge base are used as they are, gaps are filled with the analytic
+// closed form and stored, so a repeated question evaluates nothing.
+//
+//   db::KnowledgeBase kb(db::resolve_path(""));
+//   Recommender r(&kb, problem);
+//   std::vector<Recommendation> top = r.recommend({.procs = 4096}, 5);
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "poems/db/knowledge_base.h"
+#include "poems/recommender/confidence.h"
+#include "poems/recommender/problem.h"
+
+namespace poems::recommender {
+
+inline constexpr const char* kAnalytic = "analytic[LogGP]";
+inline constexpr const char* kSimulation = "simulation[MPI-Sim]";
+
+// One result behind a recommendation.
+struct Evidence {
+  db::RowId run_id = 0;  // 0: not stored (no knowledge base)
+  std::string paradigm;  // the evaluator, e.g. "analytic[LogGP]"
+  double time_ns = 0;
+  bool fresh = false;  // evaluated by this query; else found in the knowledge base
+};
+
+struct Recommendation {
+  Candidate candidate;
+  double time_ns = 0;  // the closed form's prediction, by which candidates are ranked
+  std::vector<Evidence> evidence;
+  Confidence confidence;
+};
+
+// What a query cost: a warm query has evaluated == stored == 0.
+struct QueryStats {
+  std::size_t candidates = 0;  // ranked
+  std::size_t reused = 0;      // analytic results found in the knowledge base
+  std::size_t evaluated = 0;   // closed-form evaluations made
+  std::size_t stored = 0;      // runs recorded
+  std::size_t simulated = 0;   // simulations made (confirm)
+};
+
+// --confirm: the simulator on the top candidates.
+struct Confirmation {
+  Candidate candidate;
+  double analytic_ns = 0, simulated_ns = 0;
+  double difference = 0;  // (analytic - simulated) / simulated
+  Evidence simulation;
+};
+struct ConfirmReport {
+  std::vector<Confirmation> items;
+  double max_abs_difference = 0;
+  bool same_order = true;  // the simulator ranks the confirmed candidates as the closed form does
+};
+
+// --procs-range A..B: the best time per processor count and the knee.
+struct ProcsRange {
+  std::int64_t from = 1, to = 1;
+  double fraction = 0.10;  // "improves by less than this fraction"
+  bool all_grids = false;
+  std::optional<std::int64_t> mk, mmi;
+};
+struct ProcsPoint {
+  std::int64_t procs = 0;
+  Recommendation best;
+};
+struct OperatingPoint {
+  std::vector<ProcsPoint> points;  // processor counts ascending
+  double fraction = 0.10;
+  // The optimal operating point: the first point past which the best time
+  // within the range improves by less than `fraction` (docs/recommender.md).
+  std::optional<std::size_t> knee;
+};
+
+// The processor counts of a range: A, B and the near-square counts n*n and
+// n*(n+1) between them, thinned so that neighbours differ by at least 2^(1/8).
+std::vector<std::int64_t> procs_ladder(std::int64_t from, std::int64_t to);
+// The knee of best times over ascending processor counts: the smallest i with
+// min(times[i..]) >= (1 - fraction) * times[i].
+std::optional<std::size_t> knee(const std::vector<double>& times, double fraction);
+
+class Recommender {
+ public:
+  // `kb` may be null: then everything is evaluated and nothing stored.
+  // Throws QueryError when the problem is invalid.
+  Recommender(db::KnowledgeBase* kb, Problem problem);
+  ~Recommender();
+  Recommender(const Recommender&) = delete;
+  Recommender& operator=(const Recommender&) = delete;
+
+  // The `top` best candidates, fastest first (ties: smaller mk, mmi, npe_i).
+  std::vector<Recommendation> recommend(const CandidateSpace& space, std::size_t top);
+  // Simulates each recommendation (or finds its stored simulation), adds the
+  // evidence and recomputes its confidence. Throws QueryError without a task graph.
+  ConfirmReport confirm(std::vector<Recommendation>& recommendations);
+  OperatingPoint operating_point(const ProcsRange& range);
+
+  const QueryStats& stats() const;
+  const Problem& problem() const;
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace poems::recommender

@@ -1,0 +1,239 @@
+#include "recommend_output.h"
+
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+
+namespace poems::cli {
+
+namespace {
+
+using recommender::Candidate;
+using recommender::Evidence;
+using recommender::Recommendation;
+
+std::string time_text(double ns) {
+  char buf[48];
+  if (ns >= 1e9)
+    std::snprintf(buf, sizeof buf, "%.4f s", ns / 1e9);
+  else if (ns >= 1e6)
+    std::snprintf(buf, sizeof buf, "%.3f ms", ns / 1e6);
+  else
+    std::snprintf(buf, sizeof buf, "%.3f us", ns / 1e3);
+  return buf;
+}
+
+std::string fixed(double v, int digits) {
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+  return buf;
+}
+
+std::string percent(double fraction) { return fixed(100 * fraction, 3) + "%"; }
+
+nlohmann::json evidence_json(const Evidence& e) {
+  nlohmann::json j = {{"paradigm", e.paradigm}, {"time_ns", e.time_ns}, {"source", e.fresh ? "evaluated" : "stored"}};
+  j["run_id"] = e.run_id ? nlohmann::json(e.run_id) : nlohmann::json(nullptr);
+  return j;
+}
+
+nlohmann::json recommendation_json(const Recommendation& r) {
+  nlohmann::json evidence = nlohmann::json::array();
+  for (const Evidence& e : r.evidence) evidence.push_back(evidence_json(e));
+  nlohmann::json detail = {{"distance", r.confidence.distance}, {"disagreement", r.confidence.disagreement}};
+  detail["nearest_run"] = r.confidence.nearest_run ? nlohmann::json(*r.confidence.nearest_run) : nlohmann::json();
+  detail["nearest_paradigm"] =
+      r.confidence.nearest_run ? nlohmann::json(r.confidence.nearest_paradigm) : nlohmann::json();
+  return {{"mk", r.candidate.mk},
+          {"mmi", r.candidate.mmi},
+          {"npe_i", r.candidate.npe_i},
+          {"npe_j", r.candidate.npe_j},
+          {"time_ns", r.time_ns},
+          {"evidence", evidence},
+          {"confidence", r.confidence.value},
+          {"confidence_detail", detail}};
+}
+
+std::string grid(const Candidate& c) { return std::to_string(c.npe_i) + "x" + std::to_string(c.npe_j); }
+
+std::string evidence_text(const Recommendation& r) {
+  std::string out;
+  for (const Evidence& e : r.evidence) {
+    if (!out.empty()) out += ", ";
+    out += e.paradigm + (e.run_id ? " run " + std::to_string(e.run_id) : std::string(" (not stored)"));
+    if (e.fresh) out += " (new)";
+  }
+  return out;
+}
+
+void print_table(std::ostringstream& out, const std::vector<std::vector<std::string>>& table) {
+  std::vector<std::size_t> width;
+  for (const auto& row : table)
+    for (std::size_t c = 0; c < row.size(); ++c) {
+      if (width.size() <= c) width.push_back(0);
+      width[c] = std::max(width[c], row[c].size());
+    }
+  for (const auto& row : table) {
+    std::string line;
+    for (std::size_t c = 0; c < row.size(); ++c) {
+      line += row[c];
+      if (c + 1 < row.size()) line += std::string(width[c] - row[c].size() + 2, ' ');
+    }
+    out << line << '\n';
+  }
+}
+
+}  // namespace
+
+nlohmann::json report_json(const RecommendReport& r) {
+  const recommender::Problem& p = *r.problem;
+  nlohmann::json out;
+  // The parameters the candidates do not vary.
+  nlohmann::json parameters = p.parameters;
+  for (const char* varied : {"mk", "mmi", "npe_i", "npe_j"}) parameters.erase(varied);
+  out["problem"] = {{"model", p.model},
+                    {"spec", r.spec},
+                    {"parameters", parameters},
+                    {"machine", p.machine_name},
+                    {"machine_parameters", recommender::machine_json(p.machine)},
+                    {"wg_ns", p.machine.wg_ns},
+                    {"procs", r.procs},
+                    {"grid", r.all_grids}};
+  nlohmann::json recs = nlohmann::json::array();
+  for (const Recommendation& rec : r.recommendations) recs.push_back(recommendation_json(rec));
+  out["recommendations"] = recs;
+  out["candidates"] = r.stats.candidates;
+  out["evidence"] = {{"reused", r.stats.reused},
+                     {"evaluated", r.stats.evaluated},
+                     {"stored", r.stats.stored},
+                     {"simulated", r.stats.simulated}};
+  out["evidence"]["db"] = r.db_path.empty() ? nlohmann::json() : nlohmann::json(r.db_path);
+  out["wall_seconds"] = r.wall_seconds;
+  if (r.confirm) {
+    nlohmann::json items = nlohmann::json::array();
+    for (const recommender::Confirmation& c : r.confirm->items)
+      items.push_back({{"mk", c.candidate.mk},
+                       {"mmi", c.candidate.mmi},
+                       {"npe_i", c.candidate.npe_i},
+                       {"npe_j", c.candidate.npe_j},
+                       {"analytic_ns", c.analytic_ns},
+                       {"simulated_ns", c.simulated_ns},
+                       {"difference", c.difference},
+                       {"simulation", evidence_json(c.simulation)}});
+    out["confirm"] = {{"paradigm", recommender::kSimulation},
+                      {"items", items},
+                      {"max_abs_difference", r.confirm->max_abs_difference},
+                      {"same_order", r.confirm->same_order}};
+  }
+  if (r.operating_point) {
+    const recommender::OperatingPoint& op = *r.operating_point;
+    nlohmann::json points = nlohmann::json::array();
+    const double first = op.points.front().best.time_ns;
+    for (const recommender::ProcsPoint& pt : op.points) {
+      nlohmann::json j = recommendation_json(pt.best);
+      j["procs"] = pt.procs;
+      j["speedup"] = first / pt.best.time_ns;
+      points.push_back(j);
+    }
+    out["operating_point"] = {{"fraction", op.fraction}, {"points", points}};
+    out["operating_point"]["knee_procs"] = op.knee ? nlohmann::json(op.points[*op.knee].procs) : nlohmann::json();
+  }
+  if (r.explained) {
+    nlohmann::json rules = nlohmann::json::array();
+    for (std::size_t i = 0; i < r.rules.rules.size(); ++i) {
+      const db::Rule& rule = r.rules.rules[i];
+      rules.push_back({{"rule", rule.rule_text},
+                       {"support", rule.support},
+                       {"confidence", rule.confidence},
+                       {"applies", i < r.rule_applies.size() && r.rule_applies[i]},
+                       {"data", rule.data}});
+    }
+    out["rules"] = rules;
+    out["rule_cases"] = r.rules.cases;
+    out["rule_runs"] = r.rules.runs;
+  }
+  return out;
+}
+
+std::string report_text(const RecommendReport& r) {
+  const recommender::Problem& p = *r.problem;
+  const components::Sweep3DConfig c = p.config(p.defaults());
+  std::ostringstream out;
+  out << p.model << " " << c.it_g << "x" << c.jt_g << "x" << c.kt << " (mm=" << c.mm << ", " << c.iterations
+      << " iterations) on " << p.machine_name << ", Wg=" << p.machine.wg_ns << "ns";
+  if (!r.operating_point) out << ", " << r.procs << " processors" << (r.all_grids ? " (every grid)" : "");
+  out << ": " << r.stats.candidates << " candidates\n";
+  out << "evidence: " << r.stats.reused << " stored results reused, " << r.stats.evaluated << " evaluated, "
+      << r.stats.stored << " stored";
+  if (r.stats.simulated) out << ", " << r.stats.simulated << " simulated";
+  out << (r.db_path.empty() ? " (no knowledge base)" : " in " + r.db_path) << "; " << fixed(r.wall_seconds, 3)
+      << " s\n\n";
+
+  if (r.operating_point) {
+    const recommender::OperatingPoint& op = *r.operating_point;
+    std::vector<std::vector<std::string>> table = {{"procs", "grid", "mk", "mmi", "time", "speedup", ""}};
+    const double first = op.points.front().best.time_ns;
+    for (std::size_t i = 0; i < op.points.size(); ++i) {
+      const recommender::ProcsPoint& pt = op.points[i];
+      table.push_back({std::to_string(pt.procs), grid(pt.best.candidate), std::to_string(pt.best.candidate.mk),
+                       std::to_string(pt.best.candidate.mmi), time_text(pt.best.time_ns),
+                       fixed(first / pt.best.time_ns, 2), op.knee && *op.knee == i ? "<- knee" : ""});
+    }
+    print_table(out, table);
+    if (op.knee) {
+      const recommender::ProcsPoint& k = op.points[*op.knee];
+      out << "\noptimal operating point: " << k.procs << " processors";
+      if (*op.knee + 1 == op.points.size())
+        out << " (the end of the range: below it, more processors still gain " << percent(op.fraction) << " or more)\n";
+      else
+        out << ": beyond it the best time in the range improves by less than " << percent(op.fraction) << "\n";
+    }
+  } else {
+    std::vector<std::vector<std::string>> table = {{"rank", "mk", "mmi", "grid", "time", "confidence", "evidence"}};
+    for (std::size_t i = 0; i < r.recommendations.size(); ++i) {
+      const Recommendation& rec = r.recommendations[i];
+      table.push_back({std::to_string(i + 1), std::to_string(rec.candidate.mk), std::to_string(rec.candidate.mmi),
+                       grid(rec.candidate), time_text(rec.time_ns), fixed(rec.confidence.value, 2),
+                       evidence_text(rec)});
+    }
+    print_table(out, table);
+    if (!r.recommendations.empty()) {
+      const recommender::Confidence& conf = r.recommendations.front().confidence;
+      if (conf.nearest_run)
+        out << "\nconfidence of rank 1: nearest cross-checked case is run " << *conf.nearest_run << " ("
+            << conf.nearest_paradigm << ") at distance " << fixed(conf.distance, 2) << ", disagreement "
+            << percent(conf.disagreement) << "\n";
+      else
+        out << "\nconfidence 0.50: analytic only (no case of this specification was evaluated by a second "
+               "paradigm; try --confirm)\n";
+    }
+  }
+  if (r.confirm) {
+    out << "\nconfirm with " << recommender::kSimulation << ":\n";
+    std::vector<std::vector<std::string>> table = {{"mk", "mmi", "grid", "analytic", "simulated", "difference", "run"}};
+    for (const recommender::Confirmation& cf : r.confirm->items)
+      table.push_back(
+          {std::to_string(cf.candidate.mk), std::to_string(cf.candidate.mmi), grid(cf.candidate),
+           time_text(cf.analytic_ns), time_text(cf.simulated_ns),
+           (cf.difference >= 0 ? "+" : "") + percent(cf.difference),
+           cf.simulation.run_id ? std::to_string(cf.simulation.run_id) + (cf.simulation.fresh ? " (new)" : "") : "-"});
+    print_table(out, table);
+    out << "agreement: largest difference " << percent(r.confirm->max_abs_difference) << "; the simulator ranks them "
+        << (r.confirm->same_order ? "in the same order" : "in a different order") << "\n";
+  }
+  if (r.explained) {
+    out << "\nrules mined from " << r.rules.cases << " stored cases (" << r.rules.runs << " runs):\n";
+    if (r.rules.rules.empty())
+      out << "  none yet: a rule needs at least 3 cases with 3 or more mk values each (ask about more problems, "
+             "grids or --procs-range)\n";
+    for (std::size_t i = 0; i < r.rules.rules.size(); ++i) {
+      const db::Rule& rule = r.rules.rules[i];
+      out << (i < r.rule_applies.size() && r.rule_applies[i] ? "* " : "  ") << rule.rule_text << "  [support "
+          << rule.support << ", confidence " << fixed(rule.confidence, 2) << "]\n";
+    }
+    if (!r.rules.rules.empty()) out << "(* applies to the first answer)\n";
+  }
+  return out.str();
+}
+
+}  // namespace poems::cli
