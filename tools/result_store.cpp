@@ -12,11 +12,12 @@ void add_store_options(CLI::App* cmd, StoreOptions& options) {
   cmd->add_flag("--no-store", options.disabled, "Do not store the result in the knowledge base");
 }
 
+// The texts of the file and its imports in load order, not their paths: the
+// same specification reached as `spec.psl`, `./spec.psl` or an absolute path,
+// or copied elsewhere, finds the same stored runs.
 std::string specification_hash(const psl::SourceManager& sources) {
   std::string all;
   for (psl::FileId f = 0; f < sources.size(); ++f) {
-    all += sources.path(f);
-    all += '\0';
     all += sources.text(f);
     all += '\0';
   }

@@ -179,3 +179,28 @@ TEST(Cli, SimulateStoresItsResultOnce) {
   fs::remove(db.string() + "-wal");
   fs::remove(db.string() + "-shm");
 }
+
+// A run is keyed by what the specification says, not where it lies: the same
+// files copied elsewhere (or named by another path) find the stored run; a
+// changed file is another specification.
+TEST(Cli, StoredRunsAreFoundByContentNotPath) {
+  const fs::path dir = fs::temp_directory_path() / ("poems_cli_copy_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  for (const char* f : {"sweep3d.psl", "machines.psl", "mpi.psl"}) fs::copy_file(example(f), dir / f);
+  const fs::path db = dir / "kb.db";
+  const std::string args = " --set iterations=1 --set npe_i=3 --set npe_j=3 --format json --db " + db.string();
+  CommandResult original = poems("analyze " + example("sweep3d.psl") + args);
+  ASSERT_EQ(original.exit_code, 0) << original.err;
+  EXPECT_NE(original.err.find("stored as run 1"), std::string::npos) << original.err;
+  CommandResult copy = poems("analyze " + (dir / "." / "sweep3d.psl").string() + args);
+  ASSERT_EQ(copy.exit_code, 0) << copy.err;
+  EXPECT_NE(copy.err.find("already stored as run 1"), std::string::npos) << copy.err;
+  {
+    std::ofstream machines(dir / "machines.psl", std::ios::app);
+    machines << "\n// edited\n";
+  }
+  CommandResult edited = poems("analyze " + (dir / "sweep3d.psl").string() + args);
+  ASSERT_EQ(edited.exit_code, 0) << edited.err;
+  EXPECT_NE(edited.err.find("stored as run 2"), std::string::npos) << edited.err;
+  fs::remove_all(dir);
+}
