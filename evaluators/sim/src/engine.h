@@ -146,10 +146,10 @@ class WindowPool final : public std::pmr::memory_resource {
   WindowPool(std::pmr::memory_resource* blocks, std::pmr::memory_resource* large) : blocks_(blocks), large_(large) {}
 
  private:
-  static constexpr int kClasses = 11;         // 64 B .. 64 KiB
+  static constexpr int kClasses = 13;         // 16 B .. 64 KiB
   static int size_class(std::size_t bytes) {  // -1: too large
-    if (bytes <= 64) return 0;
-    const int c = 64 - std::countl_zero(bytes - 1) - 6;  // ceil(log2(bytes)) - 6
+    if (bytes <= 16) return 0;
+    const int c = 64 - std::countl_zero(bytes - 1) - 4;  // ceil(log2(bytes)) - 4
     return c < kClasses ? c : -1;
   }
   void* do_allocate(std::size_t bytes, std::size_t alignment) override;

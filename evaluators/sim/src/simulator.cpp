@@ -41,17 +41,18 @@ void advise_huge_pages(void* data, std::size_t bytes) {
 
 void* WindowPool::do_allocate(std::size_t bytes, std::size_t alignment) {
   const int c = size_class(bytes);
-  if (c < 0 || alignment > 64) return large_->allocate(bytes, alignment);
+  if (c < 0 || alignment > 16) return large_->allocate(bytes, alignment);
   if (FreeBlock* b = free_[c]) {
     free_[c] = b->next;
     return b;
   }
-  return blocks_->allocate(std::size_t{64} << c, 64);
+  const std::size_t size = std::size_t{16} << c;
+  return blocks_->allocate(size, std::min<std::size_t>(size, 64));  // slots stay on cache lines
 }
 
 void WindowPool::do_deallocate(void* p, std::size_t bytes, std::size_t alignment) {
   const int c = size_class(bytes);
-  if (c < 0 || alignment > 64) return large_->deallocate(p, bytes, alignment);
+  if (c < 0 || alignment > 16) return large_->deallocate(p, bytes, alignment);
   free_[c] = ::new (p) FreeBlock{free_[c]};
 }
 
