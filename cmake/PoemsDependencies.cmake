@@ -10,5 +10,5 @@ pkg_check_modules(ISL REQUIRED IMPORTED_TARGET isl)
 if(POEMS_BUILD_TESTS)
   find_package(GTest REQUIRED)
 endif()
-find_package(MPI COMPONENTS CXX)  # optional until measurement needs it
+find_package(MPI REQUIRED COMPONENTS C)  # the real Sweep3D and the calibration benchmarks (examples/sweep3d/app, evaluators/measure)
 find_package(Threads REQUIRED)

@@ -44,20 +44,20 @@ inline double solve_with_fixup(double s, double sigt, double cx, double cy, doub
 }
 
 template <bool Fixup>
-SweepCounts sweep(KBlockState& st, Octant o) {
-  const KBlockShape sh = st.shape();
+SweepCounts sweep(const KBlockView& st, Octant o) {
+  const KBlockShape sh = st.shape;
   const std::ptrdiff_t it = sh.it, jt = sh.jt, mk = sh.mk;
   SweepCounts counts;
-  const double* source = st.source.data();
-  const double* sigt = st.sigt.data();
-  double* flux = st.flux.data();
+  const double* source = st.source;
+  const double* sigt = st.sigt;
+  double* flux = st.flux;
   for (int m = 0; m < sh.angles; ++m) {
-    const Ordinate& a = st.ordinates[static_cast<std::size_t>(m)];
+    const Ordinate& a = st.ordinates[m];
     const double cx = 2 * std::fabs(a.mu) / st.dx, cy = 2 * std::fabs(a.eta) / st.dy, cz = 2 * std::fabs(a.xi) / st.dz,
                  w = a.w, cxyz = cx + cy + cz;
-    double* face_i = st.face_i.data() + m * mk * jt;  // (k, j)
-    double* face_j = st.face_j.data() + m * mk * it;  // (k, i)
-    double* face_k = st.face_k.data() + m * jt * it;  // (j, i)
+    double* face_i = st.face_i + m * mk * jt;  // (k, j)
+    double* face_j = st.face_j + m * mk * it;  // (k, i)
+    double* face_k = st.face_k + m * jt * it;  // (j, i)
     for (std::ptrdiff_t kk = 0; kk < mk; ++kk) {
       const std::ptrdiff_t k = o.dk > 0 ? kk : mk - 1 - kk;
       for (std::ptrdiff_t jj = 0; jj < jt; ++jj) {
@@ -166,8 +166,23 @@ Ordinate default_ordinate(int m) {
   return table[static_cast<std::size_t>(m % 6)];
 }
 
+SweepCounts sweep_kblock(const KBlockView& view, Octant octant) {
+  return view.fixup ? sweep<true>(view, octant) : sweep<false>(view, octant);
+}
+
 SweepCounts sweep_kblock(KBlockState& state, Octant octant) {
-  return state.fixup ? sweep<true>(state, octant) : sweep<false>(state, octant);
+  KBlockView view;
+  view.shape = state.shape();
+  view.dx = state.dx, view.dy = state.dy, view.dz = state.dz;
+  view.fixup = state.fixup;
+  view.ordinates = state.ordinates.data();
+  view.source = state.source.data();
+  view.sigt = state.sigt.data();
+  view.flux = state.flux.data();
+  view.face_i = state.face_i.data();
+  view.face_j = state.face_j.data();
+  view.face_k = state.face_k.data();
+  return sweep_kblock(view, octant);
 }
 
 SweepCounts sweep_kblock(KBlockState& state, int it, int jt, int mk, int angles) {

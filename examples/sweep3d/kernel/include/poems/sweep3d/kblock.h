@@ -105,6 +105,25 @@ struct KBlockState {
   KBlockShape shape_{0, 0, 0, 0};
 };
 
+// The same arrays borrowed from elsewhere: what a full Sweep3D process uses,
+// whose cell arrays span all kt planes (a k-block is the contiguous slice
+// starting at cell (0, 0, k0)) and whose ordinates are one angle block of
+// the octant's mm. Sizes as in KBlockState: cell arrays shape.cells(),
+// face_i jt·mk·angles, face_j it·mk·angles, face_k it·jt·angles (layouts
+// as there, with this view's mk).
+struct KBlockView {
+  KBlockShape shape;
+  double dx = 1, dy = 1, dz = 1;
+  bool fixup = false;
+  const Ordinate* ordinates = nullptr;  // shape.angles of them
+  const double* source = nullptr;
+  const double* sigt = nullptr;
+  double* flux = nullptr;
+  double* face_i = nullptr;
+  double* face_j = nullptr;
+  double* face_k = nullptr;
+};
+
 // What a sweep did.
 struct SweepCounts {
   std::uint64_t cell_angles = 0;  // balance equations solved
@@ -115,6 +134,9 @@ struct SweepCounts {
 // in sweep order solves the DD balance, replaces face inflows by outflows and
 // adds w·psi to flux. No allocation.
 SweepCounts sweep_kblock(KBlockState& state, Octant octant = {});
+
+// The sweep on borrowed arrays (KBlockState's sweep is this on its own).
+SweepCounts sweep_kblock(const KBlockView& view, Octant octant);
 
 // reshape(shape) (allocating only if the shape is new), then a sweep in
 // octant (+,+,+). The form the measured processor model times.
