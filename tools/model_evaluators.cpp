@@ -5,6 +5,7 @@
 #include <map>
 #include <mutex>
 
+#include "measured_programs.h"
 #include "poems/loggp/critical_path.h"
 
 namespace poems::cli {
@@ -86,6 +87,7 @@ std::map<std::string, ModelEvaluator>& registry() {
 void register_builtin_model_evaluators() {
   register_model_evaluator("analytic[LogGP]", analytic);
   register_model_evaluator("simulation[MPI-Sim]", simulation);
+  register_model_evaluator(kMeasurementEvaluator, measure_model);
 }
 
 std::map<std::string, ModelEvaluator>& populated() {

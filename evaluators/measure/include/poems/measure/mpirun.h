@@ -1,0 +1,39 @@
+// Launching MPI programs on this machine with Open MPI's mpirun (DESIGN.md
+// 5.5): as root mpirun needs --allow-run-as-root, and more ranks than cores
+// need --oversubscribe.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "poems/measure/process.h"
+
+namespace poems::measure {
+
+struct Launch {
+  int ranks = 1;
+  std::string program;            // path of the MPI executable
+  std::vector<std::string> args;  // its arguments
+  std::string mpirun = "mpirun";
+  double timeout_seconds = 600;
+};
+
+// Cores of this machine (std::thread::hardware_concurrency, at least 1).
+int host_cores();
+std::string host_name();
+bool running_as_root();
+
+// The command line: mpirun [--allow-run-as-root] [--oversubscribe] -np N program args...
+std::vector<std::string> mpirun_command(const Launch& launch);
+
+// Runs it. LeakSanitizer and the like see the environment unchanged.
+ProcessResult run_mpi(const Launch& launch);
+
+// The version line of `mpirun --version` ("mpirun (Open MPI) 4.1.4"), or "".
+std::string mpi_version(const std::string& mpirun = "mpirun");
+
+// The JSON object printed after `prefix` on a line of `out`, as text; "" if
+// there is none.
+std::string result_line(const std::string& out, const std::string& prefix);
+
+}  // namespace poems::measure
