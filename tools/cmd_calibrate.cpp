@@ -28,24 +28,28 @@ namespace poems::cli {
 namespace {
 
 struct CalibrateOptions {
-  int np = 2;
+  int np = 2, nice = 0;
   bool quick = false;
   std::string name = "local", psl = "local.psl", sizes, spec, study, format = "table", fit_bytes;
   std::vector<std::string> shapes;
   StoreOptions store;
 };
 
+// A k-block it × jt × mk with mmi angles, in a column of kt planes (0: alone).
 struct Shape {
-  int it, jt, mk, mmi;
+  int it, jt, mk, mmi, kt;
   auto operator<=>(const Shape&) const = default;
   std::string text() const {
-    return std::to_string(it) + "x" + std::to_string(jt) + "x" + std::to_string(mk) + "x" + std::to_string(mmi);
+    return std::to_string(it) + "x" + std::to_string(jt) + "x" + std::to_string(mk) + "x" + std::to_string(mmi) +
+           (kt ? ",kt=" + std::to_string(kt) : "");
   }
 };
 
 struct ShapeWg {
   Shape shape;
-  double block_ns = 0, wg_ns = 0;
+  double block_ns = 0, wg_ns = 0;  // alone on the machine
+  int concurrent = 1;              // copies running at once for the next two
+  double busy_block_ns = 0, busy_wg_ns = 0;
 };
 
 std::string fmt(const char* spec, double v) {
@@ -57,9 +61,10 @@ std::string fmt(const char* spec, double v) {
 Shape parse_shape(const std::string& text) {
   Shape s{};
   char extra = 0;
-  if (std::sscanf(text.c_str(), "%d,%d,%d,%d%c", &s.it, &s.jt, &s.mk, &s.mmi, &extra) != 4 || s.it < 1 || s.jt < 1 ||
-      s.mk < 1 || s.mmi < 1 || static_cast<double>(s.it) * s.jt * s.mk > 1e8)
-    usage_error("--shape", "'" + text + "' is not IT,JT,MK,MMI (four whole numbers >= 1, it*jt*mk <= 1e8)");
+  const int n = std::sscanf(text.c_str(), "%d,%d,%d,%d,%d%c", &s.it, &s.jt, &s.mk, &s.mmi, &s.kt, &extra);
+  if ((n != 4 && n != 5) || s.it < 1 || s.jt < 1 || s.mk < 1 || s.mmi < 1 || s.kt < 0 || (n == 5 && s.kt < 1) ||
+      static_cast<double>(s.it) * s.jt * std::max(s.mk, s.kt) > 1e8)
+    usage_error("--shape", "'" + text + "' is not IT,JT,MK,MMI[,KT] (whole numbers >= 1, it*jt*max(mk,kt) <= 1e8)");
   return s;
 }
 
@@ -78,16 +83,18 @@ std::set<Shape> study_shapes(const std::string& spec, const std::string& study, 
     std::map<std::string, double> named;
     for (std::uint32_t i = 0; i < loaded.graph->model_slot_count() && i < values.size(); ++i)
       named[loaded.graph->slot_names[i]] = values[i];
-    for (const char* n : {"it", "jt", "mk", "mmi"})
+    for (const char* n : {"it", "jt", "mk", "mmi", "kt"})
       if (!named.count(n))
         throw std::runtime_error("study " + study + ": the model has no '" + n + "' to take a block shape from");
     shapes.insert(Shape{static_cast<int>(named["it"]), static_cast<int>(named["jt"]), static_cast<int>(named["mk"]),
-                        static_cast<int>(named["mmi"])});
+                        static_cast<int>(named["mmi"]), static_cast<int>(named["kt"])});
   }
   return shapes;
 }
 
-std::vector<ShapeWg> measure_wg(const std::set<Shape>& shapes) {
+// Each shape alone and with `np` copies at once (the processes of a run share
+// the node's caches and memory bandwidth).
+std::vector<ShapeWg> measure_wg(const std::set<Shape>& shapes, int np) {
   sweep3d::register_sweep3d_kernels();
   processor::ProcessorSpec spec;
   spec.component = "local_cpu";
@@ -101,8 +108,14 @@ std::vector<ShapeWg> measure_wg(const std::set<Shape>& shapes) {
     task.transaction = "execute_code_block";
     const double work = static_cast<double>(s.it) * s.jt * s.mk * s.mmi;
     task.params = {{"it", s.it}, {"jt", s.jt}, {"mk", s.mk}, {"angles", s.mmi}, {"work", work}};
+    if (s.kt) task.params["kt"] = s.kt;
     ShapeWg w{s, model.task_time_ns(task), 0};
     w.wg_ns = w.block_ns / work;
+    task.params["procs"] = np;
+    const processor::MeasuredProcessor::Measurement busy = model.measurement(task);
+    w.concurrent = busy.concurrent;
+    w.busy_block_ns = busy.median_ns;
+    w.busy_wg_ns = busy.median_ns / work;
     out.push_back(w);
   }
   return out;
@@ -127,7 +140,12 @@ void store(const CalibrateOptions& o, const measure::LoggopsCalibration& c, cons
   m.provenance = db::Provenance::kCalibrated;
   m.source = source;
   nlohmann::json shapes = nlohmann::json::array();
-  for (const ShapeWg& w : wg) shapes.push_back({{"shape", w.shape.text()}, {"block_ns", w.block_ns}, {"Wg", w.wg_ns}});
+  for (const ShapeWg& w : wg)
+    shapes.push_back({{"shape", w.shape.text()},
+                      {"block_ns", w.block_ns},
+                      {"Wg", w.wg_ns},
+                      {"concurrent", w.concurrent},
+                      {"Wg_concurrent", w.busy_wg_ns}});
   m.parameters = {{"L", c.L},
                   {"o", c.o},
                   {"g", c.g},
@@ -167,13 +185,18 @@ void store(const CalibrateOptions& o, const measure::LoggopsCalibration& c, cons
     add("S", c.S, "blocking send to an unposted receive");
     for (std::size_t k = 0; k < samples.sizes.size(); ++k)
       add("exchange[" + fmt("%.0f", samples.sizes[k]) + "B]", samples.exchange_ns[k], "pairwise exchange (seed 001)");
-    for (const ShapeWg& w : wg) add("Wg[" + w.shape.text() + "]", w.wg_ns, "processor[measured] sweep3d.kblock");
-    add("Wg", wg_ns, "median over shapes");
+    for (const ShapeWg& w : wg) {
+      add("Wg[" + w.shape.text() + "]", w.wg_ns, "processor[measured] sweep3d.kblock, alone");
+      add("Wg[" + w.shape.text() + "]", w.busy_wg_ns,
+          "processor[measured] sweep3d.kblock, " + std::to_string(w.concurrent) + " at once");
+    }
+    add("Wg", wg_ns, "median over shapes, " + std::to_string(o.np) + " processes computing at once");
   });
   std::cerr << "stored machine '" << o.name << "' (calibrated) in " << kb.path().string() << '\n';
 }
 
 void calibrate(const CalibrateOptions& o, int& result) {
+  const auto priority = apply_nice(o.nice);
   std::set<Shape> shapes;
   for (const std::string& s : o.shapes) shapes.insert(parse_shape(s));
   if (!o.study.empty()) {
@@ -181,7 +204,7 @@ void calibrate(const CalibrateOptions& o, int& result) {
     for (const Shape& s : study_shapes(o.spec, o.study, result)) shapes.insert(s);
     if (result != kExitOk) return;
   }
-  if (shapes.empty()) shapes = {{50, 50, 10, 3}, {25, 50, 10, 3}, {20, 20, 10, 3}};
+  if (shapes.empty()) shapes = {{50, 50, 10, 3, 50}, {25, 50, 10, 3, 50}, {20, 20, 10, 3, 20}};
 
   const std::string bench = sibling_program("poems_loggops_bench");
   if (bench.empty()) {
@@ -225,10 +248,10 @@ void calibrate(const CalibrateOptions& o, int& result) {
 
   std::cerr << "calibrate: Wg of the Sweep3D k-block kernel for " << shapes.size() << " block shape"
             << (shapes.size() == 1 ? "" : "s") << " ...\n";
-  const std::vector<ShapeWg> wg = measure_wg(shapes);
+  const std::vector<ShapeWg> wg = measure_wg(shapes, o.np);
   std::vector<double> wgs;
-  for (const ShapeWg& w : wg) wgs.push_back(w.wg_ns);
-  const double wg_ns = median(wgs);
+  for (const ShapeWg& w : wg) wgs.push_back(w.busy_wg_ns);
+  const double wg_ns = median(wgs);  // the node's rate with its processes computing at once
 
   const std::string source = "poems calibrate --np " + std::to_string(o.np) + (o.quick ? " --quick" : "") + " on " +
                              measure::host_name() + " (" + std::to_string(measure::host_cores()) + " cores, " +
@@ -243,7 +266,8 @@ void calibrate(const CalibrateOptions& o, int& result) {
       "LogGOPS fitted per message-size range (docs/sweep3d.md, Calibration); this machine takes the " +
           c.machine_range + " range.",
       "S is the largest size whose blocking send does not wait for the receiver. Wg: median over the block",
-      "shapes measured with processor[measured]."};
+      "shapes measured with processor[measured] while " + std::to_string(o.np) +
+          " copies run at once (the node's processes share caches and memory bandwidth)."};
   for (const measure::RangeFit* r : {&c.eager, &c.rendezvous, &c.messages})
     if (r->sizes)
       profile.comment_lines.push_back(r->name + " range " + fmt("%.0f", r->min_bytes) + "-" +
@@ -251,7 +275,9 @@ void calibrate(const CalibrateOptions& o, int& result) {
                                       " ns, o = " + fmt("%.4g", r->o) + " ns, O = " + fmt("%.4g", r->O) +
                                       " ns/B, g = " + fmt("%.4g", r->g) + " ns, G = " + fmt("%.4g", r->G) + " ns/B");
   for (const ShapeWg& w : wg)
-    profile.comment_lines.push_back("Wg[" + w.shape.text() + "] = " + fmt("%.4g", w.wg_ns) + " ns");
+    profile.comment_lines.push_back("Wg[" + w.shape.text() + "] = " + fmt("%.4g", w.wg_ns) + " ns alone, " +
+                                    fmt("%.4g", w.busy_wg_ns) + " ns with " + std::to_string(w.concurrent) +
+                                    " at once");
   for (const std::string& n : c.notes) profile.comment_lines.push_back("note: " + n);
   const std::string text = measure::machine_psl(profile);
   std::ofstream file(o.psl);
@@ -284,7 +310,11 @@ void calibrate(const CalibrateOptions& o, int& result) {
                        {"gap_ns", samples.gap_ns()[k]}});
     out["sizes"] = sizes;
     nlohmann::json shapes_json = nlohmann::json::array();
-    for (const ShapeWg& w : wg) shapes_json.push_back({{"shape", w.shape.text()}, {"Wg_ns", w.wg_ns}});
+    for (const ShapeWg& w : wg)
+      shapes_json.push_back({{"shape", w.shape.text()},
+                             {"Wg_ns", w.wg_ns},
+                             {"concurrent", w.concurrent},
+                             {"Wg_concurrent_ns", w.busy_wg_ns}});
     out["Wg_shapes"] = shapes_json;
     std::cout << out.dump(2) << '\n';
   } else {
@@ -299,8 +329,10 @@ void calibrate(const CalibrateOptions& o, int& result) {
       std::printf("%8.0f %9.1f %9.1f %+8.1f %12.1f %12.1f %9.1f\n", samples.sizes[k], samples.echo_ns[k], m,
                   100 * (m - samples.echo_ns[k]) / samples.echo_ns[k], samples.exchange_ns[k], overhead[k], gap[k]);
     }
-    std::printf("\n%-16s %12s %12s\n", "block shape", "block_us", "Wg_ns");
-    for (const ShapeWg& w : wg) std::printf("%-16s %12.2f %12.3f\n", w.shape.text().c_str(), w.block_ns / 1e3, w.wg_ns);
+    std::printf("\n%-22s %12s %12s %16s\n", "block shape", "block_us", "Wg_ns", "Wg_ns_at_once");
+    for (const ShapeWg& w : wg)
+      std::printf("%-22s %12.2f %12.3f %12.3f (%d)\n", w.shape.text().c_str(), w.block_ns / 1e3, w.wg_ns, w.busy_wg_ns,
+                  w.concurrent);
     for (const std::string& n : c.notes) std::cout << "note: " << n << '\n';
     std::cout << "\nwrote " << o.psl << " (components " << o.name << ", " << o.name << "_cpu)\n";
   }
@@ -317,10 +349,13 @@ void register_calibrate(CLI::App& app, int& result) {
       ->check(CLI::Range(2, 64))
       ->capture_default_str();
   cmd->add_flag("--quick", o->quick, "Fewer sizes and repetitions (a few seconds)");
+  cmd->add_option("--nice", o->nice, "Measure at this nice value (negative: root; see poems measure --help)")
+      ->check(CLI::Range(-20, 19));
   cmd->add_option("--name", o->name, "Machine name in the knowledge base and the PSL file")->capture_default_str();
   cmd->add_option("--psl", o->psl, "PSL machine component file to write")->capture_default_str();
   cmd->add_option("--sizes", o->sizes, "Message sizes in bytes, comma-separated (default: 8 B to 256 KiB)");
-  cmd->add_option("--shape", o->shapes, "A k-block shape to measure Wg for: IT,JT,MK,MMI (repeatable)");
+  cmd->add_option("--shape", o->shapes,
+                  "A k-block shape to measure Wg for: IT,JT,MK,MMI[,KT] (in a column of KT planes; repeatable)");
   cmd->add_option("--spec", o->spec, "With --study: the specification")->check(CLI::ExistingFile);
   cmd->add_option("--study", o->study, "Measure Wg for the block shapes of this study's bindings");
   cmd->add_option("--fit-bytes", o->fit_bytes,

@@ -90,6 +90,7 @@ void print_table(const MeasureCommand& o, StudyTable& table, const psl::StudyDec
 }
 
 void measure_study(const MeasureCommand& o, int& result) {
+  const auto priority = apply_nice(o.measure.nice);
   LoadedModel loaded;
   if (!load_study_model(o.spec, o.imports, o.study, loaded, result)) return;
   const psl::StudyDecl& st = *loaded.frontend->program().find_study(o.study);
@@ -123,6 +124,7 @@ void measure_study(const MeasureCommand& o, int& result) {
 }
 
 void measure_binding(const MeasureCommand& o, int& result) {
+  const auto priority = apply_nice(o.measure.nice);
   std::vector<std::string> files{o.spec};
   files.insert(files.end(), o.imports.begin(), o.imports.end());
   LoadedModel loaded;

@@ -6,6 +6,7 @@
 
 #include "cli_common.h"
 #include "model_source.h"
+#include "poems/measure/mpirun.h"
 #include "study_runner.h"
 
 namespace poems::cli {
@@ -20,6 +21,7 @@ struct RunOptions {
 };
 
 void run(const RunOptions& o, int& result) {
+  const auto priority = apply_nice(o.measure.nice);
   LoadedModel loaded;
   if (!load_study_model(o.spec, o.imports, o.study, loaded, result)) return;
   const psl::StudyDecl& st = *loaded.frontend->program().find_study(o.study);
@@ -92,6 +94,16 @@ void add_measure_options(CLI::App* cmd, MeasureOptions& m) {
   cmd->add_option("--timeout", m.timeout_seconds, "measurement[mpirun]: seconds per run before it is killed")
       ->check(CLI::Range(1.0, 86400.0))
       ->capture_default_str();
+  cmd->add_option("--nice", m.nice,
+                  "Run this command (kernel timings, measured runs) at this nice value; negative values (root) "
+                  "keep other work on a shared machine from disturbing the measurements")
+      ->check(CLI::Range(-20, 19));
+}
+
+std::unique_ptr<measure::PriorityGuard> apply_nice(int nice) {
+  auto guard = std::make_unique<measure::PriorityGuard>(nice);
+  if (!guard->warning.empty()) std::cerr << "poems: warning: " << guard->warning << '\n';
+  return guard;
 }
 
 void register_run(CLI::App& app, int& result) {

@@ -108,9 +108,14 @@ nlohmann::json measurement_binding(const taskgraph::StaticTaskGraph& graph, cons
                                    const MeasureOptions& options) {
   nlohmann::json parameters = nlohmann::json::object();
   for (std::size_t i = 0; i < graph.params.size() && i < values.size(); ++i) parameters[graph.params[i]] = values[i];
-  return {{"parameters", parameters},          {"program", kSweep3DProgram},     {"launcher", "mpirun"},
-          {"host", measure::host_name()},      {"cores", measure::host_cores()}, {"mpi", mpi_library()},
-          {"repetitions", options.repetitions}};
+  return {{"parameters", parameters},
+          {"program", kSweep3DProgram},
+          {"launcher", "mpirun"},
+          {"host", measure::host_name()},
+          {"cores", measure::host_cores()},
+          {"mpi", mpi_library()},
+          {"repetitions", options.repetitions},
+          {"nice", options.nice}};
 }
 
 EvaluationOutcome measure_model(const ModelEvaluation& e) {

@@ -22,6 +22,7 @@ struct MeasureOptions {
   int repetitions = 3;           // runs per binding; the time is the fastest (the least disturbed)
   int max_ranks = 0;             // largest process count measured; 0 = this machine's cores
   double timeout_seconds = 600;  // per run
+  int nice = 0;                  // nice value of the whole command (and so of the runs); 0 = unchanged
 };
 
 // One evaluation: the model bound and instantiable, on a machine.

@@ -6,11 +6,13 @@
 
 #include <CLI/CLI.hpp>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "loaded_model.h"
 #include "model_evaluators.h"
+#include "poems/measure/mpirun.h"
 #include "poems/psl/compiler.h"
 #include "result_store.h"
 #include "study_output.h"
@@ -61,6 +63,9 @@ bool load_study_model(const std::string& spec, const std::vector<std::string>& i
 void add_machine_options(CLI::App* cmd, std::string& machine, std::string& processor,
                          std::vector<std::string>& imports);
 void add_measure_options(CLI::App* cmd, MeasureOptions& measure);
+// The command's priority for --nice (restored when the guard goes); warns
+// when it cannot be set.
+std::unique_ptr<measure::PriorityGuard> apply_nice(int nice);
 
 // Evaluates every binding with every paradigm of the plan, printing
 // "[k/n] binding paradigm: ..." to stderr. A measurement that does not fit

@@ -139,7 +139,7 @@ TEST(RunCommand, MachineParameterVariesAndCsvAndPlot) {
 TEST(RunCommand, UnknownStudyNamesTheStudies) {
   CommandResult r = run_command(kPoems + " run " + kSweep3D + " --study nope --no-store");
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find("studies: scaling, blocking, latency"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("studies: scaling, scaling_50, projection, projection_analytic, blocking, latency, validation"), std::string::npos) << r.err;
 }
 
 TEST(RunCommand, MeasuredComputeTimesTheRealKernel) {

@@ -108,14 +108,14 @@ TEST(CalibrateCommand, WritesAMachineThatStudiesRunOn) {
   const std::string db = " --db " + (dir / "kb.db").string();
   const fs::path psl = dir / "lab.psl";
   CommandResult r = run_command(environment() + kPoems + " calibrate --quick --np 2 --name lab --psl " + psl.string() +
-                                " --shape 8,8,4,3 --format json" + db);
+                                " --shape 8,8,4,3,8 --format json" + db);
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
   nlohmann::json j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["machine"], "lab");
   for (const char* p : {"L_ns", "o_ns", "g_ns", "G_ns_per_byte", "O_ns_per_byte", "S_bytes"})
     EXPECT_GE(j[p].get<double>(), 0) << p;
   EXPECT_GT(j["Wg_ns"].get<double>(), 0);
-  EXPECT_EQ(j["Wg_shapes"][0]["shape"], "8x8x4x3");
+  EXPECT_EQ(j["Wg_shapes"][0]["shape"], "8x8x4x3,kt=8");
   EXPECT_FALSE(j["sizes"].empty());
 
   CommandResult check = run_command(kPoems + " check " + psl.string());
@@ -154,5 +154,5 @@ TEST(CalibrateCommand, BadOptionsAreUsageErrors) {
   EXPECT_NE(name.err.find("'9x' is not a PSL identifier"), std::string::npos) << name.err;
   CommandResult shape = run_command(kPoems + " calibrate --shape 1,2,3 --no-store");
   EXPECT_EQ(shape.exit_code, 2);
-  EXPECT_NE(shape.err.find("'1,2,3' is not IT,JT,MK,MMI"), std::string::npos) << shape.err;
+  EXPECT_NE(shape.err.find("'1,2,3' is not IT,JT,MK,MMI[,KT]"), std::string::npos) << shape.err;
 }

@@ -1,8 +1,13 @@
 // Launching MPI programs with mpirun (see mpirun.h).
 #include "poems/measure/mpirun.h"
 
+#include <sys/resource.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
+
+#include <fstream>
 #include <thread>
 
 namespace poems::measure {
@@ -37,6 +42,49 @@ std::string mpi_version(const std::string& mpirun) {
   const ProcessResult r = run_process({mpirun, "--version"}, 20);
   if (!r.ok()) return "";
   return r.out.substr(0, r.out.find('\n'));
+}
+
+namespace {
+
+constexpr const char* kAutogroup = "/proc/self/autogroup";  // "/autogroup-6 nice 0"
+
+bool autogroups_enabled() {
+  std::ifstream in("/proc/sys/kernel/sched_autogroup_enabled");
+  int on = 0;
+  return in >> on && on == 1;
+}
+
+bool read_group_nice(int& nice) {
+  std::ifstream in(kAutogroup);
+  std::string name, word;
+  return static_cast<bool>(in >> name >> word >> nice) && word == "nice";
+}
+
+bool write_group_nice(int nice) {
+  std::ofstream out(kAutogroup);
+  out << nice;
+  out.close();
+  return static_cast<bool>(out);
+}
+
+}  // namespace
+
+PriorityGuard::PriorityGuard(int nice) {
+  if (nice == 0) return;
+  if (::setpriority(PRIO_PROCESS, 0, nice) != 0)
+    warning = "cannot set the nice value to " + std::to_string(nice) + ": " + std::strerror(errno);
+  if (!autogroups_enabled()) return;
+  if (!read_group_nice(group_nice_) || !write_group_nice(nice)) {
+    if (warning.empty())
+      warning = std::string("cannot set the nice value of this session's scheduling group (") + kAutogroup +
+                "): other sessions' work still competes";
+    return;
+  }
+  restore_group_ = true;
+}
+
+PriorityGuard::~PriorityGuard() {
+  if (restore_group_) write_group_nice(group_nice_);
 }
 
 std::string result_line(const std::string& out, const std::string& prefix) {
