@@ -10,6 +10,7 @@
 #include <fstream>
 #include <iostream>
 #include <set>
+#include <tuple>
 
 #include "cli_common.h"
 #include "loaded_model.h"
@@ -68,8 +69,17 @@ Shape parse_shape(const std::string& text) {
   return s;
 }
 
-// The k-block shapes of a study's bindings: (ceil(it_g/npe_i), ceil(jt_g/npe_j), mk, mmi).
-std::set<Shape> study_shapes(const std::string& spec, const std::string& study, int& result) {
+// A message size and how many of it a study's runs send in all.
+struct Traffic {
+  double bytes = 0, count = 0;
+};
+
+// The k-block shapes of a study's bindings: (ceil(it_g/npe_i), ceil(jt_g/npe_j),
+// mk, mmi, kt), and the messages the bindings send (Sweep3D's: along i
+// 8·jt·mk·mmi bytes from the (npe_i-1)·npe_j processes with an i-neighbour
+// downstream, along j likewise; per block, octant, angle block, iteration).
+std::set<Shape> study_shapes(const std::string& spec, const std::string& study, std::vector<Traffic>& traffic,
+                             int& result) {
   LoadedModel loaded;
   std::set<Shape> shapes;
   if (!load_study_model(spec, {}, study, loaded, result)) return shapes;
@@ -83,11 +93,15 @@ std::set<Shape> study_shapes(const std::string& spec, const std::string& study, 
     std::map<std::string, double> named;
     for (std::uint32_t i = 0; i < loaded.graph->model_slot_count() && i < values.size(); ++i)
       named[loaded.graph->slot_names[i]] = values[i];
-    for (const char* n : {"it", "jt", "mk", "mmi", "kt"})
+    for (const char* n : {"it", "jt", "mk", "mmi", "kt", "npe_i", "npe_j", "mmo", "kb", "iterations"})
       if (!named.count(n))
         throw std::runtime_error("study " + study + ": the model has no '" + n + "' to take a block shape from");
     shapes.insert(Shape{static_cast<int>(named["it"]), static_cast<int>(named["jt"]), static_cast<int>(named["mk"]),
                         static_cast<int>(named["mmi"]), static_cast<int>(named["kt"])});
+    const double blocks = 8 * named["mmo"] * named["kb"] * named["iterations"];
+    const double pi = named["npe_i"], pj = named["npe_j"], block = named["mk"] * named["mmi"] * 8;
+    traffic.push_back({block * named["jt"], blocks * (pi - 1) * pj});
+    traffic.push_back({block * named["it"], blocks * pi * (pj - 1)});
   }
   return shapes;
 }
@@ -198,10 +212,16 @@ void store(const CalibrateOptions& o, const measure::LoggopsCalibration& c, cons
 void calibrate(const CalibrateOptions& o, int& result) {
   const auto priority = apply_nice(o.nice);
   std::set<Shape> shapes;
-  for (const std::string& s : o.shapes) shapes.insert(parse_shape(s));
+  std::vector<Traffic> traffic;
+  for (const std::string& s : o.shapes) {
+    const Shape sh = parse_shape(s);
+    shapes.insert(sh);
+    traffic.push_back({8.0 * sh.jt * sh.mk * sh.mmi, 1});
+    traffic.push_back({8.0 * sh.it * sh.mk * sh.mmi, 1});
+  }
   if (!o.study.empty()) {
     if (o.spec.empty()) usage_error("--study", "needs --spec FILE (the specification the study is in)");
-    for (const Shape& s : study_shapes(o.spec, o.study, result)) shapes.insert(s);
+    for (const Shape& s : study_shapes(o.spec, o.study, traffic, result)) shapes.insert(s);
     if (result != kExitOk) return;
   }
   if (shapes.empty()) shapes = {{50, 50, 10, 3, 50}, {25, 50, 10, 3, 50}, {20, 20, 10, 3, 20}};
@@ -229,20 +249,18 @@ void calibrate(const CalibrateOptions& o, int& result) {
     return;
   }
   const measure::LoggopsSamples samples = measure::parse_loggops_output(line);
-  // The machine follows the messages of the block shapes in use: 8·jt·mk·mmi
-  // and 8·it·mk·mmi bytes, widened by a factor 2 each way (the benchmark's
-  // sizes are powers of two), unless --fit-bytes says otherwise.
+  // The machine follows the messages in use (8·jt·mk·mmi and 8·it·mk·mmi
+  // bytes, weighted by how many the study's runs send): the echo regime
+  // carrying most of them (messages_range), unless --fit-bytes says otherwise.
   double fit_min = 0, fit_max = 0;
   if (!o.fit_bytes.empty()) {
     if (std::sscanf(o.fit_bytes.c_str(), "%lf-%lf", &fit_min, &fit_max) != 2 || fit_min < 0 || fit_max < fit_min)
       usage_error("--fit-bytes", "'" + o.fit_bytes + "' is not MIN-MAX bytes, e.g. 8192-65536");
-  } else if (!o.study.empty() || !o.shapes.empty()) {
-    fit_min = 1e300;
-    for (const Shape& sh : shapes)
-      for (double bytes : {8.0 * sh.jt * sh.mk * sh.mmi, 8.0 * sh.it * sh.mk * sh.mmi}) {
-        fit_min = std::min(fit_min, bytes / 2);
-        fit_max = std::max(fit_max, bytes * 2);
-      }
+  } else if (!traffic.empty()) {
+    std::vector<double> sizes, counts;
+    for (const Traffic& t : traffic)
+      if (t.count > 0) sizes.push_back(t.bytes), counts.push_back(t.count);
+    std::tie(fit_min, fit_max) = measure::messages_range(samples, sizes, counts);
   }
   const measure::LoggopsCalibration c = measure::fit_loggops(samples, fit_min, fit_max);
 

@@ -95,8 +95,9 @@ void add_measure_options(CLI::App* cmd, MeasureOptions& m) {
       ->check(CLI::Range(1.0, 86400.0))
       ->capture_default_str();
   cmd->add_option("--nice", m.nice,
-                  "Run this command (kernel timings, measured runs) at this nice value; negative values (root) "
-                  "keep other work on a shared machine from disturbing the measurements")
+                  "Run this command (kernel timings, measured runs) at this nice value, and its session's "
+                  "scheduling group (Linux autogroups; restored after); negative values (root) keep other work "
+                  "on a shared machine from disturbing the measurements")
       ->check(CLI::Range(-20, 19));
 }
 

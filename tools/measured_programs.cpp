@@ -145,7 +145,7 @@ EvaluationOutcome measure_model(const ModelEvaluation& e) {
     if (!r.ok() || line.empty())
       throw std::runtime_error(std::string(kSweep3DProgram) + " under mpirun -np " + std::to_string(launch.ranks) +
                                ": " + r.status_text() + (line.empty() ? ", no result line" : "") + ": " +
-                               last_lines(r.err.empty() ? r.out : r.err, 3));
+                               last_lines(r.err.empty() ? r.out : r.err, 12));
     runs.push_back(nlohmann::json::parse(line));
   }
   std::vector<double> times;

@@ -29,7 +29,8 @@ fs::path temp_dir(const std::string& name) {
 // Open MPI under AddressSanitizer: see tests/sweep3d/mpi_run.h.
 std::string environment() {
   const char* asan = std::getenv("ASAN_OPTIONS");
-  return std::string("ASAN_OPTIONS='") + (asan && *asan ? std::string(asan) + ":" : "") + "fast_unwind_on_malloc=0' ";
+  return std::string("ASAN_OPTIONS='") + (asan && *asan ? std::string(asan) + ":" : "") +
+         "fast_unwind_on_malloc=0' LSAN_OPTIONS='suppressions=" + POEMS_LSAN_SUPPRESSIONS + ":print_suppressions=0' ";
 }
 
 }  // namespace

@@ -93,6 +93,22 @@ TEST(LoggopsFit, TheMachineFollowsTheMessagesInUse) {
   EXPECT_FALSE(none.notes.empty());
 }
 
+TEST(LoggopsFit, RegimesSplitAtTheEchoJumpAndTheMachineFollowsMostMessages) {
+  LoggopsSamples s = synthetic(300, 100, 150, 0.1, 0.05, 256, {8, 256, 1024, 2048, 4096, 16384, 65536});
+  s.echo_ns = {450, 460, 750, 770, 3850, 5100, 9900};
+  const auto regimes = echo_regimes(s);
+  ASSERT_EQ(regimes.size(), 2u);
+  EXPECT_EQ(regimes[0], (std::pair<double, double>{8, 2048}));
+  EXPECT_EQ(regimes[1], (std::pair<double, double>{4096, 65536}));
+  // Two messages below the jump, three above: the upper regime, around them.
+  EXPECT_EQ(messages_range(s, {1000, 2000, 6000, 12000, 36000}), (std::pair<double, double>{4096, 72000}));
+  EXPECT_EQ(messages_range(s, {1000, 1500, 12000}), (std::pair<double, double>{500, 3000}));
+  EXPECT_EQ(messages_range(s, {}), (std::pair<double, double>{0, 0}));
+  // Weighted by how many are sent: 1000 small ones outweigh 3 large ones.
+  EXPECT_EQ(messages_range(s, {1000, 2000, 6000, 12000, 36000}, {500, 500, 1, 1, 1}),
+            (std::pair<double, double>{500, 4000}));
+}
+
 TEST(LoggopsFit, ParsesTheBenchmarkOutputAndNamesWhatIsMissing) {
   const std::string line =
       R"({"ranks": 2, "train_messages": 16, "quick": true, "sizes": [8, 4096], "echo_ns": [500, 4000],)"

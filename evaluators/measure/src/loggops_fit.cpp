@@ -165,4 +165,42 @@ LoggopsCalibration fit_loggops(const LoggopsSamples& s, double machine_min_bytes
   return c;
 }
 
+std::vector<std::pair<double, double>> echo_regimes(const LoggopsSamples& s) {
+  std::vector<std::size_t> order(s.sizes.size());
+  for (std::size_t k = 0; k < order.size(); ++k) order[k] = k;
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return s.sizes[a] < s.sizes[b]; });
+  std::vector<std::pair<double, double>> regimes;
+  for (std::size_t n = 0; n < order.size(); ++n) {
+    const std::size_t k = order[n];
+    const bool jump = n > 0 && s.echo_ns[order[n - 1]] > 0 && s.echo_ns[k] > 2.5 * s.echo_ns[order[n - 1]] &&
+                      s.sizes[k] <= 4 * s.sizes[order[n - 1]];
+    if (regimes.empty() || jump)
+      regimes.push_back({s.sizes[k], s.sizes[k]});
+    else
+      regimes.back().second = s.sizes[k];
+  }
+  return regimes;
+}
+
+std::pair<double, double> messages_range(const LoggopsSamples& s, const std::vector<double>& message_sizes,
+                                         const std::vector<double>& counts) {
+  const auto regimes = echo_regimes(s);
+  if (message_sizes.empty() || regimes.empty()) return {0, 0};
+  // A message belongs to the regime whose sizes begin at or below it.
+  auto regime_of = [&](double bytes) {
+    std::size_t r = 0;
+    while (r + 1 < regimes.size() && regimes[r + 1].first <= bytes) ++r;
+    return r;
+  };
+  std::vector<double> count(regimes.size(), 0);
+  for (std::size_t k = 0; k < message_sizes.size(); ++k)
+    count[regime_of(message_sizes[k])] += k < counts.size() ? counts[k] : 1;
+  const std::size_t best = static_cast<std::size_t>(std::max_element(count.begin(), count.end()) - count.begin());
+  double lo = 1e300, hi = 0;
+  for (double m : message_sizes)
+    if (regime_of(m) == best) lo = std::min(lo, m), hi = std::max(hi, m);
+  return {std::max(regimes[best].first, lo / 2),
+          std::min(best + 1 < regimes.size() ? regimes[best + 1].first : 1e300, hi * 2)};
+}
+
 }  // namespace poems::measure

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace poems::measure {
@@ -76,5 +77,19 @@ struct LoggopsCalibration {
 // (the large messages of a wavefront), else the eager range.
 LoggopsCalibration fit_loggops(const LoggopsSamples& samples, double machine_min_bytes = 0,
                                double machine_max_bytes = 0);
+
+// Protocol regimes of the echo: the measured sizes split where the echo time
+// jumps (more than 2.5 times from one size to the next at most 4 times
+// larger, e.g. a shared-memory MPI's switch to single-copy rendezvous),
+// as [first, last] size pairs.
+std::vector<std::pair<double, double>> echo_regimes(const LoggopsSamples& samples);
+
+// The size range the machine should follow for an application sending
+// `message_sizes` (`counts` of each; all 1 if empty): the regime carrying most
+// messages, narrowed to half their smallest and twice their largest size
+// there. A per-message error weighs with how often it is paid. {0, 0}
+// without sizes.
+std::pair<double, double> messages_range(const LoggopsSamples& samples, const std::vector<double>& message_sizes,
+                                         const std::vector<double>& counts = {});
 
 }  // namespace poems::measure
