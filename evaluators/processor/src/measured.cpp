@@ -17,7 +17,7 @@ using Clock = std::chrono::steady_clock;
 
 constexpr int kMinSamples = 5;
 constexpr int kMaxSamples = 1000;
-constexpr double kMinTotalNs = 20e6;   // adaptive mode: at least 20 ms of timed calls
+constexpr double kMinTotalNs = 100e6;  // adaptive mode: at least 100 ms of timed calls
 constexpr double kMinSampleNs = 50e3;  // short kernels run in batches of at least ~50 µs
 
 std::string list(const std::vector<std::string>& names) {
