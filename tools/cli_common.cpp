@@ -21,8 +21,12 @@ std::map<std::string, double> parse_bindings(const std::vector<std::string>& set
 }
 
 bool load_model(const std::string& spec, const std::string& model, LoadedModel& out, int& result) {
+  return load_model(std::vector<std::string>{spec}, model, out, result);
+}
+
+bool load_model(const std::vector<std::string>& files, const std::string& model, LoadedModel& out, int& result) {
   out.frontend = std::make_unique<psl::Frontend>();
-  bool ok = out.frontend->load_files({spec});
+  bool ok = out.frontend->load_files(files);
   out.frontend->diagnostics().print(std::cerr);
   if (!ok) {
     result = kExitInputError;

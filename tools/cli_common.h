@@ -32,6 +32,8 @@ void register_direct(CLI::App& app, int& result);
 // after `--` are left alone.
 void normalize_direct_arguments(int argc, char** argv);
 void register_recommend(CLI::App& app, int& result);
+void register_measure(CLI::App& app, int& result);
+void register_calibrate(CLI::App& app, int& result);
 
 // Parses repeated `--set name=value` options; values take units ("5.3us",
 // "32KiB"). Throws CLI::ValidationError naming the bad option.
@@ -41,5 +43,8 @@ std::map<std::string, double> parse_bindings(const std::vector<std::string>& set
 // Prints diagnostics to stderr; returns false (exit code in `result`) on failure.
 struct LoadedModel;
 bool load_model(const std::string& spec, const std::string& model, LoadedModel& out, int& result);
+// The same with more PSL files loaded beside the specification (`--import
+// local.psl`: a machine written by `poems calibrate`).
+bool load_model(const std::vector<std::string>& files, const std::string& model, LoadedModel& out, int& result);
 
 }  // namespace poems::cli

@@ -6,6 +6,7 @@
 #include <mutex>
 
 #include "direct_evaluator.h"
+#include "measured_programs.h"
 #include "poems/loggp/critical_path.h"
 
 namespace poems::cli {
@@ -88,6 +89,7 @@ void register_builtin_model_evaluators() {
   register_model_evaluator("analytic[LogGP]", analytic);
   register_model_evaluator("simulation[MPI-Sim]", simulation);
   register_model_evaluator("simulation[direct]", direct_execution);
+  register_model_evaluator(kMeasurementEvaluator, measure_model);
 }
 
 std::map<std::string, ModelEvaluator>& populated() {

@@ -17,6 +17,14 @@
 
 namespace poems::cli {
 
+// How measurement[mpirun] runs a real program (tools/measured_programs.h).
+struct MeasureOptions {
+  int repetitions = 3;           // runs per binding; the time is the fastest (the least disturbed)
+  int max_ranks = 0;             // largest process count measured; 0 = this machine's cores
+  double timeout_seconds = 600;  // per run
+  int nice = 0;                  // nice value of the whole command (and so of the runs); 0 = unchanged
+};
+
 // One evaluation: the model bound and instantiable, on a machine.
 struct ModelEvaluation {
   std::shared_ptr<const taskgraph::StaticTaskGraph> graph;
@@ -25,6 +33,7 @@ struct ModelEvaluation {
   sim::SimulationOptions options;             // LogGOPS and handshake (from the plan's network)
   double wg_ns = 0;                           // rate of the model's compute node, for closed forms
   std::string method;                         // evaluator-specific ("closed-form", "critical-path"); "" = default
+  MeasureOptions measure;                     // measurement[mpirun]
 };
 
 struct EvaluationOutcome {

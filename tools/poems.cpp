@@ -21,6 +21,8 @@ int main(int argc, char** argv) {
   poems::cli::register_direct(app, result);
   poems::cli::normalize_direct_arguments(argc, argv);
   poems::cli::register_recommend(app, result);
+  poems::cli::register_measure(app, result);
+  poems::cli::register_calibrate(app, result);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

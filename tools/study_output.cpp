@@ -31,7 +31,7 @@ std::vector<std::string> metrics(const psl::StudyDecl& study) {
 }
 
 std::string cell_metric(const StudyCell& c, const std::string& m) {
-  if (!c.ok()) return "failed";
+  if (!c.ok()) return c.skipped ? "-" : "failed";
   auto seconds = [](double ns) { return number(ns / 1e9); };
   if (m == "time") return seconds(c.time_ns);
   if (m == "speedup") return c.speedup ? number(*c.speedup, 4) : "-";
@@ -83,8 +83,13 @@ void finish_table(StudyTable& t, const psl::StudyDecl&) {
   if (t.paradigms.size() >= 2)
     for (StudyRow& r : t.rows) {
       const StudyCell& a = r.cells[t.paradigms[0]];
-      const StudyCell& b = r.cells[t.paradigms[1]];
-      if (a.ok() && b.ok() && a.time_ns > 0) r.difference_pct = (b.time_ns - a.time_ns) / a.time_ns * 100.0;
+      for (std::size_t k = 1; k < t.paradigms.size(); ++k) {
+        const StudyCell& b = r.cells[t.paradigms[k]];
+        if (a.ok() && b.ok() && a.time_ns > 0)
+          r.differences_pct[t.paradigms[k]] = (b.time_ns - a.time_ns) / a.time_ns * 100.0;
+      }
+      auto second = r.differences_pct.find(t.paradigms[1]);
+      if (second != r.differences_pct.end()) r.difference_pct = second->second;
     }
 }
 
@@ -98,9 +103,10 @@ nlohmann::json table_json(const StudyTable& t) {
     for (const auto& [k, v] : r.binding)
       binding[k] = v.kind == psl::Value::Kind::Number && v.dimension.dimensionless() ? nlohmann::json(v.number)
                                                                                      : nlohmann::json(v.str());
+    nlohmann::json skipped = nlohmann::json::object();
     for (const auto& [p, c] : r.cells) {
       if (!c.ok()) {
-        errors[p] = c.error;
+        (c.skipped ? skipped : errors)[p] = c.error;
         times[p] = nullptr;
         continue;
       }
@@ -118,7 +124,9 @@ nlohmann::json table_json(const StudyTable& t) {
                           {"speedup", speedup},    {"efficiency", efficiency}, {"comm_fraction", comm},
                           {"breakdown", breakdown}};
     row["difference_pct"] = r.difference_pct ? nlohmann::json(*r.difference_pct) : nlohmann::json();
+    if (t.paradigms.size() > 2) row["differences_pct"] = r.differences_pct;
     if (!errors.empty()) row["errors"] = errors;
+    if (!skipped.empty()) row["skipped"] = skipped;
     rows.push_back(row);
   }
   return {{"study", t.study}, {"model", t.model}, {"paradigms", t.paradigms}, {"rows", rows}};
@@ -163,6 +171,7 @@ std::string table_text(const StudyTable& t, const psl::StudyDecl& study) {
   for (const std::string& p : t.paradigms)
     for (const std::string& m : ms) header.push_back(p + " " + header_of(m));
   if (t.paradigms.size() >= 2) header.push_back("diff_%");
+  for (std::size_t k = 2; k < t.paradigms.size(); ++k) header.push_back("diff" + std::to_string(k + 1) + "_%");
   cells.push_back(header);
   for (const StudyRow& r : t.rows) {
     std::vector<std::string> line;
@@ -175,7 +184,10 @@ std::string table_text(const StudyTable& t, const psl::StudyDecl& study) {
       auto c = r.cells.find(p);
       for (const std::string& m : ms) line.push_back(c == r.cells.end() ? "-" : cell_metric(c->second, m));
     }
-    if (t.paradigms.size() >= 2) line.push_back(r.difference_pct ? number(*r.difference_pct, 3) : "-");
+    for (std::size_t k = 1; k < t.paradigms.size(); ++k) {
+      auto d = r.differences_pct.find(t.paradigms[k]);
+      line.push_back(d != r.differences_pct.end() ? number(d->second, 3) : "-");
+    }
     cells.push_back(line);
   }
   std::vector<std::size_t> width(header.size(), 0);
@@ -184,7 +196,10 @@ std::string table_text(const StudyTable& t, const psl::StudyDecl& study) {
   std::ostringstream out;
   out << "study " << t.study << " (model " << t.model << "): times in seconds; speedup relative to the fewest "
       << "processes of each group; diff_% = "
-      << (t.paradigms.size() >= 2 ? t.paradigms[1] + " vs " + t.paradigms[0] : "-") << "\n";
+      << (t.paradigms.size() >= 2 ? t.paradigms[1] + " vs " + t.paradigms[0] : "-");
+  for (std::size_t k = 2; k < t.paradigms.size(); ++k)
+    out << ", diff" << k + 1 << "_% = " << t.paradigms[k] << " vs " << t.paradigms[0];
+  out << "\n";
   for (const auto& l : cells) {
     for (std::size_t i = 0; i < l.size(); ++i) {
       out << (i ? "  " : "");
@@ -197,7 +212,7 @@ std::string table_text(const StudyTable& t, const psl::StudyDecl& study) {
       if (!c.ok()) {
         std::string b;
         for (const auto& [k, v] : r.binding) b += (b.empty() ? "" : " ") + k + "=" + value_text(v);
-        out << "failed: " << b << " " << p << ": " << c.error << '\n';
+        out << (c.skipped ? "skipped: " : "failed: ") << b << " " << p << ": " << c.error << '\n';
       }
   return out.str();
 }

@@ -26,16 +26,19 @@ struct StudyCell {
   std::uint32_t processes = 0;
   bool reused = false;  // the knowledge base already held it
   double wall_seconds = 0;
-  std::string error;  // the evaluation failed
+  std::string error;     // the evaluation failed (or, when skipped, why it was not run)
+  bool skipped = false;  // not evaluated by choice (a measurement that does not fit this machine)
   std::optional<double> speedup, efficiency;
+  nlohmann::json extra = nlohmann::json::object();  // the evaluator's extra result fields
   bool ok() const { return error.empty(); }
 };
 
 struct StudyRow {
   StudyBinding binding;
   std::uint32_t processes = 0;
-  std::map<std::string, StudyCell> cells;  // by paradigm
-  std::optional<double> difference_pct;    // second paradigm vs the first
+  std::map<std::string, StudyCell> cells;         // by paradigm
+  std::optional<double> difference_pct;           // second paradigm vs the first
+  std::map<std::string, double> differences_pct;  // every later paradigm vs the first
 };
 
 struct StudyTable {
@@ -44,7 +47,7 @@ struct StudyTable {
   std::vector<std::string> targets;      // varied names
   std::set<std::string> process_params;  // parameters of the process set
   std::vector<StudyRow> rows;
-  std::size_t failures = 0;
+  std::size_t failures = 0;  // skipped cells are not failures
 };
 
 // Speedup and efficiency relative to the row with the fewest processes among

@@ -7,13 +7,17 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
 #include <random>
+#include <set>
 #include <string>
+#include <thread>
 
 #include "poems/processor/measured.h"
 #include "poems/processor/processor_model.h"
@@ -362,6 +366,51 @@ TEST(ProcessorMeasured, RepetitionsOverrideTheAdaptiveCount) {
   EXPECT_GT(m.median_ns, 0.0);
   const auto msg = error_of([] { processor::MeasuredProcessor bad(measured_spec({{"repetitions", 2.5}})); });
   EXPECT_NE(msg.find("'repetitions' is 2.5"), std::string::npos) << msg;
+}
+
+std::thread::id& ids_main() {
+  static std::thread::id id;
+  return id;
+}
+
+TEST(ProcessorMeasured, ProcessesOfARunComputeTogetherWhileOneIsTimed) {
+  // The kernel notes how many copies run at once; with procs = 2 on a
+  // machine of 2 or more cores two run, on distinct threads, and none is left
+  // running after the timing.
+  static std::atomic<int> inside{0}, peak{0};
+  static std::mutex ids_mutex;
+  static std::set<std::thread::id> ids;
+  processor::register_kernel("test.concurrent", [](const std::map<std::string, double>& p) {
+    const int now = ++inside;
+    for (int seen = peak; now > seen && !peak.compare_exchange_weak(seen, now);) {
+    }
+    {
+      std::lock_guard lock(ids_mutex);
+      ids.insert(std::this_thread::get_id());
+    }
+    std::this_thread::sleep_for(std::chrono::microseconds(300));
+    --inside;
+    if (p.count("fail") && std::this_thread::get_id() != ids_main()) throw std::runtime_error("helper failed");
+  });
+  processor::MeasuredProcessor model(
+      {"Cpu", "processor[measured]", {{"repetitions", 20}}, {{"kernel", "test.concurrent"}}});
+  const TaskRequest alone{"K", "t", {{"work", 1}}}, pair{"K", "t", {{"work", 1}, {"procs", 2}}},
+      many{"K", "t", {{"work", 2}, {"procs", 100000}}};
+  ids_main() = std::this_thread::get_id();
+  EXPECT_EQ(model.measurement(alone).concurrent, 1);
+  EXPECT_EQ(peak, 1);
+  EXPECT_EQ(ids.size(), 1u);
+  const unsigned cores = std::thread::hardware_concurrency();
+  if (cores < 2) GTEST_SKIP() << "one core: nothing runs concurrently";
+  EXPECT_EQ(model.measurement(pair).concurrent, 2);
+  EXPECT_EQ(peak, 2);
+  EXPECT_EQ(ids.size(), 2u);
+  EXPECT_EQ(inside, 0);  // the helper stopped with the timing
+  EXPECT_EQ(processor::MeasuredProcessor::concurrency(many), static_cast<int>(cores));
+  const auto msg = error_of([&] {
+    model.measurement(TaskRequest{"K", "t", {{"work", 3}, {"procs", 2}, {"fail", 1}}});
+  });
+  EXPECT_NE(msg.find("kernel 'test.concurrent' failed for task K.t: helper failed"), std::string::npos) << msg;
 }
 
 TEST(ProcessorMeasured, KernelFailureNamesKernelAndTask) {

@@ -24,7 +24,7 @@ TEST(Parser, Sweep3DSpecificationLoadsWithImports) {
   EXPECT_NE(p.modules[0].path.find("machines.psl"), std::string::npos);
   EXPECT_NE(p.modules[1].path.find("mpi.psl"), std::string::npos);
   EXPECT_EQ(p.model_count(), 1u);
-  EXPECT_EQ(p.study_count(), 4u);
+  EXPECT_EQ(p.study_count(), 8u);
   EXPECT_TRUE(p.find_component("Odin"));
   EXPECT_TRUE(p.find_component("KBlock"));
   EXPECT_EQ(fe.diagnostics().warning_count(), 0u);
@@ -57,7 +57,7 @@ TEST(Parser, Sweep3DTaskGraphStructure) {
   EXPECT_EQ(recv.peer.index.size(), 2u);
   const auto& task = node<TaskStmt>(kblocks.body[2]);
   EXPECT_EQ(task.component.name, "KBlock");
-  ASSERT_EQ(task.arguments.size(), 5u);  // cells, angles and the block's shape it, jt, mk
+  ASSERT_EQ(task.arguments.size(), 7u);  // cells, angles, the block's shape it, jt, mk, the column kt, procs
   EXPECT_EQ(task.arguments[1].name.name, "angles");
   EXPECT_EQ(task.arguments[4].name.name, "mk");
   EXPECT_EQ(node<CommStmt>(kblocks.body[4]).op, CommOp::Send);

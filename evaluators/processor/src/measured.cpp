@@ -2,7 +2,10 @@
 #include "poems/processor/measured.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <functional>
+#include <thread>
 #include <vector>
 
 #include "common.h"
@@ -14,7 +17,7 @@ using Clock = std::chrono::steady_clock;
 
 constexpr int kMinSamples = 5;
 constexpr int kMaxSamples = 1000;
-constexpr double kMinTotalNs = 20e6;   // adaptive mode: at least 20 ms of timed calls
+constexpr double kMinTotalNs = 100e6;  // adaptive mode: at least 100 ms of timed calls
 constexpr double kMinSampleNs = 50e3;  // short kernels run in batches of at least ~50 µs
 
 std::string list(const std::vector<std::string>& names) {
@@ -57,7 +60,58 @@ MeasuredProcessor::MeasuredProcessor(const ProcessorSpec& spec) : spec_(spec) {
   warmup_ = count_attribute(spec, "warmup", 1, 0);
 }
 
+int MeasuredProcessor::concurrency(const TaskRequest& task) {
+  auto it = task.params.find("procs");
+  if (it == task.params.end() || !(it->second > 1)) return 1;
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  return static_cast<int>(std::min<double>(it->second, cores));
+}
+
 MeasuredProcessor::Measurement MeasuredProcessor::measure(const TaskRequest& task) {
+  // With n > 1, n - 1 other threads call the kernel (each on its own
+  // per-thread state) for as long as the timing lasts: the node's other cores
+  // compute too, sharing caches and memory bandwidth, as the processes of a
+  // parallel run do. They start before the timing and stop after it.
+  const int n = concurrency(task);
+  std::atomic<bool> stop{false};
+  std::atomic<int> warm{0};
+  std::mutex failure_mutex;
+  std::string failure;
+  std::vector<std::thread> helpers;
+  auto stop_helpers = [&] {
+    stop = true;
+    for (std::thread& t : helpers) t.join();
+    helpers.clear();
+  };
+  for (int k = 1; k < n; ++k)
+    helpers.emplace_back([&] {
+      bool counted = false;
+      try {
+        while (!stop) {
+          kernel_(task.params);
+          if (!counted) warm++, counted = true;
+        }
+      } catch (const std::exception& e) {
+        std::lock_guard lock(failure_mutex);
+        failure = e.what();
+      }
+      if (!counted) warm++;
+    });
+  struct Joiner {  // the helpers stop however the timing ends
+    std::function<void()> stop;
+    ~Joiner() { stop(); }
+  } joiner{stop_helpers};
+  while (warm < n - 1) std::this_thread::yield();
+  Measurement m = measure_alone(task);
+  stop_helpers();
+  if (!failure.empty())
+    throw ProcessorError(detail::who(spec_) + ": kernel '" + kernel_name_ + "' failed for " + detail::task_name(task) +
+                         ": " + failure);
+  m.concurrent = n;
+  return m;
+}
+
+MeasuredProcessor::Measurement MeasuredProcessor::measure_alone(const TaskRequest& task) {
   auto run = [&](int calls) {
     const auto start = Clock::now();
     for (int c = 0; c < calls; ++c) kernel_(task.params);

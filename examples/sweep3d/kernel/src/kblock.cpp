@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "poems/processor/processor_model.h"
+#include "poems/sweep3d/column.h"
 
 namespace poems::sweep3d {
 namespace {
@@ -212,19 +213,35 @@ KBlockShape shape_for(const std::map<std::string, double>& params) {
 void register_sweep3d_kernels() {
   processor::register_kernel("sweep3d.kblock", [](const std::map<std::string, double>& params) {
     // Per thread: the last params and their shape (shape_for factors cells,
-    // which must not be timed on every call), and the block's arrays.
+    // which must not be timed on every call), and the block's or column's arrays.
     thread_local std::map<std::string, double> last_params;
     thread_local KBlockShape shape;
+    thread_local int kt = 0;
     thread_local bool have_shape = false;
     thread_local KBlockState state;
+    thread_local KColumn column;
     if (!have_shape || params != last_params) {
-      shape = shape_for(params);
+      const KBlockShape new_shape = shape_for(params);
+      const int new_kt = params.count("kt") ? positive_int(params, "kt") : 0;
+      if (static_cast<double>(new_shape.it) * new_shape.jt * new_kt > kMaxCells)
+        throw std::invalid_argument("sweep3d.kblock: a column of " + std::to_string(new_shape.it) + " x " +
+                                    std::to_string(new_shape.jt) + " x " + std::to_string(new_kt) +
+                                    " cells exceeds the limit of " + std::to_string(static_cast<long long>(kMaxCells)));
+      shape = new_shape;
+      kt = new_kt;
       last_params = params;
       have_shape = true;
     }
-    state.reshape(shape);
     auto fix = params.find("fixup");
-    state.fixup = fix != params.end() && fix->second != 0;
+    const bool fixup = fix != params.end() && fix->second != 0;
+    if (kt > 0) {
+      column.reshape(shape, kt);
+      column.fixup = fixup;
+      column.sweep_next();
+      return;
+    }
+    state.reshape(shape);
+    state.fixup = fixup;
     sweep_kblock(state);
   });
 }

@@ -1,6 +1,8 @@
 // processor[measured]: runs the registered native kernel named by the
 // component's `kernel` attribute for a task's params, times it with
-// std::chrono::steady_clock and returns the median time of one instance.
+// std::chrono::steady_clock and returns the median time of one instance
+// (with other copies running on the other cores when the task says how many
+// processes run: see concurrency()).
 #pragma once
 
 #include <map>
@@ -17,9 +19,15 @@ class MeasuredProcessor : public ProcessorModel {
   struct Measurement {
     double median_ns = 0;  // per instance: the value task_time_ns returns
     double min_ns = 0, max_ns = 0;
-    int samples = 0;  // timed samples
-    int batch = 1;    // kernel calls per sample (short kernels run in batches)
+    int samples = 0;     // timed samples
+    int batch = 1;       // kernel calls per sample (short kernels run in batches)
+    int concurrent = 1;  // copies of the kernel running during the timing (concurrency)
   };
+
+  // How many copies of the kernel run while a task is timed: min(procs,
+  // cores) for a task with a parameter "procs" (the processes of the run:
+  // on a node they share caches and memory bandwidth), else 1.
+  static int concurrency(const TaskRequest& task);
 
   // Needs strings["kernel"] (a registered kernel). Optional numbers:
   // "repetitions" (exact number of timed samples, one call each), "warmup"
@@ -42,6 +50,7 @@ class MeasuredProcessor : public ProcessorModel {
 
  private:
   Measurement measure(const TaskRequest& task);
+  Measurement measure_alone(const TaskRequest& task);
 
   ProcessorSpec spec_;
   std::string kernel_name_;

@@ -159,7 +159,9 @@ KBlockShape shape_for(const std::map<std::string, double>& params);
 // Registers the kernel "sweep3d.kblock" with poems::processor: one call runs
 // sweep_kblock once for shape_for(params) (params "fixup" != 0 turns fixups
 // on), on a per-thread state that is reallocated only when the shape changes.
-// Idempotent.
+// With a parameter "kt" (the process's planes) a call sweeps the next k-block
+// of a KColumn of it × jt × kt cells instead (column.h): the block inside the
+// application's memory footprint. Idempotent.
 void register_sweep3d_kernels();
 
 }  // namespace poems::sweep3d

@@ -1,0 +1,29 @@
+// A calibrated machine as a PSL component file: a hardware[network]
+// component with the LogGOPS parameters and a hardware[processor] component
+// with Wg, in the form of examples/sweep3d/machines.psl, so `poems check`
+// accepts it and studies run on it (`--machine local --import local.psl`).
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace poems::measure {
+
+struct MachineProfile {
+  std::string name = "local";              // the network component; the processor is name + "_cpu"
+  std::string network_description;         // profile attribute `network`
+  double L = 0, o = 0, g = 0;              // ns
+  double G = 0, O = 0;                     // ns per byte
+  double S = 0;                            // bytes
+  double Wg = 0;                           // ns per cell-angle (0: no processor component)
+  std::vector<std::string> comment_lines;  // provenance, written at the top
+};
+
+// The PSL text. Names must be PSL identifiers (checked: std::invalid_argument).
+std::string machine_psl(const MachineProfile& machine);
+
+// A PSL quantity literal: 312.5ns, 0.0821ns/B, 4096B (6 significant digits).
+std::string psl_time(double ns);
+std::string psl_time_per_byte(double ns_per_byte);
+
+}  // namespace poems::measure

@@ -1,0 +1,206 @@
+// LogGOPS parameters from the calibration micro-benchmarks (see loggops_fit.h).
+#include "poems/measure/loggops_fit.h"
+
+#include <algorithm>
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+
+namespace poems::measure {
+
+namespace {
+
+std::vector<double> numbers(const nlohmann::json& j, const char* key, std::size_t expected) {
+  if (!j.contains(key) || !j[key].is_array())
+    throw std::runtime_error(std::string("calibration output lacks '") + key + "'");
+  std::vector<double> v;
+  for (const auto& x : j[key]) {
+    if (!x.is_number()) throw std::runtime_error(std::string("calibration output: '") + key + "' holds a non-number");
+    v.push_back(x.get<double>());
+  }
+  if (expected && v.size() != expected)
+    throw std::runtime_error(std::string("calibration output: '") + key + "' has " + std::to_string(v.size()) +
+                             " values for " + std::to_string(expected) + " sizes");
+  return v;
+}
+
+std::string format(double v) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.4g", v);
+  return buffer;
+}
+
+}  // namespace
+
+std::vector<double> LoggopsSamples::gap_ns() const {
+  std::vector<double> out;
+  for (std::size_t k = 0; k < sizes.size(); ++k) out.push_back((train_ns[k] - rtt1_ns[k]) / (train_messages - 1));
+  return out;
+}
+
+std::vector<double> LoggopsSamples::overhead_ns() const {
+  std::vector<double> out;
+  for (std::size_t k = 0; k < sizes.size(); ++k)
+    out.push_back((train_delay_ns[k] - rtt1_ns[k]) / (train_messages - 1) - delay_ns[k]);
+  return out;
+}
+
+LoggopsSamples parse_loggops_output(const std::string& text) {
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(text);
+  } catch (const std::exception& e) {
+    throw std::runtime_error(std::string("calibration output is not JSON: ") + e.what());
+  }
+  if (!j.is_object()) throw std::runtime_error("calibration output is not a JSON object");
+  LoggopsSamples s;
+  s.ranks = j.value("ranks", 2);
+  s.train_messages = j.value("train_messages", 16);
+  if (s.train_messages < 2) throw std::runtime_error("calibration output: train_messages must be at least 2");
+  s.quick = j.value("quick", false);
+  s.sizes = numbers(j, "sizes", 0);
+  if (s.sizes.empty()) throw std::runtime_error("calibration output has no sizes");
+  const std::size_t n = s.sizes.size();
+  s.echo_ns = numbers(j, "echo_ns", n);
+  s.exchange_ns = numbers(j, "exchange_ns", n);
+  s.rtt1_ns = numbers(j, "rtt1_ns", n);
+  s.train_ns = numbers(j, "train_ns", n);
+  s.delay_ns = numbers(j, "delay_ns", n);
+  s.train_delay_ns = numbers(j, "train_delay_ns", n);
+  s.probe_sizes = numbers(j, "eager_probe_sizes", 0);
+  s.probe_ns = numbers(j, "eager_probe_ns", s.probe_sizes.size());
+  s.probe_wait_ns = j.value("eager_probe_wait_ns", 0.0);
+  s.eager_limit = j.value("eager_limit", 0.0);
+  return s;
+}
+
+LineFit fit_line(const std::vector<double>& x, const std::vector<double>& y) {
+  LineFit f;
+  double sw = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
+  for (std::size_t k = 0; k < x.size() && k < y.size(); ++k) {
+    if (!(y[k] > 0)) continue;
+    const double w = 1 / (y[k] * y[k]);
+    sw += w, sx += w * x[k], sy += w * y[k], sxx += w * x[k] * x[k], sxy += w * x[k] * y[k];
+    ++f.points;
+  }
+  if (f.points == 0) return f;
+  const double det = sw * sxx - sx * sx;
+  if (f.points == 1 || std::fabs(det) <= 1e-12 * sw * sxx) {
+    f.intercept = sy / sw;
+  } else {
+    f.slope = (sw * sxy - sx * sy) / det;
+    f.intercept = (sy - f.slope * sx) / sw;
+  }
+  for (std::size_t k = 0; k < x.size() && k < y.size(); ++k)
+    if (y[k] > 0)
+      f.max_relative_residual =
+          std::max(f.max_relative_residual, std::fabs(y[k] - f.intercept - f.slope * x[k]) / y[k]);
+  return f;
+}
+
+namespace {
+
+RangeFit fit_range(const LoggopsSamples& s, const std::string& name, double min_bytes, double max_bytes, double o,
+                   std::vector<std::string>& notes) {
+  RangeFit r;
+  r.name = name;
+  const std::vector<double> gap = s.gap_ns(), overhead = s.overhead_ns();
+  std::vector<double> x, echo, over, gp;
+  for (std::size_t k = 0; k < s.sizes.size(); ++k) {
+    if (s.sizes[k] < min_bytes || s.sizes[k] > max_bytes) continue;
+    x.push_back(s.sizes[k]);
+    echo.push_back(s.echo_ns[k]);
+    over.push_back(overhead[k]);
+    gp.push_back(gap[k]);
+  }
+  r.sizes = static_cast<int>(x.size());
+  if (x.empty()) return r;
+  r.min_bytes = *std::min_element(x.begin(), x.end());
+  r.max_bytes = *std::max_element(x.begin(), x.end());
+  r.overhead = fit_line(x, over);
+  r.gap = fit_line(x, gp);
+  r.echo = fit_line(x, echo);
+  if (o < 0) o = std::max(0.0, r.overhead.intercept + r.overhead.slope);
+  // One way costs (L +) L + 2o + (s−1)·max(O, G): G carries the echo's slope,
+  // so the model's one-way time is the measured one; O ≤ G the overhead's.
+  r.o = o;
+  r.G = std::max(0.0, r.echo.slope);
+  r.O = std::clamp(r.overhead.slope, 0.0, r.G);
+  r.g = std::max(0.0, r.gap.intercept + r.gap.slope);
+  const bool rendezvous = r.min_bytes > s.eager_limit;
+  const double at_one = r.echo.intercept + r.echo.slope;  // RTT/2 of a 1-byte message
+  const double latency = (at_one - 2 * o) / (rendezvous ? 2 : 1);
+  if (latency < 0)
+    notes.push_back(name + " range: RTT/2 at 1 byte is " + format(at_one) + " ns < 2o = " + format(2 * o) +
+                    " ns; L set to 0");
+  r.L = std::max(0.0, latency);
+  if (r.overhead.slope < 0)
+    notes.push_back(name + " range: the overhead falls with the size (slope " + format(r.overhead.slope) +
+                    " ns/B); O set to 0");
+  if (r.echo.slope < 0) notes.push_back(name + " range: the echo time falls with the size; G set to 0");
+  return r;
+}
+
+}  // namespace
+
+LoggopsCalibration fit_loggops(const LoggopsSamples& s, double machine_min_bytes, double machine_max_bytes) {
+  LoggopsCalibration c;
+  c.S = s.eager_limit;
+  // o: the eager range's send overhead (above S a blocking send waits for the
+  // receiver, so a train shows the handshake there, not the CPU overhead).
+  c.eager = fit_range(s, "eager", 0, c.S, -1, c.notes);
+  const double o = c.eager.sizes ? c.eager.o : -1;
+  c.rendezvous = fit_range(s, "rendezvous", std::nextafter(c.S, 1e300), 1e300, o, c.notes);
+  if (machine_max_bytes > 0) {
+    c.messages = fit_range(s, "messages", machine_min_bytes, machine_max_bytes, o, c.notes);
+    if (!c.messages.sizes)
+      c.notes.push_back("no measured size lies in " + format(machine_min_bytes) + "-" + format(machine_max_bytes) +
+                        " B; the machine takes the rendezvous range");
+  }
+  const RangeFit& chosen = c.messages.sizes                            ? c.messages
+                           : c.rendezvous.sizes >= 2 || !c.eager.sizes ? c.rendezvous
+                                                                       : c.eager;
+  c.machine_range = chosen.name;
+  c.L = chosen.L, c.o = chosen.o, c.g = chosen.g, c.G = chosen.G, c.O = chosen.O;
+  return c;
+}
+
+std::vector<std::pair<double, double>> echo_regimes(const LoggopsSamples& s) {
+  std::vector<std::size_t> order(s.sizes.size());
+  for (std::size_t k = 0; k < order.size(); ++k) order[k] = k;
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return s.sizes[a] < s.sizes[b]; });
+  std::vector<std::pair<double, double>> regimes;
+  for (std::size_t n = 0; n < order.size(); ++n) {
+    const std::size_t k = order[n];
+    const bool jump = n > 0 && s.echo_ns[order[n - 1]] > 0 && s.echo_ns[k] > 2.5 * s.echo_ns[order[n - 1]] &&
+                      s.sizes[k] <= 4 * s.sizes[order[n - 1]];
+    if (regimes.empty() || jump)
+      regimes.push_back({s.sizes[k], s.sizes[k]});
+    else
+      regimes.back().second = s.sizes[k];
+  }
+  return regimes;
+}
+
+std::pair<double, double> messages_range(const LoggopsSamples& s, const std::vector<double>& message_sizes,
+                                         const std::vector<double>& counts) {
+  const auto regimes = echo_regimes(s);
+  if (message_sizes.empty() || regimes.empty()) return {0, 0};
+  // A message belongs to the regime whose sizes begin at or below it.
+  auto regime_of = [&](double bytes) {
+    std::size_t r = 0;
+    while (r + 1 < regimes.size() && regimes[r + 1].first <= bytes) ++r;
+    return r;
+  };
+  std::vector<double> count(regimes.size(), 0);
+  for (std::size_t k = 0; k < message_sizes.size(); ++k)
+    count[regime_of(message_sizes[k])] += k < counts.size() ? counts[k] : 1;
+  const std::size_t best = static_cast<std::size_t>(std::max_element(count.begin(), count.end()) - count.begin());
+  double lo = 1e300, hi = 0;
+  for (double m : message_sizes)
+    if (regime_of(m) == best) lo = std::min(lo, m), hi = std::max(hi, m);
+  return {std::max(regimes[best].first, lo / 2),
+          std::min(best + 1 < regimes.size() ? regimes[best + 1].first : 1e300, hi * 2)};
+}
+
+}  // namespace poems::measure

@@ -1,0 +1,71 @@
+// A calibrated machine as a PSL component file (see machine_file.h).
+#include "poems/measure/machine_file.h"
+
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <stdexcept>
+
+namespace poems::measure {
+
+namespace {
+
+std::string number(double v) {
+  char buffer[40];
+  std::snprintf(buffer, sizeof buffer, "%.6g", std::fabs(v) < 1e-12 ? 0.0 : v);
+  std::string s = buffer;
+  if (s.find('e') != std::string::npos) {  // PSL literals have no exponent
+    std::snprintf(buffer, sizeof buffer, "%.12f", v);
+    s = buffer;
+    while (!s.empty() && s.back() == '0') s.pop_back();
+    if (!s.empty() && s.back() == '.') s.pop_back();
+  }
+  return s;
+}
+
+bool identifier(const std::string& s) {
+  if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
+  for (char c : s)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_')) return false;
+  return true;
+}
+
+std::string quoted(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) out += c == '"' || c == '\\' ? std::string(1, '\'') : std::string(1, c);
+  return out + "\"";
+}
+
+}  // namespace
+
+std::string psl_time(double ns) { return number(ns) + "ns"; }
+std::string psl_time_per_byte(double ns_per_byte) { return number(ns_per_byte) + "ns/B"; }
+
+std::string machine_psl(const MachineProfile& m) {
+  if (!identifier(m.name)) throw std::invalid_argument("machine name '" + m.name + "' is not a PSL identifier");
+  std::string out;
+  for (const std::string& line : m.comment_lines) out += "// " + line + "\n";
+  out += "\ncomponent " + m.name + " in hardware[network] {\n";
+  out += "  param L = " + psl_time(m.L) + ", o = " + psl_time(m.o) + ", g = " + psl_time(m.g) +
+         ", G = " + psl_time_per_byte(m.G) + ", O = " + psl_time_per_byte(m.O) + ", S = " + number(std::floor(m.S)) +
+         "B;\n";
+  out += "  accepts {\n";
+  out += "    profile { evaluation = analytic[LogGP]; network = " + quoted(m.network_description) +
+         "; L = L; o = o; g = g; G = G; O = O; S = S; }\n";
+  out += "    transaction message(bytes: bytes) -> time;\n";
+  out += "    protocol call_return;\n";
+  out += "  }\n}\n";
+  if (m.Wg > 0) {
+    out += "\n// Wg: time per cell-angle of the Sweep3D k-block kernel on this host.\n";
+    out += "component " + m.name + "_cpu in hardware[processor] {\n";
+    out += "  param Wg = " + psl_time(m.Wg) + ";\n";
+    out += "  accepts {\n";
+    out += "    profile { node_type = \"cpu\"; evaluation = processor[wg]; Wg = Wg; }\n";
+    out += "    transaction execute_code_block(work: real) -> time;\n";
+    out += "    protocol call_return;\n";
+    out += "  }\n}\n";
+  }
+  return out;
+}
+
+}  // namespace poems::measure

@@ -1,0 +1,159 @@
+// End-to-end: `poems measure` (the real Sweep3D under mpirun beside the
+// predictions, stored as measured runs) and `poems calibrate` (LogGOPS and Wg
+// of this machine, a PSL machine file that studies run on). Tiny decks: a few
+// seconds in all.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "run_command.h"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string kPoems = POEMS_BINARY;
+const std::string kSweep3D = std::string(POEMS_SOURCE_DIR) + "/examples/sweep3d/sweep3d.psl";
+// 8^3 cells, mk = 4 (kb = 2), mmi = 3 (mmo = 2), 2 iterations.
+const std::string kTiny = " --set it_g=8 --set jt_g=8 --set kt=8 --set mk=4 --set mmi=3 --set iterations=2";
+
+fs::path temp_dir(const std::string& name) {
+  const fs::path p = fs::temp_directory_path() / ("poems_" + name + "_" + std::to_string(::getpid()));
+  fs::remove_all(p);
+  fs::create_directories(p);
+  return p;
+}
+
+// Open MPI under AddressSanitizer: see tests/sweep3d/mpi_run.h.
+std::string environment() {
+  const char* asan = std::getenv("ASAN_OPTIONS");
+  return std::string("ASAN_OPTIONS='") + (asan && *asan ? std::string(asan) + ":" : "") +
+         "fast_unwind_on_malloc=0' LSAN_OPTIONS='suppressions=" + POEMS_LSAN_SUPPRESSIONS + ":print_suppressions=0' ";
+}
+
+}  // namespace
+
+TEST(MeasureCommand, OneBindingMeasuredBesideTheAnalyticPrediction) {
+  const fs::path dir = temp_dir("measure_one");
+  const std::string db = " --db " + (dir / "kb.db").string();
+  const std::string command = environment() + kPoems + " measure " + kSweep3D + " --set npe_i=2 --set npe_j=1" + kTiny +
+                              " --compare analytic --machine Odin --repetitions 1 --format json" + db;
+  CommandResult r = run_command(command);
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_GT(j["measured_ns"].get<double>(), 0);
+  EXPECT_GT(j["predicted_ns"].get<double>(), 0);
+  EXPECT_EQ(j["paradigm"], "analytic[LogGP]");
+  EXPECT_EQ(j["processes"], 2);
+  const nlohmann::json& run = j["measurement"]["extra"]["best_run"];
+  // 2 iterations x 8 octants x mmo 2 x kb 2 x one i-message from one process.
+  EXPECT_EQ(run["messages"], 64);
+  EXPECT_EQ(run["computation"], "kernel");
+  EXPECT_LT(std::abs(run["balance_sweep"].get<double>()), 1e-12);
+  EXPECT_EQ(j["measurement"]["stored"], false);
+
+  // Stored as a measured run under its key: the same command reuses it.
+  CommandResult again = run_command(command);
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  nlohmann::json k = nlohmann::json::parse(again.out);
+  EXPECT_EQ(k["measurement"]["stored"], true);
+  EXPECT_EQ(k["measured_ns"], j["measured_ns"]);
+  CommandResult q = run_command(kPoems + " db query" + db +
+                                " \"SELECT r.evaluator, s.kind FROM runs r JOIN results s ON s.run_id = r.id "
+                                "ORDER BY r.evaluator\" --format json");
+  ASSERT_EQ(q.exit_code, 0) << q.err;
+  EXPECT_EQ(nlohmann::json::parse(q.out),
+            nlohmann::json::parse(R"([{"evaluator": "analytic[LogGP]", "kind": "predicted"},
+                                      {"evaluator": "measurement[mpirun]", "kind": "measured"}])"));
+}
+
+TEST(MeasureCommand, BindingsThatDoNotFitAreSkippedNotRun) {
+  CommandResult r = run_command(kPoems + " measure " + kSweep3D + " --set npe_i=4 --set npe_j=4" + kTiny +
+                                " --max-ranks 2 --format json --no-store");
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_TRUE(j["measured_ns"].is_null());
+  EXPECT_EQ(j["skipped"], "not measured: 16 processes exceed the 2 this machine runs (--max-ranks)");
+  CommandResult both = run_command(kPoems + " measure " + kSweep3D + " --study scaling --set npe_i=1");
+  EXPECT_EQ(both.exit_code, 2);
+  EXPECT_NE(both.err.find("give either --study"), std::string::npos) << both.err;
+}
+
+TEST(MeasureCommand, StudyMeasuresWhatFitsAndComparesTheRest) {
+  const fs::path dir = temp_dir("measure_study");
+  const fs::path spec = dir / "tiny.psl";
+  std::ofstream(spec) << "import \"" << kSweep3D << "\";\n"
+                      << "study tiny {\n  model Sweep3D on Odin;\n"
+                      << "  set it_g = 8, jt_g = 8, kt = 8, mk = 4, mmi = 3, iterations = 2, compute = processor[wg];\n"
+                      << "  vary (npe_i, npe_j) in [(1, 1), (1, 2), (4, 4)];\n"
+                      << "  compare analytic[LogGP], simulation[MPI-Sim];\n}\n";
+  CommandResult r =
+      run_command(environment() + kPoems + " measure " + spec.string() +
+                  " --study tiny --max-ranks 2 --repetitions 1 --format json --db " + (dir / "kb.db").string());
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  EXPECT_NE(r.err.find("measuring 2 of 3 bindings; 1 do not fit this machine"), std::string::npos) << r.err;
+  nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["paradigms"], nlohmann::json::array({"measurement[mpirun]", "analytic[LogGP]", "simulation[MPI-Sim]"}));
+  ASSERT_EQ(j["rows"].size(), 2u);
+  for (const auto& row : j["rows"]) {
+    EXPECT_GT(row["times_ns"]["measurement[mpirun]"].get<double>(), 0) << row.dump();
+    EXPECT_TRUE(row["differences_pct"].contains("analytic[LogGP]"));
+    EXPECT_TRUE(row["differences_pct"].contains("simulation[MPI-Sim]"));
+  }
+}
+
+TEST(CalibrateCommand, WritesAMachineThatStudiesRunOn) {
+  const fs::path dir = temp_dir("calibrate");
+  const std::string db = " --db " + (dir / "kb.db").string();
+  const fs::path psl = dir / "lab.psl";
+  CommandResult r = run_command(environment() + kPoems + " calibrate --quick --np 2 --name lab --psl " + psl.string() +
+                                " --shape 8,8,4,3,8 --format json" + db);
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["machine"], "lab");
+  for (const char* p : {"L_ns", "o_ns", "g_ns", "G_ns_per_byte", "O_ns_per_byte", "S_bytes"})
+    EXPECT_GE(j[p].get<double>(), 0) << p;
+  EXPECT_GT(j["Wg_ns"].get<double>(), 0);
+  EXPECT_EQ(j["Wg_shapes"][0]["shape"], "8x8x4x3,kt=8");
+  EXPECT_FALSE(j["sizes"].empty());
+
+  CommandResult check = run_command(kPoems + " check " + psl.string());
+  EXPECT_EQ(check.exit_code, 0) << check.err;
+  EXPECT_EQ(check.out, "OK: 0 models, 2 components, 0 studies\n");
+
+  CommandResult machines =
+      run_command(kPoems + " db query" + db +
+                  " \"SELECT name, provenance, json_extract(parameters, '$.psl_file') AS file FROM machines\" "
+                  "--format json");
+  ASSERT_EQ(machines.exit_code, 0) << machines.err;
+  nlohmann::json m = nlohmann::json::parse(machines.out);
+  ASSERT_EQ(m.size(), 1u);
+  EXPECT_EQ(m[0]["name"], "lab");
+  EXPECT_EQ(m[0]["provenance"], "calibrated");
+  EXPECT_EQ(m[0]["file"], fs::absolute(psl).string());
+  CommandResult calibrations = run_command(
+      kPoems + " db query" + db + " \"SELECT count(*) AS n FROM calibrations WHERE parameter = 'Wg'\" --format json");
+  EXPECT_EQ(nlohmann::json::parse(calibrations.out), nlohmann::json::parse(R"([{"n": 1}])")) << calibrations.out;
+
+  // The written machine composes: a prediction on it with its own Wg.
+  CommandResult on = run_command(kPoems + " measure " + kSweep3D + " --set npe_i=4 --set npe_j=4" + kTiny +
+                                 " --max-ranks 1 --compare analytic --machine lab --processor lab_cpu --import " +
+                                 psl.string() + " --format json" + db);
+  EXPECT_EQ(on.exit_code, 1) << on.err;  // not measured (16 processes), but predicted
+  nlohmann::json p = nlohmann::json::parse(on.out);
+  EXPECT_GT(p["predicted_ns"].get<double>(), 0) << on.out;
+}
+
+TEST(CalibrateCommand, BadOptionsAreUsageErrors) {
+  CommandResult np = run_command(kPoems + " calibrate --np 1 --no-store");
+  EXPECT_EQ(np.exit_code, 2);
+  EXPECT_NE(np.err.find("--np"), std::string::npos) << np.err;
+  CommandResult name = run_command(kPoems + " calibrate --name 9x --no-store");
+  EXPECT_EQ(name.exit_code, 2);
+  EXPECT_NE(name.err.find("'9x' is not a PSL identifier"), std::string::npos) << name.err;
+  CommandResult shape = run_command(kPoems + " calibrate --shape 1,2,3 --no-store");
+  EXPECT_EQ(shape.exit_code, 2);
+  EXPECT_NE(shape.err.find("'1,2,3' is not IT,JT,MK,MMI[,KT]"), std::string::npos) << shape.err;
+}

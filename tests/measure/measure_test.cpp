@@ -1,0 +1,194 @@
+// The measurement library: LogGOPS fits against known answers, the PSL
+// machine file, the process runner (exit codes, output, timeout).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "poems/measure/loggops_fit.h"
+#include "poems/measure/machine_file.h"
+#include "poems/measure/mpirun.h"
+#include "poems/measure/process.h"
+
+namespace poems::measure {
+namespace {
+
+// What the benchmark would measure on a machine that follows the simulator's
+// cost rules exactly (DESIGN.md 5.1) with these parameters: echo = one way,
+// the trains' per-message costs as in loggops_fit.h.
+LoggopsSamples synthetic(double L, double o, double g, double G, double O, double S, const std::vector<double>& sizes) {
+  LoggopsSamples s;
+  s.train_messages = 16;
+  s.eager_limit = S;
+  const int n = s.train_messages;
+  for (double b : sizes) {
+    const double one_way = (b > S ? 2 : 1) * L + 2 * o + (b - 1) * std::max(O, G);
+    const double rtt1 = one_way + 2 * o + L;  // + the zero-byte acknowledgement
+    const double gap = g + (b - 1) * G;
+    const double overhead = o + (b - 1) * O;
+    const double d = 2 * gap;
+    s.sizes.push_back(b);
+    s.echo_ns.push_back(one_way);
+    s.exchange_ns.push_back(one_way);
+    s.rtt1_ns.push_back(rtt1);
+    s.train_ns.push_back(rtt1 + (n - 1) * gap);
+    s.delay_ns.push_back(d);
+    s.train_delay_ns.push_back(rtt1 + (n - 1) * (overhead + d));
+  }
+  return s;
+}
+
+TEST(LoggopsFit, StraightLinesAreExact) {
+  const LineFit f = fit_line({1, 2, 4, 8}, {3, 5, 9, 17});
+  EXPECT_NEAR(f.intercept, 1, 1e-12);
+  EXPECT_NEAR(f.slope, 2, 1e-12);
+  EXPECT_EQ(f.points, 4);
+  EXPECT_LT(f.max_relative_residual, 1e-12);
+  const LineFit one = fit_line({5}, {7});
+  EXPECT_EQ(one.slope, 0);
+  EXPECT_EQ(one.intercept, 7);
+  EXPECT_EQ(fit_line({1, 2}, {0, -1}).points, 0);  // non-positive times are not data
+}
+
+TEST(LoggopsFit, RecoversTheParametersOfAModelMachine) {
+  // Odin's LogGOPS (seed 002) with S = 32 KiB, sizes on both sides of S.
+  const double L = 5300, o = 2300, g = 2000, G = 2.5, O = 1, S = 32768;
+  const LoggopsSamples s = synthetic(L, o, g, G, O, S, {8, 64, 512, 4096, 16384, 65536, 262144, 1048576});
+  const LoggopsCalibration c = fit_loggops(s);
+  EXPECT_EQ(c.S, S);
+  for (const RangeFit* r : {&c.eager, &c.rendezvous}) {
+    EXPECT_NEAR(r->L, L, 1e-6 * L) << r->name;
+    EXPECT_NEAR(r->o, o, 1e-6 * o) << r->name;
+    EXPECT_NEAR(r->g, g, 1e-6 * g) << r->name;
+    EXPECT_NEAR(r->G, G, 1e-9) << r->name;
+    EXPECT_NEAR(r->O, O, 1e-9) << r->name;
+  }
+  EXPECT_EQ(c.eager.sizes, 5);
+  EXPECT_EQ(c.rendezvous.sizes, 3);
+  EXPECT_EQ(c.machine_range, "rendezvous");
+  EXPECT_NEAR(c.L, L, 1e-6 * L);
+  EXPECT_TRUE(c.notes.empty());
+  // The gap and overhead per size are the model's.
+  EXPECT_NEAR(s.gap_ns()[3], g + 4095 * G, 1e-6);
+  EXPECT_NEAR(s.overhead_ns()[3], o + 4095 * O, 1e-6);
+}
+
+TEST(LoggopsFit, TheMachineFollowsTheMessagesInUse) {
+  // Two regimes the model cannot join: the machine takes the range of the
+  // application's messages, and says which.
+  LoggopsSamples s = synthetic(300, 100, 150, 0.1, 0.05, 256, {8, 64, 256, 1024, 4096, 16384, 65536});
+  const LoggopsSamples slow = synthetic(2000, 100, 3000, 0.1, 0.05, 256, {4096, 16384, 65536});
+  for (std::size_t k = 4; k < 7; ++k) {
+    s.echo_ns[k] = slow.echo_ns[k - 4];
+    s.train_ns[k] = s.rtt1_ns[k] + 15 * slow.gap_ns()[k - 4];
+  }
+  const LoggopsCalibration c = fit_loggops(s, 4000, 70000);
+  EXPECT_EQ(c.machine_range, "messages");
+  EXPECT_EQ(c.messages.sizes, 3);
+  EXPECT_NEAR(c.L, 2000, 1e-6 * 2000);
+  EXPECT_NEAR(c.g, 3000, 1e-6 * 3000);
+  EXPECT_NEAR(c.o, 100, 1e-9);
+  const LoggopsCalibration none = fit_loggops(s, 1e9, 2e9);
+  EXPECT_EQ(none.machine_range, "rendezvous");
+  EXPECT_FALSE(none.notes.empty());
+}
+
+TEST(LoggopsFit, RegimesSplitAtTheEchoJumpAndTheMachineFollowsMostMessages) {
+  LoggopsSamples s = synthetic(300, 100, 150, 0.1, 0.05, 256, {8, 256, 1024, 2048, 4096, 16384, 65536});
+  s.echo_ns = {450, 460, 750, 770, 3850, 5100, 9900};
+  const auto regimes = echo_regimes(s);
+  ASSERT_EQ(regimes.size(), 2u);
+  EXPECT_EQ(regimes[0], (std::pair<double, double>{8, 2048}));
+  EXPECT_EQ(regimes[1], (std::pair<double, double>{4096, 65536}));
+  // Two messages below the jump, three above: the upper regime, around them.
+  EXPECT_EQ(messages_range(s, {1000, 2000, 6000, 12000, 36000}), (std::pair<double, double>{4096, 72000}));
+  EXPECT_EQ(messages_range(s, {1000, 1500, 12000}), (std::pair<double, double>{500, 3000}));
+  EXPECT_EQ(messages_range(s, {}), (std::pair<double, double>{0, 0}));
+  // Weighted by how many are sent: 1000 small ones outweigh 3 large ones.
+  EXPECT_EQ(messages_range(s, {1000, 2000, 6000, 12000, 36000}, {500, 500, 1, 1, 1}),
+            (std::pair<double, double>{500, 4000}));
+}
+
+TEST(LoggopsFit, ParsesTheBenchmarkOutputAndNamesWhatIsMissing) {
+  const std::string line =
+      R"({"ranks": 2, "train_messages": 16, "quick": true, "sizes": [8, 4096], "echo_ns": [500, 4000],)"
+      R"( "exchange_ns": [600, 5000], "rtt1_ns": [1000, 8000], "train_ns": [2500, 60000], "delay_ns": [2000, 7000],)"
+      R"( "train_delay_ns": [33000, 160000], "eager_probe_sizes": [256, 512], "eager_probe_ns": [100, 2000000],)"
+      R"( "eager_probe_wait_ns": 2000000, "eager_limit": 256})";
+  const LoggopsSamples s = parse_loggops_output(line);
+  EXPECT_EQ(s.sizes, (std::vector<double>{8, 4096}));
+  EXPECT_EQ(s.eager_limit, 256);
+  EXPECT_DOUBLE_EQ(s.gap_ns()[0], 100);
+  EXPECT_NEAR(s.overhead_ns()[0], 32000.0 / 15 - 2000, 1e-9);
+  try {
+    parse_loggops_output(R"({"sizes": [8], "echo_ns": [1, 2]})");
+    FAIL();
+  } catch (const std::runtime_error& e) {
+    EXPECT_STREQ(e.what(), "calibration output: 'echo_ns' has 2 values for 1 sizes");
+  }
+  EXPECT_THROW(parse_loggops_output("not json"), std::runtime_error);
+}
+
+TEST(MachineFile, WritesPslLiteralsWithoutExponents) {
+  EXPECT_EQ(psl_time(312.5), "312.5ns");
+  EXPECT_EQ(psl_time_per_byte(0.0456265), "0.0456265ns/B");
+  EXPECT_EQ(psl_time_per_byte(1.5e-5), "0.000015ns/B");
+  EXPECT_EQ(psl_time(0), "0ns");
+  MachineProfile m;
+  m.name = "lab";
+  m.L = 1687, m.o = 70, m.g = 3214, m.G = 0.097, m.O = 0.04, m.S = 256, m.Wg = 6.8;
+  m.comment_lines = {"calibrated"};
+  const std::string text = machine_psl(m);
+  EXPECT_NE(text.find("// calibrated\n"), std::string::npos);
+  EXPECT_NE(text.find("component lab in hardware[network]"), std::string::npos);
+  EXPECT_NE(text.find("param L = 1687ns, o = 70ns, g = 3214ns, G = 0.097ns/B, O = 0.04ns/B, S = 256B;"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("component lab_cpu in hardware[processor]"), std::string::npos);
+  EXPECT_NE(text.find("param Wg = 6.8ns;"), std::string::npos);
+  m.name = "9lives";
+  EXPECT_THROW(machine_psl(m), std::invalid_argument);
+}
+
+TEST(Process, CollectsOutputAndExitStatus) {
+  const ProcessResult r = run_process({"sh", "-c", "echo out; echo err >&2; exit 3"}, 10);
+  EXPECT_TRUE(r.started);
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_EQ(r.out, "out\n");
+  EXPECT_EQ(r.err, "err\n");
+  EXPECT_FALSE(r.ok());
+  EXPECT_EQ(r.status_text(), "exit code 3");
+  const ProcessResult env = run_process({"sh", "-c", "echo $POEMS_TEST_VALUE"}, 10, {"POEMS_TEST_VALUE=42"});
+  EXPECT_EQ(env.out, "42\n");
+  const ProcessResult missing = run_process({"/nonexistent/program"}, 10);
+  EXPECT_FALSE(missing.started);
+  EXPECT_NE(missing.status_text().find("could not start"), std::string::npos);
+}
+
+TEST(Process, KillsTheWholeGroupAtTheDeadline) {
+  const ProcessResult r = run_process({"sh", "-c", "sleep 30 & sleep 30; echo never"}, 0.3);
+  EXPECT_TRUE(r.timed_out);
+  EXPECT_LT(r.wall_seconds, 5);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.status_text().rfind("timed out", 0), 0u);
+}
+
+TEST(Mpirun, CommandLineFollowsThisMachine) {
+  Launch l;
+  l.ranks = host_cores() + 1;
+  l.program = "/bin/prog";
+  l.args = {"deck"};
+  const auto argv = mpirun_command(l);
+  EXPECT_EQ(argv.front(), "mpirun");
+  EXPECT_EQ(std::count(argv.begin(), argv.end(), "--oversubscribe"), 1);
+  EXPECT_EQ(std::count(argv.begin(), argv.end(), "--allow-run-as-root"), running_as_root() ? 1 : 0);
+  EXPECT_EQ(argv.back(), "deck");
+  l.ranks = 1;
+  const auto small = mpirun_command(l);
+  EXPECT_EQ(std::count(small.begin(), small.end(), "--oversubscribe"), 0);
+  EXPECT_EQ(result_line("noise\nPREFIX {\"a\": 1}\nmore\n", "PREFIX "), "{\"a\": 1}");
+  EXPECT_EQ(result_line("xPREFIX {}\n", "PREFIX "), "");
+}
+
+}  // namespace
+}  // namespace poems::measure
