@@ -1,5 +1,6 @@
 #include "cli_common.h"
 
+#include <algorithm>
 #include <iostream>
 
 #include "loaded_model.h"
@@ -41,6 +42,23 @@ bool load_model(const std::vector<std::string>& files, const std::string& model,
     return false;
   }
   return true;
+}
+
+void print_table(const TextTable& table, std::ostream& out) {
+  std::vector<std::size_t> width;
+  for (const auto& row : table)
+    for (std::size_t c = 0; c < row.size(); ++c) {
+      if (width.size() <= c) width.push_back(0);
+      width[c] = std::max(width[c], row[c].size());
+    }
+  for (const auto& row : table) {
+    std::string line;
+    for (std::size_t c = 0; c < row.size(); ++c) {
+      line += row[c];
+      if (c + 1 < row.size()) line += std::string(width[c] - row[c].size() + 2, ' ');
+    }
+    out << line << '\n';
+  }
 }
 
 }  // namespace poems::cli

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <iosfwd>
 #include <map>
 #include <memory>
 #include <string>
@@ -46,5 +47,10 @@ bool load_model(const std::string& spec, const std::string& model, LoadedModel& 
 // The same with more PSL files loaded beside the specification (`--import
 // local.psl`: a machine written by `poems calibrate`).
 bool load_model(const std::vector<std::string>& files, const std::string& model, LoadedModel& out, int& result);
+
+// Prints rows as left-aligned columns two spaces apart (the first row is
+// usually the header).
+using TextTable = std::vector<std::vector<std::string>>;
+void print_table(const TextTable& table, std::ostream& out);
 
 }  // namespace poems::cli

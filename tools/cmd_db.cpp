@@ -9,24 +9,7 @@ namespace poems::cli {
 
 namespace {
 
-using Table = std::vector<std::vector<std::string>>;  // first row: header
-
-void print_table(const Table& table, std::ostream& out) {
-  std::vector<std::size_t> width;
-  for (const auto& row : table)
-    for (std::size_t c = 0; c < row.size(); ++c) {
-      if (width.size() <= c) width.push_back(0);
-      width[c] = std::max(width[c], row[c].size());
-    }
-  for (const auto& row : table) {
-    std::string line;
-    for (std::size_t c = 0; c < row.size(); ++c) {
-      line += row[c];
-      if (c + 1 < row.size()) line += std::string(width[c] - row[c].size() + 2, ' ');
-    }
-    out << line << '\n';
-  }
-}
+using Table = TextTable;  // first row: header
 
 std::string number(double value) { return nlohmann::json(value).dump(); }
 std::string or_dash(const std::optional<std::string>& text) { return text ? *text : "-"; }

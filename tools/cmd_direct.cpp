@@ -17,6 +17,7 @@
 #include "poems/db/run_key.h"
 #include "poems/direct/protocol.h"
 #include "poems/psl/frontend.h"
+#include "poems/recommender/stored_results.h"
 #include "poems/sim/report.h"
 #include "result_store.h"
 
@@ -120,21 +121,10 @@ direct::DirectOptions direct_options(const DirectCliOptions& o, std::string& mac
 }
 
 db::Result to_db_result(const direct::DirectResult& d) {
-  const sim::SimulationResult& r = d.sim;
-  db::Result out;
-  out.time_ns = static_cast<double>(r.max_finish) / 1000.0;
-  const double per_rank = r.ranks > 0 ? 1000.0 * r.ranks : 1.0;
-  out.compute_ns = static_cast<double>(r.total_compute) / per_rank;
-  out.comm_ns = static_cast<double>(r.total_overhead) / per_rank;
-  out.sync_ns = static_cast<double>(r.total_wait) / per_rank;
-  out.events = static_cast<std::int64_t>(r.events);
-  out.extra = {{"ranks", r.ranks},
-               {"max_finish_rank", r.max_finish_rank},
-               {"messages", r.messages},
-               {"breakdown", "mean per rank"},
-               {"host_seconds", d.host_seconds},
-               {"mpi_calls", d.mpi_calls},
-               {"measured_cpu_seconds", d.measured_cpu_seconds}};
+  db::Result out = recommender::simulation_record(d.sim);
+  out.extra["host_seconds"] = d.host_seconds;
+  out.extra["mpi_calls"] = d.mpi_calls;
+  out.extra["measured_cpu_seconds"] = d.measured_cpu_seconds;
   return out;
 }
 

@@ -14,6 +14,7 @@
 #include <filesystem>
 #include "poems/psl/diagnostics.h"
 #include "poems/psl/units.h"
+#include "poems/recommender/stored_results.h"
 #include "poems/sim/report.h"
 #include "poems/sim/simulator.h"
 #include "poems/taskgraph/dtg.h"
@@ -88,21 +89,7 @@ EvaluationKey evaluation_key(const SimulateOptions& o, const sim::SimulationOpti
 }
 
 // The stored form: the finish time, and the per-rank means of the breakdown.
-db::Result to_db_result(const sim::SimulationResult& r) {
-  db::Result out;
-  out.time_ns = static_cast<double>(r.max_finish) / 1000.0;
-  const double per_rank = r.ranks > 0 ? 1000.0 * r.ranks : 1.0;
-  out.compute_ns = static_cast<double>(r.total_compute) / per_rank;
-  out.comm_ns = static_cast<double>(r.total_overhead) / per_rank;
-  out.sync_ns = static_cast<double>(r.total_wait) / per_rank;
-  out.events = static_cast<std::int64_t>(r.events);
-  out.extra = {{"ranks", r.ranks},
-               {"max_finish_rank", r.max_finish_rank},
-               {"messages", r.messages},
-               {"breakdown", "mean per rank"},
-               {"events_per_second", r.events_per_second()}};
-  return out;
-}
+db::Result to_db_result(const sim::SimulationResult& r) { return recommender::simulation_record(r); }
 
 void run(const SimulateOptions& o, int& result) {
   const int sources_given = !o.spec.empty() + !o.goal.empty() + !o.collective.empty();

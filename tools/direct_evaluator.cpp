@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "direct_program.h"
+#include "measured_programs.h"  // sweep3d_deck
 #include "poems/sweep3d/app/deck.h"
 #include "poems/sweep3d/app/report.h"
 
@@ -15,21 +16,6 @@ namespace poems::cli {
 namespace {
 
 double ns(taskgraph::Picoseconds ps) { return static_cast<double>(ps) / 1000.0; }
-
-// The Sweep3D input deck of a binding of the model's parameters.
-sweep3d::app::Deck sweep3d_deck(const components::Sweep3DConfig& c) {
-  sweep3d::app::Deck d;
-  d.npe_i = static_cast<int>(c.npe_i);
-  d.npe_j = static_cast<int>(c.npe_j);
-  d.mk = static_cast<int>(c.mk);
-  d.mmi = static_cast<int>(c.mmi);
-  d.it_g = static_cast<int>(c.it_g);
-  d.jt_g = static_cast<int>(c.jt_g);
-  d.kt = static_cast<int>(c.kt);
-  d.mm = static_cast<int>(c.mm);
-  d.epsi = -static_cast<double>(c.iterations);  // exactly `iterations` source iterations
-  return d;
-}
 
 }  // namespace
 

@@ -80,7 +80,7 @@ sweep3d::app::Deck sweep3d_deck(const components::Sweep3DConfig& c) {
   d.jt_g = static_cast<int>(c.jt_g);
   d.kt = static_cast<int>(c.kt);
   d.mm = static_cast<int>(c.mm);
-  d.epsi = -static_cast<double>(c.iterations);
+  d.epsi = -static_cast<double>(c.iterations);  // exactly `iterations` source iterations
   return d;
 }
 

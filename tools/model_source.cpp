@@ -94,14 +94,7 @@ sim::SimulationOptions command_line_machine(const ModelRequest& o) {
 }
 
 nlohmann::json machine_json(const sim::SimulationOptions& options) {
-  const sim::LogGOPS& p = options.params;
-  return {{"L_ps", p.L},
-          {"o_ps", p.o},
-          {"g_ps", p.g},
-          {"G_fs_per_byte", p.G},
-          {"O_fs_per_byte", p.O},
-          {"S_bytes", p.S},
-          {"rendezvous_handshake", options.rendezvous_handshake}};
+  return components::machine_key_json(options.params, options.rendezvous_handshake);
 }
 
 void add_model_options(CLI::App* cmd, ModelRequest& o, const std::string& verb) {

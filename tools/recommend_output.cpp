@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <sstream>
 
+#include "cli_common.h"
+
 namespace poems::cli {
 
 namespace {
@@ -64,23 +66,6 @@ std::string evidence_text(const Recommendation& r) {
     if (e.fresh) out += " (new)";
   }
   return out;
-}
-
-void print_table(std::ostringstream& out, const std::vector<std::vector<std::string>>& table) {
-  std::vector<std::size_t> width;
-  for (const auto& row : table)
-    for (std::size_t c = 0; c < row.size(); ++c) {
-      if (width.size() <= c) width.push_back(0);
-      width[c] = std::max(width[c], row[c].size());
-    }
-  for (const auto& row : table) {
-    std::string line;
-    for (std::size_t c = 0; c < row.size(); ++c) {
-      line += row[c];
-      if (c + 1 < row.size()) line += std::string(width[c] - row[c].size() + 2, ' ');
-    }
-    out << line << '\n';
-  }
 }
 
 }  // namespace
@@ -179,7 +164,7 @@ std::string report_text(const RecommendReport& r) {
                        std::to_string(pt.best.candidate.mmi), time_text(pt.best.time_ns),
                        fixed(first / pt.best.time_ns, 2), op.knee && *op.knee == i ? "<- knee" : ""});
     }
-    print_table(out, table);
+    print_table(table, out);
     if (op.knee) {
       const recommender::ProcsPoint& k = op.points[*op.knee];
       out << "\noptimal operating point: " << k.procs << " processors";
@@ -196,7 +181,7 @@ std::string report_text(const RecommendReport& r) {
                        grid(rec.candidate), time_text(rec.time_ns), fixed(rec.confidence.value, 2),
                        evidence_text(rec)});
     }
-    print_table(out, table);
+    print_table(table, out);
     if (!r.recommendations.empty()) {
       const recommender::Confidence& conf = r.recommendations.front().confidence;
       if (conf.nearest_run)
@@ -217,7 +202,7 @@ std::string report_text(const RecommendReport& r) {
            time_text(cf.analytic_ns), time_text(cf.simulated_ns),
            (cf.difference >= 0 ? "+" : "") + percent(cf.difference),
            cf.simulation.run_id ? std::to_string(cf.simulation.run_id) + (cf.simulation.fresh ? " (new)" : "") : "-"});
-    print_table(out, table);
+    print_table(table, out);
     out << "agreement: largest difference " << percent(r.confirm->max_abs_difference) << "; the simulator ranks them "
         << (r.confirm->same_order ? "in the same order" : "in a different order") << "\n";
   }

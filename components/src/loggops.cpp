@@ -42,4 +42,14 @@ std::string format_fs_per_byte(FemtosecondsPerByte fs) {
   return s + "ns/B";
 }
 
+nlohmann::json machine_key_json(const LogGOPS& p, bool rendezvous_handshake) {
+  return {{"L_ps", p.L},
+          {"o_ps", p.o},
+          {"g_ps", p.g},
+          {"G_fs_per_byte", p.G},
+          {"O_fs_per_byte", p.O},
+          {"S_bytes", p.S},
+          {"rendezvous_handshake", rendezvous_handshake}};
+}
+
 }  // namespace poems::components

@@ -4,6 +4,7 @@
 #include <unordered_map>
 
 #include "poems/loggp/critical_path.h"
+#include "poems/recommender/stored_results.h"
 #include "poems/sim/simulator.h"
 #include "poems/taskgraph/dtg.h"
 
@@ -302,18 +303,7 @@ Evidence EvidenceStore::simulation(const Candidate& c, QueryStats& stats) {
   }
   ++stats.simulated;
   // Stored as `poems simulate` stores it.
-  db::Result out;
-  out.time_ns = ns(r.max_finish);
-  const double per_rank = r.ranks > 0 ? 1000.0 * r.ranks : 1.0;
-  out.compute_ns = static_cast<double>(r.total_compute) / per_rank;
-  out.comm_ns = static_cast<double>(r.total_overhead) / per_rank;
-  out.sync_ns = static_cast<double>(r.total_wait) / per_rank;
-  out.events = static_cast<std::int64_t>(r.events);
-  out.extra = {{"ranks", r.ranks},
-               {"max_finish_rank", r.max_finish_rank},
-               {"messages", r.messages},
-               {"breakdown", "mean per rank"},
-               {"events_per_second", r.events_per_second()}};
+  const db::Result out = simulation_record(r);
   Evidence e{0, kSimulation, out.time_ns, true};
   if (claimed) {
     kb_->complete_run(start->handle, out);

@@ -154,14 +154,7 @@ CandidateSet candidates(const Problem& problem, const CandidateSpace& space) {
 }
 
 nlohmann::json machine_json(const components::Sweep3DMachine& m) {
-  const components::LogGOPS& p = m.params;
-  return {{"L_ps", p.L},
-          {"o_ps", p.o},
-          {"g_ps", p.g},
-          {"G_fs_per_byte", p.G},
-          {"O_fs_per_byte", p.O},
-          {"S_bytes", p.S},
-          {"rendezvous_handshake", m.rendezvous_handshake}};
+  return components::machine_key_json(m.params, m.rendezvous_handshake);
 }
 
 namespace {

@@ -32,25 +32,6 @@ const char* const kUsage =
     "  --reduced  memory-reduced: no kernel and no cell arrays, each block charged through the\n"
     "             processor model (run with --compute model; needs a fixed iteration count)\n";
 
-// Rank 0 reads the deck and broadcasts it (as the app's program does).
-bool read_and_share(const std::string& path, int rank, std::string& text) {
-  int length = -1;
-  if (rank == 0) {
-    std::ifstream in(path, std::ios::binary);
-    if (in) {
-      std::ostringstream buffer;
-      buffer << in.rdbuf();
-      text = buffer.str();
-      length = text.size() <= (1u << 20) ? static_cast<int>(text.size()) : -2;
-    }
-  }
-  MPI_Bcast(&length, 1, MPI_INT, 0, MPI_COMM_WORLD);
-  if (length < 0) return false;
-  text.resize(static_cast<std::size_t>(length));
-  if (length > 0) MPI_Bcast(text.data(), length, MPI_CHAR, 0, MPI_COMM_WORLD);
-  return true;
-}
-
 }  // namespace
 
 int sweep3d_direct_program(int argc, const char* const* argv) {
@@ -73,7 +54,7 @@ int sweep3d_direct_program(int argc, const char* const* argv) {
     return kExitUsage;
   }
   std::string text;
-  if (!read_and_share(deck_path, rank, text)) {
+  if (!app::read_and_share_deck(deck_path, rank, text)) {
     if (rank == 0) std::cerr << "sweep3d_direct: error: cannot read the deck '" << deck_path << "' (at most 1 MiB)\n";
     return kExitDeck;
   }

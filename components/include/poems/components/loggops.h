@@ -8,6 +8,8 @@
 #include <optional>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "poems/taskgraph/schedule.h"
 
 namespace poems::components {
@@ -57,5 +59,11 @@ std::string ps_to_ns_text(Picoseconds ps);
 // "2500ns", "0.04ns/B": the canonical text of a parameter value.
 std::string format_ps(Picoseconds ps);
 std::string format_fs_per_byte(FemtosecondsPerByte fs);
+
+// The machine as run keys hold it ({"L_ps", "o_ps", "g_ps", "G_fs_per_byte",
+// "O_fs_per_byte", "S_bytes", "rendezvous_handshake"}): `poems simulate`,
+// `poems analyze` and the recommender key runs alike, so each finds the
+// others' stored results.
+nlohmann::json machine_key_json(const LogGOPS& params, bool rendezvous_handshake);
 
 }  // namespace poems::components

@@ -66,8 +66,10 @@ Arguments parse_arguments(int argc, const char* const* argv) {
   return a;
 }
 
-// Rank 0 reads the deck and broadcasts it; a negative length means unreadable.
-bool read_and_share(const std::string& path, int rank, std::string& text) {
+}  // namespace
+
+// A negative length broadcast means unreadable (or over kMaxDeckBytes).
+bool read_and_share_deck(const std::string& path, int rank, std::string& text) {
   int length = -1;
   if (rank == 0) {
     std::ifstream in(path, std::ios::binary);
@@ -85,8 +87,6 @@ bool read_and_share(const std::string& path, int rank, std::string& text) {
   return true;
 }
 
-}  // namespace
-
 int sweep3d_program(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
   int rank = 0, ranks = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -97,7 +97,7 @@ int sweep3d_program(int argc, const char* const* argv, std::ostream& out, std::o
     return args.help ? kExitOk : kExitUsage;
   }
   std::string text;
-  if (!read_and_share(args.deck, rank, text)) {
+  if (!read_and_share_deck(args.deck, rank, text)) {
     if (rank == 0) err << "sweep3d: error: cannot read the deck '" << args.deck << "' (at most 1 MiB)\n";
     return kExitDeck;
   }

@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <functional>
 #include <iosfwd>
+#include <string>
 #include <vector>
 
 #include "poems/sweep3d/app/block_compute.h"
@@ -65,5 +66,9 @@ RunResult run_sweep3d(const Deck& deck, const Decomposition& d, BlockCompute& co
 // arrays. Returns 0 ok, 1 bad deck, 2 usage, 3 run failure. MPI must be
 // initialized.
 int sweep3d_program(int argc, const char* const* argv, std::ostream& out, std::ostream& err);
+
+// Rank 0 reads the deck file (at most 1 MiB) and broadcasts it on
+// MPI_COMM_WORLD; false on every rank if rank 0 could not read it.
+bool read_and_share_deck(const std::string& path, int rank, std::string& text);
 
 }  // namespace poems::sweep3d::app
