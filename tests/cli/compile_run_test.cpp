@@ -139,7 +139,8 @@ TEST(RunCommand, MachineParameterVariesAndCsvAndPlot) {
 TEST(RunCommand, UnknownStudyNamesTheStudies) {
   CommandResult r = run_command(kPoems + " run " + kSweep3D + " --study nope --no-store");
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find("studies: scaling, scaling_50, projection, projection_analytic, blocking, latency, direct, validation"),
+  EXPECT_NE(r.err.find(
+                "studies: scaling, scaling_50, projection, projection_analytic, blocking, latency, direct, validation"),
             std::string::npos)
       << r.err;
 }
