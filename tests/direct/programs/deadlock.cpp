@@ -1,4 +1,6 @@
-// Both ranks receive first: a deadlock `poems direct` must report.
+// Not a test but its input: both ranks receive first, a deadlock `poems
+// direct` must report. DirectCli.DeadlockIsAnEvaluationFailure
+// (tests/cli/direct_test.cpp) asserts the exit code and the report.
 #include <mpi.h>
 
 int main(int argc, char** argv) {

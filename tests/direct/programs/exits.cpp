@@ -1,4 +1,6 @@
-// exit() after MPI_Finalize ends a rank; before it (argument "early"), the run.
+// Not a test but its input: exit() after MPI_Finalize ends a rank; before it
+// (argument "early"), the run. DirectCli.ExitEndsARankOrTheRun
+// (tests/cli/direct_test.cpp) asserts both outcomes.
 #include <mpi.h>
 
 #include <cstdlib>

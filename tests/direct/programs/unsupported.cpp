@@ -1,4 +1,6 @@
-// Calls an MPI function outside the supported subset.
+// Not a test but its input: calls an MPI function outside the supported
+// subset. DirectCli.UnsupportedCallIsNamed (tests/cli/direct_test.cpp)
+// asserts the exit code and that the message names the call.
 #include <mpi.h>
 
 int main(int argc, char** argv) {
