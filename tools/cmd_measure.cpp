@@ -68,27 +68,6 @@ void keep_measurable(const LoadedModel& loaded, const MeasureOptions& options, S
   plan.bindings = std::move(kept);
 }
 
-void print_table(const MeasureCommand& o, StudyTable& table, const psl::StudyDecl* st, int& result) {
-  psl::StudyDecl none;
-  finish_table(table, st ? *st : none);
-  if (o.format == "json")
-    std::cout << table_json(table).dump(2) << '\n';
-  else if (o.format == "csv")
-    std::cout << table_csv(table);
-  else
-    std::cout << table_text(table, st ? *st : none);
-  if (!o.plot.empty()) {
-    const std::string error = plot_table(table, o.plot);
-    if (!error.empty()) {
-      std::cerr << "poems: error: " << error << '\n';
-      result = kExitEvaluation;
-      return;
-    }
-    std::cerr << "plot written to " << o.plot << '\n';
-  }
-  result = table.failures ? kExitEvaluation : kExitOk;
-}
-
 void measure_study(const MeasureCommand& o, int& result) {
   const auto priority = apply_nice(o.measure.nice);
   LoadedModel loaded;
@@ -120,7 +99,7 @@ void measure_study(const MeasureCommand& o, int& result) {
     result = kExitInputError;
     return;
   }
-  print_table(o, table, &st, result);
+  result = print_study_table(table, st, o.format, o.plot);
 }
 
 void measure_binding(const MeasureCommand& o, int& result) {
@@ -162,8 +141,11 @@ void measure_binding(const MeasureCommand& o, int& result) {
     result = kExitInputError;
     return;
   }
-  if (o.format != "json") return print_table(o, table, nullptr, result);
   psl::StudyDecl none;
+  if (o.format != "json") {
+    result = print_study_table(table, none, o.format, o.plot);
+    return;
+  }
   finish_table(table, none);
   const StudyRow& row = table.rows.front();
   const StudyCell& measured = row.cells.at(kMeasurementEvaluator);

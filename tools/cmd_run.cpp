@@ -35,23 +35,7 @@ void run(const RunOptions& o, int& result) {
     result = kExitInputError;
     return;
   }
-  finish_table(table, st);
-  if (o.format == "json")
-    std::cout << table_json(table).dump(2) << '\n';
-  else if (o.format == "csv")
-    std::cout << table_csv(table);
-  else
-    std::cout << table_text(table, st);
-  if (!o.plot.empty()) {
-    std::string error = plot_table(table, o.plot);
-    if (!error.empty()) {
-      std::cerr << "poems: error: " << error << '\n';
-      result = kExitEvaluation;
-      return;
-    }
-    std::cerr << "plot written to " << o.plot << '\n';
-  }
-  result = table.failures ? kExitEvaluation : kExitOk;
+  result = print_study_table(table, st, o.format, o.plot);
 }
 
 }  // namespace

@@ -3,7 +3,10 @@
 #include <sys/wait.h>
 #include <algorithm>
 #include <cstdio>
+#include <iostream>
 #include <sstream>
+
+#include "cli_common.h"
 
 namespace poems::cli {
 
@@ -268,6 +271,26 @@ std::string plot_table(const StudyTable& t, const std::string& path) {
     return WIFEXITED(status) && WEXITSTATUS(status) == 127 ? "gnuplot is not installed (apt-get install gnuplot-nox)"
                                                            : "gnuplot failed to draw " + path;
   return "";
+}
+
+int print_study_table(StudyTable& table, const psl::StudyDecl& study, const std::string& format,
+                      const std::string& plot) {
+  finish_table(table, study);
+  if (format == "json")
+    std::cout << table_json(table).dump(2) << '\n';
+  else if (format == "csv")
+    std::cout << table_csv(table);
+  else
+    std::cout << table_text(table, study);
+  if (!plot.empty()) {
+    const std::string error = plot_table(table, plot);
+    if (!error.empty()) {
+      std::cerr << "poems: error: " << error << '\n';
+      return kExitEvaluation;
+    }
+    std::cerr << "plot written to " << plot << '\n';
+  }
+  return table.failures ? kExitEvaluation : kExitOk;
 }
 
 }  // namespace poems::cli

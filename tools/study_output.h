@@ -61,4 +61,11 @@ std::string table_text(const StudyTable& table, const psl::StudyDecl& study);
 // Writes OUT.png or OUT.svg; returns an error message or "".
 std::string plot_table(const StudyTable& table, const std::string& out);
 
+// What `poems run` and `poems measure` print: finishes the table, writes it
+// to stdout as `format` (json, csv, else text) and plots it to `plot` if
+// given. Returns the exit code: evaluation failure if a plot could not be
+// written or a cell failed.
+int print_study_table(StudyTable& table, const psl::StudyDecl& study, const std::string& format,
+                      const std::string& plot);
+
 }  // namespace poems::cli
