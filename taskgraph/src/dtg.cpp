@@ -435,7 +435,10 @@ std::size_t ModelSchedule::pull(std::uint32_t rank, std::size_t max_ops, OpBuffe
         for (std::uint64_t o : c.outstanding) c.before.push_back({o, false});
         c.outstanding.clear();
         break;
-      case StgOp::End: c.finished = true; return out.ops.size() - before;
+      case StgOp::End:
+        c.finished = true;
+        if (out.ops.size() > before) out.rank_done = true;
+        return out.ops.size() - before;
     }
   }
   return out.ops.size() - before;

@@ -22,6 +22,7 @@ std::size_t ExplicitSchedule::pull(std::uint32_t rank, std::size_t max_ops, OpBu
     out.ops.push_back(op);
   }
   at += n;
+  if (n > 0 && at == src.ops.size()) out.rank_done = true;
   return n;
 }
 
@@ -49,6 +50,8 @@ std::size_t CollectiveSchedule::pull(std::uint32_t rank, std::size_t max_ops, Op
   c.rank = rank;
   const std::size_t n = append_collective_range(c, next_[rank], max_ops, out);
   next_[rank] += static_cast<std::uint32_t>(n);
+  // The emitter stops short only at the end of the rank's part.
+  if (n > 0 && n < max_ops) out.rank_done = true;
   return n;
 }
 

@@ -252,6 +252,55 @@ TEST(Collectives, MessageCountsPerAlgorithm) {
   }
 }
 
+// OpBuffer::rank_done is set only by the pull that hands over a rank's last
+// operations (the simulator then stops pulling that rank), and is set there
+// whenever the source can tell: the explicit schedule always, a collective
+// and a PSL model whenever their last chunk is short of what was asked.
+TEST(Sources, RankDoneMarksOnlyTheLastChunk) {
+  // `always`: the source must mark the last chunk even when it is full.
+  auto check = [](ScheduleSource& source, std::size_t chunk, bool always, const std::string& what) {
+    for (std::uint32_t r = 0; r < source.ranks(); ++r) {
+      SCOPED_TRACE(what + " rank " + std::to_string(r) + " chunk " + std::to_string(chunk));
+      OpBuffer buf;
+      std::size_t pulls = 0, done_at = 0, last = 0;
+      while (true) {
+        buf.clear();
+        std::size_t n = source.pull(r, chunk, buf);
+        if (n == 0) {
+          EXPECT_FALSE(buf.rank_done);
+          break;
+        }
+        ++pulls;
+        last = n;
+        EXPECT_EQ(done_at, 0u) << "operations after the chunk marked last";
+        if (buf.rank_done) done_at = pulls;
+      }
+      if (pulls > 0 && (always || last < chunk)) {
+        EXPECT_EQ(done_at, pulls);
+      }
+    }
+  };
+  for (std::size_t chunk : {1, 2, 3, 4, 1000}) {
+    CollectiveCall call;
+    call.op = CollectiveOp::Bcast;
+    call.algorithm = CollectiveAlgorithm::Binomial;
+    call.procs = 13;
+    call.root = 5;
+    call.bytes = 8;
+    CollectiveSchedule bcast(call);
+    check(bcast, chunk, false, "bcast");
+    call.op = CollectiveOp::Allreduce;
+    call.algorithm = CollectiveAlgorithm::Dissemination;
+    CollectiveSchedule allreduce(call);
+    check(allreduce, chunk, false, "allreduce");
+    ModelSchedule model(sweep3d(), {{"npe_i", 3}, {"npe_j", 2}, {"iterations", 1}}, {});
+    check(model, chunk, false, "sweep3d model");
+    ModelSchedule for_explicit(sweep3d(), {{"npe_i", 2}, {"npe_j", 2}, {"iterations", 1}}, {});
+    auto explicit_schedule = materialize(for_explicit);
+    check(*explicit_schedule, chunk, true, "explicit");
+  }
+}
+
 // A rank's collective handed over in chunks is the whole collective, field
 // for field and dependency for dependency, whatever the chunk size.
 TEST(Collectives, RangesConcatenateToTheWholeCollective) {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "event_queue.h"
+#include "huge_pages.h"
 #include "poems/sim/simulator.h"
 
 namespace poems::sim::detail {
@@ -107,33 +108,26 @@ struct Queue {
   bool empty() const { return head == kNone; }
 };
 
-struct RankState {
+// Two cache lines, the hot fields first: an event reads line 0 (window
+// position, matching queues, the window's data) and its completion writes
+// line 1 (finish, compute, overhead). The run prefetches both.
+struct alignas(64) RankState {
   // (pmr vectors keep the resource they were built with: a later assignment
   // would not change it.)
   explicit RankState(std::pmr::memory_resource* windows) : slots(windows), edges(windows) {}
-  std::pmr::vector<Slot> slots;  // the window: operations base .. base + slots.size()
-  std::pmr::vector<Edge> edges;
   std::uint64_t base = 0;  // rank-local index of slots[0]
   std::uint32_t head = 0;  // slots[0 .. head) are retired
   Queue posted, unexpected;
-  bool exhausted = false;   // the source has no more operations for this rank
-  bool wants_read = false;  // the window's last operation became ready (lazy reading)
-  bool blocked = false;     // observed source: the rank's program waits (pull said kBlocked)
-  bool woken = false;       // observed source: pull at least once, the program may go on
+  bool exhausted = false;        // the source has no more operations for this rank
+  bool wants_read = false;       // the window's last operation became ready (lazy reading)
+  bool blocked = false;          // observed source: the rank's program waits (pull said kBlocked)
+  bool woken = false;            // observed source: pull at least once, the program may go on
+  std::pmr::vector<Slot> slots;  // the window: operations base .. base + slots.size()
+  std::pmr::vector<Edge> edges;
   Picoseconds finish = 0, compute = 0, overhead = 0;
   std::uint64_t last_send = 0;  // critical-path mode: 1 + index of the last send read, 0 if none
 };
-
-// Large blocks backed by transparent huge pages where the kernel allows it:
-// the simulator touches millions of per-rank records in rank order, and 4 KiB
-// pages would make most of those touches TLB misses.
-class HugePageResource final : public std::pmr::memory_resource {
- private:
-  void* do_allocate(std::size_t bytes, std::size_t alignment) override;
-  void do_deallocate(void* p, std::size_t bytes, std::size_t alignment) override;
-  bool do_is_equal(const std::pmr::memory_resource& other) const noexcept override { return this == &other; }
-};
-void advise_huge_pages(void* data, std::size_t bytes);
+static_assert(sizeof(RankState) == 128);
 
 // Lazily read windows are small and come and go by the million (a
 // collective's rank holds a few slots, then none). Requests up to 64 KiB are
@@ -186,7 +180,9 @@ class Engine {
   void notify(RankState& rs, std::uint32_t r, std::uint32_t list, Picoseconds t);
   void retire(std::uint32_t r);
   void compact(RankState& rs);
-  void prefetch_upcoming() const;
+  // Always inlined: out of line, GCC finds it pure (prefetches are not side
+  // effects to it) and deletes the call, result unused.
+  [[gnu::always_inline]] inline void prefetch_upcoming() const;
   void touch(std::uint32_t r) {
     if (touched_count_ < 3) touched_[touched_count_++] = r;
   }
@@ -221,11 +217,11 @@ class Engine {
   HugePageResource huge_;
   std::pmr::monotonic_buffer_resource arena_{std::size_t{1} << 21, &huge_};
   WindowPool window_pool_{&arena_, std::pmr::new_delete_resource()};
-  std::vector<RankState> ranks_;
+  HugeVector<RankState> ranks_;
   // Per rank, interleaved: CPU clocks, then NIC send and receive clocks (one
   // cache line for a process with one CPU and one NIC).
   std::uint32_t clock_stride_;
-  std::vector<Picoseconds> clocks_;
+  HugeVector<Picoseconds> clocks_;
   Picoseconds& cpu_free(std::uint32_t r, std::uint32_t c) { return clocks_[std::size_t{r} * clock_stride_ + c]; }
   Picoseconds& nic_send_free(std::uint32_t r, std::uint32_t n) {
     return clocks_[std::size_t{r} * clock_stride_ + options_.cpus + 2 * n];
@@ -233,7 +229,7 @@ class Engine {
   Picoseconds& nic_recv_free(std::uint32_t r, std::uint32_t n) {
     return clocks_[std::size_t{r} * clock_stride_ + options_.cpus + 2 * n + 1];
   }
-  std::vector<Pending> pending_;
+  HugeVector<Pending> pending_;
   std::uint32_t free_pending_ = kNone;
   EventQueue queue_;
   taskgraph::OpBuffer buffer_;

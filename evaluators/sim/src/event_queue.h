@@ -13,6 +13,8 @@
 #include <iterator>
 #include <vector>
 
+#include "huge_pages.h"
+
 namespace poems::sim::detail {
 
 struct Event {
@@ -38,11 +40,11 @@ class EventQueue {
     ++size_;
   }
 
-  // The event `ahead` places after the next one, if it is already known to
-  // come next (same time, queued): lets the engine prefetch its state.
-  const Event* peek(std::size_t ahead) const {
-    std::size_t at = front_ + ahead;
-    return at < buckets_[0].size() ? &buckets_[0][at] : nullptr;
+  // The events already known to come next, in order (same time, queued):
+  // `count` of them from the returned one. Lets the engine prefetch their state.
+  const Event* upcoming(std::size_t& count) const {
+    count = buckets_[0].size() - front_;
+    return buckets_[0].data() + front_;
   }
 
   Event pop() {
@@ -60,7 +62,7 @@ class EventQueue {
     front_ = 0;
     const int b = std::countr_zero(occupied_) + 1;
     occupied_ &= occupied_ - 1;
-    std::vector<Event>& from = buckets_[b];
+    HugeVector<Event>& from = buckets_[b];
     last_ = least_[b];
     least_[b] = ~std::uint64_t{0};
     if (from.size() == 1) {  // common when times are spread out: no redistribution
@@ -78,7 +80,7 @@ class EventQueue {
     from.clear();
   }
 
-  std::vector<Event> buckets_[65];
+  HugeVector<Event> buckets_[65];
   std::uint64_t occupied_ = 0;  // bit b-1 set: bucket b (1..64) holds events
   std::uint64_t least_[65];     // per bucket: its earliest time (~0 when empty)
   std::size_t front_ = 0;

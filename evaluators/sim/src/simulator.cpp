@@ -3,8 +3,6 @@
 // event order. See docs/simulator.md for the semantics.
 #include "poems/sim/simulator.h"
 
-#include <sys/mman.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
@@ -18,26 +16,6 @@ namespace detail {
 
 using taskgraph::kAnySource;
 using taskgraph::kAnyTag;
-
-namespace {
-constexpr std::size_t kHugePage = std::size_t{1} << 21;
-}
-
-void* HugePageResource::do_allocate(std::size_t bytes, std::size_t alignment) {
-  const std::size_t size = (bytes + kHugePage - 1) / kHugePage * kHugePage;
-  void* p = std::aligned_alloc(std::max(alignment, kHugePage), size);
-  if (!p) throw std::bad_alloc();
-  advise_huge_pages(p, size);
-  return p;
-}
-
-void HugePageResource::do_deallocate(void* p, std::size_t, std::size_t) { std::free(p); }
-
-void advise_huge_pages(void* data, std::size_t bytes) {
-  auto begin = (reinterpret_cast<std::uintptr_t>(data) + kHugePage - 1) / kHugePage * kHugePage;
-  auto end = (reinterpret_cast<std::uintptr_t>(data) + bytes) / kHugePage * kHugePage;
-  if (end > begin) ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);  // a hint only
-}
 
 void* WindowPool::do_allocate(std::size_t bytes, std::size_t alignment) {
   const int c = size_class(bytes);
@@ -73,8 +51,6 @@ Engine::Engine(taskgraph::ScheduleSource& source, const SimulationOptions& optio
   for (std::uint32_t r = 0; r < nranks_; ++r) ranks_.emplace_back(windows);
   clock_stride_ = options.cpus + 2 * options.nics;
   clocks_.assign(std::size_t{nranks_} * clock_stride_, 0);
-  advise_huge_pages(ranks_.data(), ranks_.size() * sizeof(RankState));
-  advise_huge_pages(clocks_.data(), clocks_.size() * sizeof(Picoseconds));
   queue_.reserve(nranks_);
   pending_.reserve(nranks_);  // about one posted receive per rank at a time in collectives
 }
@@ -115,6 +91,9 @@ void Engine::pull_chunk(std::uint32_t r, std::size_t max_ops) {
     rs.exhausted = true;
     return;
   }
+  // Known before the operations are added, so the last one does not ask
+  // for another read.
+  if (buffer_.rank_done) rs.exhausted = true;
   if (!lazy_) {  // one exact allocation per rank from the arena
     rs.slots.reserve(rs.slots.size() + n);
     rs.edges.reserve(rs.edges.size() + buffer_.deps.size());
@@ -526,44 +505,42 @@ void Engine::unlink(Queue& q, std::uint32_t prev, std::uint32_t e) {
 // reads what the previous, larger one fetched: the rank's record, then its
 // operation and clocks, then its successor list or the message's destination,
 // then the destination's first posted receive and that receive's operation.
-void Engine::prefetch_upcoming() const {
-  auto slot_of = [this](const Event* e) -> const Slot* {
-    const RankState& rs = ranks_[e->key >> 32];
+inline void Engine::prefetch_upcoming() const {
+  std::size_t known = 0;
+  const Event* next = queue_.upcoming(known);
+  if (known <= 16) return;  // a short run of equal times: nothing to gain
+  auto slot_of = [this](const Event& e) -> const Slot* {
+    const RankState& rs = ranks_[e.key >> 32];
     const auto pos =
-        static_cast<std::uint32_t>(static_cast<std::uint32_t>(e->key) - static_cast<std::uint32_t>(rs.base));
+        static_cast<std::uint32_t>(static_cast<std::uint32_t>(e.key) - static_cast<std::uint32_t>(rs.base));
     return pos < rs.slots.size() ? rs.slots.data() + pos : nullptr;
   };
   auto is_arrival = [](const Slot& s) { return s.kind == OpKind::Send && (s.flags & kStarted); };
-  if (const Event* e = queue_.peek(16)) __builtin_prefetch(&ranks_[e->key >> 32]);
-  if (const Event* e = queue_.peek(12)) {
-    if (const Slot* s = slot_of(e)) __builtin_prefetch(s);
-    __builtin_prefetch(&clocks_[(e->key >> 32) * clock_stride_]);
-  }
-  if (const Event* e = queue_.peek(8)) {
-    if (const Slot* s = slot_of(e)) {
-      const RankState& rs = ranks_[e->key >> 32];
-      if (is_arrival(*s)) {
-        __builtin_prefetch(&ranks_[static_cast<std::uint32_t>(s->peer)]);
-        __builtin_prefetch(&clocks_[std::size_t(s->peer) * clock_stride_]);
-      } else if (s->done_succ != kNone && !is_inline_succ(s->done_succ)) {
-        __builtin_prefetch(rs.edges.data() + s->done_succ);
-      }
+  auto prefetch_rank = [this](std::size_t r) {
+    __builtin_prefetch(&ranks_[r]);
+    __builtin_prefetch(reinterpret_cast<const char*>(&ranks_[r]) + 64);
+  };
+  prefetch_rank(next[16].key >> 32);
+  if (const Slot* s = slot_of(next[12])) __builtin_prefetch(s);
+  __builtin_prefetch(&clocks_[(next[12].key >> 32) * clock_stride_]);
+  if (const Slot* s = slot_of(next[8])) {
+    if (is_arrival(*s)) {
+      prefetch_rank(static_cast<std::uint32_t>(s->peer));
+      __builtin_prefetch(&clocks_[std::size_t(s->peer) * clock_stride_]);
+    } else if (s->done_succ != kNone && !is_inline_succ(s->done_succ)) {
+      __builtin_prefetch(ranks_[next[8].key >> 32].edges.data() + s->done_succ);
     }
   }
-  if (const Event* e = queue_.peek(4)) {
-    if (const Slot* s = slot_of(e); s && is_arrival(*s)) {
-      const RankState& dest = ranks_[static_cast<std::uint32_t>(s->peer)];
-      if (dest.posted.head != kNone) __builtin_prefetch(&pending_[dest.posted.head]);
-    }
+  if (const Slot* s = slot_of(next[4]); s && is_arrival(*s)) {
+    const RankState& dest = ranks_[static_cast<std::uint32_t>(s->peer)];
+    if (dest.posted.head != kNone) __builtin_prefetch(&pending_[dest.posted.head]);
   }
-  if (const Event* e = queue_.peek(2)) {
-    if (const Slot* s = slot_of(e); s && is_arrival(*s)) {
-      const RankState& dest = ranks_[static_cast<std::uint32_t>(s->peer)];
-      if (dest.posted.head != kNone) {
-        const std::uint64_t op = pending_[dest.posted.head].op;
-        if (op >= dest.base && op - dest.base < dest.slots.size())
-          __builtin_prefetch(dest.slots.data() + (op - dest.base));
-      }
+  if (const Slot* s = slot_of(next[2]); s && is_arrival(*s)) {
+    const RankState& dest = ranks_[static_cast<std::uint32_t>(s->peer)];
+    if (dest.posted.head != kNone) {
+      const std::uint64_t op = pending_[dest.posted.head].op;
+      if (op >= dest.base && op - dest.base < dest.slots.size())
+        __builtin_prefetch(dest.slots.data() + (op - dest.base));
     }
   }
 }

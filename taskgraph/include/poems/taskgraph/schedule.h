@@ -50,9 +50,14 @@ struct Dependency {
 struct OpBuffer {
   std::vector<Operation> ops;
   std::vector<Dependency> deps;
+  // Set by a pull whose operations are the rank's last (the next pull would
+  // return 0), so a lazy reader need not pull again to learn it. Optional: a
+  // source may leave it false and answer the next pull with 0.
+  bool rank_done = false;
   void clear() {
     ops.clear();
     deps.clear();
+    rank_done = false;
   }
 };
 

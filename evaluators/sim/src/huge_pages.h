@@ -1,0 +1,42 @@
+// Memory for the simulator's big arrays, on transparent huge pages where the
+// kernel allows it.
+#pragma once
+
+#include <cstddef>
+#include <memory_resource>
+#include <vector>
+
+namespace poems::sim::detail {
+
+// Blocks of 2 MiB and more backed by transparent huge pages where the kernel
+// allows it (smaller ones come from the heap): the simulator touches millions
+// of per-rank records in a scattered order, and with 4 KiB pages most of
+// those touches would be TLB misses, each a page walk (two-dimensional under
+// a hypervisor). The advice must come before the first touch: memory already
+// faulted in stays on small pages.
+class HugePageResource final : public std::pmr::memory_resource {
+ private:
+  void* do_allocate(std::size_t bytes, std::size_t alignment) override;
+  void do_deallocate(void* p, std::size_t bytes, std::size_t alignment) override;
+  bool do_is_equal(const std::pmr::memory_resource& other) const noexcept override { return this == &other; }
+};
+void advise_huge_pages(void* data, std::size_t bytes);
+void* allocate_huge(std::size_t bytes, std::size_t alignment);
+void deallocate_huge(void* p, std::size_t bytes, std::size_t alignment);
+
+// The same for std::vector, stateless (the engine's per-rank arrays and the
+// event queue's buckets).
+template <typename T>
+struct HugePageAllocator {
+  using value_type = T;
+  HugePageAllocator() = default;
+  template <typename U>
+  HugePageAllocator(const HugePageAllocator<U>&) {}
+  T* allocate(std::size_t n) { return static_cast<T*>(allocate_huge(n * sizeof(T), alignof(T))); }
+  void deallocate(T* p, std::size_t n) { deallocate_huge(p, n * sizeof(T), alignof(T)); }
+  friend bool operator==(const HugePageAllocator&, const HugePageAllocator&) { return true; }
+};
+template <typename T>
+using HugeVector = std::vector<T, HugePageAllocator<T>>;
+
+}  // namespace poems::sim::detail
