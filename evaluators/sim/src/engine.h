@@ -169,6 +169,13 @@ class Engine {
   void pull_chunk(std::uint32_t r, std::size_t max_ops);
   void add_op(std::uint32_t r, const taskgraph::Operation& op, const taskgraph::Dependency* deps);
   [[noreturn]] void bad_input(std::uint32_t r, std::uint64_t index, std::uint32_t node, const std::string& what) const;
+  // add_op's checks, out of line so its hot path stays small: each names the
+  // first problem found.
+  [[noreturn, gnu::cold, gnu::noinline]] void reject_op(std::uint32_t r, std::uint64_t index,
+                                                        const taskgraph::Operation& op) const;
+  [[noreturn, gnu::cold, gnu::noinline]] void reject_dependency(std::uint32_t r, std::uint64_t index,
+                                                                const taskgraph::Operation& op,
+                                                                std::uint64_t dep) const;
 
   // Event handling.
   void schedule_ready(std::uint32_t r, std::uint32_t pos);

@@ -116,25 +116,35 @@ void Engine::bad_input(std::uint32_t r, std::uint64_t index, std::uint32_t node,
   throw SimulationError("rank " + std::to_string(r) + " operation " + std::to_string(index) + where + ": " + what);
 }
 
-void Engine::add_op(std::uint32_t r, const taskgraph::Operation& op, const taskgraph::Dependency* deps) {
-  RankState& rs = ranks_[r];
-  const std::uint64_t index = rs.base + rs.slots.size();
-  const auto pos = static_cast<std::uint32_t>(rs.slots.size());
-  if (pos >= kInlinePair) bad_input(r, index, op.node, "more than 2^30 operations held at once");
+void Engine::reject_op(std::uint32_t r, std::uint64_t index, const taskgraph::Operation& op) const {
+  if (index - ranks_[r].base >= kInlinePair) bad_input(r, index, op.node, "more than 2^30 operations held at once");
   if (op.cpu >= options_.cpus)
     bad_input(r, index, op.node,
               "uses CPU " + std::to_string(op.cpu) + " but processes have " + std::to_string(options_.cpus) +
                   " (use --cpus)");
-  if (op.kind != OpKind::Calc) {
-    if (op.nic >= options_.nics)
-      bad_input(r, index, op.node,
-                "uses NIC " + std::to_string(op.nic) + " but processes have " + std::to_string(options_.nics) +
-                    " (use --nics)");
-    bool any = op.kind == OpKind::Recv && op.peer == kAnySource;
-    if (!any && (op.peer < 0 || static_cast<std::uint32_t>(op.peer) >= nranks_))
-      bad_input(r, index, op.node,
-                "peer " + std::to_string(op.peer) + " is not a rank (0.." + std::to_string(nranks_ - 1) + ")");
-  }
+  if (op.nic >= options_.nics)
+    bad_input(r, index, op.node,
+              "uses NIC " + std::to_string(op.nic) + " but processes have " + std::to_string(options_.nics) +
+                  " (use --nics)");
+  bad_input(r, index, op.node,
+            "peer " + std::to_string(op.peer) + " is not a rank (0.." + std::to_string(nranks_ - 1) + ")");
+}
+
+void Engine::reject_dependency(std::uint32_t r, std::uint64_t index, const taskgraph::Operation& op,
+                               std::uint64_t dep) const {
+  bad_input(r, index, op.node, "depends on operation " + std::to_string(dep) + ", not an earlier one");
+}
+
+void Engine::add_op(std::uint32_t r, const taskgraph::Operation& op, const taskgraph::Dependency* deps) {
+  RankState& rs = ranks_[r];
+  const std::uint64_t index = rs.base + rs.slots.size();
+  const auto pos = static_cast<std::uint32_t>(rs.slots.size());
+  const bool message = op.kind != OpKind::Calc;
+  // Negative peers wrap to large unsigned values.
+  const bool bad_peer =
+      message && !(op.kind == OpKind::Recv && op.peer == kAnySource) && static_cast<std::uint32_t>(op.peer) >= nranks_;
+  if (pos >= kInlinePair || op.cpu >= options_.cpus || (message && op.nic >= options_.nics) || bad_peer) [[unlikely]]
+    reject_op(r, index, op);
   Slot s;
   s.kind = op.kind;
   s.cpu = op.cpu;
@@ -147,8 +157,8 @@ void Engine::add_op(std::uint32_t r, const taskgraph::Operation& op, const taskg
   bool follows = false;  // on the previous send (critical-path mode)
   for (std::uint32_t i = 0; i < op.dep_count; ++i) {
     const taskgraph::Dependency& d = deps[i];
-    if (d.op >= index)
-      bad_input(r, index, op.node, "depends on operation " + std::to_string(d.op) + ", not an earlier one");
+    if (d.op >= index) [[unlikely]]
+      reject_dependency(r, index, op, d.op);
     if (!queuing_ && rs.last_send != 0)
       follows = follows || d.op + 1 == rs.last_send ||
                 (d.op >= rs.last_send && d.op >= rs.base + rs.head && (rs.slots[d.op - rs.base].flags & kFollowsSend));
@@ -534,14 +544,6 @@ inline void Engine::prefetch_upcoming() const {
   if (const Slot* s = slot_of(next[4]); s && is_arrival(*s)) {
     const RankState& dest = ranks_[static_cast<std::uint32_t>(s->peer)];
     if (dest.posted.head != kNone) __builtin_prefetch(&pending_[dest.posted.head]);
-  }
-  if (const Slot* s = slot_of(next[2]); s && is_arrival(*s)) {
-    const RankState& dest = ranks_[static_cast<std::uint32_t>(s->peer)];
-    if (dest.posted.head != kNone) {
-      const std::uint64_t op = pending_[dest.posted.head].op;
-      if (op >= dest.base && op - dest.base < dest.slots.size())
-        __builtin_prefetch(dest.slots.data() + (op - dest.base));
-    }
   }
 }
 
