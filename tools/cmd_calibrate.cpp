@@ -128,8 +128,8 @@ std::vector<ShapeWg> measure_wg(const std::set<Shape>& shapes, int np) {
     task.params["procs"] = np;
     const processor::MeasuredProcessor::Measurement busy = model.measurement(task);
     w.concurrent = busy.concurrent;
-    w.busy_block_ns = busy.median_ns;
-    w.busy_wg_ns = busy.median_ns / work;
+    w.busy_block_ns = busy.mean_ns;
+    w.busy_wg_ns = busy.mean_ns / work;
     out.push_back(w);
   }
   return out;

@@ -326,6 +326,29 @@ TEST(ProcessorMeasured, TimeGrowsWithCellsAndIsCachedPerShape) {
   EXPECT_GE(m.samples, 5);
   EXPECT_LE(m.min_ns, m.median_ns);
   EXPECT_GE(m.max_ns, m.median_ns);
+  EXPECT_EQ(model->task_time_ns(small), m.mean_ns);
+  EXPECT_LE(m.min_ns, m.mean_ns);
+  EXPECT_GE(m.max_ns, m.mean_ns);
+}
+
+// The measured time per call is the mean of the samples, those above twice
+// the median left out: a kernel whose calls differ by design is charged its
+// mean, a descheduled sample is not charged at all.
+TEST(ProcessorMeasured, TypicalMeanKeepsSlowCallsAndDropsBursts) {
+  using M = processor::MeasuredProcessor;
+  // Three fast calls for every slow one (as the Sweep3D column's octants):
+  // the mean, 125, not the median, 100.
+  std::vector<double> bimodal;
+  for (int k = 0; k < 40; ++k) bimodal.push_back(k % 4 == 3 ? 200 : 100);
+  EXPECT_DOUBLE_EQ(M::typical_mean(bimodal), 125);
+  // A burst of other work (ten times longer) is left out.
+  std::vector<double> burst = {100, 100, 100, 100, 1000};
+  EXPECT_DOUBLE_EQ(M::typical_mean(burst), 100);
+  // Exactly twice the median is kept; just above it is not.
+  EXPECT_DOUBLE_EQ(M::typical_mean({10, 10, 20}), 40.0 / 3);
+  EXPECT_DOUBLE_EQ(M::typical_mean({10, 10, 20.5}), 10);
+  EXPECT_DOUBLE_EQ(M::typical_mean({7}), 7);
+  EXPECT_DOUBLE_EQ(M::typical_mean({}), 0);
 }
 
 // Each distinct params map is measured once per model object: count the

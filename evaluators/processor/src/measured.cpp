@@ -143,8 +143,19 @@ MeasuredProcessor::Measurement MeasuredProcessor::measure_alone(const TaskReques
   m.samples = static_cast<int>(per_call.size());
   m.min_ns = *std::min_element(per_call.begin(), per_call.end());
   m.max_ns = *std::max_element(per_call.begin(), per_call.end());
+  m.mean_ns = typical_mean(per_call);
   m.median_ns = median(std::move(per_call));
   return m;
+}
+
+double MeasuredProcessor::typical_mean(const std::vector<double>& per_call_ns) {
+  if (per_call_ns.empty()) return 0;
+  const double limit = 2 * median(per_call_ns);
+  double sum = 0;
+  int kept = 0;
+  for (double t : per_call_ns)
+    if (t <= limit) sum += t, ++kept;
+  return sum / kept;  // the median itself is always kept
 }
 
 MeasuredProcessor::Measurement MeasuredProcessor::measurement(const TaskRequest& task) {
@@ -156,7 +167,7 @@ MeasuredProcessor::Measurement MeasuredProcessor::measurement(const TaskRequest&
   return m;
 }
 
-double MeasuredProcessor::task_time_ns(const TaskRequest& task) { return measurement(task).median_ns; }
+double MeasuredProcessor::task_time_ns(const TaskRequest& task) { return measurement(task).mean_ns; }
 
 double MeasuredProcessor::fitted_wg_ns(const TaskRequest& task) { return processor::fitted_wg_ns(*this, task); }
 

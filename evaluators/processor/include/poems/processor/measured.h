@@ -1,13 +1,14 @@
 // processor[measured]: runs the registered native kernel named by the
 // component's `kernel` attribute for a task's params, times it with
-// std::chrono::steady_clock and returns the median time of one instance
-// (with other copies running on the other cores when the task says how many
-// processes run: see concurrency()).
+// std::chrono::steady_clock and returns the mean time of one instance, bursts
+// of other work left out (with other copies running on the other cores when
+// the task says how many processes run: see concurrency()).
 #pragma once
 
 #include <map>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "poems/processor/processor_model.h"
 
@@ -17,12 +18,20 @@ class MeasuredProcessor : public ProcessorModel {
  public:
   // How one shape (one distinct params map) was measured.
   struct Measurement {
-    double median_ns = 0;  // per instance: the value task_time_ns returns
-    double min_ns = 0, max_ns = 0;
+    double mean_ns = 0;  // per instance: the value task_time_ns returns (typical_mean)
+    double median_ns = 0, min_ns = 0, max_ns = 0;
     int samples = 0;     // timed samples
     int batch = 1;       // kernel calls per sample (short kernels run in batches)
     int concurrent = 1;  // copies of the kernel running during the timing (concurrency)
   };
+
+  // The mean of per-call times without the samples above twice their median
+  // (a descheduling or a burst of other work on a shared machine). Not the
+  // median: a kernel whose calls differ by design (the Sweep3D column's
+  // blocks take 6 or 7 ns per cell-angle depending on the octant) costs its
+  // mean per call over a run, and the median picks the common case (7 % low
+  // for a 25 x 50 column). 0 for no samples.
+  static double typical_mean(const std::vector<double>& per_call_ns);
 
   // How many copies of the kernel run while a task is timed: min(procs,
   // cores) for a task with a parameter "procs" (the processes of the run:
