@@ -227,6 +227,49 @@ TEST(Input, BadInputIsASimulationError) {
   EXPECT_NO_THROW(simulate(*s, o));
 }
 
+// Each check of an operation read names the rank, the operation, what is
+// wrong and the allowed range: a CPU or NIC beyond the process's, a peer that
+// is not a rank (negative included), a dependency on a later operation. A
+// wildcard receive is no bad peer.
+TEST(Input, EachBadOperationIsNamed) {
+  auto message_of = [](taskgraph::Operation op, std::vector<taskgraph::Dependency> deps = {}) {
+    taskgraph::ExplicitSchedule s(2);
+    taskgraph::OpBuffer& b = s.rank(1);
+    b.ops.push_back(taskgraph::Operation{});  // operation 0: a calc
+    op.first_dep = 0;
+    op.dep_count = static_cast<std::uint32_t>(deps.size());
+    b.deps = deps;
+    b.ops.push_back(op);  // operation 1
+    SimulationOptions o;
+    o.params = kP;
+    try {
+      simulate(s, o);
+    } catch (const SimulationError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  taskgraph::Operation calc;
+  calc.cpu = 1;
+  EXPECT_EQ(message_of(calc), "rank 1 operation 1: uses CPU 1 but processes have 1 (use --cpus)");
+  taskgraph::Operation send;
+  send.kind = taskgraph::OpKind::Send;
+  send.peer = 0;
+  send.nic = 2;
+  EXPECT_EQ(message_of(send), "rank 1 operation 1: uses NIC 2 but processes have 1 (use --nics)");
+  send.nic = 0;
+  send.peer = 2;
+  EXPECT_EQ(message_of(send), "rank 1 operation 1: peer 2 is not a rank (0..1)");
+  send.peer = -1;  // kAnySource is a receive's wildcard only
+  EXPECT_EQ(message_of(send), "rank 1 operation 1: peer -1 is not a rank (0..1)");
+  taskgraph::Operation later;
+  EXPECT_EQ(message_of(later, {{1, false}}), "rank 1 operation 1: depends on operation 1, not an earlier one");
+  taskgraph::Operation any;
+  any.kind = taskgraph::OpKind::Recv;
+  any.peer = taskgraph::kAnySource;
+  EXPECT_NE(message_of(any).find("no error"), std::string::npos);  // unmatched, not invalid
+}
+
 // A source read lazily: chunks of one operation, promising issue order.
 class Trickle final : public taskgraph::ScheduleSource {
  public:

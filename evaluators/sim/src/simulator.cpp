@@ -514,7 +514,9 @@ void Engine::unlink(Queue& q, std::uint32_t prev, std::uint32_t e) {
 // can be fetched from memory while earlier ones are handled. Each distance
 // reads what the previous, larger one fetched: the rank's record, then its
 // operation and clocks, then its successor list or the message's destination,
-// then the destination's first posted receive and that receive's operation.
+// then the destination's first posted receive (16, 12, 8 and 4 events ahead;
+// a fifth stage for that receive's operation, 2 ahead, cost instructions and
+// saved no time).
 inline void Engine::prefetch_upcoming() const {
   std::size_t known = 0;
   const Event* next = queue_.upcoming(known);
