@@ -3,12 +3,12 @@
 #pragma once
 
 #include <bit>
-#include <memory_resource>
 #include <vector>
 
 #include "event_queue.h"
 #include "huge_pages.h"
 #include "poems/sim/simulator.h"
+#include "window.h"
 
 namespace poems::sim::detail {
 
@@ -108,54 +108,45 @@ struct Queue {
   bool empty() const { return head == kNone; }
 };
 
-// Two cache lines, the hot fields first: an event reads line 0 (window
-// position, matching queues, the window's data) and its completion writes
-// line 1 (finish, compute, overhead). The run prefetches both.
+// One cache line: window position, matching queues, the windows. What an
+// operation's completion writes (finish, compute, overhead) lives with the
+// rank's resource clocks (RankWord), on the line its start reads anyway.
 struct alignas(64) RankState {
-  // (pmr vectors keep the resource they were built with: a later assignment
-  // would not change it.)
-  explicit RankState(std::pmr::memory_resource* windows) : slots(windows), edges(windows) {}
-  std::uint64_t base = 0;  // rank-local index of slots[0]
-  std::uint32_t head = 0;  // slots[0 .. head) are retired
+  std::uint64_t base = 0;   // rank-local index of slots[0]
+  std::uint32_t head = 0;   // slots[0 .. head) are retired
+  bool exhausted = false;   // the source has no more operations for this rank
+  bool wants_read = false;  // the window's last operation became ready (lazy reading)
+  bool blocked = false;     // observed source: the rank's program waits (pull said kBlocked)
+  bool woken = false;       // observed source: pull at least once, the program may go on
   Queue posted, unexpected;
-  bool exhausted = false;        // the source has no more operations for this rank
-  bool wants_read = false;       // the window's last operation became ready (lazy reading)
-  bool blocked = false;          // observed source: the rank's program waits (pull said kBlocked)
-  bool woken = false;            // observed source: pull at least once, the program may go on
-  std::pmr::vector<Slot> slots;  // the window: operations base .. base + slots.size()
-  std::pmr::vector<Edge> edges;
-  Picoseconds finish = 0, compute = 0, overhead = 0;
-  std::uint64_t last_send = 0;  // critical-path mode: 1 + index of the last send read, 0 if none
+  Window<Slot> slots;  // the window: operations base .. base + slots.size()
+  Window<Edge> edges;
 };
-static_assert(sizeof(RankState) == 128);
+static_assert(sizeof(RankState) == 64);
 
-// Lazily read windows are small and come and go by the million (a
-// collective's rank holds a few slots, then none). Requests up to 64 KiB are
-// rounded up to a power of two and recycled through one free list per size,
-// the blocks carved from `blocks`; larger ones go to `large`. libstdc++'s
-// unsynchronized_pool_resource costs ~190 instructions per deallocation
-// here (it searches the owning chunk); this costs a few.
-class WindowPool final : public std::pmr::memory_resource {
+// A rank's clock line starts with these words; its CPU clocks follow, then a
+// send and a receive clock per NIC (eight words in all for one CPU and one NIC).
+enum RankWord : std::uint32_t {
+  kFinish,    // latest completion
+  kCompute,   // time in Calc operations
+  kOverhead,  // CPU time in sends and receives
+  kLastSend,  // critical-path mode: 1 + index of the last send read, 0 if none
+  kTotalsWords
+};
+
+// Zeroed words on 64-byte lines, on huge pages where the kernel allows it.
+class LineArray {
  public:
-  WindowPool(std::pmr::memory_resource* blocks, std::pmr::memory_resource* large) : blocks_(blocks), large_(large) {}
+  LineArray() = default;
+  ~LineArray();
+  void allocate(std::size_t words);  // once
+  LineArray(const LineArray&) = delete;
+  LineArray& operator=(const LineArray&) = delete;
+  std::uint64_t* data() const { return words_; }
 
  private:
-  static constexpr int kClasses = 13;         // 16 B .. 64 KiB
-  static int size_class(std::size_t bytes) {  // -1: too large
-    if (bytes <= 16) return 0;
-    const int c = 64 - std::countl_zero(bytes - 1) - 4;  // ceil(log2(bytes)) - 4
-    return c < kClasses ? c : -1;
-  }
-  void* do_allocate(std::size_t bytes, std::size_t alignment) override;
-  void do_deallocate(void* p, std::size_t bytes, std::size_t alignment) override;
-  bool do_is_equal(const std::pmr::memory_resource& other) const noexcept override { return this == &other; }
-
-  struct FreeBlock {
-    FreeBlock* next;
-  };
-  std::pmr::memory_resource* blocks_;
-  std::pmr::memory_resource* large_;
-  FreeBlock* free_[kClasses] = {};
+  std::uint64_t* words_ = nullptr;
+  std::size_t bytes_ = 0;
 };
 
 class Engine {
@@ -186,6 +177,10 @@ class Engine {
   void complete(std::uint32_t r, std::uint32_t pos, Picoseconds t);
   void notify(RankState& rs, std::uint32_t r, std::uint32_t list, Picoseconds t);
   void retire(std::uint32_t r);
+  // Retirable: completed by now, and a send's message delivered.
+  bool finished(const Slot& s) const {
+    return (s.flags & kCompleted) && s.done <= now_ && (s.kind != OpKind::Send || (s.flags & kDelivered));
+  }
   void compact(RankState& rs);
   // Always inlined: out of line, GCC finds it pure (prefetches are not side
   // effects to it) and deletes the call, result unused.
@@ -218,23 +213,24 @@ class Engine {
   bool queuing_;      // operations wait for busy CPUs and NICs
   bool lazy_;
   std::uint32_t nranks_;
-  // Windows read in full up front come from one bump allocator, so ranks lie
-  // in memory in rank order (the order collectives touch them); lazily read
-  // windows grow and shrink on the heap.
-  HugePageResource huge_;
-  std::pmr::monotonic_buffer_resource arena_{std::size_t{1} << 21, &huge_};
-  WindowPool window_pool_{&arena_, std::pmr::new_delete_resource()};
+  WindowMemory windows_;
   HugeVector<RankState> ranks_;
-  // Per rank, interleaved: CPU clocks, then NIC send and receive clocks (one
-  // cache line for a process with one CPU and one NIC).
-  std::uint32_t clock_stride_;
-  HugeVector<Picoseconds> clocks_;
-  Picoseconds& cpu_free(std::uint32_t r, std::uint32_t c) { return clocks_[std::size_t{r} * clock_stride_ + c]; }
+  // Per rank, one or more cache lines: the RankWord totals, then CPU clocks, then NIC
+  // send and receive clocks.
+  std::uint32_t clock_stride_;  // words, a multiple of 8
+  LineArray clocks_;
+  std::uint64_t& word(std::uint32_t r, std::uint32_t w) { return clocks_.data()[std::size_t{r} * clock_stride_ + w]; }
+  std::uint64_t word(std::uint32_t r, std::uint32_t w) const {
+    return clocks_.data()[std::size_t{r} * clock_stride_ + w];
+  }
+  Picoseconds& cpu_free(std::uint32_t r, std::uint32_t c) {
+    return clocks_.data()[std::size_t{r} * clock_stride_ + kTotalsWords + c];
+  }
   Picoseconds& nic_send_free(std::uint32_t r, std::uint32_t n) {
-    return clocks_[std::size_t{r} * clock_stride_ + options_.cpus + 2 * n];
+    return clocks_.data()[std::size_t{r} * clock_stride_ + kTotalsWords + options_.cpus + 2 * n];
   }
   Picoseconds& nic_recv_free(std::uint32_t r, std::uint32_t n) {
-    return clocks_[std::size_t{r} * clock_stride_ + options_.cpus + 2 * n + 1];
+    return clocks_.data()[std::size_t{r} * clock_stride_ + kTotalsWords + options_.cpus + 2 * n + 1];
   }
   HugeVector<Pending> pending_;
   std::uint32_t free_pending_ = kNone;

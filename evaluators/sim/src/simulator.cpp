@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <limits>
 #include <new>
 
@@ -17,21 +18,14 @@ namespace detail {
 using taskgraph::kAnySource;
 using taskgraph::kAnyTag;
 
-void* WindowPool::do_allocate(std::size_t bytes, std::size_t alignment) {
-  const int c = size_class(bytes);
-  if (c < 0 || alignment > 16) return large_->allocate(bytes, alignment);
-  if (FreeBlock* b = free_[c]) {
-    free_[c] = b->next;
-    return b;
-  }
-  const std::size_t size = std::size_t{16} << c;
-  return blocks_->allocate(size, std::min<std::size_t>(size, 64));  // slots stay on cache lines
+LineArray::~LineArray() {
+  if (words_) deallocate_huge(words_, bytes_, 64);
 }
 
-void WindowPool::do_deallocate(void* p, std::size_t bytes, std::size_t alignment) {
-  const int c = size_class(bytes);
-  if (c < 0 || alignment > 16) return large_->deallocate(p, bytes, alignment);
-  free_[c] = ::new (p) FreeBlock{free_[c]};
+void LineArray::allocate(std::size_t words) {
+  bytes_ = std::max<std::size_t>(words * sizeof(std::uint64_t), 64);
+  words_ = static_cast<std::uint64_t*>(allocate_huge(bytes_, 64));
+  std::memset(words_, 0, bytes_);
 }
 
 Engine::Engine(taskgraph::ScheduleSource& source, const SimulationOptions& options)
@@ -42,16 +36,14 @@ Engine::Engine(taskgraph::ScheduleSource& source, const SimulationOptions& optio
       queuing_(options.resource_queuing),
       lazy_(source.issues_in_order()),
       nranks_(source.ranks()),
+      windows_(lazy_),
       observer_(options.observer) {
   if (options.cpus == 0 || options.cpus > 256) throw SimulationError("cpus per process must be in 1..256");
   if (observer_ && !lazy_) throw SimulationError("an observed source must issue its operations in order");
   if (options.nics == 0 || options.nics > 256) throw SimulationError("NICs per process must be in 1..256");
-  std::pmr::memory_resource* windows = lazy_ ? static_cast<std::pmr::memory_resource*>(&window_pool_) : &arena_;
-  ranks_.reserve(nranks_);
-  for (std::uint32_t r = 0; r < nranks_; ++r) ranks_.emplace_back(windows);
-  clock_stride_ = options.cpus + 2 * options.nics;
-  clocks_.assign(std::size_t{nranks_} * clock_stride_, 0);
-  queue_.reserve(nranks_);
+  ranks_.resize(nranks_);
+  clock_stride_ = (kTotalsWords + options.cpus + 2 * options.nics + 7) / 8 * 8;
+  clocks_.allocate(std::size_t{nranks_} * clock_stride_);
   pending_.reserve(nranks_);  // about one posted receive per rank at a time in collectives
 }
 
@@ -95,10 +87,10 @@ void Engine::pull_chunk(std::uint32_t r, std::size_t max_ops) {
   // for another read.
   if (buffer_.rank_done) rs.exhausted = true;
   if (!lazy_) {  // one exact allocation per rank from the arena
-    rs.slots.reserve(rs.slots.size() + n);
-    rs.edges.reserve(rs.edges.size() + buffer_.deps.size());
+    rs.slots.reserve(windows_, std::size_t{rs.slots.size()} + n);
+    rs.edges.reserve(windows_, std::size_t{rs.edges.size()} + buffer_.deps.size());
   } else if (rs.slots.capacity() < rs.slots.size() + n) {  // one growth per chunk, not per operation
-    rs.slots.reserve(std::max(rs.slots.size() + n, 2 * rs.slots.capacity()));
+    rs.slots.reserve(windows_, std::max(std::size_t{rs.slots.size()} + n, 2 * std::size_t{rs.slots.capacity()}));
   }
   for (const taskgraph::Operation& op : buffer_.ops) add_op(r, op, buffer_.deps.data() + op.first_dep);
   window_ops_ += n;
@@ -155,13 +147,14 @@ void Engine::add_op(std::uint32_t r, const taskgraph::Operation& op, const taskg
   s.node = op.node;
   s.amount = op.kind == OpKind::Calc ? op.duration : op.bytes;
   bool follows = false;  // on the previous send (critical-path mode)
+  std::uint64_t& last_send = word(r, kLastSend);
   for (std::uint32_t i = 0; i < op.dep_count; ++i) {
     const taskgraph::Dependency& d = deps[i];
     if (d.op >= index) [[unlikely]]
       reject_dependency(r, index, op, d.op);
-    if (!queuing_ && rs.last_send != 0)
-      follows = follows || d.op + 1 == rs.last_send ||
-                (d.op >= rs.last_send && d.op >= rs.base + rs.head && (rs.slots[d.op - rs.base].flags & kFollowsSend));
+    if (!queuing_ && last_send != 0)
+      follows = follows || d.op + 1 == last_send ||
+                (d.op >= last_send && d.op >= rs.base + rs.head && (rs.slots[d.op - rs.base].flags & kFollowsSend));
     if (d.op < rs.base + rs.head) continue;  // retired: finished no later than now (see read())
     Slot& before = rs.slots[d.op - rs.base];
     if (d.on_start ? (before.flags & kStarted) : (before.flags & kCompleted)) {
@@ -179,14 +172,15 @@ void Engine::add_op(std::uint32_t r, const taskgraph::Operation& op, const taskg
       if (is_inline_succ(list)) {  // a second or third successor: the inline ones move to Edges
         const auto base = static_cast<std::uint32_t>(rs.base);
         if (list & kInlinePair) {
-          rs.edges.push_back(Edge{base + pair_first(list, rs.base), kNone});
-          rs.edges.push_back(Edge{base + pair_second(list, rs.base), static_cast<std::uint32_t>(rs.edges.size() - 1)});
+          rs.edges.push_back(windows_, Edge{base + pair_first(list, rs.base), kNone});
+          rs.edges.push_back(windows_,
+                             Edge{base + pair_second(list, rs.base), static_cast<std::uint32_t>(rs.edges.size() - 1)});
         } else {
-          rs.edges.push_back(Edge{base + single_pos(list, rs.base), kNone});
+          rs.edges.push_back(windows_, Edge{base + single_pos(list, rs.base), kNone});
         }
         list = static_cast<std::uint32_t>(rs.edges.size() - 1);
       }
-      rs.edges.push_back(Edge{low, list});
+      rs.edges.push_back(windows_, Edge{low, list});
       list = static_cast<std::uint32_t>(rs.edges.size() - 1);
     }
     ++s.pending;
@@ -196,11 +190,11 @@ void Engine::add_op(std::uint32_t r, const taskgraph::Operation& op, const taskg
     // follows another: remember which send this one follows.
     if (follows) s.flags |= kFollowsSend;
     if (op.kind == OpKind::Send) {
-      s.done = follows ? rs.last_send : 0;
-      rs.last_send = index + 1;
+      s.done = follows ? last_send : 0;
+      last_send = index + 1;
     }
   }
-  rs.slots.push_back(s);
+  rs.slots.append_unchecked() = s;  // pull_chunk reserved the chunk
   if (s.pending == 0) {
     if (lazy_ && s.ready < now_) {
       if (!observer_)
@@ -273,7 +267,7 @@ void Engine::complete(std::uint32_t r, std::uint32_t pos, Picoseconds t) {
   Slot& s = rs.slots[pos];
   s.done = t;
   s.flags |= kCompleted;
-  if (rs.finish < t) rs.finish = t;
+  if (word(r, kFinish) < t) word(r, kFinish) = t;
   ++operations_;
   std::uint32_t list = s.done_succ;
   s.done_succ = kNone;
@@ -292,7 +286,7 @@ void Engine::start(std::uint32_t r, std::uint32_t pos) {
       t0 = queuing_ ? std::max(now_, cpu_free(r, s.cpu)) : now_;
       done = t0 + s.amount;
       cpu_free(r, s.cpu) = done;
-      rs.compute += s.amount;
+      word(r, kCompute) += s.amount;
       if (options_.record_timeline) timeline_.push_back(Span{r, s.cpu, Span::Calc, -1, t0, done, 0, s.node});
       break;
     case OpKind::Send: {
@@ -310,7 +304,7 @@ void Engine::start(std::uint32_t r, std::uint32_t pos) {
       done = t0 + sync + cpu_busy;
       cpu_free(r, s.cpu) = done;
       nic_send_free(r, s.nic) = t0 + sync + p_.send_nic(s.amount);
-      rs.overhead += cpu_busy;
+      word(r, kOverhead) += cpu_busy;
       ++messages_;
       queue_.push(Event{t0 + sync + p_.o + p_.L, std::uint64_t{r} << 32 | static_cast<std::uint32_t>(rs.base + pos)});
       if (options_.record_timeline) {
@@ -399,7 +393,7 @@ Picoseconds Engine::receive(std::uint32_t r, std::uint32_t recv_pos, std::uint64
   const Picoseconds busy = p_.recv_cpu(bytes);
   cpu = t0 + busy;
   nic = t0 + p_.recv_nic(bytes);
-  rs.overhead += busy;
+  word(r, kOverhead) += busy;
   if (options_.record_timeline) timeline_.push_back(Span{r, s.cpu, Span::Recv, src, t0, t0 + busy, bytes, s.node});
   complete(r, recv_pos, t0 + busy);
   return t0;
@@ -419,9 +413,7 @@ void Engine::retire(std::uint32_t r) {
   const auto size = static_cast<std::uint32_t>(rs.slots.size());
   std::uint32_t h = rs.head;
   while (h < size) {
-    const Slot& s = rs.slots[h];
-    bool finished = (s.flags & kCompleted) && s.done <= now_ && (s.kind != OpKind::Send || (s.flags & kDelivered));
-    if (!finished) break;
+    if (!finished(rs.slots[h])) break;
     ++h;
   }
   window_ops_ -= h - rs.head;
@@ -430,10 +422,8 @@ void Engine::retire(std::uint32_t r) {
     rs.base += size;
     rs.head = 0;
     if (rs.exhausted) {  // the rank is done: give its memory back
-      rs.slots.clear();
-      rs.slots.shrink_to_fit();
-      rs.edges.clear();
-      rs.edges.shrink_to_fit();
+      rs.slots.release(windows_);
+      rs.edges.release(windows_);
     } else {
       rs.slots.clear();
       rs.edges.clear();
@@ -449,17 +439,17 @@ void Engine::retire(std::uint32_t r) {
 // name Edges are then rewritten).
 void Engine::compact(RankState& rs) {
   const std::uint32_t h = rs.head;
-  rs.slots.erase(rs.slots.begin(), rs.slots.begin() + h);
+  rs.slots.erase_front(h);
   rs.base += h;
   rs.head = 0;
   if (rs.edges.size() <= kEdgeCompactAt || rs.edges.size() <= 2 * rs.slots.size()) return;
-  std::pmr::vector<Edge> edges(rs.edges.get_allocator());
-  edges.reserve(rs.slots.size());
+  Window<Edge> edges;
+  edges.reserve(windows_, std::max<std::size_t>(rs.slots.size(), 1));
   auto move_list = [&](std::uint32_t list) {
     if (list == kNone || is_inline_succ(list)) return list;
     std::uint32_t first = kNone, last = kNone;
     for (std::uint32_t e = list; e != kNone; e = rs.edges[e].next) {
-      edges.push_back(Edge{rs.edges[e].succ, kNone});
+      edges.push_back(windows_, Edge{rs.edges[e].succ, kNone});
       auto at = static_cast<std::uint32_t>(edges.size() - 1);
       if (last == kNone)
         first = at;
@@ -474,6 +464,7 @@ void Engine::compact(RankState& rs) {
     s.done_succ = move_list(s.done_succ);
   }
   rs.edges.swap(edges);
+  edges.release(windows_);
 }
 
 // ---- matching queues -------------------------------------------------------------
@@ -528,17 +519,18 @@ inline void Engine::prefetch_upcoming() const {
     return pos < rs.slots.size() ? rs.slots.data() + pos : nullptr;
   };
   auto is_arrival = [](const Slot& s) { return s.kind == OpKind::Send && (s.flags & kStarted); };
-  auto prefetch_rank = [this](std::size_t r) {
-    __builtin_prefetch(&ranks_[r]);
-    __builtin_prefetch(reinterpret_cast<const char*>(&ranks_[r]) + 64);
-  };
-  prefetch_rank(next[16].key >> 32);
-  if (const Slot* s = slot_of(next[12])) __builtin_prefetch(s);
-  __builtin_prefetch(&clocks_[(next[12].key >> 32) * clock_stride_]);
+  __builtin_prefetch(&ranks_[next[16].key >> 32]);
+  if (const Slot* s = slot_of(next[12])) {
+    __builtin_prefetch(s);
+    __builtin_prefetch(s + 1);  // its successor, most often (a prefetch past the window is harmless)
+    const RankState& rs = ranks_[next[12].key >> 32];  // retire() starts at the window's head
+    __builtin_prefetch(rs.slots.data() + rs.head);
+  }
+  __builtin_prefetch(clocks_.data() + (next[12].key >> 32) * clock_stride_);
   if (const Slot* s = slot_of(next[8])) {
     if (is_arrival(*s)) {
-      prefetch_rank(static_cast<std::uint32_t>(s->peer));
-      __builtin_prefetch(&clocks_[std::size_t(s->peer) * clock_stride_]);
+      __builtin_prefetch(&ranks_[static_cast<std::uint32_t>(s->peer)]);
+      __builtin_prefetch(clocks_.data() + std::size_t(s->peer) * clock_stride_);
     } else if (s->done_succ != kNone && !is_inline_succ(s->done_succ)) {
       __builtin_prefetch(ranks_[next[8].key >> 32].edges.data() + s->done_succ);
     }
@@ -546,6 +538,17 @@ inline void Engine::prefetch_upcoming() const {
   if (const Slot* s = slot_of(next[4]); s && is_arrival(*s)) {
     const RankState& dest = ranks_[static_cast<std::uint32_t>(s->peer)];
     if (dest.posted.head != kNone) __builtin_prefetch(&pending_[dest.posted.head]);
+    __builtin_prefetch(dest.slots.data() + dest.head);
+  }
+  if (const Slot* s = slot_of(next[2]); s && is_arrival(*s)) {
+    const RankState& dest = ranks_[static_cast<std::uint32_t>(s->peer)];
+    if (dest.posted.head != kNone) {
+      const auto pos = static_cast<std::uint32_t>(pending_[dest.posted.head].op - dest.base);
+      if (pos < dest.slots.size()) {
+        __builtin_prefetch(dest.slots.data() + pos);
+        __builtin_prefetch(dest.slots.data() + pos + 1);
+      }
+    }
   }
 }
 
@@ -571,8 +574,10 @@ SimulationResult Engine::run(std::size_t max_stuck_listed) {
       start(r, pos);
     for (std::uint32_t i = 0; i < touched_count_; ++i) {
       const std::uint32_t t = touched_[i];
-      if (ranks_[t].wants_read) read(t);
-      if (lazy_) retire(t);  // windows read up front live in the arena until the end
+      RankState& rs = ranks_[t];
+      if (rs.wants_read) read(t);
+      // Windows read up front live in the arena until the end.
+      if (lazy_ && rs.head < rs.slots.size() && finished(rs.slots[rs.head])) retire(t);
     }
   }
   // Operations complete at known future times without an event of their own;
@@ -593,16 +598,16 @@ SimulationResult Engine::run(std::size_t max_stuck_listed) {
   out.initial_read_seconds = initial_read;
   if (options_.per_rank_results) out.per_rank.resize(nranks_);
   for (std::uint32_t r = 0; r < nranks_; ++r) {
-    const RankState& rs = ranks_[r];
-    const Picoseconds busy = rs.compute + rs.overhead;
-    const Picoseconds capacity = rs.finish * options_.cpus;
-    RankResult rr{rs.finish, rs.compute, rs.overhead, capacity > busy ? capacity - busy : 0};
+    const Picoseconds finish = word(r, kFinish), compute = word(r, kCompute), overhead = word(r, kOverhead);
+    const Picoseconds busy = compute + overhead;
+    const Picoseconds capacity = finish * options_.cpus;
+    RankResult rr{finish, compute, overhead, capacity > busy ? capacity - busy : 0};
     if (options_.per_rank_results) out.per_rank[r] = rr;
     out.total_compute += rr.compute;
     out.total_overhead += rr.overhead;
     out.total_wait += rr.wait;
-    if (rs.finish > out.max_finish) {
-      out.max_finish = rs.finish;
+    if (finish > out.max_finish) {
+      out.max_finish = finish;
       out.max_finish_rank = r;
     }
   }

@@ -1,0 +1,76 @@
+#include "event_queue.h"
+
+#include "huge_pages.h"
+
+namespace poems::sim::detail {
+
+namespace {
+constexpr std::size_t kChunkBytes = std::size_t{1} << 21;  // one huge page of blocks
+}
+
+EventQueue::~EventQueue() {
+  for (void* c : chunks_) deallocate_huge(c, kChunkBytes, kChunkBytes);
+}
+
+void EventQueue::append_block(Bucket& k) {
+  if (free_ == nullptr) {
+    chunks_.reserve(chunks_.size() + 1);  // so the push below cannot throw and leak the chunk
+    auto* chunk = static_cast<Block*>(allocate_huge(kChunkBytes, kChunkBytes));
+    chunks_.push_back(chunk);
+    for (std::size_t i = kChunkBytes / sizeof(Block); i-- > 0;) free_block(chunk + i);
+  }
+  Block* b = free_;
+  free_ = b->next;
+  b->next = nullptr;
+  if (k.tail != nullptr)
+    k.tail->next = b;
+  else
+    k.head = b;
+  k.tail = b;
+  k.tail_size = 0;
+}
+
+EventQueue::Block* EventQueue::next_block() {
+  Bucket& zero = buckets_[0];
+  front_ = 0;
+  if (zero.head != nullptr) {
+    if (zero.head != zero.tail) {  // a full block read: on to the next
+      Block* h = zero.head;
+      zero.head = h->next;
+      free_block(h);
+      return zero.head;
+    }
+    zero.tail_size = 0;  // empty, keeping its block
+  }
+  refill();
+  return zero.head;
+}
+
+// Bucket 0 is empty: move the lowest non-empty bucket down, relative to its
+// minimum. Every event lands in a lower bucket, so the one being read is not
+// written.
+void EventQueue::refill() {
+  int w = 0;
+  while (occupied_[w] == 0) ++w;  // one is set: the queue is not empty
+  const int b = w * 64 + std::countr_zero(occupied_[w]);
+  occupied_[w] &= occupied_[w] - 1;
+  Bucket& source = buckets_[b];
+  last_ = least_[b];
+  least_[b] = ~std::uint64_t{0};
+  if (source.head == source.tail && source.tail_size == 1) {  // one event: no copy, bucket 0's block goes to b
+    std::swap(buckets_[0], source);
+    return;
+  }
+  const Bucket from = source;
+  for (Block* blk = from.head; blk != nullptr;) {
+    const std::uint32_t n = blk == from.tail ? from.tail_size : kBlockEvents;
+    for (std::uint32_t i = 0; i < n; ++i) place(blk->events[i]);  // in order: FIFO among equal times holds
+    Block* next = blk->next;
+    if (blk != from.head) free_block(blk);
+    blk = next;
+  }
+  from.head->next = nullptr;  // b keeps its first block, empty
+  source = Bucket{from.head, from.head, 0};
+}
+
+}  // namespace poems::sim::detail

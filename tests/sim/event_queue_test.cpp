@@ -1,0 +1,151 @@
+// The simulator's internal containers against plain references: the event
+// queue against a stable sort (time order, FIFO among equal times), the
+// window storage against std::vector.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "event_queue.h"
+#include "window.h"
+
+namespace poems::sim::detail {
+namespace {
+
+struct Pushed {
+  std::uint64_t time, seq;
+};
+
+// Runs a schedule of pushes and pops (every push at or after the last popped
+// time) and checks each pop against the earliest remaining push, the earlier
+// pushed first among equal times; also checks that upcoming() shows what
+// the next pops return.
+void check_against_reference(std::uint64_t seed, std::size_t steps, std::uint64_t max_ahead, double equal_share) {
+  std::mt19937_64 rng(seed);
+  EventQueue q;
+  std::vector<Pushed> pending;  // the reference: kept in (time, seq) order
+  std::uint64_t now = 0, seq = 0;
+  auto push = [&](std::uint64_t t) {
+    q.push(Event{t, seq});
+    const Pushed p{t, seq++};
+    pending.insert(std::upper_bound(pending.begin(), pending.end(), p,
+                                    [](const Pushed& a, const Pushed& b) { return a.time < b.time; }),
+                   p);
+  };
+  for (std::size_t i = 0; i < steps; ++i) {
+    const bool pop = !pending.empty() && rng() % 2 == 0;
+    if (!pop) {
+      std::uint64_t ahead = std::uniform_real_distribution<double>(0, 1)(rng) < equal_share ? 0 : rng() % max_ahead;
+      if (now > ~std::uint64_t{0} / 2) ahead %= 1000;  // far runs stay clear of 2^64
+      push(now + ahead);
+      continue;
+    }
+    std::size_t known = 0;
+    const Event* next = q.upcoming(known);
+    for (std::size_t k = 0; k < std::min(known, pending.size()); ++k) {
+      ASSERT_EQ(next[k].time, pending[k].time) << "upcoming " << k << " at step " << i;
+      ASSERT_EQ(next[k].key, pending[k].seq) << "upcoming " << k << " at step " << i;
+    }
+    const Event e = q.pop();
+    ASSERT_EQ(e.time, pending.front().time) << "step " << i;
+    ASSERT_EQ(e.key, pending.front().seq) << "step " << i;
+    now = e.time;
+    pending.erase(pending.begin());
+    ASSERT_EQ(q.size(), pending.size());
+  }
+  while (!pending.empty()) {
+    const Event e = q.pop();
+    ASSERT_EQ(e.key, pending.front().seq);
+    pending.erase(pending.begin());
+  }
+  EXPECT_TRUE(q.empty());
+}
+
+TEST(EventQueue, PopsInTimeOrderFifoAmongEqualTimes) {
+  check_against_reference(1, 20000, 5000, 0.3);          // a collective: times a few ns apart, many ties
+  check_against_reference(2, 20000, 400'000'000, 0.05);  // Sweep3D-like: compute blocks up to 400 us ahead
+  check_against_reference(3, 20000, 7, 0.5);             // every digit-0 bucket in use
+}
+
+TEST(EventQueue, TimesAcrossAllDigits) {
+  check_against_reference(4, 20000, ~std::uint64_t{0} / 4, 0.1);  // differences in the top digits too
+}
+
+TEST(EventQueue, ThousandsOfEventsInOneBucketKeepTheirOrder) {
+  // More events at one time than a block holds, pushed before and while they are popped.
+  EventQueue q;
+  std::uint64_t seq = 0;
+  for (int i = 0; i < 5000; ++i) q.push(Event{1000, seq++});
+  for (std::uint64_t i = 0; i < 5000; ++i) q.push(Event{1001 + i % 3, seq++});
+  std::uint64_t expect = 0;
+  for (int i = 0; i < 2500; ++i) ASSERT_EQ(q.pop().key, expect++);
+  for (int i = 0; i < 3000; ++i) q.push(Event{1000, seq++});  // at the current time: after the 5000
+  std::vector<std::uint64_t> order;
+  while (!q.empty()) order.push_back(q.pop().key);
+  ASSERT_EQ(order.size(), 2500u + 5000u + 3000u);
+  for (std::size_t i = 0; i < 2500; ++i) ASSERT_EQ(order[i], 2500 + i);
+  for (std::size_t i = 0; i < 3000; ++i) ASSERT_EQ(order[2500 + i], 10000 + i);
+  // Then times 1001, 1002, 1003, each in push order.
+  std::size_t at = 5500;
+  for (std::uint64_t t = 1001; t <= 1003; ++t) {
+    for (std::uint64_t s = 5000; s < 10000; ++s) {
+      if (1001 + (s - 5000) % 3 != t) continue;
+      ASSERT_EQ(order[at++], s);
+    }
+  }
+}
+
+TEST(Window, BehavesAsAVectorInBothModes) {
+  for (bool recycle : {true, false}) {
+    WindowMemory memory(recycle);
+    Window<std::uint64_t> w;
+    std::vector<std::uint64_t> reference;
+    std::mt19937_64 rng(recycle ? 5 : 6);
+    for (int i = 0; i < 20000; ++i) {
+      if (rng() % 8 == 0 && !reference.empty()) {
+        const auto n = static_cast<std::uint32_t>(rng() % (reference.size() + 1));
+        w.erase_front(n);
+        reference.erase(reference.begin(), reference.begin() + n);
+      } else {
+        const std::uint64_t v = rng();
+        w.push_back(memory, v);
+        reference.push_back(v);
+      }
+      ASSERT_EQ(w.size(), reference.size());
+      ASSERT_GE(w.capacity(), w.size());
+    }
+    ASSERT_TRUE(std::equal(w.begin(), w.end(), reference.begin(), reference.end()));
+    w.release(memory);
+    EXPECT_EQ(w.size(), 0u);
+    EXPECT_EQ(w.capacity(), 0u);
+  }
+}
+
+TEST(WindowMemory, RecyclesBlocksBySize) {
+  WindowMemory memory(true);
+  EXPECT_EQ(memory.rounded(1), 16u);
+  EXPECT_EQ(memory.rounded(65), 128u);
+  EXPECT_EQ(memory.rounded(std::size_t{1} << 16), std::size_t{1} << 16);
+  EXPECT_EQ(memory.rounded((std::size_t{1} << 16) + 1), (std::size_t{1} << 16) + 64);  // large: heap, cache lines
+  void* a = memory.allocate(256);
+  void* b = memory.allocate(256);
+  EXPECT_NE(a, b);
+  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(a) % 64, 0u);
+  memory.deallocate(a, 256);
+  EXPECT_EQ(memory.allocate(256), a);  // the freed block, not a new one
+  void* large = memory.allocate(memory.rounded(100000));
+  memory.deallocate(large, memory.rounded(100000));
+  memory.deallocate(a, 256);
+  memory.deallocate(b, 256);
+
+  WindowMemory exact(false);  // read up front: exact sizes on cache lines, in order
+  EXPECT_EQ(exact.rounded(100), 128u);
+  auto* first = static_cast<char*>(exact.allocate(128));
+  auto* second = static_cast<char*>(exact.allocate(64));
+  EXPECT_EQ(second, first + 128);
+}
+
+}  // namespace
+}  // namespace poems::sim::detail
