@@ -38,9 +38,12 @@ sim::SimulationOptions odin() {
 
 void report(const char* what, const sim::SimulationResult& r) {
   std::printf(
-      "%-5s finish %.3f ms, %llu events in %.3f s (initial read %.3f s): %.1f million events/s, peak RSS so far "
-      "%.1f MiB\n",
+      "%-5s finish %.3f ms, %llu events in %.3f s (initial read %.3f s, %s): %.1f million events/s, peak RSS so "
+      "far %.1f MiB\n",
       what, r.max_finish / 1e9, static_cast<unsigned long long>(r.events), r.wall_seconds, r.initial_read_seconds,
+      r.lazy_attempt_abandoned ? "read in full after a lazy attempt"
+      : r.read_lazily          ? "read lazily"
+                               : "read in full",
       r.events_per_second() / 1e6, peak_mib());
 }
 }  // namespace

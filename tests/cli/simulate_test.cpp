@@ -36,6 +36,26 @@ TEST(CliSimulate, TreeKnownAnswerAsJson) {
   EXPECT_EQ(j["ranks"][1]["wait_ns"], 8000);
 }
 
+// A GOAL file makes no issue-order promise: it is read lazily on trial, and
+// in full once an operation turns out to be ready before it was read.
+TEST(CliSimulate, ReportsHowTheRanksWereRead) {
+  SimRun tree = simulate("--goal " + goal("tree8.goal") + " --format json");
+  ASSERT_EQ(tree.exit_code, 0) << tree.err;
+  EXPECT_EQ(nlohmann::json::parse(tree.out)["reading"], "lazily");
+  const fs::path file = fs::temp_directory_path() / "poems_out_of_order.goal";
+  std::ofstream(file) << "num_ranks 2\n"
+                         "rank 0 {\n c: calc 100\n r: recv 8b from 1\n d: calc 10\n e: calc 10\n"
+                         " s: send 8b to 1\n r requires c\n d requires r\n e requires d\n s requires c\n}\n"
+                         "rank 1 {\n s: send 8b to 0\n r: recv 8b from 0\n}\n";
+  SimRun out_of_order = simulate("--goal " + file.string() + " --format json");
+  ASSERT_EQ(out_of_order.exit_code, 0) << out_of_order.err;
+  EXPECT_EQ(nlohmann::json::parse(out_of_order.out)["reading"], "in full after a lazy attempt");
+  SimRun collective = simulate("--collective bcast --algorithm binomial --procs 64 --size 8");
+  ASSERT_EQ(collective.exit_code, 0) << collective.err;
+  EXPECT_NE(collective.out.find("ranks read lazily"), std::string::npos) << collective.out;
+  fs::remove(file);
+}
+
 TEST(CliSimulate, TwoRankKnownAnswerWithUnits) {
   SimRun r = simulate("--goal " + goal("pingpong2.goal") + " -L 1us -o 200 -g 0.1us -G 1ns/B --format json");
   ASSERT_EQ(r.exit_code, 0) << r.err;

@@ -299,15 +299,125 @@ TEST(LazyReading, SameResultsWithAWindowOfInFlightOperations) {
   auto eager_source = goal(text);
   SimulationOptions o;
   o.params = kP;
-  SimulationResult eager = simulate(*eager_source, o);
+  SimulationOptions full = o;
+  full.try_lazy_reading = false;
+  SimulationResult eager = simulate(*eager_source, full);
   auto lazy_schedule = goal(text);
   Trickle lazy_source(*lazy_schedule);
   SimulationResult lazy = simulate(lazy_source, o);
   ASSERT_TRUE(eager.completed && lazy.completed);
   EXPECT_EQ(finishes(lazy), finishes(eager));
   EXPECT_EQ(lazy.events, eager.events);
+  EXPECT_FALSE(eager.read_lazily);
   EXPECT_EQ(eager.peak_window_ops, 10000u);
   EXPECT_LE(lazy.peak_window_ops, 8u);
+  // The GOAL schedule itself, read lazily on trial: the program issues its
+  // operations in order, so the attempt holds, in chunks of up to 256.
+  auto tried_source = goal(text);
+  SimulationResult tried = simulate(*tried_source, o);
+  EXPECT_TRUE(tried.read_lazily);
+  EXPECT_FALSE(tried.lazy_attempt_abandoned);
+  EXPECT_EQ(finishes(tried), finishes(eager));
+  EXPECT_EQ(tried.events, eager.events);
+  EXPECT_LE(tried.peak_window_ops, 2 * 2 * o.chunk_ops);
+}
+
+// A GOAL schedule whose send waits only for the first calc, not for the
+// receive before it: read lazily, the send would be found ready late. The attempt is
+// abandoned and the run read in full gives the full reading's result.
+TEST(LazyReading, AnOutOfOrderScheduleIsReadInFull) {
+  const std::string text =
+      "num_ranks 2\n"
+      "rank 0 {\n c: calc 100\n r: recv 8b from 1\n d: calc 10\n e: calc 10\n s: send 8b to 1\n"
+      " r requires c\n d requires r\n e requires d\n s requires c\n}\n"
+      "rank 1 {\n t: calc 5000\n s: send 8b to 0\n r: recv 8b from 0\n s requires t\n}\n";
+  SimulationOptions o;
+  o.params = kP;
+  SimulationOptions full = o;
+  full.try_lazy_reading = false;
+  auto a = goal(text), b = goal(text);
+  SimulationResult tried = simulate(*a, o);
+  SimulationResult reference = simulate(*b, full);
+  ASSERT_TRUE(tried.completed);
+  EXPECT_TRUE(tried.lazy_attempt_abandoned);
+  EXPECT_FALSE(tried.read_lazily);
+  EXPECT_EQ(finishes(tried), finishes(reference));
+  EXPECT_EQ(tried.events, reference.events);
+  // Rank 0's send (the fifth operation, past the first pull of four) leaves
+  // at 100 ns, so rank 1 first receives it when its calc ends (o + 7G =
+  // 1542 ns), then sends (o, L); rank 0 receives (1542) and runs d and e.
+  EXPECT_EQ(tried.per_rank[0].finish, ns(5000 + 1542 + 1500 + 2500 + 1542 + 10 + 10));
+}
+
+// The subtle case: read lazily, the send is found ready exactly at the
+// current time (its calc completed now; the unmatched receive at the head
+// keeps the calc in the window), so no check of times can tell. A full
+// reading queued it when the calc completed, between d and e, and it takes
+// the CPU before e. The attempt ends as soon as an operation past the start
+// is read with nothing left to wait for.
+TEST(LazyReading, AnOperationFoundReadyNowEndsTheAttempt) {
+  const std::string text =
+      "num_ranks 2\n"
+      "rank 0 {\n r: recv 8b from 1\n c: calc 100\n d: calc 10\n e: calc 10\n s: send 8b to 1\n"
+      " d requires c\n e irequires d\n s requires c\n}\n"
+      "rank 1 {\n s: send 8b to 0\n r: recv 8b from 0\n}\n";
+  SimulationOptions o;
+  o.params = kP;
+  auto a = goal(text);
+  SimulationResult tried = simulate(*a, o);
+  ASSERT_TRUE(tried.completed);
+  EXPECT_TRUE(tried.lazy_attempt_abandoned);
+  // d runs 100..110, the send 110..1610 (o), e after it. Rank 1's message
+  // arrives at o + L = 4000 and takes o + 7G = 1542 on rank 0; rank 0's
+  // arrives at 110 + o + L = 4110 on rank 1 (4120 had e gone first).
+  EXPECT_EQ(tried.per_rank[0].finish, ns(4000 + 1542));
+  EXPECT_EQ(tried.per_rank[1].finish, ns(4110 + 1542));
+}
+
+// A deadlock found by a lazy attempt is reported as the full reading reports it.
+TEST(LazyReading, ADeadlockIsReportedAsByAFullReading) {
+  const std::string text =
+      "num_ranks 2\n"
+      "rank 0 {\n r: recv 8b from 1\n s: send 8b to 1\n s requires r\n}\n"
+      "rank 1 {\n r: recv 8b from 0\n s: send 8b to 0\n s requires r\n}\n";
+  SimulationOptions o;
+  o.params = kP;
+  SimulationOptions full = o;
+  full.try_lazy_reading = false;
+  auto a = goal(text), b = goal(text);
+  SimulationResult tried = simulate(*a, o);
+  SimulationResult reference = simulate(*b, full);
+  ASSERT_FALSE(tried.completed);
+  EXPECT_TRUE(tried.lazy_attempt_abandoned);
+  ASSERT_EQ(tried.stuck.size(), reference.stuck.size());
+  for (std::size_t i = 0; i < tried.stuck.size(); ++i) EXPECT_EQ(tried.stuck[i].waits, reference.stuck[i].waits);
+}
+
+// Malformed operations past the first wait name the same operation either way.
+TEST(LazyReading, AMalformedOperationIsNamedAsByAFullReading) {
+  const std::string text =
+      "num_ranks 2\n"
+      "rank 0 {\n r: recv 8b from 1\n c: calc 10\n s: send 8b to 1\n c requires r\n s requires c\n"
+      " x: send 8b to 1 cpu 3\n x requires s\n}\n"
+      "rank 1 {\n s: send 8b to 0\n r: recv 8b from 0\n}\n";
+  SimulationOptions o;
+  o.params = kP;
+  SimulationOptions full = o;
+  full.try_lazy_reading = false;
+  auto a = goal(text), b = goal(text);
+  std::string tried, reference;
+  try {
+    simulate(*a, o);
+  } catch (const SimulationError& e) {
+    tried = e.what();
+  }
+  try {
+    simulate(*b, full);
+  } catch (const SimulationError& e) {
+    reference = e.what();
+  }
+  EXPECT_EQ(tried, reference);
+  EXPECT_NE(tried.find("rank 0 operation 3"), std::string::npos) << tried;
 }
 
 // Collectives read in chunks (a few operations per pull, as the simulator

@@ -149,9 +149,14 @@ class LineArray {
   std::size_t bytes_ = 0;
 };
 
+// Thrown by a lazy attempt on a source without the issues_in_order() promise
+// once the promise fails (Engine::add_op).
+struct LazyReadingFailed {};
+
 class Engine {
  public:
-  Engine(taskgraph::ScheduleSource& source, const SimulationOptions& options);
+  // `optimistic`: read `source` lazily although it does not promise order.
+  Engine(taskgraph::ScheduleSource& source, const SimulationOptions& options, bool optimistic = false);
   SimulationResult run(std::size_t max_stuck_listed);
 
  private:
@@ -211,6 +216,7 @@ class Engine {
   LogGOPS p_;
   Picoseconds sync_;  // rendezvous synchronization charged to the sender
   bool queuing_;      // operations wait for busy CPUs and NICs
+  bool optimistic_;   // lazy reading on trial (LazyReadingFailed)
   bool lazy_;
   std::uint32_t nranks_;
   WindowMemory windows_;

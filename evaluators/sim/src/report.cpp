@@ -18,6 +18,12 @@ std::vector<std::uint32_t> listed_ranks(const SimulationResult& r, std::size_t c
   return out;
 }
 
+// How the ranks' operations were read (SimulationResult::read_lazily).
+const char* reading(const SimulationResult& r) {
+  if (r.lazy_attempt_abandoned) return "in full after a lazy attempt";
+  return r.read_lazily ? "lazily" : "in full";
+}
+
 std::string json_string(const std::string& s) {
   std::string out = "\"";
   for (char c : s) {
@@ -57,8 +63,8 @@ void write_table(std::ostream& out, const SimulationResult& r, std::size_t max_r
   out << "finish " << ps_to_ns_text(r.max_finish) << " ns (rank " << r.max_finish_rank << ")\n";
   out << "totals: compute " << ps_to_ns_text(r.total_compute) << " ns, overhead " << ps_to_ns_text(r.total_overhead)
       << " ns, wait " << ps_to_ns_text(r.total_wait) << " ns\n";
-  std::snprintf(line, sizeof line, "events %llu in %.3f s (%.3g events/s)\n", static_cast<unsigned long long>(r.events),
-                r.wall_seconds, r.events_per_second());
+  std::snprintf(line, sizeof line, "events %llu in %.3f s (%.3g events/s), ranks read %s\n",
+                static_cast<unsigned long long>(r.events), r.wall_seconds, r.events_per_second(), reading(r));
   out << line;
 }
 
@@ -71,7 +77,8 @@ void write_json(std::ostream& out, const SimulationResult& r, std::size_t max_ra
   std::snprintf(num, sizeof num, "%.0f", r.events_per_second());
   out << ", \"events_per_second\": " << num << ", \"compute_ns\": " << ps_to_ns_text(r.total_compute)
       << ", \"overhead_ns\": " << ps_to_ns_text(r.total_overhead) << ", \"wait_ns\": " << ps_to_ns_text(r.total_wait)
-      << ", \"completed\": " << (r.completed ? "true" : "false") << ",\n \"ranks\": [";
+      << ", \"completed\": " << (r.completed ? "true" : "false") << ", \"reading\": \"" << reading(r)
+      << "\",\n \"ranks\": [";
   std::vector<std::uint32_t> ranks = listed_ranks(r, max_ranks_listed);
   for (std::size_t k = 0; k < ranks.size(); ++k) {
     const RankResult& rr = r.per_rank[ranks[k]];

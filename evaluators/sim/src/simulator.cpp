@@ -28,13 +28,14 @@ void LineArray::allocate(std::size_t words) {
   std::memset(words_, 0, bytes_);
 }
 
-Engine::Engine(taskgraph::ScheduleSource& source, const SimulationOptions& options)
+Engine::Engine(taskgraph::ScheduleSource& source, const SimulationOptions& options, bool optimistic)
     : source_(source),
       options_(options),
       p_(options.params),
       sync_(options.rendezvous_handshake ? 2 * (options.params.L + options.params.o) : options.params.L),
       queuing_(options.resource_queuing),
-      lazy_(source.issues_in_order()),
+      optimistic_(optimistic),
+      lazy_(optimistic || source.issues_in_order()),
       nranks_(source.ranks()),
       windows_(lazy_),
       observer_(options.observer) {
@@ -196,6 +197,10 @@ void Engine::add_op(std::uint32_t r, const taskgraph::Operation& op, const taskg
   }
   rs.slots.append_unchecked() = s;  // pull_chunk reserved the chunk
   if (s.pending == 0) {
+    // Past the start, a full reading would have queued this operation when
+    // its last dependency was satisfied, maybe before events of the same
+    // time that are queued now: the order, and so the result, could differ.
+    if (optimistic_ && events_ != 0) throw LazyReadingFailed{};
     if (lazy_ && s.ready < now_) {
       if (!observer_)
         bad_input(r, index, op.node,
@@ -596,6 +601,7 @@ SimulationResult Engine::run(std::size_t max_stuck_listed) {
   out.peak_queue = peak_queue;
   out.wall_seconds = wall;
   out.initial_read_seconds = initial_read;
+  out.read_lazily = lazy_;
   if (options_.per_rank_results) out.per_rank.resize(nranks_);
   for (std::uint32_t r = 0; r < nranks_; ++r) {
     const Picoseconds finish = word(r, kFinish), compute = word(r, kCompute), overhead = word(r, kOverhead);
@@ -618,10 +624,32 @@ SimulationResult Engine::run(std::size_t max_stuck_listed) {
 
 }  // namespace detail
 
+// A lazy attempt needs the resource queuing of the default model: in
+// critical-path mode add_op reads flags of earlier operations that a lazy
+// window may have retired. A stuck or malformed run is redone in full, so
+// that its report names the same operations a full reading names.
 SimulationResult simulate(taskgraph::ScheduleSource& source, const SimulationOptions& options,
                           std::size_t max_stuck_listed) {
+  if (!options.try_lazy_reading || source.issues_in_order() || !options.resource_queuing || options.observer ||
+      !source.restart()) {
+    detail::Engine engine(source, options);
+    return engine.run(max_stuck_listed);
+  }
+  const auto attempt_start = std::chrono::steady_clock::now();
+  try {
+    detail::Engine engine(source, options, true);
+    SimulationResult lazy = engine.run(max_stuck_listed);
+    if (lazy.completed) return lazy;
+  } catch (const detail::LazyReadingFailed&) {
+  } catch (const SimulationError&) {
+  }
+  const double attempt = std::chrono::duration<double>(std::chrono::steady_clock::now() - attempt_start).count();
+  source.restart();
   detail::Engine engine(source, options);
-  return engine.run(max_stuck_listed);
+  SimulationResult full = engine.run(max_stuck_listed);
+  full.wall_seconds += attempt;
+  full.lazy_attempt_abandoned = true;
+  return full;
 }
 
 }  // namespace poems::sim

@@ -25,6 +25,10 @@ class ExplicitSchedule final : public ScheduleSource {
   }
   // Streams start over (a source is otherwise read once).
   void rewind() { std::fill(cursor_.begin(), cursor_.end(), 0); }
+  bool restart() override {
+    rewind();
+    return true;
+  }
   std::uint64_t total_operations() const;
 
   std::uint32_t ranks() const override { return static_cast<std::uint32_t>(ranks_.size()); }

@@ -90,6 +90,11 @@ class ScheduleSource {
   // stopping at the first waiting operation (memory O(in-flight operations));
   // otherwise they read each rank in full before simulating it.
   virtual bool issues_in_order() const { return false; }
+  // Starts every rank's stream over; false if this source cannot (it is read
+  // once). An evaluator may then try a lazy reading of a source that makes
+  // no issues_in_order() promise, and read it again in full if the promise
+  // turns out not to hold.
+  virtual bool restart() { return false; }
 };
 
 }  // namespace poems::taskgraph

@@ -35,6 +35,12 @@ struct SimulationOptions {
   bool per_rank_results = true;
   // Operations read per pull when a source is read lazily.
   std::size_t chunk_ops = 256;
+  // A source that can restart() but makes no issues_in_order() promise (a
+  // GOAL file) is first read lazily, as if it made it; the first operation
+  // read with all its dependencies already satisfied, past the start, ends
+  // that attempt and the run starts over with every rank read in full. A
+  // completed lazy run is the full run's result exactly (docs/simulator.md).
+  bool try_lazy_reading = true;
   // Direct execution: told of completions, matches and unexpected arrivals
   // (poems/sim/observer.h); the source may then answer pulls with
   // ScheduleSource::kBlocked. Needs a source that issues_in_order().
@@ -75,10 +81,12 @@ struct SimulationResult {
   std::uint64_t events = 0;      // events taken from the queue
   std::uint64_t operations = 0;  // operations executed
   std::uint64_t messages = 0;
-  std::uint64_t peak_queue = 0;       // most events queued at once
-  std::uint64_t peak_window_ops = 0;  // most operations held at once (all ranks)
-  double wall_seconds = 0;            // the whole run, reading the source included
-  double initial_read_seconds = 0;    // of which reading each rank's first operations
+  std::uint64_t peak_queue = 0;         // most events queued at once
+  std::uint64_t peak_window_ops = 0;    // most operations held at once (all ranks)
+  double wall_seconds = 0;              // the whole run, reading the source included
+  double initial_read_seconds = 0;      // of which reading each rank's first operations
+  bool read_lazily = false;             // ranks were read as the run went (a few operations held each)
+  bool lazy_attempt_abandoned = false;  // a lazy attempt ended early; then read in full (its time is in wall_seconds)
   double events_per_second() const { return wall_seconds > 0 ? static_cast<double>(events) / wall_seconds : 0; }
 
   bool completed = true;         // false: deadlock or unmatched messages
