@@ -322,22 +322,36 @@ TEST(LazyReading, SameResultsWithAWindowOfInFlightOperations) {
   EXPECT_LE(tried.peak_window_ops, 2 * 2 * o.chunk_ops);
 }
 
+// GOAL text simulated as by default (read lazily on trial) or read in full.
+SimulationResult simulate_goal(const std::string& text, bool try_lazy) {
+  SimulationOptions o;
+  o.params = kP;
+  o.try_lazy_reading = try_lazy;
+  auto s = goal(text);
+  return simulate(*s, o);
+}
+
+std::string error_of(const std::string& text, bool try_lazy) {
+  try {
+    simulate_goal(text, try_lazy);
+  } catch (const SimulationError& e) {
+    return e.what();
+  }
+  return "";
+}
+
 // A GOAL schedule whose send waits only for the first calc, not for the
-// receive before it: read lazily, the send would be found ready late. The attempt is
-// abandoned and the run read in full gives the full reading's result.
+// receive before it: read lazily, the send would be found ready late. The
+// attempt is abandoned and the run read in full gives the full reading's
+// result.
 TEST(LazyReading, AnOutOfOrderScheduleIsReadInFull) {
   const std::string text =
       "num_ranks 2\n"
       "rank 0 {\n c: calc 100\n r: recv 8b from 1\n d: calc 10\n e: calc 10\n s: send 8b to 1\n"
       " r requires c\n d requires r\n e requires d\n s requires c\n}\n"
       "rank 1 {\n t: calc 5000\n s: send 8b to 0\n r: recv 8b from 0\n s requires t\n}\n";
-  SimulationOptions o;
-  o.params = kP;
-  SimulationOptions full = o;
-  full.try_lazy_reading = false;
-  auto a = goal(text), b = goal(text);
-  SimulationResult tried = simulate(*a, o);
-  SimulationResult reference = simulate(*b, full);
+  SimulationResult tried = simulate_goal(text, true);
+  SimulationResult reference = simulate_goal(text, false);
   ASSERT_TRUE(tried.completed);
   EXPECT_TRUE(tried.lazy_attempt_abandoned);
   EXPECT_FALSE(tried.read_lazily);
@@ -361,10 +375,7 @@ TEST(LazyReading, AnOperationFoundReadyNowEndsTheAttempt) {
       "rank 0 {\n r: recv 8b from 1\n c: calc 100\n d: calc 10\n e: calc 10\n s: send 8b to 1\n"
       " d requires c\n e irequires d\n s requires c\n}\n"
       "rank 1 {\n s: send 8b to 0\n r: recv 8b from 0\n}\n";
-  SimulationOptions o;
-  o.params = kP;
-  auto a = goal(text);
-  SimulationResult tried = simulate(*a, o);
+  SimulationResult tried = simulate_goal(text, true);
   ASSERT_TRUE(tried.completed);
   EXPECT_TRUE(tried.lazy_attempt_abandoned);
   // d runs 100..110, the send 110..1610 (o), e after it. Rank 1's message
@@ -380,44 +391,27 @@ TEST(LazyReading, ADeadlockIsReportedAsByAFullReading) {
       "num_ranks 2\n"
       "rank 0 {\n r: recv 8b from 1\n s: send 8b to 1\n s requires r\n}\n"
       "rank 1 {\n r: recv 8b from 0\n s: send 8b to 0\n s requires r\n}\n";
-  SimulationOptions o;
-  o.params = kP;
-  SimulationOptions full = o;
-  full.try_lazy_reading = false;
-  auto a = goal(text), b = goal(text);
-  SimulationResult tried = simulate(*a, o);
-  SimulationResult reference = simulate(*b, full);
+  SimulationResult tried = simulate_goal(text, true);
+  SimulationResult reference = simulate_goal(text, false);
   ASSERT_FALSE(tried.completed);
   EXPECT_TRUE(tried.lazy_attempt_abandoned);
   ASSERT_EQ(tried.stuck.size(), reference.stuck.size());
   for (std::size_t i = 0; i < tried.stuck.size(); ++i) EXPECT_EQ(tried.stuck[i].waits, reference.stuck[i].waits);
 }
 
-// Malformed operations past the first wait name the same operation either way.
+// Malformed input is named as a full reading names it: rank 0's bad
+// operation lies past its first pull (read lazily only once e is ready),
+// rank 1's in its first, so a lazy reading would meet rank 1's first.
 TEST(LazyReading, AMalformedOperationIsNamedAsByAFullReading) {
   const std::string text =
       "num_ranks 2\n"
-      "rank 0 {\n r: recv 8b from 1\n c: calc 10\n s: send 8b to 1\n c requires r\n s requires c\n"
-      " x: send 8b to 1 cpu 3\n x requires s\n}\n"
-      "rank 1 {\n s: send 8b to 0\n r: recv 8b from 0\n}\n";
-  SimulationOptions o;
-  o.params = kP;
-  SimulationOptions full = o;
-  full.try_lazy_reading = false;
-  auto a = goal(text), b = goal(text);
-  std::string tried, reference;
-  try {
-    simulate(*a, o);
-  } catch (const SimulationError& e) {
-    tried = e.what();
-  }
-  try {
-    simulate(*b, full);
-  } catch (const SimulationError& e) {
-    reference = e.what();
-  }
-  EXPECT_EQ(tried, reference);
-  EXPECT_NE(tried.find("rank 0 operation 3"), std::string::npos) << tried;
+      "rank 0 {\n r: recv 8b from 1\n c: calc 10\n d: calc 10\n e: calc 10\n x: send 8b to 1 cpu 3\n"
+      " c requires r\n d requires c\n e requires d\n x requires e\n}\n"
+      "rank 1 {\n s: send 8b to 0\n r: recv 8b from 0\n z: calc 5 cpu 2\n}\n";
+  const std::string tried = error_of(text, true);
+  EXPECT_EQ(tried, error_of(text, false));
+  EXPECT_NE(tried.find("rank 0 operation 4"), std::string::npos) << tried;
+  EXPECT_NE(tried.find("uses CPU 3 but processes have 1"), std::string::npos) << tried;
 }
 
 // Collectives read in chunks (a few operations per pull, as the simulator
