@@ -29,14 +29,6 @@ void deallocate_huge(void* p, std::size_t bytes, std::size_t alignment) {
     std::free(p);
 }
 
-void* HugePageResource::do_allocate(std::size_t bytes, std::size_t alignment) {
-  return allocate_huge(bytes, alignment);
-}
-
-void HugePageResource::do_deallocate(void* p, std::size_t bytes, std::size_t alignment) {
-  deallocate_huge(p, bytes, alignment);
-}
-
 void advise_huge_pages(void* data, std::size_t bytes) {
   auto begin = (reinterpret_cast<std::uintptr_t>(data) + kHugePage - 1) / kHugePage * kHugePage;
   auto end = (reinterpret_cast<std::uintptr_t>(data) + bytes) / kHugePage * kHugePage;

@@ -3,7 +3,6 @@
 #pragma once
 
 #include <cstddef>
-#include <memory_resource>
 #include <vector>
 
 namespace poems::sim::detail {
@@ -14,18 +13,12 @@ namespace poems::sim::detail {
 // those touches would be TLB misses, each a page walk (two-dimensional under
 // a hypervisor). The advice must come before the first touch: memory already
 // faulted in stays on small pages.
-class HugePageResource final : public std::pmr::memory_resource {
- private:
-  void* do_allocate(std::size_t bytes, std::size_t alignment) override;
-  void do_deallocate(void* p, std::size_t bytes, std::size_t alignment) override;
-  bool do_is_equal(const std::pmr::memory_resource& other) const noexcept override { return this == &other; }
-};
 void advise_huge_pages(void* data, std::size_t bytes);
 void* allocate_huge(std::size_t bytes, std::size_t alignment);
 void deallocate_huge(void* p, std::size_t bytes, std::size_t alignment);
 
-// The same for std::vector, stateless (the engine's per-rank arrays and the
-// event queue's buckets).
+// The same for std::vector, stateless (the engine's per-rank records and
+// matching-queue pool).
 template <typename T>
 struct HugePageAllocator {
   using value_type = T;
