@@ -23,6 +23,19 @@ std::size_t ExplicitSchedule::pull(std::uint32_t rank, std::size_t max_ops, OpBu
   }
   at += n;
   if (n > 0 && at == src.ops.size()) out.rank_done = true;
+  if (n > 0 && at < src.ops.size()) {
+    // A lazy reader comes back for this rank's next operations after many
+    // other pulls, by which time a hardware prefetcher has lost the stream:
+    // fetch them, and their dependencies, now.
+    const std::size_t ahead = std::min<std::size_t>(std::max<std::size_t>(2 * n, 8), src.ops.size() - at);
+    const char* ops = reinterpret_cast<const char*>(src.ops.data() + at);
+    for (std::size_t b = 0; b < ahead * sizeof(Operation); b += 64) __builtin_prefetch(ops + b);
+    const Operation& last = src.ops[at - 1];
+    const std::size_t dep_at = last.first_dep + last.dep_count;
+    const std::size_t dep_ahead = std::min<std::size_t>(2 * ahead, src.deps.size() - dep_at);
+    const char* deps = reinterpret_cast<const char*>(src.deps.data() + dep_at);
+    for (std::size_t b = 0; b < dep_ahead * sizeof(Dependency); b += 64) __builtin_prefetch(deps + b);
+  }
   return n;
 }
 

@@ -42,11 +42,15 @@ TEST(CliSimulate, ReportsHowTheRanksWereRead) {
   SimRun tree = simulate("--goal " + goal("tree8.goal") + " --format json");
   ASSERT_EQ(tree.exit_code, 0) << tree.err;
   EXPECT_EQ(nlohmann::json::parse(tree.out)["reading"], "lazily");
+  // Rank 0's send needs only the calc but comes after a receive and twenty
+  // calcs that wait for it: past the first pull, read late.
   const fs::path file = fs::temp_directory_path() / "poems_out_of_order.goal";
-  std::ofstream(file) << "num_ranks 2\n"
-                         "rank 0 {\n c: calc 100\n r: recv 8b from 1\n d: calc 10\n e: calc 10\n"
-                         " s: send 8b to 1\n r requires c\n d requires r\n e requires d\n s requires c\n}\n"
-                         "rank 1 {\n s: send 8b to 0\n r: recv 8b from 0\n}\n";
+  std::string text = "num_ranks 2\nrank 0 {\n c: calc 100\n r: recv 8b from 1\n r requires c\n";
+  for (int i = 0; i < 20; ++i)
+    text += " d" + std::to_string(i) + ": calc 10\n d" + std::to_string(i) + " requires " +
+            (i == 0 ? std::string("r") : "d" + std::to_string(i - 1)) + "\n";
+  text += " s: send 8b to 1\n s requires c\n}\nrank 1 {\n s: send 8b to 0\n r: recv 8b from 0\n}\n";
+  std::ofstream(file) << text;
   SimRun out_of_order = simulate("--goal " + file.string() + " --format json");
   ASSERT_EQ(out_of_order.exit_code, 0) << out_of_order.err;
   EXPECT_EQ(nlohmann::json::parse(out_of_order.out)["reading"], "in full after a lazy attempt");

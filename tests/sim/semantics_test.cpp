@@ -322,11 +322,13 @@ TEST(LazyReading, SameResultsWithAWindowOfInFlightOperations) {
   EXPECT_LE(tried.peak_window_ops, 2 * 2 * o.chunk_ops);
 }
 
-// GOAL text simulated as by default (read lazily on trial) or read in full.
+// GOAL text simulated as by default (read lazily on trial) or read in full,
+// in pulls of four operations (so "past the first pull" below is the fifth).
 SimulationResult simulate_goal(const std::string& text, bool try_lazy) {
   SimulationOptions o;
   o.params = kP;
   o.try_lazy_reading = try_lazy;
+  o.chunk_ops = 4;
   auto s = goal(text);
   return simulate(*s, o);
 }

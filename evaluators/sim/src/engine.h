@@ -46,6 +46,11 @@ inline std::uint32_t pair_second(std::uint32_t list, std::uint64_t base) {
 // The first pull of a lazy read asks for this many operations (then doubling
 // up to SimulationOptions::chunk_ops).
 inline constexpr std::size_t kFirstPull = 4;
+// The same for a source read lazily on trial (a GOAL file): its operations
+// are already in memory, and fewer, longer pulls miss the cache less often
+// (Sweep3D 64x64 from GOAL: median 1.47 s with 4, 0.92 s with 16 and a
+// source that prefetches its next operations).
+inline constexpr std::size_t kFirstPullOnTrial = 16;
 // A lazy window drops its retired front once it is at least this long and
 // half the window (amortized O(1) per operation).
 inline constexpr std::uint32_t kCompactAt = 4;

@@ -57,7 +57,7 @@ void Engine::read(std::uint32_t r) {
     // promise nothing after it can be ready before it is. Pulls start small
     // and double up to chunk_ops, so a rank whose operations mostly wait (a
     // collective's rounds) holds a few slots, not its whole stream.
-    std::size_t want = std::min<std::size_t>(options_.chunk_ops, kFirstPull);
+    std::size_t want = std::min<std::size_t>(options_.chunk_ops, optimistic_ ? kFirstPullOnTrial : kFirstPull);
     bool woken = rs.woken;  // an observed source's program may go on: pull once in any case
     rs.woken = false;
     while (!rs.exhausted && !rs.blocked && (woken || rs.slots.size() == rs.head || rs.slots.back().pending == 0)) {
