@@ -48,8 +48,9 @@ inline std::uint32_t pair_second(std::uint32_t list, std::uint64_t base) {
 inline constexpr std::size_t kFirstPull = 4;
 // The same for a source read lazily on trial (a GOAL file): its operations
 // are already in memory, and fewer, longer pulls miss the cache less often
-// (Sweep3D 64x64 from GOAL: median 1.47 s with 4, 0.92 s with 16 and a
-// source that prefetches its next operations).
+// (Sweep3D 32x32 from GOAL, with the explicit schedule prefetching a rank's
+// next operations: 0.156-0.214 s with 4, 0.128-0.193 s with 16, five runs
+// each; docs/PERFORMANCE.md).
 inline constexpr std::size_t kFirstPullOnTrial = 16;
 // A lazy window drops its retired front once it is at least this long and
 // half the window (amortized O(1) per operation).
