@@ -235,14 +235,10 @@ class Engine {
   std::uint64_t word(std::uint32_t r, std::uint32_t w) const {
     return clocks_.data()[std::size_t{r} * clock_stride_ + w];
   }
-  Picoseconds& cpu_free(std::uint32_t r, std::uint32_t c) {
-    return clocks_.data()[std::size_t{r} * clock_stride_ + kTotalsWords + c];
-  }
-  Picoseconds& nic_send_free(std::uint32_t r, std::uint32_t n) {
-    return clocks_.data()[std::size_t{r} * clock_stride_ + kTotalsWords + options_.cpus + 2 * n];
-  }
+  Picoseconds& cpu_free(std::uint32_t r, std::uint32_t c) { return word(r, kTotalsWords + c); }
+  Picoseconds& nic_send_free(std::uint32_t r, std::uint32_t n) { return word(r, kTotalsWords + options_.cpus + 2 * n); }
   Picoseconds& nic_recv_free(std::uint32_t r, std::uint32_t n) {
-    return clocks_.data()[std::size_t{r} * clock_stride_ + kTotalsWords + options_.cpus + 2 * n + 1];
+    return word(r, kTotalsWords + options_.cpus + 2 * n + 1);
   }
   HugeVector<Pending> pending_;
   std::uint32_t free_pending_ = kNone;

@@ -510,9 +510,10 @@ void Engine::unlink(Queue& q, std::uint32_t prev, std::uint32_t e) {
 // can be fetched from memory while earlier ones are handled. Each distance
 // reads what the previous, larger one fetched: the rank's record, then its
 // operation and clocks, then its successor list or the message's destination,
-// then the destination's first posted receive (16, 12, 8 and 4 events ahead;
-// a fifth stage for that receive's operation, 2 ahead, cost instructions and
-// saved no time).
+// then the destination's first posted receive, then that receive's slot and
+// the one after it (16, 12, 8, 4 and 2 events ahead). Where a slot is
+// fetched, so is the next (most often its successor) and, at 12 and 4, the
+// window's head, which retire() reads.
 inline void Engine::prefetch_upcoming() const {
   std::size_t known = 0;
   const Event* next = queue_.upcoming(known);
