@@ -1,6 +1,7 @@
 // Simulating Sweep3D: the lazy PSL task graph and the same graph through its
 // GOAL export, events per second and peak memory for each.
-//   sweep3d_sim_bench [npe_i npe_j [iterations [psl|goal|both]]]
+//   sweep3d_sim_bench [npe_i npe_j [iterations [psl|goal|both [runs]]]]
+// `runs` simulates each schedule that many times (a GOAL file is parsed once).
 #include <sys/resource.h>
 
 #include <chrono>
@@ -52,6 +53,7 @@ int main(int argc, char** argv) {
   double npe_i = argc > 2 ? std::atof(argv[1]) : 64, npe_j = argc > 2 ? std::atof(argv[2]) : 64;
   double iterations = argc > 3 ? std::atof(argv[3]) : 1;
   const char* which = argc > 4 ? argv[4] : "both";
+  const int runs = argc > 5 ? std::max(1, std::atoi(argv[5])) : 1;
   psl::Frontend fe;
   if (!fe.load_files({std::string(POEMS_SOURCE_DIR) + "/examples/sweep3d/sweep3d.psl"})) return 1;
   auto graph = std::make_shared<taskgraph::StaticTaskGraph>(taskgraph::lower_model(fe.program(), fe.sources(), ""));
@@ -65,23 +67,36 @@ int main(int argc, char** argv) {
   std::printf("Sweep3D %gx%g = %g processes, %g iteration(s), 150^3 or larger grid, mk=10 mmi=3\n", npe_i, npe_j,
               npe_i * npe_j, iterations);
   if (std::strcmp(which, "goal") != 0) {
-    taskgraph::ModelSchedule lazy(graph, b, inst);
-    report("psl", sim::simulate(lazy, odin()));
+    for (int run = 0; run < runs; ++run) {
+      taskgraph::ModelSchedule lazy(graph, b, inst);
+      report("psl", sim::simulate(lazy, odin()));
+    }
   }
   if (std::strcmp(which, "psl") != 0) {
-    std::ostringstream text;
+    std::string text;
     {
+      std::ostringstream out;
       taskgraph::ModelSchedule exported(graph, b, inst);
-      taskgraph::write_goal(text, exported);
+      taskgraph::write_goal(out, exported);
+      text = std::move(out).str();
     }
+    const double text_mib = text.size() / 1048576.0;
     psl::SourceManager sources;
     psl::DiagnosticEngine diags(sources);
     auto t0 = std::chrono::steady_clock::now();
-    auto schedule = taskgraph::parse_goal(sources, sources.add("sweep3d.goal", text.str()), diags);
+    auto schedule = taskgraph::parse_goal(sources, sources.add("sweep3d.goal", std::move(text)), diags);
     double parse = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (!schedule) return 1;
-    std::printf("goal  %.1f MiB of GOAL text parsed in %.2f s\n", text.str().size() / 1048576.0, parse);
-    report("goal", sim::simulate(*schedule, odin()));
+    const double ops = static_cast<double>(schedule->total_operations());
+    std::printf(
+        "goal  %.1f MiB of GOAL text parsed in %.2f s: %.0f operations, %.1f MiB encoded (%.1f B per operation), "
+        "node table %.1f MiB\n",
+        text_mib, parse, ops, schedule->encoded_bytes() / 1048576.0, schedule->encoded_bytes() / ops,
+        schedule->node_bytes() / 1048576.0);
+    for (int run = 0; run < runs; ++run) {
+      schedule->rewind();
+      report("goal", sim::simulate(*schedule, odin()));
+    }
   }
   return 0;
 }

@@ -45,7 +45,7 @@ std::unique_ptr<taskgraph::ScheduleSource> goal_source(const std::string& path, 
   std::stringstream text;
   text << in.rdbuf();
   psl::SourceManager sources;
-  psl::FileId file = sources.add(path, text.str());
+  psl::FileId file = sources.add(path, std::move(text).str());
   psl::DiagnosticEngine diags(sources);
   auto schedule = taskgraph::parse_goal(sources, file, diags);
   if (!schedule) {

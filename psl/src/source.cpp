@@ -1,11 +1,18 @@
 #include "poems/psl/source.h"
 
+#include <algorithm>
+#include <cstring>
+
 namespace poems::psl {
 
 FileId SourceManager::add(std::string path, std::string text) {
   File f{std::move(path), std::move(text), {0}};
-  for (std::size_t i = 0; i < f.text.size(); ++i)
-    if (f.text[i] == '\n') f.line_starts.push_back(i + 1);
+  // Counted first and found with memchr: a GOAL file has millions of lines.
+  const char* const begin = f.text.data();
+  const char* const end = begin + f.text.size();
+  f.line_starts.reserve(1 + static_cast<std::size_t>(std::count(begin, end, '\n')));
+  for (const char* p = begin; (p = static_cast<const char*>(std::memchr(p, '\n', static_cast<std::size_t>(end - p))));)
+    f.line_starts.push_back(static_cast<std::size_t>(++p - begin));
   files_.push_back(std::move(f));
   return static_cast<FileId>(files_.size() - 1);
 }

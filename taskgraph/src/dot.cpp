@@ -98,7 +98,6 @@ void write_dynamic_dot(ScheduleSource& source, std::ostream& out, std::size_t ma
   out << "digraph dynamic {\n  rankdir=TB; node [shape=box, fontname=\"Helvetica\", fontsize=9];\n";
   // Messages: each receive takes the oldest matching send, as MPI matching does.
   std::map<std::tuple<std::int32_t, std::int32_t, std::int32_t, std::uint32_t>, std::deque<std::string>> pending;
-  const auto& nodes = source.nodes();
   for (std::uint32_t r = 0; r < ranks.size(); ++r) {
     out << "  subgraph cluster_rank" << r << " {\n    label=\"rank " << r << "\";\n";
     const OpBuffer& b = ranks[r];
@@ -111,7 +110,7 @@ void write_dynamic_dot(ScheduleSource& source, std::ostream& out, std::size_t ma
                               : "recv " + std::to_string(op.bytes) + "B from " +
                                     (op.peer == kAnySource ? "any" : std::to_string(op.peer));
       if (op.kind != OpKind::Calc) label += " tag " + (op.tag == kAnyTag ? std::string("any") : std::to_string(op.tag));
-      if (op.node < nodes.size() && !nodes[op.node].label.empty()) label += "\n" + nodes[op.node].label;
+      if (const std::string node = source.node_info(op.node).label; !node.empty()) label += "\n" + node;
       out << "    " << id << " [label=" << quote(label) << "];\n";
       for (std::uint32_t k = 0; k < op.dep_count; ++k) {
         const Dependency& d = b.deps[op.first_dep + k];

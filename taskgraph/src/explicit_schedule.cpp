@@ -1,51 +1,180 @@
 #include "poems/taskgraph/explicit_schedule.h"
 
 #include <algorithm>
+#include <stdexcept>
+#include <string>
 
 namespace poems::taskgraph {
 
-std::uint64_t ExplicitSchedule::total_operations() const {
-  std::uint64_t n = 0;
-  for (const OpBuffer& b : ranks_) n += b.ops.size();
+namespace {
+
+// Header byte of an encoded operation.
+constexpr std::uint8_t kKindMask = 0x03;
+constexpr std::uint8_t kHasCpu = 0x04;
+constexpr std::uint8_t kHasNic = 0x08;
+constexpr std::uint8_t kHasTag = 0x10;
+constexpr std::uint8_t kHasComm = 0x20;
+constexpr unsigned kDepShift = 6;      // dependency count 0..2 in the top bits;
+constexpr std::uint32_t kDepMore = 3;  // 3: the count minus 3 follows
+
+std::uint64_t zigzag(std::int64_t v) {
+  return (static_cast<std::uint64_t>(v) << 1) ^ static_cast<std::uint64_t>(v >> 63);
+}
+std::int64_t unzigzag(std::uint64_t v) { return static_cast<std::int64_t>(v >> 1) ^ -static_cast<std::int64_t>(v & 1); }
+
+void put_varint(std::vector<std::uint8_t>& out, std::uint64_t v) {
+  while (v >= 0x80) {
+    out.push_back(static_cast<std::uint8_t>(v | 0x80));
+    v >>= 7;
+  }
+  out.push_back(static_cast<std::uint8_t>(v));
+}
+
+inline std::uint64_t get_varint(const std::uint8_t*& p) {
+  std::uint64_t v = *p++;
+  if (v < 0x80) return v;
+  v &= 0x7f;
+  for (unsigned shift = 7;; shift += 7) {
+    const std::uint64_t b = *p++;
+    v |= (b & 0x7f) << shift;
+    if (b < 0x80) return v;
+  }
+}
+
+}  // namespace
+
+ExplicitSchedule::ExplicitSchedule(std::uint32_t ranks) : segments_(ranks), cursor_(ranks) {}
+
+void ExplicitSchedule::set_rank(std::uint32_t r, const OpBuffer& ops) {
+  if (r >= segments_.size())
+    throw std::out_of_range("rank " + std::to_string(r) + " is not a rank of the schedule (0.." +
+                            std::to_string(segments_.size()) + "-1)");
+  Segment& seg = segments_[r];
+  if (seg.set) throw std::logic_error("rank " + std::to_string(r) + "'s operations are already set");
+  seg.begin = code_.size();
+  std::uint32_t node = 0;
+  for (std::uint64_t i = 0; i < ops.ops.size(); ++i) {
+    const Operation& op = ops.ops[i];
+    if (static_cast<std::uint8_t>(op.kind) > static_cast<std::uint8_t>(OpKind::Recv))
+      throw std::invalid_argument("rank " + std::to_string(r) + " operation " + std::to_string(i) + ": no such kind");
+    const bool message = op.kind != OpKind::Calc;
+    std::uint8_t h = static_cast<std::uint8_t>(op.kind);
+    if (op.cpu != 0) h |= kHasCpu;
+    if (message && op.nic != 0) h |= kHasNic;
+    if (message && op.tag != 0) h |= kHasTag;
+    if (message && op.comm != 0) h |= kHasComm;
+    h |= static_cast<std::uint8_t>(std::min(op.dep_count, kDepMore) << kDepShift);
+    code_.push_back(h);
+    if (op.cpu != 0) code_.push_back(op.cpu);
+    if (message && op.nic != 0) code_.push_back(op.nic);
+    if (op.dep_count >= kDepMore) put_varint(code_, op.dep_count - kDepMore);
+    put_varint(code_, zigzag(std::int64_t{op.node} - std::int64_t{node}));
+    node = op.node;
+    if (message) {
+      put_varint(code_, zigzag(std::int64_t{op.peer} - std::int64_t{r}));
+      put_varint(code_, op.bytes);
+      if (op.tag != 0) put_varint(code_, zigzag(op.tag));
+      if (op.comm != 0) put_varint(code_, op.comm);
+    } else {
+      put_varint(code_, op.duration);
+    }
+    for (std::uint32_t k = 0; k < op.dep_count; ++k) {
+      const Dependency& d = ops.deps[op.first_dep + k];
+      // How far back, so the usual "the one before" is one byte; a
+      // dependency on a later operation stays representable (the evaluator
+      // reports it).
+      const auto back = static_cast<std::int64_t>(i - d.op);
+      if (back >= (std::int64_t{1} << 61) || back <= -(std::int64_t{1} << 61))
+        throw std::invalid_argument("rank " + std::to_string(r) + " operation " + std::to_string(i) +
+                                    " depends on operation " + std::to_string(d.op) + ", too far to encode");
+      put_varint(code_, zigzag(back) << 1 | (d.on_start ? 1 : 0));
+    }
+  }
+  seg.end = code_.size();
+  seg.ops = ops.ops.size();
+  seg.set = true;
+  cursor_[r] = Cursor{seg.begin, 0, 0};
+}
+
+std::size_t ExplicitSchedule::decode(std::uint32_t rank, Cursor& c, std::size_t max_ops, OpBuffer& out) const {
+  const std::uint8_t* p = code_.data() + c.at;
+  const std::uint8_t* const end = code_.data() + segments_[rank].end;
+  std::size_t n = 0;
+  for (; n < max_ops && p != end; ++n) {
+    const std::uint8_t h = *p++;
+    Operation op;
+    op.kind = static_cast<OpKind>(h & kKindMask);
+    if (h & kHasCpu) op.cpu = *p++;
+    if (h & kHasNic) op.nic = *p++;
+    std::uint32_t deps = h >> kDepShift;
+    if (deps == kDepMore) deps += static_cast<std::uint32_t>(get_varint(p));
+    c.node = static_cast<std::uint32_t>(std::int64_t{c.node} + unzigzag(get_varint(p)));
+    op.node = c.node;
+    if (op.kind != OpKind::Calc) {
+      op.peer = static_cast<std::int32_t>(std::int64_t{rank} + unzigzag(get_varint(p)));
+      op.bytes = get_varint(p);
+      if (h & kHasTag) op.tag = static_cast<std::int32_t>(unzigzag(get_varint(p)));
+      if (h & kHasComm) op.comm = static_cast<std::uint32_t>(get_varint(p));
+    } else {
+      op.duration = get_varint(p);
+    }
+    op.first_dep = static_cast<std::uint32_t>(out.deps.size());
+    op.dep_count = deps;
+    for (std::uint32_t k = 0; k < deps; ++k) {
+      const std::uint64_t v = get_varint(p);
+      out.deps.push_back(Dependency{c.op - static_cast<std::uint64_t>(unzigzag(v >> 1)), (v & 1) != 0});
+    }
+    out.ops.push_back(op);
+    ++c.op;
+  }
+  c.at = static_cast<std::uint64_t>(p - code_.data());
   return n;
 }
 
+OpBuffer ExplicitSchedule::operations(std::uint32_t r) const {
+  OpBuffer out;
+  Cursor c{segments_[r].begin, 0, 0};
+  decode(r, c, segments_[r].ops, out);
+  return out;
+}
+
+std::uint64_t ExplicitSchedule::total_operations() const {
+  std::uint64_t n = 0;
+  for (const Segment& s : segments_) n += s.ops;
+  return n;
+}
+
+void ExplicitSchedule::rewind() {
+  for (std::size_t r = 0; r < segments_.size(); ++r) cursor_[r] = Cursor{segments_[r].begin, 0, 0};
+}
+
 std::size_t ExplicitSchedule::pull(std::uint32_t rank, std::size_t max_ops, OpBuffer& out) {
-  const OpBuffer& src = ranks_[rank];
-  std::size_t& at = cursor_[rank];
-  std::size_t n = std::min(max_ops, src.ops.size() - at);
-  for (std::size_t i = 0; i < n; ++i) {
-    Operation op = src.ops[at + i];
-    op.first_dep = static_cast<std::uint32_t>(out.deps.size());
-    out.deps.insert(out.deps.end(), src.deps.begin() + src.ops[at + i].first_dep,
-                    src.deps.begin() + src.ops[at + i].first_dep + op.dep_count);
-    out.ops.push_back(op);
-  }
-  at += n;
-  if (n > 0 && at == src.ops.size()) out.rank_done = true;
-  if (n > 0 && at < src.ops.size()) {
+  Cursor& c = cursor_[rank];
+  const std::uint64_t from = c.at;
+  const std::size_t n = decode(rank, c, max_ops, out);
+  const std::uint64_t end = segments_[rank].end;
+  if (n > 0 && c.at == end) out.rank_done = true;
+  if (n > 0 && c.at < end) {
     // A lazy reader comes back for this rank's next operations after many
     // other pulls, by which time a hardware prefetcher has lost the stream:
-    // fetch them, and their dependencies, now.
-    const std::size_t ahead = std::min<std::size_t>(std::max<std::size_t>(2 * n, 8), src.ops.size() - at);
-    const char* ops = reinterpret_cast<const char*>(src.ops.data() + at);
-    for (std::size_t b = 0; b < ahead * sizeof(Operation); b += 64) __builtin_prefetch(ops + b);
-    const Operation& last = src.ops[at - 1];
-    const std::size_t dep_at = last.first_dep + last.dep_count;
-    const std::size_t dep_ahead = std::min<std::size_t>(2 * ahead, src.deps.size() - dep_at);
-    const char* deps = reinterpret_cast<const char*>(src.deps.data() + dep_at);
-    for (std::size_t b = 0; b < dep_ahead * sizeof(Dependency); b += 64) __builtin_prefetch(deps + b);
+    // fetch about as much again as this pull took, now.
+    const std::uint64_t ahead = std::min<std::uint64_t>(std::max<std::uint64_t>(2 * (c.at - from), 128), end - c.at);
+    const std::uint8_t* next = code_.data() + c.at;
+    for (std::uint64_t b = 0; b < ahead; b += 64) __builtin_prefetch(next + b);
   }
   return n;
 }
 
 std::unique_ptr<ExplicitSchedule> materialize(ScheduleSource& source) {
   auto out = std::make_unique<ExplicitSchedule>(source.ranks());
-  const auto& nodes = source.nodes();
-  for (std::size_t i = 1; i < nodes.size(); ++i) out->add_node(nodes[i]);
-  for (std::uint32_t r = 0; r < source.ranks(); ++r)
-    while (source.pull(r, 4096, out->rank(r)) > 0) {
+  for (std::uint32_t i = 1; i < source.node_count(); ++i) out->nodes().add(source.node_info(i));
+  OpBuffer buf;
+  for (std::uint32_t r = 0; r < source.ranks(); ++r) {
+    buf.clear();
+    while (source.pull(r, 4096, buf) > 0) {
     }
+    out->set_rank(r, buf);
+  }
   return out;
 }
 

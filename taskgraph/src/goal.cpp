@@ -8,6 +8,7 @@
 #include <ostream>
 #include <queue>
 #include <string_view>
+#include <unordered_map>
 
 namespace poems::taskgraph {
 
@@ -23,34 +24,36 @@ struct Token {
 
 // Words are runs of letters, digits, '_', '.', '-' and '+'; punctuation is
 // one of `{ } : ;`. Newlines are whitespace: statements delimit themselves.
+// Columns come from the start of the line, so characters are looked at once.
 class Lexer {
  public:
   Lexer(std::string_view text, psl::FileId file, psl::DiagnosticEngine& diags)
       : text_(text), file_(file), diags_(diags) {}
 
   Token next() {
-    skip_space_and_comments();
-    Token t;
-    t.at = SourceLocation{file_, line_, col_, 1};
-    if (pos_ >= text_.size()) return t;
-    char c = text_[pos_];
-    if (c == '{' || c == '}' || c == ':' || c == ';') {
-      t.kind = Token::Punct;
-      t.text = text_.substr(pos_, 1);
-      advance(1);
+    for (;;) {
+      skip_space_and_comments();
+      Token t;
+      t.at = SourceLocation{file_, line_, column(), 1};
+      if (pos_ >= text_.size()) return t;
+      const char c = text_[pos_];
+      if (c == '{' || c == '}' || c == ':' || c == ';') {
+        t.kind = Token::Punct;
+        t.text = text_.substr(pos_++, 1);
+        return t;
+      }
+      const std::size_t start = pos_;
+      while (pos_ < text_.size() && is_word(text_[pos_])) ++pos_;
+      if (pos_ == start) {
+        diags_.error(t.at, std::string("unexpected character '") + c + "'");
+        ++pos_;
+        continue;
+      }
+      t.kind = Token::Word;
+      t.text = text_.substr(start, pos_ - start);
+      t.at.length = static_cast<std::uint32_t>(t.text.size());
       return t;
     }
-    std::size_t start = pos_;
-    while (pos_ < text_.size() && is_word(text_[pos_])) advance(1);
-    if (pos_ == start) {
-      diags_.error(t.at, std::string("unexpected character '") + c + "'");
-      advance(1);
-      return next();
-    }
-    t.kind = Token::Word;
-    t.text = text_.substr(start, pos_ - start);
-    t.at.length = static_cast<std::uint32_t>(t.text.size());
-    return t;
   }
 
  private:
@@ -58,32 +61,31 @@ class Lexer {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '.' ||
            c == '-' || c == '+';
   }
-  void advance(std::size_t n) {
-    for (std::size_t i = 0; i < n && pos_ < text_.size(); ++i, ++pos_) {
-      if (text_[pos_] == '\n') {
-        ++line_;
-        col_ = 1;
-      } else {
-        ++col_;
-      }
-    }
-  }
+  std::uint32_t column() const { return static_cast<std::uint32_t>(pos_ - line_start_ + 1); }
   void skip_space_and_comments() {
     while (pos_ < text_.size()) {
-      char c = text_[pos_];
-      if (c == ' ' || c == '\t' || c == '\r' || c == '\n') {
-        advance(1);
+      const char c = text_[pos_];
+      if (c == ' ' || c == '\t' || c == '\r') {
+        ++pos_;
+      } else if (c == '\n') {
+        line_start_ = ++pos_;
+        ++line_;
       } else if (c == '#' || text_.substr(pos_, 2) == "//") {
-        while (pos_ < text_.size() && text_[pos_] != '\n') advance(1);
+        pos_ = std::min(text_.find('\n', pos_), text_.size());
       } else if (text_.substr(pos_, 2) == "/*") {
-        SourceLocation open{file_, line_, col_, 2};
+        SourceLocation open{file_, line_, column(), 2};
         std::size_t end = text_.find("*/", pos_ + 2);
         if (end == std::string_view::npos) {
           diags_.error(open, "unterminated comment");
-          advance(text_.size() - pos_);
+          end = text_.size();
         } else {
-          advance(end + 2 - pos_);
+          end += 2;
         }
+        for (; pos_ < end; ++pos_)
+          if (text_[pos_] == '\n') {
+            ++line_;
+            line_start_ = pos_ + 1;
+          }
       } else {
         break;
       }
@@ -94,7 +96,8 @@ class Lexer {
   psl::FileId file_;
   psl::DiagnosticEngine& diags_;
   std::size_t pos_ = 0;
-  std::uint32_t line_ = 1, col_ = 1;
+  std::size_t line_start_ = 0;
+  std::uint32_t line_ = 1;
 };
 
 struct ParsedDep {
@@ -103,11 +106,26 @@ struct ParsedDep {
   SourceLocation from_at, to_at;
 };
 
+// One rank's statements as read; reused from rank to rank.
 struct ParsedRank {
   std::vector<Operation> ops;
   std::vector<std::string_view> labels;  // "" = unlabeled
   std::vector<SourceLocation> where;
   std::vector<ParsedDep> deps;
+  void clear() {
+    ops.clear();
+    labels.clear();
+    where.clear();
+    deps.clear();
+  }
+};
+
+// A resolved dependency: operation `from` waits for `on`. Grouped by `from`
+// (CSR: edges of operation i are [first[i], first[i+1])).
+struct Edge {
+  std::uint32_t on;
+  bool on_start;
+  std::uint32_t stmt;  // index into ParsedRank::deps
 };
 
 class Parser {
@@ -133,7 +151,7 @@ class Parser {
     if (!num_ranks_ && diags_.error_count() == errors_before)
       diags_.error(SourceLocation{file_, 1, 1, 1}, "missing 'num_ranks N' before the first rank");
     if (diags_.error_count() > errors_before || !num_ranks_) return nullptr;
-    return build();
+    return std::move(out_);
   }
 
  private:
@@ -246,7 +264,13 @@ class Parser {
       return;
     }
     num_ranks_ = static_cast<std::uint32_t>(*n);
-    ranks_.resize(*num_ranks_);
+    try {
+      out_ = std::make_unique<ExplicitSchedule>(*num_ranks_);
+    } catch (const std::bad_alloc&) {
+      diags_.error(at, "num_ranks " + std::to_string(*n) + " is more ranks than this machine's memory can index");
+      return;
+    }
+    file_id_ = out_->nodes().add_file(sources_.path(file_));
   }
 
   void parse_rank(std::map<std::uint32_t, SourceLocation>& seen) {
@@ -255,7 +279,6 @@ class Parser {
     if (!num_ranks_) {
       diags_.error(rank_at, "missing 'num_ranks N' before the first rank");
       num_ranks_ = std::numeric_limits<std::int32_t>::max();  // keep checking the rest
-      ranks_.clear();
     }
     SourceLocation number_at = tok_.at;
     auto r = integer_token("a rank", *num_ranks_ - 1);
@@ -265,17 +288,17 @@ class Parser {
       return;
     }
     bump();
-    ParsedRank scratch;
-    ParsedRank* rank = &scratch;
-    if (r && *r < ranks_.size()) {
-      auto [it, fresh] = seen.emplace(static_cast<std::uint32_t>(*r), number_at);
+    const std::size_t errors_before = diags_.error_count();
+    bool fresh = false;
+    if (r) {
+      auto [it, inserted] = seen.emplace(static_cast<std::uint32_t>(*r), number_at);
+      fresh = inserted;
       if (!fresh) {
         auto& d = diags_.error(number_at, "rank " + std::to_string(*r) + " is defined twice");
         psl::DiagnosticEngine::note(d, it->second, "first defined here");
-      } else {
-        rank = &ranks_[*r];
       }
     }
+    rank_.clear();
     while (!is_punct('}')) {
       if (tok_.kind == Token::End) {
         diags_.error(tok_.at, "expected '}' to close rank, found end of file");
@@ -285,9 +308,12 @@ class Parser {
         bump();
         continue;
       }
-      parse_statement(*rank);
+      parse_statement(rank_);
     }
     bump();
+    // Each rank is resolved as soon as it is read, so the parser holds one
+    // rank's statements, never the file's.
+    if (fresh && out_ && diags_.error_count() == errors_before) build_rank(*r, rank_);
   }
 
   // After an error, skips the rest of the statement's line (statements are
@@ -387,23 +413,19 @@ class Parser {
     rank.where.push_back(label.empty() ? first.at : label_at);
   }
 
-  // Resolves labels, orders each rank topologically and builds the schedule.
-  std::unique_ptr<ExplicitSchedule> build() {
-    auto out = std::make_unique<ExplicitSchedule>(*num_ranks_);
+  // Resolves labels, orders the rank topologically (file order when it
+  // already is one) and stores it in the schedule.
+  void build_rank(std::uint32_t r, const ParsedRank& pr) {
+    const auto n = static_cast<std::uint32_t>(pr.ops.size());
+    if (pr.ops.size() >= std::numeric_limits<std::uint32_t>::max()) {
+      diags_.error(pr.where.back(), "rank " + std::to_string(r) + " has more than 2^32 - 1 operations");
+      return;
+    }
+    by_label_.clear();
     bool ok = true;
-    for (std::uint32_t r = 0; r < ranks_.size(); ++r) ok = build_rank(r, *out) && ok;
-    if (!ok) return nullptr;
-    return out;
-  }
-
-  bool build_rank(std::uint32_t r, ExplicitSchedule& out) {
-    ParsedRank& pr = ranks_[r];
-    const std::size_t n = pr.ops.size();
-    std::map<std::string_view, std::size_t> by_label;
-    bool ok = true;
-    for (std::size_t i = 0; i < n; ++i) {
+    for (std::uint32_t i = 0; i < n; ++i) {
       if (pr.labels[i].empty()) continue;
-      auto [it, fresh] = by_label.emplace(pr.labels[i], i);
+      auto [it, fresh] = by_label_.emplace(pr.labels[i], i);
       if (!fresh) {
         auto& d = diags_.error(
             pr.where[i], "label '" + std::string(pr.labels[i]) + "' is defined twice in rank " + std::to_string(r));
@@ -411,87 +433,110 @@ class Parser {
         ok = false;
       }
     }
-    // deps_of[i]: (operation i depends on, on_start, index of the statement)
-    struct Edge {
-      std::size_t on;
-      bool on_start;
-      std::size_t stmt;
-    };
-    std::vector<std::vector<Edge>> deps_of(n);
-    for (std::size_t k = 0; k < pr.deps.size(); ++k) {
+    // Dependencies grouped by the waiting operation, in statement order.
+    first_.assign(n + 1, 0);
+    from_.clear();
+    bool in_file_order = true;
+    for (std::uint32_t k = 0; k < pr.deps.size(); ++k) {
       const ParsedDep& d = pr.deps[k];
-      auto from = by_label.find(d.from), to = by_label.find(d.to);
-      if (from == by_label.end())
+      auto from = by_label_.find(d.from), to = by_label_.find(d.to);
+      if (from == by_label_.end())
         diags_.error(d.from_at, "unknown label '" + std::string(d.from) + "' in rank " + std::to_string(r));
-      if (to == by_label.end())
+      if (to == by_label_.end())
         diags_.error(d.to_at, "unknown label '" + std::string(d.to) + "' in rank " + std::to_string(r));
-      if (from == by_label.end() || to == by_label.end()) {
+      if (from == by_label_.end() || to == by_label_.end()) {
         ok = false;
         continue;
       }
       if (from->second == to->second) {
         diags_.error(d.from_at, "operation '" + std::string(d.from) + "' depends on itself");
         ok = false;
-        continue;
       }
-      deps_of[from->second].push_back(Edge{to->second, d.on_start, k});
+      in_file_order = in_file_order && to->second < from->second;
+      ++first_[from->second + 1];
+      from_.push_back(Edge{to->second, d.on_start, from->second});  // stmt holds `from` until sorted
     }
-    if (!ok) return false;
-    // Kahn's algorithm, always taking the earliest operation of the file that is free.
-    std::vector<std::size_t> missing(n, 0);
-    std::vector<std::vector<std::size_t>> dependents(n);
-    for (std::size_t i = 0; i < n; ++i)
-      for (const Edge& e : deps_of[i]) {
-        ++missing[i];
-        dependents[e.on].push_back(i);
+    if (!ok) return;
+    for (std::uint32_t i = 0; i < n; ++i) first_[i + 1] += first_[i];
+    edges_.resize(from_.size());
+    {
+      std::vector<std::uint32_t>& fill = scratch_;
+      fill.assign(first_.begin(), first_.end() - 1);
+      for (std::uint32_t k = 0; k < from_.size(); ++k) {
+        const Edge& e = from_[k];
+        edges_[fill[e.stmt]++] = Edge{e.on, e.on_start, k};
       }
-    std::priority_queue<std::size_t, std::vector<std::size_t>, std::greater<>> free;
-    for (std::size_t i = 0; i < n; ++i)
-      if (missing[i] == 0) free.push(i);
-    std::vector<std::size_t> order, position(n, n);
-    order.reserve(n);
-    while (!free.empty()) {
-      std::size_t i = free.top();
-      free.pop();
-      position[i] = order.size();
-      order.push_back(i);
-      for (std::size_t j : dependents[i])
-        if (--missing[j] == 0) free.push(j);
     }
-    if (order.size() < n) {
-      report_cycle(r, pr, deps_of, position, n);
-      return false;
+    // order[p]: the operation at position p; position[i]: where operation i goes.
+    order_.resize(n);
+    position_.resize(n);
+    if (in_file_order) {
+      for (std::uint32_t i = 0; i < n; ++i) order_[i] = position_[i] = i;
+    } else if (!order_topologically(n)) {
+      report_cycle(r, pr);
+      return;
     }
-    OpBuffer& buf = out.rank(r);
-    buf.ops.reserve(n);
-    for (std::size_t i : order) {
+    buffer_.clear();
+    buffer_.ops.reserve(n);
+    buffer_.deps.reserve(edges_.size());
+    for (std::uint32_t i : order_) {
       Operation op = pr.ops[i];
       const std::string_view kind = op.kind == OpKind::Calc ? "calc" : op.kind == OpKind::Send ? "send" : "recv";
       const SourceLocation& at = pr.where[i];
-      op.node = out.add_node(
-          NodeInfo{pr.labels[i].empty() ? std::string(kind) : std::string(pr.labels[i]),
-                   sources_.path(file_) + ":" + std::to_string(at.line) + ":" + std::to_string(at.column)});
-      op.first_dep = static_cast<std::uint32_t>(buf.deps.size());
-      for (const auto& e : deps_of[i]) buf.deps.push_back(Dependency{position[e.on], e.on_start});
-      op.dep_count = static_cast<std::uint32_t>(deps_of[i].size());
-      buf.ops.push_back(op);
+      op.node = out_->nodes().add(pr.labels[i].empty() ? kind : pr.labels[i], file_id_, at.line, at.column);
+      op.first_dep = static_cast<std::uint32_t>(buffer_.deps.size());
+      for (std::uint32_t k = first_[i]; k < first_[i + 1]; ++k)
+        buffer_.deps.push_back(Dependency{position_[edges_[k].on], edges_[k].on_start});
+      op.dep_count = first_[i + 1] - first_[i];
+      buffer_.ops.push_back(op);
     }
-    return true;
+    out_->set_rank(r, buffer_);
   }
 
-  template <typename Edges>
-  void report_cycle(std::uint32_t r, const ParsedRank& pr, const Edges& deps_of,
-                    const std::vector<std::size_t>& position, std::size_t n) {
+  // Kahn's algorithm, always taking the earliest operation of the file that
+  // is free; false if some operations are on a cycle (position_ = n for them).
+  bool order_topologically(std::uint32_t n) {
+    std::vector<std::uint32_t>& missing = scratch_;
+    missing.assign(n, 0);
+    std::vector<std::uint32_t> dependents_first(n + 1, 0), dependents(edges_.size());
+    for (std::uint32_t i = 0; i < n; ++i) {
+      missing[i] = first_[i + 1] - first_[i];
+      for (std::uint32_t k = first_[i]; k < first_[i + 1]; ++k) ++dependents_first[edges_[k].on + 1];
+    }
+    for (std::uint32_t i = 0; i < n; ++i) dependents_first[i + 1] += dependents_first[i];
+    {
+      std::vector<std::uint32_t> fill(dependents_first.begin(), dependents_first.end() - 1);
+      for (std::uint32_t i = 0; i < n; ++i)
+        for (std::uint32_t k = first_[i]; k < first_[i + 1]; ++k) dependents[fill[edges_[k].on]++] = i;
+    }
+    std::priority_queue<std::uint32_t, std::vector<std::uint32_t>, std::greater<>> free;
+    for (std::uint32_t i = 0; i < n; ++i)
+      if (missing[i] == 0) free.push(i);
+    std::fill(position_.begin(), position_.end(), n);
+    std::uint32_t placed = 0;
+    while (!free.empty()) {
+      const std::uint32_t i = free.top();
+      free.pop();
+      position_[i] = placed;
+      order_[placed++] = i;
+      for (std::uint32_t k = dependents_first[i]; k < dependents_first[i + 1]; ++k)
+        if (--missing[dependents[k]] == 0) free.push(dependents[k]);
+    }
+    return placed == n;
+  }
+
+  void report_cycle(std::uint32_t r, const ParsedRank& pr) {
+    const auto n = static_cast<std::uint32_t>(pr.ops.size());
     // Walk unordered operations through unordered dependencies until one repeats.
-    std::size_t at = 0;
-    while (position[at] != n) ++at;
-    std::vector<std::size_t> seen_at(n, n), path;
+    std::uint32_t at = 0;
+    while (position_[at] != n) ++at;
+    std::vector<std::uint32_t> seen_at(n, n), path;
     while (seen_at[at] == n) {
-      seen_at[at] = path.size();
+      seen_at[at] = static_cast<std::uint32_t>(path.size());
       path.push_back(at);
-      for (const auto& e : deps_of[at])
-        if (position[e.on] == n) {
-          at = e.on;
+      for (std::uint32_t k = first_[at]; k < first_[at + 1]; ++k)
+        if (position_[edges_[k].on] == n) {
+          at = edges_[k].on;
           break;
         }
     }
@@ -499,10 +544,10 @@ class Parser {
     for (std::size_t k = seen_at[at]; k < path.size(); ++k) chain += std::string(pr.labels[path[k]]) + " -> ";
     chain += std::string(pr.labels[at]);
     // Point at the dependency statement that closes the cycle.
-    std::size_t last = path.back();
+    const std::uint32_t last = path.back();
     SourceLocation where = pr.where[last];
-    for (const auto& e : deps_of[last])
-      if (e.on == at) where = pr.deps[e.stmt].from_at;
+    for (std::uint32_t k = first_[last]; k < first_[last + 1]; ++k)
+      if (edges_[k].on == at) where = pr.deps[edges_[k].stmt].from_at;
     diags_.error(where, "dependency cycle in rank " + std::to_string(r) + ": " + chain);
   }
 
@@ -512,7 +557,14 @@ class Parser {
   Lexer lex_;
   Token tok_;
   std::optional<std::uint32_t> num_ranks_;
-  std::vector<ParsedRank> ranks_;
+  std::unique_ptr<ExplicitSchedule> out_;
+  std::uint32_t file_id_ = 0;  // the file's id in out_'s node table
+  // Per-rank working storage, kept across ranks so their capacity is reused.
+  ParsedRank rank_;
+  std::unordered_map<std::string_view, std::uint32_t> by_label_;
+  std::vector<std::uint32_t> first_, order_, position_, scratch_;
+  std::vector<Edge> from_, edges_;
+  OpBuffer buffer_;
 };
 
 std::string ns_text(Picoseconds ps) {
@@ -584,7 +636,7 @@ bool same_operations(const ExplicitSchedule& a, const ExplicitSchedule& b, std::
   };
   if (a.ranks() != b.ranks()) return differ("rank counts differ");
   for (std::uint32_t r = 0; r < a.ranks(); ++r) {
-    const OpBuffer &x = a.rank(r), &y = b.rank(r);
+    const OpBuffer x = a.operations(r), y = b.operations(r);
     if (x.ops.size() != y.ops.size()) return differ("rank " + std::to_string(r) + ": operation counts differ");
     for (std::size_t i = 0; i < x.ops.size(); ++i) {
       const Operation &p = x.ops[i], &q = y.ops[i];

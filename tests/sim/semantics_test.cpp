@@ -234,12 +234,13 @@ TEST(Input, BadInputIsASimulationError) {
 TEST(Input, EachBadOperationIsNamed) {
   auto message_of = [](taskgraph::Operation op, std::vector<taskgraph::Dependency> deps = {}) {
     taskgraph::ExplicitSchedule s(2);
-    taskgraph::OpBuffer& b = s.rank(1);
+    taskgraph::OpBuffer b;
     b.ops.push_back(taskgraph::Operation{});  // operation 0: a calc
     op.first_dep = 0;
     op.dep_count = static_cast<std::uint32_t>(deps.size());
     b.deps = deps;
     b.ops.push_back(op);  // operation 1
+    s.set_rank(1, b);
     SimulationOptions o;
     o.params = kP;
     try {
@@ -276,7 +277,8 @@ class Trickle final : public taskgraph::ScheduleSource {
   explicit Trickle(taskgraph::ExplicitSchedule& s) : s_(s) {}
   std::uint32_t ranks() const override { return s_.ranks(); }
   std::size_t pull(std::uint32_t r, std::size_t, taskgraph::OpBuffer& out) override { return s_.pull(r, 1, out); }
-  const std::vector<taskgraph::NodeInfo>& nodes() const override { return s_.nodes(); }
+  std::uint32_t node_count() const override { return s_.node_count(); }
+  taskgraph::NodeInfo node_info(std::uint32_t node) const override { return s_.node_info(node); }
   bool issues_in_order() const override { return true; }
 
  private:

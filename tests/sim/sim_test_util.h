@@ -76,7 +76,8 @@ class WholeCollectiveSource final : public taskgraph::ScheduleSource {
     taskgraph::append_collective(c, 0, {}, out);
     return out.ops.size() - before;
   }
-  const std::vector<taskgraph::NodeInfo>& nodes() const override { return nodes_; }
+  std::uint32_t node_count() const override { return static_cast<std::uint32_t>(nodes_.size()); }
+  taskgraph::NodeInfo node_info(std::uint32_t node) const override { return taskgraph::node_info_in(nodes_, node); }
   bool issues_in_order() const override { return true; }
 
  private:

@@ -106,8 +106,8 @@ TEST(Sweep3D, OperationsFollowProgramOrderAndOctants) {
     EXPECT_EQ(buf.deps[buf.ops[i].first_dep].op, i - 1);
     EXPECT_FALSE(buf.deps[buf.ops[i].first_dep].on_start);
   }
-  EXPECT_EQ(schedule.nodes()[buf.ops[0].node].label, "recv");
-  EXPECT_NE(schedule.nodes()[buf.ops[0].node].location.find("sweep3d.psl:"), std::string::npos);
+  EXPECT_EQ(schedule.node_info(buf.ops[0].node).label, "recv");
+  EXPECT_NE(schedule.node_info(buf.ops[0].node).location.find("sweep3d.psl:"), std::string::npos);
 }
 
 TEST(Sweep3D, MillionProcessGraphIsLazy) {

@@ -156,7 +156,8 @@ class Runtime final : public taskgraph::ScheduleSource, public sim::ExecutionObs
   // ---- ScheduleSource --------------------------------------------------------
   std::uint32_t ranks() const override { return static_cast<std::uint32_t>(ranks_.size()); }
   std::size_t pull(std::uint32_t rank, std::size_t max_ops, taskgraph::OpBuffer& out) override;
-  const std::vector<taskgraph::NodeInfo>& nodes() const override { return nodes_; }
+  std::uint32_t node_count() const override { return static_cast<std::uint32_t>(nodes_.size()); }
+  taskgraph::NodeInfo node_info(std::uint32_t node) const override { return taskgraph::node_info_in(nodes_, node); }
   bool issues_in_order() const override { return true; }
 
   // ---- ExecutionObserver -------------------------------------------------------

@@ -1,5 +1,5 @@
 // The report of a run that could not finish: which ranks wait, on what, and
-// where the operation came from (ScheduleSource::nodes()).
+// where the operation came from (ScheduleSource::node_info()).
 #include <string>
 
 #include "engine.h"
@@ -30,10 +30,10 @@ std::string Engine::describe(std::uint32_t r, std::uint64_t index, const Slot& s
       break;
   }
   if (s.kind != OpKind::Calc && s.comm != 0) what += " comm " + std::to_string(s.comm);
-  const auto& nodes = source_.nodes();
-  if (s.node != 0 && s.node < nodes.size()) {
-    what += " [" + nodes[s.node].label;
-    if (!nodes[s.node].location.empty()) what += " at " + nodes[s.node].location;
+  if (s.node != 0 && s.node < source_.node_count()) {
+    const taskgraph::NodeInfo info = source_.node_info(s.node);
+    what += " [" + info.label;
+    if (!info.location.empty()) what += " at " + info.location;
     what += "]";
   }
   (void)r;

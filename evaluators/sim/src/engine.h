@@ -47,11 +47,10 @@ inline std::uint32_t pair_second(std::uint32_t list, std::uint64_t base) {
 // up to SimulationOptions::chunk_ops).
 inline constexpr std::size_t kFirstPull = 4;
 // The same for a source read lazily on trial (a GOAL file): its operations
-// are already in memory, and fewer, longer pulls miss the cache less often
-// (Sweep3D 32x32 from GOAL, with the explicit schedule prefetching a rank's
-// next operations: 0.156-0.214 s with 4, 0.128-0.193 s with 16, five runs
-// each; docs/PERFORMANCE.md).
-inline constexpr std::size_t kFirstPullOnTrial = 16;
+// are already in memory, and longer first pulls miss the cache less often.
+// Sweep3D 64x64 from GOAL, best of twelve interleaved runs each on a noisy
+// host: 0.611 s with 8, 0.629 s with 16, 0.679 s with 32 (docs/PERFORMANCE.md).
+inline constexpr std::size_t kFirstPullOnTrial = 8;
 // A lazy window drops its retired front once it is at least this long and
 // half the window (amortized O(1) per operation).
 inline constexpr std::uint32_t kCompactAt = 4;

@@ -79,7 +79,8 @@ class ModelSchedule final : public ScheduleSource {
 
   std::uint32_t ranks() const override { return processes_.size(); }
   std::size_t pull(std::uint32_t rank, std::size_t max_ops, OpBuffer& out) override;
-  const std::vector<NodeInfo>& nodes() const override { return node_info_; }
+  std::uint32_t node_count() const override { return static_cast<std::uint32_t>(node_info_.size()); }
+  NodeInfo node_info(std::uint32_t node) const override { return node_info_in(node_info_, node); }
   // Program order: each operation depends on the one before it (or, inside a
   // collective round, on the same operations as the one before it).
   bool issues_in_order() const override { return true; }

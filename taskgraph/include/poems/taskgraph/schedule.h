@@ -68,6 +68,11 @@ struct NodeInfo {
   std::string location;  // "file:line:col" or ""
 };
 
+// node_info() for a source that keeps its nodes in a vector.
+inline NodeInfo node_info_in(const std::vector<NodeInfo>& nodes, std::uint32_t node) {
+  return node < nodes.size() ? nodes[node] : NodeInfo{};
+}
+
 class ScheduleSource {
  public:
   virtual ~ScheduleSource() = default;
@@ -82,8 +87,12 @@ class ScheduleSource {
   // (direct execution). Only a source that the simulator reports completions
   // to (sim::ExecutionObserver) gives it; it asks to be pulled again.
   static constexpr std::size_t kBlocked = ~std::size_t{0};
-  // Static node descriptions, indexed by Operation::node (index 0 = none).
-  virtual const std::vector<NodeInfo>& nodes() const = 0;
+  // Static node descriptions: ids 0..node_count()-1, as in Operation::node;
+  // 0 is none. node_info() answers {} for 0 and for ids out of range. A
+  // function, not a table, so a source with a node per operation (a GOAL
+  // file) can keep them compact.
+  virtual std::uint32_t node_count() const = 0;
+  virtual NodeInfo node_info(std::uint32_t node) const = 0;
   // True if no operation can become ready while an earlier operation of its
   // rank still waits for an unsatisfied dependency, as when a sequential
   // program issues its calls in order. Evaluators may then read a rank lazily,

@@ -1,0 +1,244 @@
+// The encoded in-memory schedule and the node table: every field an
+// operation carries comes back exactly, at the ends of its range, whether
+// read whole or in the chunks a lazy reader pulls.
+#include <gtest/gtest.h>
+
+#include <limits>
+#include <stdexcept>
+
+#include "poems/taskgraph/explicit_schedule.h"
+#include "poems/taskgraph/node_table.h"
+
+namespace poems::taskgraph {
+namespace {
+
+constexpr std::uint64_t kMax64 = std::numeric_limits<std::uint64_t>::max();
+
+void add(OpBuffer& b, Operation op, std::initializer_list<Dependency> deps = {}) {
+  op.first_dep = static_cast<std::uint32_t>(b.deps.size());
+  op.dep_count = static_cast<std::uint32_t>(deps.size());
+  b.deps.insert(b.deps.end(), deps);
+  b.ops.push_back(op);
+}
+
+Operation send(std::int32_t peer, std::uint64_t bytes, std::int32_t tag = 0, std::uint32_t comm = 0) {
+  Operation op;
+  op.kind = OpKind::Send;
+  op.peer = peer;
+  op.bytes = bytes;
+  op.tag = tag;
+  op.comm = comm;
+  return op;
+}
+
+Operation recv(std::int32_t peer, std::uint64_t bytes, std::int32_t tag = 0, std::uint32_t comm = 0) {
+  Operation op = send(peer, bytes, tag, comm);
+  op.kind = OpKind::Recv;
+  return op;
+}
+
+Operation calc(Picoseconds duration) {
+  Operation op;
+  op.kind = OpKind::Calc;
+  op.duration = duration;
+  return op;
+}
+
+// Every field of every operation, and the dependencies each one names.
+void expect_same(const OpBuffer& want, const OpBuffer& got) {
+  ASSERT_EQ(want.ops.size(), got.ops.size());
+  for (std::size_t i = 0; i < want.ops.size(); ++i) {
+    SCOPED_TRACE("operation " + std::to_string(i));
+    const Operation& a = want.ops[i];
+    const Operation& b = got.ops[i];
+    EXPECT_EQ(a.kind, b.kind);
+    EXPECT_EQ(a.cpu, b.cpu);
+    EXPECT_EQ(a.node, b.node);
+    if (a.kind == OpKind::Calc) {
+      EXPECT_EQ(a.duration, b.duration);
+    } else {
+      EXPECT_EQ(a.nic, b.nic);
+      EXPECT_EQ(a.peer, b.peer);
+      EXPECT_EQ(a.bytes, b.bytes);
+      EXPECT_EQ(a.tag, b.tag);
+      EXPECT_EQ(a.comm, b.comm);
+    }
+    ASSERT_EQ(a.dep_count, b.dep_count);
+    for (std::uint32_t k = 0; k < a.dep_count; ++k) {
+      EXPECT_EQ(want.deps[a.first_dep + k].op, got.deps[b.first_dep + k].op) << "dependency " << k;
+      EXPECT_EQ(want.deps[a.first_dep + k].on_start, got.deps[b.first_dep + k].on_start) << "dependency " << k;
+    }
+  }
+}
+
+// Operations at the ends of every field's range, on rank `rank` of `ranks`.
+OpBuffer extremes(std::int32_t rank, std::int32_t ranks) {
+  OpBuffer b;
+  add(b, calc(0));
+  add(b, calc(kMax64), {{0, false}});
+  add(b, send(ranks - 1, 0, std::numeric_limits<std::int32_t>::max(), std::numeric_limits<std::uint32_t>::max()),
+      {{1, true}, {0, false}});
+  add(b, recv(kAnySource, kMax64, kAnyTag, 0), {{2, false}, {1, true}, {0, false}});
+  add(b, recv(0, 1, std::numeric_limits<std::int32_t>::min(), 7),
+      {{3, false}, {2, true}, {1, false}, {0, true}, {3, true}});
+  add(b, send(rank, 1 << 20));  // to itself: a peer offset of zero
+  Operation on_cpu = calc(1'000'000'007);
+  on_cpu.cpu = 255;
+  add(b, on_cpu, {{5, true}});
+  Operation on_nic = send(0, 65536, 3);
+  on_nic.nic = 255;
+  on_nic.cpu = 1;
+  add(b, on_nic);
+  // A dependency on a later operation is kept (the simulator reports it),
+  // and one on the largest index wraps around exactly.
+  add(b, calc(5), {{9, false}, {kMax64, true}});
+  add(b, calc(6));
+  // Node ids that go down as well as up, to both ends.
+  const std::uint32_t nodes[] = {3, 0, std::numeric_limits<std::uint32_t>::max(), 1, 2, 2, 0, 9, 8, 7};
+  for (std::size_t i = 0; i < b.ops.size(); ++i) b.ops[i].node = nodes[i];
+  return b;
+}
+
+TEST(ExplicitSchedule, EveryFieldRoundTripsAtTheEndsOfItsRange) {
+  ExplicitSchedule s(3);
+  const OpBuffer first = extremes(0, 3), last = extremes(2, 3);
+  s.set_rank(2, last);  // in any order
+  s.set_rank(0, first);
+  expect_same(first, s.operations(0));
+  expect_same(last, s.operations(2));
+  EXPECT_TRUE(s.operations(1).ops.empty());
+  EXPECT_EQ(s.operation_count(0), 10u);
+  EXPECT_EQ(s.operation_count(1), 0u);
+  EXPECT_EQ(s.total_operations(), 20u);
+}
+
+TEST(ExplicitSchedule, ChunkedPullsReturnWhatOperationsDoesAndMarkTheEnd) {
+  ExplicitSchedule s(2);
+  const OpBuffer ops = extremes(1, 2);
+  s.set_rank(1, ops);
+  for (std::size_t chunk : {1u, 3u, 4u, 10u, 64u}) {
+    SCOPED_TRACE("chunk " + std::to_string(chunk));
+    s.rewind();
+    OpBuffer all;
+    std::size_t pulls = 0;
+    for (;;) {
+      OpBuffer part;
+      const std::size_t n = s.pull(1, chunk, part);
+      if (n == 0) break;
+      ++pulls;
+      EXPECT_LE(n, chunk);
+      // Only the pull that hands over the rank's last operation says so.
+      EXPECT_EQ(part.rank_done, all.ops.size() + n == ops.ops.size());
+      for (Operation op : part.ops) {
+        op.first_dep += static_cast<std::uint32_t>(all.deps.size());
+        all.ops.push_back(op);
+      }
+      all.deps.insert(all.deps.end(), part.deps.begin(), part.deps.end());
+    }
+    EXPECT_EQ(pulls, (ops.ops.size() + chunk - 1) / chunk);
+    expect_same(ops, all);
+    OpBuffer none;
+    EXPECT_EQ(s.pull(0, chunk, none), 0u);
+  }
+}
+
+TEST(ExplicitSchedule, TypicalOperationsTakeAFewBytes) {
+  // A Sweep3D-like rank: receive from the neighbour before, compute, send
+  // on, each depending on the one before it.
+  OpBuffer b;
+  for (std::uint32_t i = 0; i < 300; ++i) {
+    Operation op = i % 3 == 0 ? recv(4, 2400) : i % 3 == 1 ? calc(123'456) : send(6, 2400);
+    op.node = i + 1;
+    if (i == 0)
+      add(b, op);
+    else
+      add(b, op, {{i - 1, false}});
+  }
+  ExplicitSchedule s(8);
+  s.set_rank(5, b);
+  expect_same(b, s.operations(5));
+  // Header, node delta, peer offset, two size bytes and a dependency (6
+  // bytes) for a message; header, node, three duration bytes and a
+  // dependency (6) for a computation.
+  EXPECT_EQ(s.encoded_bytes(), 300u * 6 - 1);
+}
+
+TEST(ExplicitSchedule, EachRankIsSetOnceAndMustExist) {
+  ExplicitSchedule s(2);
+  OpBuffer b;
+  add(b, calc(1));
+  s.set_rank(0, b);
+  EXPECT_THROW(s.set_rank(0, b), std::logic_error);
+  EXPECT_THROW(s.set_rank(2, b), std::out_of_range);
+  OpBuffer far;
+  add(far, calc(1), {{std::uint64_t{1} << 62, false}});
+  try {
+    s.set_rank(1, far);
+    FAIL() << "a dependency 2^62 operations away was accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("too far to encode"), std::string::npos) << e.what();
+  }
+}
+
+TEST(ExplicitSchedule, MaterializeKeepsOperationsAndNodes) {
+  ExplicitSchedule s(2);
+  s.nodes().add(NodeInfo{"sweep", "a.psl:3:7"});
+  const std::uint32_t file = s.nodes().add_file("b.goal");
+  EXPECT_EQ(s.nodes().add("l1", file, 12, 5), 2u);
+  s.set_rank(0, extremes(0, 2));
+  s.set_rank(1, extremes(1, 2));
+  const auto copy = materialize(s);
+  ASSERT_EQ(copy->ranks(), 2u);
+  expect_same(s.operations(0), copy->operations(0));
+  expect_same(s.operations(1), copy->operations(1));
+  ASSERT_EQ(copy->node_count(), 3u);
+  EXPECT_EQ(copy->node_info(1).label, "sweep");
+  EXPECT_EQ(copy->node_info(1).location, "a.psl:3:7");
+  EXPECT_EQ(copy->node_info(2).label, "l1");
+  EXPECT_EQ(copy->node_info(2).location, "b.goal:12:5");
+}
+
+TEST(NodeTable, BuildsLabelsAndLocationsOnDemand) {
+  NodeTable t;
+  EXPECT_EQ(t.size(), 1u);  // node 0: none
+  EXPECT_EQ(t.info(0).label, "");
+  EXPECT_EQ(t.info(0).location, "");
+  const std::uint32_t a = t.add_file("sweep3d.goal");
+  EXPECT_EQ(t.add_file("sweep3d.goal"), a);  // interned
+  const std::uint32_t b = t.add_file("other.goal");
+  EXPECT_NE(a, b);
+  EXPECT_EQ(t.add("l17", a, 4, 1), 1u);
+  EXPECT_EQ(t.add("", b, 0, 0), 2u);
+  EXPECT_EQ(t.add(NodeInfo{"recv", "x.psl:31:13"}), 3u);
+  EXPECT_EQ(t.info(1).label, "l17");
+  EXPECT_EQ(t.info(1).location, "sweep3d.goal:4:1");
+  EXPECT_EQ(t.info(2).label, "");
+  EXPECT_EQ(t.info(2).location, "other.goal");  // line 0: the file alone
+  EXPECT_EQ(t.info(3).label, "recv");
+  EXPECT_EQ(t.info(3).location, "x.psl:31:13");
+  EXPECT_EQ(t.info(4).label, "");  // out of range
+  EXPECT_THROW(t.add("x", 99, 1, 1), std::out_of_range);
+  EXPECT_GE(t.memory_bytes(), 4 * 24u + 7);
+}
+
+TEST(NodeTable, KeepsEveryNodeAcrossItsStorageBlocks) {
+  // More nodes than one block of entries, labels filling blocks of label
+  // text, and labels longer than a block.
+  NodeTable t;
+  const std::uint32_t f = t.add_file("big.goal");
+  const std::string huge(3 << 20, 'h');
+  for (std::uint32_t i = 1; i <= 100'000; ++i) {
+    const std::string label = i % 25'000 == 0 ? huge + std::to_string(i) : "l" + std::to_string(i);
+    ASSERT_EQ(t.add(label, f, i, i % 80), i);
+  }
+  ASSERT_EQ(t.size(), 100'001u);
+  for (std::uint32_t i : {1u, 2u, 32'767u, 32'768u, 32'769u, 24'999u, 25'000u, 25'001u, 65'536u, 99'999u, 100'000u}) {
+    const NodeInfo n = t.info(i);
+    EXPECT_EQ(n.label, i % 25'000 == 0 ? huge + std::to_string(i) : "l" + std::to_string(i)) << i;
+    EXPECT_EQ(n.location, "big.goal:" + std::to_string(i) + ":" + std::to_string(i % 80)) << i;
+  }
+  EXPECT_EQ(t.info(100'001).label, "");
+}
+
+}  // namespace
+}  // namespace poems::taskgraph
