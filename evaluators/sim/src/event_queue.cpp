@@ -13,14 +13,22 @@ EventQueue::~EventQueue() {
 }
 
 void EventQueue::append_block(Bucket& k) {
-  if (free_ == nullptr) {
-    chunks_.reserve(chunks_.size() + 1);  // so the push below cannot throw and leak the chunk
-    auto* chunk = static_cast<Block*>(allocate_huge(kChunkBytes, kChunkBytes));
-    chunks_.push_back(chunk);
-    for (std::size_t i = kChunkBytes / sizeof(Block); i-- > 0;) free_block(chunk + i);
-  }
   Block* b = free_;
-  free_ = b->next;
+  if (b != nullptr) {
+    free_ = b->next;
+  } else {
+    // Carved from the chunk one at a time: threading a whole chunk into the
+    // free list would write every page of it, 2 MiB per run however small
+    // the run (a collective on 2 ranks, a recommender's many short runs).
+    if (unused_ == unused_end_) {
+      chunks_.reserve(chunks_.size() + 1);  // so the push below cannot throw and leak the chunk
+      auto* chunk = static_cast<Block*>(allocate_huge(kChunkBytes, kChunkBytes));
+      chunks_.push_back(chunk);
+      unused_ = chunk;
+      unused_end_ = chunk + kChunkBytes / sizeof(Block);
+    }
+    b = unused_++;
+  }
   b->next = nullptr;
   if (k.tail != nullptr)
     k.tail->next = b;

@@ -129,6 +129,10 @@ class EventQueue {
   std::size_t size_ = 0;
   std::uint64_t last_ = 0;
   Block* free_ = nullptr;
+  // Blocks never used yet: the rest of the newest chunk, handed out in
+  // order so a small run touches only the blocks it uses.
+  Block* unused_ = nullptr;
+  Block* unused_end_ = nullptr;
   std::vector<void*> chunks_;  // where blocks come from, 2 MiB at a time
 };
 
