@@ -34,8 +34,9 @@ struct SimulateOptions : ModelRequest, CollectiveRequest {
   std::size_t max_ranks_listed = 1024;
 };
 
-// Returns nullptr (with `result` set) if the file cannot be read or parsed.
-std::unique_ptr<taskgraph::ScheduleSource> goal_source(const std::string& path, int& result) {
+// Returns nullptr (with `result` set) if the file cannot be read or parsed;
+// `text_hash` gets the SHA-256 of the text parsed, which is then released.
+std::unique_ptr<taskgraph::ScheduleSource> goal_source(const std::string& path, int& result, std::string& text_hash) {
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     std::cerr << "poems: error: cannot read '" << path << "'\n";
@@ -46,6 +47,7 @@ std::unique_ptr<taskgraph::ScheduleSource> goal_source(const std::string& path, 
   text << in.rdbuf();
   psl::SourceManager sources;
   psl::FileId file = sources.add(path, std::move(text).str());
+  text_hash = db::sha256_hex(sources.text(file));
   psl::DiagnosticEngine diags(sources);
   auto schedule = taskgraph::parse_goal(sources, file, diags);
   if (!schedule) {
@@ -56,7 +58,8 @@ std::unique_ptr<taskgraph::ScheduleSource> goal_source(const std::string& path, 
 }
 
 // Everything a simulated time depends on: the input, the machine, the binding.
-EvaluationKey evaluation_key(const SimulateOptions& o, const sim::SimulationOptions& options, const PslSource* model) {
+EvaluationKey evaluation_key(const SimulateOptions& o, const sim::SimulationOptions& options, const PslSource* model,
+                             const std::string& goal_hash) {
   nlohmann::json machine = machine_json(options);
   machine["cpus"] = options.cpus;
   machine["nics"] = options.nics;
@@ -72,11 +75,8 @@ EvaluationKey evaluation_key(const SimulateOptions& o, const sim::SimulationOpti
     key.binding["parameters"] = params;
     key.binding["wg_ns"] = model->wg_ns;
   } else if (!o.goal.empty()) {
-    std::ifstream in(o.goal, std::ios::binary);
-    std::stringstream text;
-    text << in.rdbuf();
     key.model = "goal:" + std::filesystem::path(o.goal).filename().string();
-    key.spec_hash = db::sha256_hex(text.str());
+    key.spec_hash = goal_hash;
   } else {
     key.model = "collective:" + o.collective;
     key.binding["collective"] = {{"operation", o.collective},
@@ -102,18 +102,19 @@ void run(const SimulateOptions& o, int& result) {
 
   std::unique_ptr<taskgraph::ScheduleSource> source;
   std::unique_ptr<PslSource> model;
+  std::string goal_hash;
   if (!o.spec.empty()) {
     model = psl_source(o, options, result);
     if (!model) return;
   } else if (!o.collective.empty()) {
     source = std::make_unique<taskgraph::CollectiveSchedule>(collective_call(o));
   } else {
-    source = goal_source(o.goal, result);
+    source = goal_source(o.goal, result, goal_hash);
     if (!source) return;
   }
   taskgraph::ScheduleSource& input = model ? static_cast<taskgraph::ScheduleSource&>(*model->schedule) : *source;
 
-  StoredEvaluation stored(o.store, evaluation_key(o, options, model.get()));
+  StoredEvaluation stored(o.store, evaluation_key(o, options, model.get(), goal_hash));
   sim::SimulationResult r;
   try {
     r = sim::simulate(input, options, o.max_ranks_listed);

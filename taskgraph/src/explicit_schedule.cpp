@@ -51,7 +51,21 @@ void ExplicitSchedule::set_rank(std::uint32_t r, const OpBuffer& ops) {
                             std::to_string(segments_.size()) + "-1)");
   Segment& seg = segments_[r];
   if (seg.set) throw std::logic_error("rank " + std::to_string(r) + "'s operations are already set");
-  seg.begin = code_.size();
+  const std::size_t begin = code_.size();
+  try {
+    encode(r, ops);
+  } catch (...) {
+    code_.resize(begin);  // the rank stays unset and the schedule as it was
+    throw;
+  }
+  seg.begin = begin;
+  seg.end = code_.size();
+  seg.ops = ops.ops.size();
+  seg.set = true;
+  cursor_[r] = Cursor{seg.begin, 0, 0};
+}
+
+void ExplicitSchedule::encode(std::uint32_t r, const OpBuffer& ops) {
   std::uint32_t node = 0;
   for (std::uint64_t i = 0; i < ops.ops.size(); ++i) {
     const Operation& op = ops.ops[i];
@@ -90,10 +104,6 @@ void ExplicitSchedule::set_rank(std::uint32_t r, const OpBuffer& ops) {
       put_varint(code_, zigzag(back) << 1 | (d.on_start ? 1 : 0));
     }
   }
-  seg.end = code_.size();
-  seg.ops = ops.ops.size();
-  seg.set = true;
-  cursor_[r] = Cursor{seg.begin, 0, 0};
 }
 
 std::size_t ExplicitSchedule::decode(std::uint32_t rank, Cursor& c, std::size_t max_ops, OpBuffer& out) const {

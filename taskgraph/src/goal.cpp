@@ -287,8 +287,9 @@ class Parser {
       recover_to_top_level();
       return;
     }
-    bump();
+    // Counted from here: reading past '{' lexes the rank's first token.
     const std::size_t errors_before = diags_.error_count();
+    bump();
     bool fresh = false;
     if (r) {
       auto [it, inserted] = seen.emplace(static_cast<std::uint32_t>(*r), number_at);
@@ -310,10 +311,12 @@ class Parser {
       }
       parse_statement(rank_);
     }
+    // Checked before reading past '}': an error in the next token is not this rank's.
+    const bool clean = diags_.error_count() == errors_before;
     bump();
     // Each rank is resolved as soon as it is read, so the parser holds one
     // rank's statements, never the file's.
-    if (fresh && out_ && diags_.error_count() == errors_before) build_rank(*r, rank_);
+    if (fresh && out_ && clean) build_rank(*r, rank_);
   }
 
   // After an error, skips the rest of the statement's line (statements are
@@ -419,6 +422,14 @@ class Parser {
     const auto n = static_cast<std::uint32_t>(pr.ops.size());
     if (pr.ops.size() >= std::numeric_limits<std::uint32_t>::max()) {
       diags_.error(pr.where.back(), "rank " + std::to_string(r) + " has more than 2^32 - 1 operations");
+      return;
+    }
+    if (pr.deps.size() >= std::numeric_limits<std::uint32_t>::max()) {
+      diags_.error(pr.deps.back().from_at, "rank " + std::to_string(r) + " has more than 2^32 - 1 dependencies");
+      return;
+    }
+    if (out_->nodes().size() > std::numeric_limits<std::uint32_t>::max() - n) {
+      diags_.error(pr.where.back(), "the file has more than 2^32 - 1 operations (node ids are 32-bit)");
       return;
     }
     by_label_.clear();

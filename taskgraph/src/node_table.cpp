@@ -20,19 +20,20 @@ std::uint32_t NodeTable::add(std::string_view label, std::uint32_t file, std::ui
   if (file >= files_.size()) throw std::out_of_range("node file id " + std::to_string(file) + " was not added");
   if (label.size() > std::numeric_limits<std::uint32_t>::max())
     throw std::length_error("a node label longer than 2^32 - 1 bytes");
-  // A label lies within one block; one longer than a block gets its own.
-  if (label_blocks_.empty() || label_blocks_.back().capacity - label_blocks_.back().size < label.size()) {
-    const std::size_t capacity = std::max(kLabelBlock, label.size());
-    label_blocks_.push_back(LabelBlock{std::make_unique_for_overwrite<char[]>(capacity), 0, capacity});
+  // A label lies within one block. One longer than a block gets a block of
+  // its own, and the block being filled stays the one short labels go to.
+  std::uint32_t block = filling_;
+  if (label.size() > kLabelBlock) {
+    label_blocks_.push_back(LabelBlock{std::make_unique_for_overwrite<char[]>(label.size()), 0, label.size()});
+    block = static_cast<std::uint32_t>(label_blocks_.size() - 1);
+  } else if (block == kNoBlock || label_blocks_[block].capacity - label_blocks_[block].size < label.size()) {
+    label_blocks_.push_back(LabelBlock{std::make_unique_for_overwrite<char[]>(kLabelBlock), 0, kLabelBlock});
+    block = filling_ = static_cast<std::uint32_t>(label_blocks_.size() - 1);
   }
-  LabelBlock& labels = label_blocks_.back();
+  LabelBlock& labels = label_blocks_[block];
   if (!label.empty()) std::memcpy(labels.bytes.get() + labels.size, label.data(), label.size());
-  const Entry entry{static_cast<std::uint32_t>(label_blocks_.size() - 1),
-                    static_cast<std::uint32_t>(labels.size),
-                    static_cast<std::uint32_t>(label.size()),
-                    file,
-                    line,
-                    column};
+  const Entry entry{
+      block, static_cast<std::uint32_t>(labels.size), static_cast<std::uint32_t>(label.size()), file, line, column};
   labels.size += label.size();
   if ((size_ & (kEntryBlock - 1)) == 0) entry_blocks_.push_back(std::make_unique_for_overwrite<Entry[]>(kEntryBlock));
   entry_blocks_.back()[size_ & (kEntryBlock - 1)] = entry;

@@ -181,7 +181,7 @@ TEST(Goal, ErrorCorpus) {
       EXPECT_NE(p.diagnostics.find(want), std::string::npos) << "missing: " << want << "in:\n" << p.diagnostics;
     }
   }
-  EXPECT_GE(files, 8u);
+  EXPECT_GE(files, 9u);
 }
 
 TEST(Goal, DiagnosticsQuoteTheLineWithACaret) {

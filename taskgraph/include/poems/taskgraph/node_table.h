@@ -55,7 +55,9 @@ class NodeTable {
 
   std::uint32_t size_ = 0;
   std::vector<std::unique_ptr<Entry[]>> entry_blocks_;
+  static constexpr std::uint32_t kNoBlock = ~std::uint32_t{0};
   std::vector<LabelBlock> label_blocks_;
+  std::uint32_t filling_ = kNoBlock;  // the label block short labels go to
   std::vector<std::string> files_;
   std::unordered_map<std::string, std::uint32_t> file_ids_;
 };
