@@ -30,14 +30,15 @@ std::string Engine::describe(std::uint32_t r, std::uint64_t index, const Slot& s
       break;
   }
   if (s.kind != OpKind::Calc && s.comm != 0) what += " comm " + std::to_string(s.comm);
-  if (s.node != 0 && s.node < source_.node_count()) {
-    const taskgraph::NodeInfo info = source_.node_info(s.node);
-    what += " [" + info.label;
-    if (!info.location.empty()) what += " at " + info.location;
-    what += "]";
-  }
+  if (s.node != 0 && s.node < source_.node_count()) what += " [" + node_text(s.node) + "]";
   (void)r;
   return what;
+}
+
+std::string Engine::node_text(std::uint32_t node) const {
+  if (node == 0 || node >= source_.node_count()) return {};
+  const taskgraph::NodeInfo info = source_.node_info(node);
+  return info.location.empty() ? info.label : info.label + " at " + info.location;
 }
 
 void Engine::report_stuck(SimulationResult& out, std::size_t max_listed) const {

@@ -215,6 +215,9 @@ class Engine {
   // The deadlock / unmatched-message report.
   void report_stuck(SimulationResult& out, std::size_t max_listed) const;
   std::string describe(std::uint32_t r, std::uint64_t index, const Slot& s) const;
+  // "label at file:line:col" for a report (no location: the label alone);
+  // empty for node 0 and ids the source does not know.
+  std::string node_text(std::uint32_t node) const;
 
   taskgraph::ScheduleSource& source_;
   SimulationOptions options_;

@@ -100,12 +100,7 @@ void Engine::pull_chunk(std::uint32_t r, std::size_t max_ops) {
 
 void Engine::bad_input(std::uint32_t r, std::uint64_t index, std::uint32_t node, const std::string& what) const {
   std::string where;
-  if (node != 0 && node < source_.node_count()) {
-    const taskgraph::NodeInfo info = source_.node_info(node);
-    where = " (" + info.label;
-    if (!info.location.empty()) where += " at " + info.location;
-    where += ")";
-  }
+  if (node != 0 && node < source_.node_count()) where = " (" + node_text(node) + ")";
   throw SimulationError("rank " + std::to_string(r) + " operation " + std::to_string(index) + where + ": " + what);
 }
 
