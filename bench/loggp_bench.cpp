@@ -9,6 +9,7 @@
 #include "poems/components/sweep3d_model.h"
 #include "poems/loggp/critical_path.h"
 #include "poems/psl/frontend.h"
+#include "poems/psl/lower.h"
 #include "poems/taskgraph/dtg.h"
 
 using namespace poems;
@@ -71,7 +72,7 @@ int main(int argc, char** argv) {
   const int ni = argc > 2 ? std::atoi(argv[1]) : 32, nj = argc > 2 ? std::atoi(argv[2]) : 32;
   psl::Frontend fe;
   if (!fe.load_files({std::string(POEMS_SOURCE_DIR) + "/examples/sweep3d/sweep3d.psl"})) return 1;
-  auto graph = std::make_shared<taskgraph::StaticTaskGraph>(taskgraph::lower_model(fe.program(), fe.sources(), ""));
+  auto graph = std::make_shared<taskgraph::StaticTaskGraph>(psl::lower_model(fe.program(), fe.sources(), ""));
   taskgraph::ParameterBinding b = {{"npe_i", double(ni)}, {"npe_j", double(nj)}, {"iterations", 2.0}};
   taskgraph::InstantiateOptions inst;
   inst.ns_per_work = 60;

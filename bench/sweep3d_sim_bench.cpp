@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "poems/psl/frontend.h"
+#include "poems/psl/lower.h"
 #include "poems/sim/simulator.h"
 #include "poems/taskgraph/dtg.h"
 #include "poems/taskgraph/goal.h"
@@ -56,7 +57,7 @@ int main(int argc, char** argv) {
   const int runs = argc > 5 ? std::max(1, std::atoi(argv[5])) : 1;
   psl::Frontend fe;
   if (!fe.load_files({std::string(POEMS_SOURCE_DIR) + "/examples/sweep3d/sweep3d.psl"})) return 1;
-  auto graph = std::make_shared<taskgraph::StaticTaskGraph>(taskgraph::lower_model(fe.program(), fe.sources(), ""));
+  auto graph = std::make_shared<taskgraph::StaticTaskGraph>(psl::lower_model(fe.program(), fe.sources(), ""));
   taskgraph::ParameterBinding b{{"npe_i", npe_i},
                                 {"npe_j", npe_j},
                                 {"iterations", iterations},

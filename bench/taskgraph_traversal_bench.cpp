@@ -10,6 +10,7 @@
 #include <memory>
 
 #include "poems/psl/frontend.h"
+#include "poems/psl/lower.h"
 #include "poems/taskgraph/dtg.h"
 
 using namespace poems;
@@ -19,7 +20,7 @@ int main(int argc, char** argv) {
   double iterations = argc > 3 ? std::atof(argv[3]) : 1;
   psl::Frontend fe;
   if (!fe.load_files({std::string(POEMS_SOURCE_DIR) + "/examples/sweep3d/sweep3d.psl"})) return 1;
-  auto graph = std::make_shared<taskgraph::StaticTaskGraph>(taskgraph::lower_model(fe.program(), fe.sources(), ""));
+  auto graph = std::make_shared<taskgraph::StaticTaskGraph>(psl::lower_model(fe.program(), fe.sources(), ""));
   // 150^3 per DESIGN; the grid grows with the processor count so blocks stay non-empty.
   taskgraph::ParameterBinding b{{"npe_i", npe_i},
                                 {"npe_j", npe_j},

@@ -4,7 +4,8 @@
 #include <iostream>
 
 #include "loaded_model.h"
-#include "poems/psl/units.h"
+#include "poems/base/units.h"
+#include "poems/psl/lower.h"
 
 namespace poems::cli {
 
@@ -35,7 +36,7 @@ bool load_model(const std::vector<std::string>& files, const std::string& model,
   }
   try {
     out.graph = std::make_shared<taskgraph::StaticTaskGraph>(
-        taskgraph::lower_model(out.frontend->program(), out.frontend->sources(), model));
+        psl::lower_model(out.frontend->program(), out.frontend->sources(), model));
   } catch (const std::exception& e) {
     std::cerr << "poems: error: " << e.what() << '\n';
     result = kExitInputError;

@@ -5,6 +5,7 @@
 #include "cli_common.h"
 #include "poems/psl/ast_json.h"
 #include "poems/psl/frontend.h"
+#include "poems/psl/lower.h"
 #include "poems/taskgraph/comm_check.h"
 
 namespace poems::cli {
@@ -59,7 +60,7 @@ void register_check(CLI::App& app, int& result) {
       psl::Frontend fe;
       bool ok = fe.load_files({file});
       // Communication is checked statically once the front end accepts the file.
-      if (ok) ok = taskgraph::check_program_communication(fe.program(), fe.sources(), fe.mutable_diagnostics()) == 0;
+      if (ok) ok = psl::check_program_communication(fe.program(), fe.sources(), fe.mutable_diagnostics()) == 0;
       all_ok = all_ok && ok;
       models += fe.program().model_count();
       components += fe.program().component_count();

@@ -12,8 +12,8 @@
 #include "result_store.h"
 
 #include <filesystem>
-#include "poems/psl/diagnostics.h"
-#include "poems/psl/units.h"
+#include "poems/base/diagnostics.h"
+#include "poems/base/units.h"
 #include "poems/recommender/stored_results.h"
 #include "poems/sim/report.h"
 #include "poems/sim/simulator.h"

@@ -5,7 +5,7 @@
 #include "cli_common.h"
 #include "loaded_model.h"
 #include "nlohmann/json.hpp"
-#include "poems/psl/units.h"
+#include "poems/base/units.h"
 #include "poems/taskgraph/dot.h"
 #include "poems/taskgraph/dtg.h"
 #include "poems/taskgraph/goal.h"

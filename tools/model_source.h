@@ -13,7 +13,7 @@
 
 #include "loaded_model.h"
 #include "machine_model.h"
-#include "poems/psl/units.h"
+#include "poems/base/units.h"
 #include "poems/sim/simulator.h"
 #include "poems/taskgraph/collectives.h"
 #include "poems/taskgraph/dtg.h"

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "poems/base/source.h"
 #include "poems/db/records.h"
-#include "poems/psl/source.h"
 
 namespace poems::cli {
 

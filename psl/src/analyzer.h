@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "poems/base/diagnostics.h"
 #include "poems/psl/ast.h"
-#include "poems/psl/diagnostics.h"
 #include "poems/psl/value.h"
 
 namespace poems::psl {

@@ -1,8 +1,8 @@
 // Internal: semantic checks over a whole program.
 #pragma once
 
+#include "poems/base/diagnostics.h"
 #include "poems/psl/ast.h"
-#include "poems/psl/diagnostics.h"
 
 namespace poems::psl {
 

@@ -4,8 +4,8 @@
 #include <map>
 #include <string>
 
+#include "poems/base/diagnostics.h"
 #include "poems/psl/ast.h"
-#include "poems/psl/diagnostics.h"
 
 struct isl_ctx;
 

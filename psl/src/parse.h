@@ -1,8 +1,8 @@
 // Internal: parse one registered file into a Module (syntax diagnostics only).
 #pragma once
 
+#include "poems/base/diagnostics.h"
 #include "poems/psl/ast.h"
-#include "poems/psl/diagnostics.h"
 #include "poems/psl/frontend.h"
 
 namespace poems::psl {

@@ -192,20 +192,4 @@ std::vector<std::pair<std::uint32_t, std::uint32_t>> matching_nodes(const Static
   return out;
 }
 
-std::size_t check_program_communication(const psl::Program& program, const psl::SourceManager& sources,
-                                        psl::DiagnosticEngine& diags) {
-  std::size_t errors = 0;
-  for (const psl::Module& m : program.modules)
-    for (const psl::ModelDecl& model : m.models)
-      for (const psl::TaskGraphDecl& tg : model.taskgraphs) {
-        try {
-          errors += check_communication(lower(program, sources, model, tg), diags);
-        } catch (const std::exception& e) {
-          diags.error(tg.name.location, std::string("cannot lower taskgraph '") + tg.name.name + "': " + e.what());
-          ++errors;
-        }
-      }
-  return errors;
-}
-
 }  // namespace poems::taskgraph

@@ -1,7 +1,7 @@
 #include "poems/taskgraph/dtg.h"
 
 #include "isl_context.h"
-#include "poems/psl/value.h"
+#include "poems/base/value.h"
 
 #include <isl/ctx.h>
 #include <isl/ilp.h>

@@ -11,6 +11,7 @@
 #include "poems/components/evaluation_plan.h"
 #include "poems/psl/compiler.h"
 #include "poems/psl/frontend.h"
+#include "poems/psl/lower.h"
 #include "poems/taskgraph/stg.h"
 
 namespace fs = std::filesystem;
@@ -101,7 +102,7 @@ TEST(Compiler, Sweep3DCoercionAndTaskNodes) {
 TEST(Compiler, Sweep3DPlanHasOneTedPerStaticNode) {
   Composed c = compose(kSweep3D, sweep3d_request("simulation[MPI-Sim]", "processor[wg]"));
   ASSERT_TRUE(c.system) << c.errors;
-  auto graph = taskgraph::lower_model(c.fe->program(), c.fe->sources(), "Sweep3D");
+  auto graph = psl::lower_model(c.fe->program(), c.fe->sources(), "Sweep3D");
   components::EvaluationPlan plan = components::plan_evaluation(*c.system, graph);
   ASSERT_EQ(plan.teds.size(), graph.nodes.size() - 1);
   EXPECT_EQ(plan.communication, "simulation[MPI-Sim]");
@@ -137,7 +138,7 @@ TEST(Compiler, OverrideReplacesMachineParameter) {
   r.overrides["Odin.L"] = psl::Value::of_number(26500, psl::kTime);
   Composed c = compose(kSweep3D, r);
   ASSERT_TRUE(c.system) << c.errors;
-  auto graph = taskgraph::lower_model(c.fe->program(), c.fe->sources(), "Sweep3D");
+  auto graph = psl::lower_model(c.fe->program(), c.fe->sources(), "Sweep3D");
   EXPECT_EQ(components::plan_evaluation(*c.system, graph).network->L, 26'500'000u);
   // A value of the wrong unit is refused, naming the parameter.
   r.overrides["Odin.L"] = psl::Value::of_number(8, psl::kBytes);

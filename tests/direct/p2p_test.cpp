@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "direct_test_util.h"
-#include "poems/psl/diagnostics.h"
+#include "poems/base/diagnostics.h"
 #include "poems/taskgraph/goal.h"
 
 namespace poems::direct::testing {

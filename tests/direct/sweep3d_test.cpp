@@ -9,6 +9,7 @@
 #include "direct_test_util.h"
 #include "poems/components/sweep3d_model.h"
 #include "poems/psl/frontend.h"
+#include "poems/psl/lower.h"
 #include "poems/sweep3d/app/decomposition.h"
 #include "poems/sweep3d/app/driver.h"
 #include "poems/sweep3d/direct/charged_compute.h"
@@ -76,7 +77,7 @@ double simulated_ns(const Deck& d) {
   static psl::Frontend fe;
   static std::shared_ptr<const taskgraph::StaticTaskGraph> graph = [] {
     EXPECT_TRUE(fe.load_files({std::string(POEMS_SOURCE_DIR) + "/examples/sweep3d/sweep3d.psl"}));
-    return std::make_shared<taskgraph::StaticTaskGraph>(taskgraph::lower_model(fe.program(), fe.sources(), ""));
+    return std::make_shared<taskgraph::StaticTaskGraph>(psl::lower_model(fe.program(), fe.sources(), ""));
   }();
   taskgraph::ParameterBinding b{{"npe_i", d.npe_i}, {"npe_j", d.npe_j}, {"it_g", d.it_g},
                                 {"jt_g", d.jt_g},   {"kt", d.kt},       {"mk", d.mk},

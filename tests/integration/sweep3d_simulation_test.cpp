@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "poems/psl/frontend.h"
+#include "poems/psl/lower.h"
 #include "poems/sim/simulator.h"
 #include "poems/taskgraph/dtg.h"
 #include "poems/taskgraph/goal.h"
@@ -17,7 +18,7 @@ std::shared_ptr<const taskgraph::StaticTaskGraph> lower_file(const std::string& 
   static std::vector<std::unique_ptr<psl::Frontend>> keep;
   auto fe = std::make_unique<psl::Frontend>();
   EXPECT_TRUE(fe->load_files({path}));
-  auto g = std::make_shared<taskgraph::StaticTaskGraph>(taskgraph::lower_model(fe->program(), fe->sources(), ""));
+  auto g = std::make_shared<taskgraph::StaticTaskGraph>(psl::lower_model(fe->program(), fe->sources(), ""));
   keep.push_back(std::move(fe));
   return g;
 }
@@ -86,7 +87,7 @@ model Tree {
     reduce size 1024 root 0 algorithm binomial;
   }
 })"));
-  auto graph = std::make_shared<taskgraph::StaticTaskGraph>(taskgraph::lower_model(fe.program(), fe.sources(), ""));
+  auto graph = std::make_shared<taskgraph::StaticTaskGraph>(psl::lower_model(fe.program(), fe.sources(), ""));
   taskgraph::ModelSchedule schedule(graph, {}, {});
   sim::SimulationOptions o;  // L=2500 o=1500 g=1000 G=6 O=0 S=65535 (ns)
   o.params.L = 2'500'000;

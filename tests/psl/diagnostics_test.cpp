@@ -1,4 +1,4 @@
-#include "poems/psl/diagnostics.h"
+#include "poems/base/diagnostics.h"
 
 #include <gtest/gtest.h>
 

@@ -11,6 +11,7 @@
 
 #include "poems/psl/compiler.h"
 #include "poems/psl/frontend.h"
+#include "poems/psl/lower.h"
 #include "poems/taskgraph/comm_check.h"
 
 namespace fs = std::filesystem;
@@ -65,7 +66,7 @@ TEST_P(ErrorCorpus, RejectedWithLocatedDiagnostics) {
   // The same checks as `poems check`: the front end, then static communication.
   Frontend fe;
   bool ok = fe.load_files({path});
-  if (ok) ok = poems::taskgraph::check_program_communication(fe.program(), fe.sources(), fe.mutable_diagnostics()) == 0;
+  if (ok) ok = poems::psl::check_program_communication(fe.program(), fe.sources(), fe.mutable_diagnostics()) == 0;
   if (expect.compose) {
     // The same stage as `poems compile`: associative matching of the model's components.
     EXPECT_TRUE(ok) << path << " must pass the front end to test composition";

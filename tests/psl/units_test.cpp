@@ -1,4 +1,4 @@
-#include "poems/psl/units.h"
+#include "poems/base/units.h"
 
 #include <gtest/gtest.h>
 

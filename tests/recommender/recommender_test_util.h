@@ -15,6 +15,7 @@
 
 #include "poems/components/sweep3d_model.h"
 #include "poems/psl/frontend.h"
+#include "poems/psl/lower.h"
 #include "poems/recommender/recommender.h"
 #include "poems/taskgraph/dtg.h"
 
@@ -83,7 +84,7 @@ inline std::shared_ptr<const taskgraph::StaticTaskGraph> sweep3d_graph() {
   if (!graph) {
     fe = std::make_unique<psl::Frontend>();
     EXPECT_TRUE(fe->load_files({std::string(POEMS_SOURCE_DIR) + "/examples/sweep3d/sweep3d.psl"}));
-    graph = std::make_shared<taskgraph::StaticTaskGraph>(taskgraph::lower_model(fe->program(), fe->sources(), ""));
+    graph = std::make_shared<taskgraph::StaticTaskGraph>(psl::lower_model(fe->program(), fe->sources(), ""));
   }
   return graph;
 }

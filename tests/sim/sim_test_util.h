@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "poems/psl/diagnostics.h"
+#include "poems/base/diagnostics.h"
 #include "poems/sim/simulator.h"
 #include "poems/taskgraph/collectives.h"
 #include "poems/taskgraph/explicit_schedule.h"

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "poems/psl/frontend.h"
+#include "poems/psl/lower.h"
 #include "poems/taskgraph/dot.h"
 #include "poems/taskgraph/dtg.h"
 #include "poems/taskgraph/explicit_schedule.h"
@@ -13,6 +14,8 @@
 
 using namespace poems;
 using namespace poems::taskgraph;
+using poems::psl::lower_model;
+using poems::psl::LowerOptions;
 
 namespace {
 

@@ -8,8 +8,8 @@
 #include <variant>
 #include <vector>
 
-#include "poems/psl/source.h"
-#include "poems/psl/units.h"
+#include "poems/base/source.h"
+#include "poems/base/units.h"
 
 namespace poems::psl {
 

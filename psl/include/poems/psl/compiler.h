@@ -14,8 +14,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "poems/base/diagnostics.h"
 #include "poems/psl/ast.h"
-#include "poems/psl/diagnostics.h"
 #include "poems/psl/value.h"
 
 namespace poems::psl {

@@ -4,9 +4,9 @@
 #include <string>
 #include <vector>
 
+#include "poems/base/diagnostics.h"
+#include "poems/base/source.h"
 #include "poems/psl/ast.h"
-#include "poems/psl/diagnostics.h"
-#include "poems/psl/source.h"
 
 namespace poems::psl {
 

@@ -7,44 +7,10 @@
 #include <string_view>
 #include <vector>
 
+#include "poems/base/value.h"
 #include "poems/psl/ast.h"
-#include "poems/psl/units.h"
 
 namespace poems::psl {
-
-struct Value {
-  enum class Kind { Number, Bool, String, Ref, Tuple, List };
-  Kind kind = Kind::Number;
-  double number = 0;
-  Dimension dimension;
-  bool boolean = false;
-  std::string text;  // String, or Ref spelled "head[path]"
-  std::vector<Value> items;
-
-  static Value of_number(double v, Dimension d = kDimensionless) {
-    Value x;
-    x.number = v;
-    x.dimension = d;
-    return x;
-  }
-  static Value of_bool(bool b) {
-    Value x;
-    x.kind = Kind::Bool;
-    x.boolean = b;
-    return x;
-  }
-  static Value of_string(std::string s, Kind k = Kind::String) {
-    Value x;
-    x.kind = k;
-    x.text = std::move(s);
-    return x;
-  }
-  bool is_integer() const;
-  std::string str() const;
-  friend bool operator==(const Value& a, const Value& b);
-};
-
-const char* kind_name(Value::Kind k);
 
 // The result of one operation: a value or an error message.
 struct EvalResult {

@@ -7,8 +7,7 @@
 #include <utility>
 #include <vector>
 
-#include "poems/psl/ast.h"
-#include "poems/psl/diagnostics.h"
+#include "poems/base/diagnostics.h"
 #include "poems/taskgraph/stg.h"
 
 namespace poems::taskgraph {
@@ -18,10 +17,5 @@ std::size_t check_communication(const StaticTaskGraph& graph, psl::DiagnosticEng
 
 // Pairs (send node, recv node) whose messages overlap, for the default parameters.
 std::vector<std::pair<std::uint32_t, std::uint32_t>> matching_nodes(const StaticTaskGraph& graph);
-
-// Lowers every model of a checked program and checks its communication;
-// lowering failures are reported too. Returns the number of errors.
-std::size_t check_program_communication(const psl::Program& program, const psl::SourceManager& sources,
-                                        psl::DiagnosticEngine& diags);
 
 }  // namespace poems::taskgraph

@@ -20,7 +20,7 @@
 #include <memory>
 #include <string>
 
-#include "poems/psl/diagnostics.h"
+#include "poems/base/diagnostics.h"
 #include "poems/taskgraph/explicit_schedule.h"
 
 namespace poems::taskgraph {

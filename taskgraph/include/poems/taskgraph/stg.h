@@ -4,14 +4,16 @@
 // each communication with its symbolic peer relation (isl notation, the
 // model's parameters as isl parameters). For evaluation it is also lowered to
 // a compact program of control instructions over compiled expressions, which
-// instantiation specializes for a parameter binding.
+// instantiation specializes for a parameter binding. The PSL front end
+// builds it (poems/psl/lower.h); nothing here knows PSL.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
 
-#include "poems/psl/ast.h"
+#include "poems/base/source.h"
 #include "poems/taskgraph/collectives.h"
 #include "poems/taskgraph/compiled_expr.h"
 
@@ -20,17 +22,17 @@ namespace poems::taskgraph {
 struct StaticNode {
   enum class Kind { Compute, Send, Recv, Collective };
   Kind kind = Kind::Compute;
-  bool nonblocking = false;    // isend / irecv
-  std::string label;           // task name, "send", "recv", collective name
-  std::string text;            // the statement as written (for DOT and reports)
-  std::string location;        // "file:line:col"
-  std::string component;       // Compute: the application component it is bound to
-  std::string work;            // Compute: scaling function, as written (sum after condensation)
-  std::string instances;       // isl set: process coordinates x enclosing loop variables
-  std::string messages;        // Send/Recv: isl map [sender, loops] -> [receiver, loops, tag] ("" if not affine)
-  std::string loop_nest;       // enclosing loop variables, outermost first, e.g. "its,iq,mo,kk"
-  psl::SourceLocation source;  // where the node is written
-  bool wildcard = false;       // Recv from any source or with any tag: excluded from static matching
+  bool nonblocking = false;     // isend / irecv
+  std::string label;            // task name, "send", "recv", collective name
+  std::string text;             // the statement as written (for DOT and reports)
+  std::string location;         // "file:line:col"
+  std::string component;        // Compute: the application component it is bound to
+  std::string work;             // Compute: scaling function, as written (sum after condensation)
+  std::string instances;        // isl set: process coordinates x enclosing loop variables
+  std::string messages;         // Send/Recv: isl map [sender, loops] -> [receiver, loops, tag] ("" if not affine)
+  std::string loop_nest;        // enclosing loop variables, outermost first, e.g. "its,iq,mo,kk"
+  base::SourceLocation source;  // where the node is written
+  bool wildcard = false;        // Recv from any source or with any tag: excluded from static matching
   CollectiveOp collective = CollectiveOp::Barrier;
   CollectiveAlgorithm algorithm = CollectiveAlgorithm::Dissemination;
 };
@@ -90,20 +92,5 @@ class StaticTaskGraph {
   std::uint32_t slot_count() const { return static_cast<std::uint32_t>(slot_names.size()); }
   std::uint32_t model_slot_count() const { return static_cast<std::uint32_t>(params.size() + model_lets.size()); }
 };
-
-struct LowerOptions {
-  // Merge consecutive compute tasks of a block into one whose scaling
-  // function is the sum (POEMS paper 4.1).
-  bool condense = true;
-};
-
-// Lowers a checked model's task graph. Throws std::runtime_error with a
-// "file:line:col: message" text on constructs it cannot lower.
-StaticTaskGraph lower(const psl::Program& program, const psl::SourceManager& sources, const psl::ModelDecl& model,
-                      const psl::TaskGraphDecl& graph, const LowerOptions& options = {});
-
-// Finds the model (or the only one) and its first task graph and lowers it.
-StaticTaskGraph lower_model(const psl::Program& program, const psl::SourceManager& sources,
-                            const std::string& model_name, const LowerOptions& options = {});
 
 }  // namespace poems::taskgraph

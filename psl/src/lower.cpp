@@ -6,10 +6,13 @@
 
 #include "isl_form.h"
 #include "poems/psl/isl_text.h"
+#include "poems/psl/lower.h"
 #include "poems/psl/value.h"
-#include "poems/taskgraph/stg.h"
+#include "poems/taskgraph/comm_check.h"
 
-namespace poems::taskgraph {
+namespace poems::psl {
+
+using namespace taskgraph;
 
 namespace {
 
@@ -540,4 +543,20 @@ StaticTaskGraph lower_model(const psl::Program& program, const psl::SourceManage
   return lower(program, sources, *model, model->taskgraphs.front(), options);
 }
 
-}  // namespace poems::taskgraph
+std::size_t check_program_communication(const psl::Program& program, const psl::SourceManager& sources,
+                                        psl::DiagnosticEngine& diags) {
+  std::size_t errors = 0;
+  for (const psl::Module& m : program.modules)
+    for (const psl::ModelDecl& model : m.models)
+      for (const psl::TaskGraphDecl& tg : model.taskgraphs) {
+        try {
+          errors += check_communication(lower(program, sources, model, tg), diags);
+        } catch (const std::exception& e) {
+          diags.error(tg.name.location, std::string("cannot lower taskgraph '") + tg.name.name + "': " + e.what());
+          ++errors;
+        }
+      }
+  return errors;
+}
+
+}  // namespace poems::psl

@@ -11,7 +11,7 @@
 
 #include "poems/psl/ast.h"
 
-namespace poems::taskgraph {
+namespace poems::psl {
 
 struct IslName {
   enum class Kind { Parameter, Variable, Let };
@@ -48,4 +48,4 @@ std::string message_relation(const IslDomain& domain, const psl::Expr* process_c
 // An expression alone, in isl notation without the '_' prefix (for display).
 std::optional<std::string> isl_expression(const psl::Expr& e, std::vector<std::string>& params);
 
-}  // namespace poems::taskgraph
+}  // namespace poems::psl

@@ -5,9 +5,9 @@
 #include <string>
 #include <vector>
 
-#include "poems/psl/source.h"
+#include "poems/base/source.h"
 
-namespace poems::psl {
+namespace poems::base {
 
 enum class Severity { Error, Warning, Note };
 
@@ -46,4 +46,11 @@ class DiagnosticEngine {
   std::size_t errors_ = 0;
 };
 
+}  // namespace poems::base
+
+// The PSL front end grew these and most code still names them psl::X.
+namespace poems::psl {
+using base::Diagnostic;
+using base::DiagnosticEngine;
+using base::Severity;
 }  // namespace poems::psl

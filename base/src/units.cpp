@@ -1,4 +1,4 @@
-#include "poems/psl/units.h"
+#include "poems/base/units.h"
 
 #include <array>
 #include <cerrno>
@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <sstream>
 
-namespace poems::psl {
+namespace poems::base {
 
 namespace {
 struct UnitEntry {
@@ -105,4 +105,4 @@ std::string format_quantity(const Quantity& q) {
   return out.str();
 }
 
-}  // namespace poems::psl
+}  // namespace poems::base

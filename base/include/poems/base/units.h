@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-namespace poems::psl {
+namespace poems::base {
 
 struct Dimension {
   int time = 0;   // exponent of seconds
@@ -49,4 +49,21 @@ std::optional<Quantity> parse_quantity(std::string_view text, std::string* error
 // Formats a value of a dimension with its base unit ("5300ns", "32768B").
 std::string format_quantity(const Quantity& q);
 
+}  // namespace poems::base
+
+// The PSL front end grew these and most code still names them psl::X.
+namespace poems::psl {
+using base::Dimension;
+using base::dimension_name;
+using base::format_quantity;
+using base::kBytes;
+using base::kBytesPerTime;
+using base::kDimensionless;
+using base::known_units;
+using base::kTime;
+using base::kTimePerByte;
+using base::lookup_unit;
+using base::parse_quantity;
+using base::Quantity;
+using base::Unit;
 }  // namespace poems::psl

@@ -1,9 +1,9 @@
-#include "poems/psl/diagnostics.h"
+#include "poems/base/diagnostics.h"
 
 #include <algorithm>
 #include <ostream>
 
-namespace poems::psl {
+namespace poems::base {
 
 namespace {
 const char* severity_name(Severity s) {
@@ -74,4 +74,4 @@ void DiagnosticEngine::print(std::ostream& out) const {
   }
 }
 
-}  // namespace poems::psl
+}  // namespace poems::base

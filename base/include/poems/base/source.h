@@ -1,4 +1,4 @@
-// Source files and locations shared by the whole front end.
+// Source files and locations: what every diagnostic points into (PSL, GOAL).
 #pragma once
 
 #include <cstdint>
@@ -6,7 +6,7 @@
 #include <string_view>
 #include <vector>
 
-namespace poems::psl {
+namespace poems::base {
 
 using FileId = std::uint32_t;
 inline constexpr FileId kNoFile = ~FileId{0};
@@ -42,4 +42,12 @@ class SourceManager {
   std::vector<File> files_;
 };
 
+}  // namespace poems::base
+
+// The PSL front end grew these and most code still names them psl::X.
+namespace poems::psl {
+using base::FileId;
+using base::kNoFile;
+using base::SourceLocation;
+using base::SourceManager;
 }  // namespace poems::psl

@@ -5,7 +5,7 @@
 
 #include "poems/psl/isl_text.h"
 
-namespace poems::taskgraph {
+namespace poems::psl {
 
 namespace {
 
@@ -337,4 +337,4 @@ std::optional<std::string> isl_expression(const psl::Expr& e, std::vector<std::s
   return (*p)[0].text;
 }
 
-}  // namespace poems::taskgraph
+}  // namespace poems::psl

@@ -1,9 +1,9 @@
-#include "poems/psl/source.h"
+#include "poems/base/source.h"
 
 #include <algorithm>
 #include <cstring>
 
-namespace poems::psl {
+namespace poems::base {
 
 FileId SourceManager::add(std::string path, std::string text) {
   File f{std::move(path), std::move(text), {0}};
@@ -29,4 +29,4 @@ std::string_view SourceManager::line(FileId id, std::uint32_t line) const {
   return view;
 }
 
-}  // namespace poems::psl
+}  // namespace poems::base
