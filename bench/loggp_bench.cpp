@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "poems/components/sweep3d_model.h"
+#include "poems/sweep3d/sweep3d_model.h"
 #include "poems/loggp/critical_path.h"
 #include "poems/psl/frontend.h"
 #include "poems/psl/lower.h"

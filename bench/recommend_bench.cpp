@@ -2,8 +2,8 @@
 // Sweep3D on 4,096 processors of Odin — cold (a new knowledge base: every
 // candidate evaluated and stored) and warm (everything found), with and
 // without --grid; plus the optimal-operating-point range of the 20M-cell
-// problem. Library level: the spec is not parsed (the CLI adds that; see
-// docs/PERFORMANCE.md).
+// problem. Library level: the specification is loaded and composed once,
+// before the timings (the CLI adds that; see docs/PERFORMANCE.md).
 //   recommend_bench [DIR] [REPEATS]   (scratch files in DIR, default /tmp)
 #include <unistd.h>
 #include <algorithm>
@@ -14,27 +14,27 @@
 #include <string>
 #include <vector>
 
+#include "poems/core/session.h"
+#include "poems/examples/examples.h"
 #include "poems/recommender/recommender.h"
 
 using namespace poems;
 
 namespace {
 
+// The problem as `poems recommend --set it_g=IT --set jt_g=IT --set kt=KT --machine Odin` builds it.
 recommender::Problem problem(int it, int kt) {
-  recommender::Problem p;
-  p.parameters = {{"it_g", it}, {"jt_g", it}, {"kt", kt}, {"npe_i", 2},      {"npe_j", 3},
-                  {"mk", 10},   {"mmi", 3},   {"mm", 6},  {"iterations", 12}};
-  p.machine.params.L = 5'300'000;  // Odin (examples/sweep3d/machines.psl)
-  p.machine.params.o = 2'300'000;
-  p.machine.params.g = 2'000'000;
-  p.machine.params.G = 2'500'000;
-  p.machine.params.O = 1'000'000;
-  p.machine.params.S = 32768;
-  p.machine.wg_ns = 60;
-  p.machine_name = "Odin";
-  p.spec_hash = "bench";
-  p.tool_version = "bench";
-  return p;
+  examples::register_examples();
+  core::SystemRequest request;
+  request.files = {std::string(POEMS_SOURCE_DIR) + "/examples/sweep3d/sweep3d.psl"};
+  request.sets = {"it_g=" + std::to_string(it), "jt_g=" + std::to_string(it), "kt=" + std::to_string(kt)};
+  static std::vector<std::unique_ptr<core::System>> systems;  // the problem points into its system's graph
+  systems.push_back(core::load_system(request));
+  core::Store none({true, ""});
+  core::SessionOptions options;
+  options.choices.machine = "Odin";
+  core::Session session(*systems.back(), options, none);
+  return recommender::problem_of(session);
 }
 
 double since(std::chrono::steady_clock::time_point t) {
@@ -52,19 +52,18 @@ struct Timing {
 };
 
 // One question: open the knowledge base, ask, close (as one `poems recommend`).
-recommender::QueryStats ask(const std::filesystem::path& db, const recommender::Problem& p,
-                            const recommender::CandidateSpace& space, double& seconds) {
+recommender::QueryStats ask(const std::filesystem::path& db, const recommender::Problem& p, std::int64_t procs,
+                            bool grid, double& seconds) {
   const auto t = std::chrono::steady_clock::now();
   db::KnowledgeBase kb(db);
   recommender::Recommender r(&kb, p);
-  const auto top = r.recommend(space, 5);
+  const auto top = r.recommend(recommender::candidates(p, {}, {}, procs, grid), 5);
   seconds = since(t);
   if (top.empty()) std::abort();
   return r.stats();
 }
 
-void question(const std::filesystem::path& dir, const char* name, const recommender::CandidateSpace& space,
-              int repeats) {
+void question(const std::filesystem::path& dir, const char* name, std::int64_t procs, bool grid, int repeats) {
   const recommender::Problem p = problem(255, 255);
   Timing cold, warm;
   recommender::QueryStats cold_stats, warm_stats;
@@ -72,10 +71,10 @@ void question(const std::filesystem::path& dir, const char* name, const recommen
     const std::filesystem::path db = dir / ("recommend_bench_" + std::to_string(::getpid()) + ".db");
     for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(db.string() + suffix);
     double s = 0;
-    cold_stats = ask(db, p, space, s);
+    cold_stats = ask(db, p, procs, grid, s);
     cold.add(s);
     for (int w = 0; w < 5; ++w) {
-      warm_stats = ask(db, p, space, s);
+      warm_stats = ask(db, p, procs, grid, s);
       warm.add(s);
     }
     for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(db.string() + suffix);
@@ -92,8 +91,8 @@ void question(const std::filesystem::path& dir, const char* name, const recommen
 int main(int argc, char** argv) {
   const std::filesystem::path dir = argc > 1 ? argv[1] : "/tmp";
   const int repeats = argc > 2 ? std::atoi(argv[2]) : 3;
-  question(dir, "255^3, 4096 procs (64x64)", {4096, false, 0, 0, {}, {}}, repeats);
-  question(dir, "255^3, 4096 procs, --grid", {4096, true, 0, 0, {}, {}}, repeats);
+  question(dir, "255^3, 4096 procs (64x64)", 4096, false, repeats);
+  question(dir, "255^3, 4096 procs, --grid", 4096, true, repeats);
 
   // The 20M-cell problem over 100..20000 processors (one grid per count).
   const recommender::Problem p = problem(280, 255);
@@ -102,7 +101,11 @@ int main(int argc, char** argv) {
     const auto t = std::chrono::steady_clock::now();
     db::KnowledgeBase kb(db);
     recommender::Recommender r(&kb, p);
-    const recommender::OperatingPoint op = r.operating_point({100, 20000, 0.10, false, {}, {}});
+    recommender::ProcsRange range;
+    range.from = 100;
+    range.to = 20000;
+    range.others = recommender::candidates(p, {}, {}, 0, false).dimensions();
+    const recommender::OperatingPoint op = r.operating_point(range);
     std::printf(
         "280x280x255, --procs-range 100..20000 (%s): %zu counts, %zu candidates, %zu evaluated, %zu stored, "
         "%.3f s; knee at %lld processors\n",

@@ -1,162 +1,110 @@
-// `poems analyze`: the analytic evaluator (analytic[LogGP]) on a PSL model or
-// a single collective: a closed-form component model where one applies, or
-// the critical path of the task graph under LogGOPS costs.
-#include <chrono>
+// `poems analyze`: the analytic evaluator (analytic[LogGP]) on a PSL model
+// (through the evaluation core, as a study's cell), a GOAL schedule or a
+// single collective: a closed form where one applies, or the critical path
+// of the task graph under LogGOPS costs.
 #include <cstdio>
-#include <iostream>
+#include <ostream>
 
-#include "cli_common.h"
-#include "model_evaluators.h"
-#include "model_source.h"
-#include "poems/components/collective_models.h"
-#include "poems/components/sweep3d_model.h"
-#include "poems/loggp/critical_path.h"
-#include "poems/taskgraph/collectives.h"
-#include "poems/taskgraph/explicit_schedule.h"
-#include "result_store.h"
+#include "options.h"
+#include "output.h"
+#include "poems/core/schedules.h"
 
 namespace poems::cli {
 
 namespace {
 
-struct AnalyzeOptions : ModelRequest, CollectiveRequest {
-  StoreOptions store;
-  std::string method;  // "" = closed form if one applies, else critical path
-  std::string format = "table";
+struct AnalyzeOptions {
+  SystemOptions system;
+  ChoiceOptions choices;
+  MachineOptions machine;
+  core::CollectiveRequest collective;
+  core::StoreOptions store;
+  std::string wg, method, goal, format;
 };
 
-double ns(taskgraph::Picoseconds ps) { return static_cast<double>(ps) / 1000.0; }
-
-void run(const AnalyzeOptions& o, int& result) {
-  if (o.spec.empty() == o.collective.empty())
-    throw CLI::ValidationError("analyze", "give exactly one of SPEC or --collective NAME");
-  sim::SimulationOptions options = command_line_machine(o);
-  const taskgraph::Picoseconds sync = o.handshake ? 2 * (options.params.L + options.params.o) : options.params.L;
-
-  nlohmann::json out;
-  EvaluationKey key;
-  key.evaluator = "analytic[LogGP]";
-  std::unique_ptr<PslSource> model;
-  std::unique_ptr<taskgraph::ScheduleSource> collective_schedule;
-  std::optional<taskgraph::Picoseconds> collective_form;
-  std::string method = o.method;
-  if (!o.spec.empty()) {
-    model = psl_source(o, options, result);
-    if (!model) return;
-    if (method.empty()) method = has_closed_form(model->loaded.graph->model) ? "closed-form" : "critical-path";
-    if (method == "closed-form" && !has_closed_form(model->loaded.graph->model))
-      throw CLI::ValidationError("--method", "model " + model->loaded.graph->model +
-                                                 " has no closed form (closed forms: Sweep3D); use critical-path");
-    nlohmann::json params = nlohmann::json::object();
-    for (std::size_t i = 0; i < model->loaded.graph->params.size(); ++i)
-      params[model->loaded.graph->params[i]] = model->schedule->model_values()[i];
-    key.model = model->loaded.graph->model;
-    key.spec_hash = specification_hash(model->loaded.frontend->sources());
-    key.binding = {{"parameters", params}, {"wg_ns", model->wg_ns}};
+void run_analyze(const AnalyzeOptions& o, Context& ctx) {
+  const int sources = !o.system.spec.empty() + !o.goal.empty() + !o.collective.operation.empty();
+  if (sources != 1) throw core::UsageError("analyze", "give exactly one of SPEC, --goal FILE or --collective NAME");
+  core::Store store(o.store);
+  core::Cell cell;
+  std::string model, description;
+  if (!o.system.spec.empty()) {
+    const auto system = core::load_system(o.system.request());
+    ctx.err << system->warnings();
+    core::Session session(*system, session_options(*system, o.choices, o.machine, o.wg, o.method), store);
+    core::CellRequest request;
+    request.paradigm = "analytic[LogGP]";
+    request.reuse = false;  // asked for: evaluate it (its wall time is part of the answer)
+    cell = session.evaluate(request);
+    model = system->graph()->model;
+    description = describe(cell, model) + "\n";
   } else {
-    const taskgraph::CollectiveCall call = collective_call(o);
-    collective_form = components::collective_time(call, options.params, sync);
-    if (method.empty()) method = collective_form ? "closed-form" : "critical-path";
-    if (method == "closed-form" && !collective_form)
-      throw CLI::ValidationError("--method", std::string("no closed form of ") + o.collective + "/" +
-                                                 taskgraph::collective_algorithm_name(call.algorithm) +
-                                                 " holds for these parameters (see docs/models/collectives.md); use "
-                                                 "critical-path");
-    collective_schedule = std::make_unique<taskgraph::CollectiveSchedule>(call);
-    key.model = "collective:" + o.collective;
-    key.binding = {{"collective",
-                    {{"operation", o.collective},
-                     {"algorithm", taskgraph::collective_algorithm_name(call.algorithm)},
-                     {"procs", call.procs},
-                     {"bytes", call.bytes}}}};
+    if (!o.choices.machine.empty() || !o.choices.processor.empty() || !o.system.sets.empty())
+      throw core::UsageError("--machine",
+                             "--machine, --processor and --set choose a PSL model's components; "
+                             "a GOAL file or a collective runs on -L -o -g -G -O -S");
+    core::ScheduleRequest request;
+    request.goal = o.goal;
+    request.collective = o.collective;
+    request.paradigm = "analytic[LogGP]";
+    request.method = o.method;
+    request.machine = core::command_line_machine(o.machine.overrides);
+    cell = core::evaluate_schedule(request, store);
+    model = o.goal.empty() ? "collective:" + o.collective.operation : "goal:" + o.goal;
   }
-  const sim::LogGOPS& p = options.params;
-  key.binding["machine"] = {{"L_ps", p.L},
-                            {"o_ps", p.o},
-                            {"g_ps", p.g},
-                            {"G_fs_per_byte", p.G},
-                            {"O_fs_per_byte", p.O},
-                            {"S_bytes", p.S},
-                            {"rendezvous_handshake", o.handshake}};
-  key.binding["method"] = method;
-
-  StoredEvaluation stored(o.store, key);
-  loggp::AnalyticResult r;
-  const auto start = std::chrono::steady_clock::now();
-  try {
-    if (method == "closed-form" && model) {
-      components::Sweep3DMachine m{p, o.handshake, model->wg_ns};
-      components::Sweep3DPrediction s =
-          components::predict_sweep3d(sweep3d_config(*model->loaded.graph, model->schedule->model_values()), m);
-      r = loggp::breakdown(s.time, s.compute, s.comm);
-      out["iteration_ns"] = ns(s.iteration);
-      out["allreduce_ns"] = ns(s.allreduce);
-      out["messages"] = s.messages;
-      out["message_i_bytes"] = s.message_i_bytes;
-      out["message_j_bytes"] = s.message_j_bytes;
-    } else if (method == "closed-form") {
-      r = loggp::breakdown(*collective_form, 0, 0);
-    } else {
-      taskgraph::ScheduleSource& source =
-          model ? static_cast<taskgraph::ScheduleSource&>(*model->schedule) : *collective_schedule;
-      r = loggp::critical_path(source, options);
-      out["operations"] = r.operations;
-      out["messages"] = r.messages;
-      out["last_rank"] = r.last_rank;
-    }
-  } catch (const components::Sweep3DParameterError& e) {
-    std::cerr << "poems: error: " << e.what() << '\n';
-    stored.fail(e.what());
-    result = kExitInputError;
-    return;
-  } catch (const std::exception& e) {  // sim::SimulationError, a missing model parameter
-    std::cerr << "poems: error: " << e.what() << '\n';
-    stored.fail(e.what());
-    result = kExitEvaluation;
-    return;
-  }
-  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  out["evaluator"] = "analytic[LogGP]";
-  out["method"] = method;
-  out["model"] = key.model;
-  out["time_ns"] = ns(r.time);
-  out["compute_ns"] = ns(r.compute);
-  out["comm_ns"] = ns(r.comm);
-  out["sync_ns"] = ns(r.sync);
-  out["wall_seconds"] = wall;
+  if (!cell.ok()) throw core::Error(cell.error_kind, cell.error);
+  const core::Outcome& r = cell.outcome;
+  const core::Breakdown& b = r.breakdown;
   if (o.format == "json") {
-    std::cout << out.dump(2) << '\n';
+    nlohmann::json out = r.extra;
+    out["evaluator"] = "analytic[LogGP]";
+    out["method"] = r.method;
+    out["model"] = model;
+    out["messages"] = r.messages;
+    out["time_ns"] = b.time_ns;
+    out["compute_ns"] = b.compute_ns;
+    out["comm_ns"] = b.comm_ns;
+    out["sync_ns"] = b.sync_ns;
+    out["wall_seconds"] = cell.wall_seconds;
+    ctx.out << out.dump(2) << '\n';
   } else {
-    if (model) std::cout << model->description << '\n';
-    std::printf("analytic[LogGP] %s: time %.3f ns\n", method.c_str(), ns(r.time));
-    std::printf("  compute %.3f ns, comm %.3f ns, sync %.3f ns (per-process means; sync is the rest)\n", ns(r.compute),
-                ns(r.comm), ns(r.sync));
-    std::printf("  evaluated in %.6f s\n", wall);
+    char line[256];
+    ctx.out << description;
+    std::snprintf(line, sizeof line, "analytic[LogGP] %s: time %.3f ns\n", r.method.c_str(), b.time_ns);
+    ctx.out << line;
+    std::snprintf(line, sizeof line,
+                  "  compute %.3f ns, comm %.3f ns, sync %.3f ns (per-process means; sync is the rest)\n", b.compute_ns,
+                  b.comm_ns, b.sync_ns);
+    ctx.out << line;
+    std::snprintf(line, sizeof line, "  evaluated in %.6f s\n", cell.wall_seconds);
+    ctx.out << line;
   }
-  db::Result stored_result;
-  stored_result.time_ns = ns(r.time);
-  stored_result.compute_ns = ns(r.compute);
-  stored_result.comm_ns = ns(r.comm);
-  stored_result.sync_ns = ns(r.sync);
-  stored_result.extra = out;
-  result = stored.finish(stored_result) ? kExitOk : kExitEvaluation;
+  ctx.result = report_record(cell, ctx);
 }
 
 }  // namespace
 
-void register_analyze(CLI::App& app, int& result) {
+void register_analyze(CLI::App& app, Context& ctx) {
   auto o = std::make_shared<AnalyzeOptions>();
   CLI::App* cmd = app.add_subcommand(
       "analyze", "Analytic evaluation (LogGP): a closed-form model, or the critical path of the task graph");
-  add_model_options(cmd, *o, "analyze");
-  cmd->add_option("--method", o->method, "closed-form or critical-path (default: closed-form where one applies)")
-      ->check(CLI::IsMember({"closed-form", "critical-path"}));
-  add_collective_options(cmd, *o, "Analyze");
-  cmd->add_option("--format", o->format, "Output format")->check(CLI::IsMember({"table", "json"}));
+  add_system_options(cmd, o->system, false);
+  add_choice_options(cmd, o->choices);
+  add_machine_options(cmd, o->machine);
+  add_wg_option(cmd, o->wg);
+  add_method_option(cmd, o->method);
+  cmd->add_option("--goal", o->goal, "GOAL schedule (LogGOPSim text format): its critical path");
+  cmd->add_option("--collective", o->collective.operation,
+                  "Analyze one collective: barrier, bcast, reduce, allreduce, ...");
+  cmd->add_option("--algorithm", o->collective.algorithm, "Collective algorithm (default: the operation's first)");
+  add_procs_option(cmd, o->collective.procs, "Processes of the collective");
+  cmd->add_option("--size", o->collective.size, "Per-process payload of the collective (bytes; units allowed)");
+  cmd->add_option("--root", o->collective.root, "Root of a rooted collective");
+  add_format_option(cmd, o->format, {"table", "json"});
   add_store_options(cmd, o->store);
-  cmd->callback([o, cmd, &result] {
-    note_explicit_params(cmd, *o);
-    run(*o, result);
+  cmd->callback([o, cmd, &ctx] {
+    finish_machine_options(cmd, o->machine);
+    run_analyze(*o, ctx);
   });
 }
 

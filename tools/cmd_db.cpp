@@ -2,7 +2,7 @@
 #include <iostream>
 #include <memory>
 
-#include "cli_common.h"
+#include "cli.h"
 #include "poems/db/knowledge_base.h"
 
 namespace poems::cli {
@@ -87,7 +87,8 @@ CLI::Option* add_db_option(CLI::App* cmd, std::string& db) {
 
 }  // namespace
 
-void register_db(CLI::App& app, int& result) {
+void register_db(CLI::App& app, Context& ctx) {
+  int& result = ctx.result;  // db prints to std::cout and std::cerr
   struct Options {
     std::string db, format = "table", status, model, evaluator, sql;
     db::RowId id = 0;

@@ -1,72 +1,44 @@
-// `poems recommend`: the performance recommender (docs/recommender.md). Which
-// (mk, mmi) — and, with --grid, which processor grid — for a Sweep3D problem
-// on a machine of the specification, from stored evidence first; --confirm,
-// --explain and --procs-range answer the follow-up questions.
+// `poems recommend`: the performance recommender (docs/recommender.md).
+// Which values of a model's parameters minimise its time on a machine — the
+// model's registered question by default (Sweep3D: blocking factors mk, mmi
+// and, with --grid, the processor grid), a study's vary space (--study) or
+// any parameters (--vary) — from stored evidence first; --confirm, --explain
+// and --procs-range answer the follow-up questions.
 #include <chrono>
-#include <cmath>
-#include <filesystem>
-#include <iostream>
+#include <ostream>
 #include <regex>
 
-#include "cli_common.h"
-#include "loaded_model.h"
-#include "machine_model.h"
-#include "model_evaluators.h"
-#include "model_source.h"
-#include "poems/db/knowledge_base.h"
+#include "options.h"
+#include "poems/core/study.h"
+#include "poems/examples/examples.h"
 #include "poems/recommender/recommender.h"
 #include "poems/recommender/rules.h"
-#include "poems/taskgraph/dtg.h"
 #include "recommend_output.h"
-#include "result_store.h"
 
 namespace poems::cli {
 
 namespace {
 
-namespace fs = std::filesystem;
-
-constexpr const char* kDefaultSpec = "examples/sweep3d/sweep3d.psl";
-
 struct RecommendOptions {
-  std::string spec, model, machine, processor, wg, procs, procs_range, format = "table";
-  std::vector<std::string> sets;
+  SystemOptions system;
+  ChoiceOptions choices;
+  MachineOptions machine;
+  core::StoreOptions store;
+  std::string spec_alias, wg, procs, procs_range, format;
+  std::vector<std::string> vary;
   std::size_t top = 5;
   double knee_fraction = 0.10;
   bool grid = false, confirm = false, explain = false;
-  StoreOptions store;
 };
-
-// The default specification: ./examples/sweep3d/sweep3d.psl (as `poems
-// analyze` is usually given it, so run keys match), else the one beside the
-// executable's source tree (build/bin/poems -> examples/).
-std::string default_spec() {
-  if (fs::is_regular_file(kDefaultSpec)) return kDefaultSpec;
-  std::error_code ec;
-  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  if (!ec) {
-    const fs::path beside = exe.parent_path().parent_path().parent_path() / kDefaultSpec;
-    if (fs::is_regular_file(beside)) return beside.lexically_normal().string();
-  }
-  usage_error("--spec", std::string("no specification given and ") + kDefaultSpec +
-                            " is not here; give --spec FILE (a PSL specification with a Sweep3D model)");
-}
-
-std::vector<std::string> network_components(const psl::Program& program) {
-  std::vector<std::string> names;
-  for (const psl::Module& m : program.modules)
-    for (const psl::ComponentDecl& c : m.components)
-      if (c.domain.head == "hardware" && c.domain.path == "network") names.push_back(c.name.name);
-  return names;
-}
 
 std::int64_t count_option(const std::string& option, const std::string& text) {
   static const std::regex digits("[0-9]{1,12}");
   const char* range = "an integer in 1..2147483648";
   if (!std::regex_match(text, digits))
-    usage_error(option, "'" + text + "' is not a processor count; expected " + range);
+    throw core::UsageError(option, "'" + text + "' is not a processor count; expected " + range);
   const std::int64_t v = std::stoll(text);
-  if (v < 1 || v > (std::int64_t{1} << 31)) usage_error(option, "'" + text + "' is out of range; expected " + range);
+  if (v < 1 || v > (std::int64_t{1} << 31))
+    throw core::UsageError(option, "'" + text + "' is out of range; expected " + range);
   return v;
 }
 
@@ -75,196 +47,183 @@ std::pair<std::int64_t, std::int64_t> range_option(const std::string& text) {
   std::smatch m;
   const char* expected = "A..B with 1 <= A < B <= 2147483648, e.g. 100..20000";
   if (!std::regex_match(text, m, form))
-    usage_error("--procs-range", "'" + text + "' is not a range; expected " + expected);
+    throw core::UsageError("--procs-range", "'" + text + "' is not a range; expected " + expected);
   const std::int64_t a = std::stoll(m[1]), b = std::stoll(m[2]);
   if (a < 1 || b <= a || b > (std::int64_t{1} << 31))
-    usage_error("--procs-range", "'" + text + "' is out of range; expected " + expected);
+    throw core::UsageError("--procs-range", "'" + text + "' is out of range; expected " + expected);
   return {a, b};
 }
 
-// The recommender varies mk, mmi, npe_i and npe_j; every other parameter must
-// not depend on them, or the candidates' bindings would be wrong.
-void check_independent(const taskgraph::StaticTaskGraph& g, const taskgraph::ParameterBinding& binding) {
-  taskgraph::ParameterBinding a = binding, b = binding;
-  const std::vector<std::pair<const char*, std::pair<double, double>>> varied = {
-      {"mk", {1, 2}}, {"mmi", {1, 2}}, {"npe_i", {1, 3}}, {"npe_j", {1, 5}}};
-  for (const auto& [name, values] : varied) {
-    a[name] = values.first;
-    b[name] = values.second;
+// --vary NAME=V1,V2,... or NAME=A..B (whole steps).
+recommender::Dimension vary_option(const std::string& text) {
+  const auto [name, values] = core::split_setting(text);
+  recommender::Dimension d{{name}, {}};
+  static const std::regex range("(-?[0-9]+)\\.\\.(-?[0-9]+)");
+  std::smatch m;
+  if (std::regex_match(values, m, range)) {
+    const std::int64_t a = std::stoll(m[1]), b = std::stoll(m[2]);
+    if (b < a || b - a >= static_cast<std::int64_t>(recommender::kMaxCandidates))
+      throw core::UsageError("--vary " + name, "'" + values + "' is not a range A..B with A <= B and at most " +
+                                                   std::to_string(recommender::kMaxCandidates) + " values");
+    for (std::int64_t v = a; v <= b; ++v) d.values.push_back({static_cast<double>(v)});
+    return d;
   }
-  const std::vector<double> va = taskgraph::evaluate_model_values(g, a), vb = taskgraph::evaluate_model_values(g, b);
-  for (std::size_t i = 0; i < g.params.size(); ++i) {
-    const std::string& p = g.params[i];
-    if (p == "mk" || p == "mmi" || p == "npe_i" || p == "npe_j") continue;
-    if (va[i] != vb[i])
-      throw std::runtime_error(
-          "parameter " + p + " depends on mk, mmi, npe_i or npe_j, which the recommender varies; bind it with --set " +
-          p + "=VALUE");
+  std::size_t start = 0;
+  while (start <= values.size()) {
+    const std::size_t comma = std::min(values.find(',', start), values.size());
+    const std::string item = values.substr(start, comma - start);
+    d.values.push_back({core::quantity("--vary " + name, item, base::kDimensionless, "numbers, e.g. 1,2,4 or 1..30")});
+    start = comma + 1;
   }
+  return d;
 }
 
-void run(const RecommendOptions& o, int& result) {
+// The candidate dimensions of a study's vary clauses.
+std::vector<recommender::Dimension> study_dimensions(const core::System& system) {
+  std::vector<recommender::Dimension> out;
+  for (const psl::VaryClause& v : system.study()->varies) {
+    recommender::Dimension d;
+    for (const psl::Identifier& t : v.targets) {
+      if (t.name.find('.') != std::string::npos)
+        throw core::UsageError("--study", "study " + system.study()->name.name + " varies " + t.name +
+                                              ", a machine parameter; the recommender chooses model parameters");
+      d.names.push_back(t.name);
+    }
+    for (const auto& tuple : core::vary_values(v)) {
+      std::vector<double> values;
+      for (const base::Value& x : tuple) values.push_back(x.number);
+      d.values.push_back(values);
+    }
+    out.push_back(std::move(d));
+  }
+  return out;
+}
+
+void run_recommend(const RecommendOptions& o, Context& ctx) {
   const auto started = std::chrono::steady_clock::now();
-  if (o.top < 1 || o.top > 100000) usage_error("--top", std::to_string(o.top) + " is out of range; expected 1..100000");
+  if (o.top < 1 || o.top > 100000)
+    throw core::UsageError("--top", std::to_string(o.top) + " is out of range; expected 1..100000");
   if (!(o.knee_fraction > 0 && o.knee_fraction < 1))
-    usage_error("--knee-fraction", std::to_string(o.knee_fraction) + " is out of range; expected 0 < F < 1");
+    throw core::UsageError("--knee-fraction", std::to_string(o.knee_fraction) + " is out of range; expected 0 < F < 1");
   std::optional<std::pair<std::int64_t, std::int64_t>> range;
   if (!o.procs_range.empty()) range = range_option(o.procs_range);
-  if (range && !o.procs.empty()) usage_error("--procs-range", "give either --procs or --procs-range, not both");
-  if (range && o.confirm) usage_error("--confirm", "confirms the recommendations of --procs, not of --procs-range");
-  std::int64_t procs = o.procs.empty() ? 0 : count_option("--procs", o.procs);
+  if (range && !o.procs.empty())
+    throw core::UsageError("--procs-range", "give either --procs or --procs-range, not both");
+  if (range && o.confirm)
+    throw core::UsageError("--confirm", "confirms the recommendations of --procs, not of --procs-range");
   if (o.explain && o.store.disabled)
-    usage_error("--explain", "mines the knowledge base; it cannot be used with --no-store");
+    throw core::UsageError("--explain", "mines the knowledge base; it cannot be used with --no-store");
+  if (!o.vary.empty() && !o.system.study.empty())
+    throw core::UsageError("--vary", "give either --study (its vary space) or --vary, not both");
+  std::int64_t procs = o.procs.empty() ? 0 : count_option("--procs", o.procs);
 
-  const std::string spec = o.spec.empty() ? default_spec() : o.spec;
-  LoadedModel loaded;
-  if (!load_model(spec, o.model, loaded, result)) return;
-  const taskgraph::StaticTaskGraph& graph = *loaded.graph;
-  if (!has_closed_form(graph.model))
-    usage_error("--model", "the recommender ranks Sweep3D blocking factors; model " + graph.model +
-                               " has no closed form (models: Sweep3D)");
-  const psl::Program& program = loaded.frontend->program();
-  const std::vector<std::string> machines = network_components(program);
-  std::string machine_list;
-  for (const std::string& m : machines) machine_list += (machine_list.empty() ? "" : ", ") + m;
-  if (machines.empty()) {
-    std::cerr << "poems: error: " << spec << " has no hardware[network] component to take a machine from\n";
-    result = kExitInputError;
-    return;
-  }
-  if (!o.machine.empty() && std::find(machines.begin(), machines.end(), o.machine) == machines.end())
-    usage_error("--machine", "unknown machine '" + o.machine + "'; expected one of " + machine_list);
+  SystemOptions system_options = o.system;
+  if (system_options.spec.empty()) system_options.spec = o.spec_alias;
+  if (system_options.spec.empty()) system_options.spec = examples::default_specification();
+  if (system_options.spec.empty())
+    throw core::UsageError("SPEC", "no specification given, and no example one to fall back on");
+  const auto system = core::load_system(system_options.request());
+  ctx.err << system->warnings();
+  core::Store store(o.store);
+  core::Session session(*system, session_options(*system, o.choices, o.machine, o.wg, ""), store);
+  const recommender::Problem problem = recommender::problem_of(session);
 
-  taskgraph::ParameterBinding binding;
-  std::map<std::string, double> overrides;
-  for (const auto& [name, value] : parse_bindings(o.sets))
-    (name.find('.') == std::string::npos ? binding : overrides)[name] = value;
+  std::vector<recommender::Dimension> dims;
+  for (const std::string& v : o.vary) dims.push_back(vary_option(v));
+  if (system->study()) dims = study_dimensions(*system);
+  std::set<std::string> fixed;
+  for (const auto& [k, v] : system->binding()) fixed.insert(k);
+  if (o.grid && procs == 0 && !range) procs = taskgraph::ModelSchedule(system->graph(), system->binding(), {}).ranks();
 
-  recommender::Problem problem;
-  recommender::CandidateSpace space;
-  try {
-    MachineModel m = resolve_machine(program, o.machine, o.processor, overrides);
-    problem.machine.params = m.params;
-    problem.machine.wg_ns =
-        o.wg.empty() ? m.wg_ns : quantity("--wg", o.wg, psl::kTime, "a time per unit of work, e.g. 60ns");
-    problem.machine_name = m.network;
-    check_independent(graph, binding);
-    const std::vector<double> values = taskgraph::evaluate_model_values(graph, binding);
-    // Integral values as integers: the run keys are the same either way, the JSON output reads better.
-    for (std::size_t i = 0; i < graph.params.size(); ++i)
-      problem.parameters[graph.params[i]] = values[i] == std::trunc(values[i]) && std::fabs(values[i]) < 9e15
-                                                ? nlohmann::json(static_cast<std::int64_t>(values[i]))
-                                                : nlohmann::json(values[i]);
-  } catch (const CLI::ValidationError&) {
-    throw;
-  } catch (const std::exception& e) {  // a bad machine, an unknown or dependent parameter
-    std::cerr << "poems: error: " << e.what() << '\n';
-    result = kExitInputError;
-    return;
-  }
-  problem.model = graph.model;
-  problem.spec_hash = specification_hash(loaded.frontend->sources());
-  problem.tool_version = POEMS_VERSION;
-  problem.graph = loaded.graph;
-  const bool has_i = binding.count("npe_i") > 0, has_j = binding.count("npe_j") > 0;
-  if (has_i != has_j) usage_error("--set", "give both npe_i and npe_j (a grid), or neither and --procs N");
-  if (has_i && range) usage_error("--procs-range", "chooses the grids itself; drop --set npe_i and npe_j");
-  space.procs = procs;
-  space.all_grids = o.grid;
-  if (has_i && !o.grid) {
-    space.npe_i = static_cast<std::int64_t>(binding["npe_i"]);
-    space.npe_j = static_cast<std::int64_t>(binding["npe_j"]);
-    if (procs == 0) space.procs = space.npe_i * space.npe_j;
-  } else if (procs == 0) {
-    const recommender::Candidate d = problem.defaults();  // the specification's grid
-    space.procs = d.npe_i * d.npe_j;
-    if (!o.grid) {
-      space.npe_i = d.npe_i;
-      space.npe_j = d.npe_j;
-    }
-  }
-  if (binding.count("mk")) space.mk = static_cast<std::int64_t>(binding["mk"]);
-  if (binding.count("mmi")) space.mmi = static_cast<std::int64_t>(binding["mmi"]);
-
-  std::unique_ptr<db::KnowledgeBase> kb;
   RecommendReport report;
-  report.spec = spec;
-  report.procs = space.procs;
-  report.all_grids = o.grid;
+  report.spec = system_options.spec;
+  report.procs = procs;
+  report.all_layouts = o.grid;
+  report.db_path = store.path();
   try {
-    if (!o.store.disabled) {
-      kb = std::make_unique<db::KnowledgeBase>(db::resolve_path(o.store.db_path));
-      report.db_path = kb->path().string();
-    }
-    recommender::Recommender recommender(kb.get(), problem);
+    recommender::Recommender recommender(store.kb(), problem);
     report.problem = &recommender.problem();
     if (range) {
-      recommender::ProcsRange r{range->first, range->second, o.knee_fraction, o.grid, space.mk, space.mmi};
+      recommender::ProcsRange r;
+      r.from = range->first;
+      r.to = range->second;
+      r.fraction = o.knee_fraction;
+      r.all_layouts = o.grid;
+      r.others = dims.empty() ? recommender::candidates(problem, {}, fixed, 0, false).dimensions() : dims;
       report.operating_point = recommender.operating_point(r);
-      report.recommendations.push_back(report.operating_point->points[*report.operating_point->knee].best);
+      const recommender::Recommendation& knee = report.operating_point->points[*report.operating_point->knee].best;
+      report.recommendations.push_back(knee);
+      report.chosen = knee.names;
     } else {
-      report.recommendations = recommender.recommend(space, o.top);
+      const recommender::CandidateSet set = recommender::candidates(problem, dims, fixed, procs, o.grid);
+      report.chosen = set.names();
+      report.recommendations = recommender.recommend(set, o.top);
       if (o.confirm) report.confirm = recommender.confirm(report.recommendations);
     }
     if (o.explain) {
-      const std::vector<recommender::RuleCase> cases =
-          recommender::load_rule_cases(*kb, problem.model, problem.spec_hash, problem.tool_version);
-      report.rules = recommender::mine_rules(cases, problem.model);
-      kb->replace_rules(problem.model, report.rules.rules);
       const recommender::Recommendation& best = report.recommendations.front();
-      const components::Sweep3DConfig c = problem.config(best.candidate);
-      const recommender::RuleFeatures f =
-          recommender::rule_features(c.it_g, c.jt_g, c.kt, c.npe_i, c.npe_j,
-                                     static_cast<double>(problem.machine.params.L) / 1000.0, problem.machine.wg_ns);
-      for (const db::Rule& rule : report.rules.rules) report.rule_applies.push_back(recommender::rule_applies(rule, f));
+      recommender::CandidateSet chosen;
+      {
+        std::vector<recommender::Dimension> one;
+        for (std::size_t k = 0; k < best.names.size(); ++k) one.push_back({{best.names[k]}, {{best.values[k]}}});
+        chosen = recommender::CandidateSet(std::move(one));
+      }
+      report.rule_space = recommender::rule_space(problem, chosen);
+      report.rules = recommender::mine_rules(recommender::load_rule_cases(*store.kb(), problem, report.rule_space),
+                                             report.rule_space, problem.model);
+      store.kb()->replace_rules(problem.model, report.rules.rules);
+      std::vector<double> values;
+      recommender::apply(problem, best.names, best.values, values);
+      const std::vector<double> f =
+          recommender::rule_features(problem, report.rule_space, {&problem.parameters, values}, problem.machine);
+      for (const db::Rule& rule : report.rules.rules)
+        report.rule_applies.push_back(recommender::rule_applies(rule, report.rule_space, f));
       report.explained = true;
     }
     report.stats = recommender.stats();
     report.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     if (o.format == "json")
-      std::cout << report_json(report).dump(2) << '\n';
+      ctx.out << report_json(report).dump(2) << '\n';
     else
-      std::cout << report_text(report);
-    result = kExitOk;
+      ctx.out << report_text(report);
   } catch (const recommender::QueryError& e) {
-    std::cerr << "poems: error: " << e.what() << '\n';
-    result = kExitInputError;
+    throw core::InputError(e.what());
   } catch (const db::Error& e) {
-    std::cerr << "poems: error: " << e.what() << '\n';
-    result = kExitInputError;
-  } catch (const std::exception& e) {  // a simulation that failed (--confirm)
-    std::cerr << "poems: error: " << e.what() << '\n';
-    result = kExitEvaluation;
+    throw core::StoreError(e.what());
   }
 }
 
 }  // namespace
 
-void register_recommend(CLI::App& app, int& result) {
+void register_recommend(CLI::App& app, Context& ctx) {
   auto o = std::make_shared<RecommendOptions>();
   CLI::App* cmd = app.add_subcommand(
-      "recommend", "Recommend Sweep3D blocking factors (mk, mmi) and processor grids from the knowledge base");
-  cmd->add_option("--spec", o->spec, std::string("PSL specification (default: ") + kDefaultSpec + ")")
-      ->check(CLI::ExistingFile);
-  cmd->add_option("--model", o->model, "Model of the specification (default: the only one; Sweep3D)");
-  cmd->add_option("--set", o->sets,
-                  "Bind a problem parameter: it_g=255, kt=255, mm=6, iterations=12, ... (mk or mmi fixes that factor)");
-  cmd->add_option("--procs", o->procs, "Processors (default: the specification's npe_i x npe_j)");
-  cmd->add_flag("--grid", o->grid, "Also rank every processor grid npe_i x npe_j of --procs");
-  cmd->add_option("--machine", o->machine, "hardware[network] component of the specification (default: the first)");
-  cmd->add_option("--processor", o->processor, "hardware[processor] component with Wg (default: the first)");
-  cmd->add_option("--wg", o->wg, "Compute time per unit of work (overrides the processor's Wg), e.g. 60ns");
-  cmd->add_option("--top", o->top, "Recommendations to show")->capture_default_str();
-  cmd->add_option("--format", o->format, "Output format")->check(CLI::IsMember({"table", "json"}));
-  cmd->add_flag("--confirm", o->confirm, "Simulate the recommendations (simulation[MPI-Sim]) and report the agreement");
-  cmd->add_flag("--explain", o->explain, "Mine rules from the knowledge base and show which apply");
+      "recommend",
+      "Recommend the values of a model's parameters that minimise its time (Sweep3D: blocking factors and grids)");
+  add_system_options(cmd, o->system, false);
+  cmd->add_option("--spec", o->spec_alias, "The specification (deprecated spelling of SPEC)");
+  cmd->add_option("--vary", o->vary,
+                  "A parameter to choose and its candidates: NAME=1,2,4 or NAME=1..30 (repeatable; default: the "
+                  "model's registered question, or the --study's vary space)");
+  add_procs_option(cmd, o->procs, "Processors: the candidates run on process layouts of this many");
+  cmd->add_flag("--grid", o->grid, "Rank every process layout (processor grid) of --procs, not only the most square");
   cmd->add_option("--procs-range", o->procs_range,
                   "A..B: the best time per processor count and the optimal operating point");
   cmd->add_option("--knee-fraction", o->knee_fraction,
                   "The operating point is where the time improves by less than this fraction")
       ->capture_default_str();
+  add_choice_options(cmd, o->choices);
+  add_machine_options(cmd, o->machine);
+  add_wg_option(cmd, o->wg);
+  cmd->add_option("--top", o->top, "Recommendations to show")->capture_default_str();
+  add_format_option(cmd, o->format, {"table", "json"});
+  cmd->add_flag("--confirm", o->confirm, "Simulate the recommendations (simulation[MPI-Sim]) and report the agreement");
+  cmd->add_flag("--explain", o->explain, "Mine rules from the knowledge base and show which apply");
   add_store_options(cmd, o->store);
-  cmd->callback([o, &result] { run(*o, result); });
+  cmd->callback([o, cmd, &ctx] {
+    finish_machine_options(cmd, o->machine);
+    run_recommend(*o, ctx);
+  });
 }
 
 }  // namespace poems::cli

@@ -1,114 +1,73 @@
 // `poems run SPEC --study NAME`: every binding of the study's `vary` clauses,
-// evaluated by every paradigm of its `compare`, each composed and planned by
-// the compiler; results stored (and reused) in the knowledge base, printed as
-// a table, CSV or JSON, and drawn with gnuplot (study_runner.h does the work).
-#include <iostream>
+// evaluated by every paradigm of its `compare` (core/study.h); results stored
+// (and reused) in the knowledge base, printed as a table, CSV or JSON, and
+// drawn with gnuplot.
+#include <cstdio>
+#include <ostream>
 
-#include "cli_common.h"
-#include "model_source.h"
-#include "poems/measure/mpirun.h"
-#include "study_runner.h"
+#include "options.h"
+#include "output.h"
+#include "study_output.h"
 
 namespace poems::cli {
 
 namespace {
 
 struct RunOptions {
-  std::string spec, study, format = "table", plot, method, machine, processor;
-  std::vector<std::string> only, imports;
-  StoreOptions store;
-  MeasureOptions measure;
+  SystemOptions system;
+  ChoiceOptions choices;
+  MachineOptions machine;
+  std::vector<std::string> paradigms;
+  core::MeasureOptions measure;
+  core::StoreOptions store;
+  std::string wg, method, format, plot;
 };
 
-void run(const RunOptions& o, int& result) {
-  const auto priority = apply_nice(o.measure.nice);
-  LoadedModel loaded;
-  if (!load_study_model(o.spec, o.imports, o.study, loaded, result)) return;
-  const psl::StudyDecl& st = *loaded.frontend->program().find_study(o.study);
-  StudyTable table;
-  RunnerOptions options{o.method, o.store, o.measure};
-  try {
-    const StudyPlan plan = plan_study(loaded, st, o.machine, o.processor, o.only);
-    if (!run_plan(options, loaded, plan, table, result)) return;
-  } catch (const std::runtime_error& e) {
-    std::cerr << "poems: error: " << e.what() << '\n';
-    result = kExitInputError;
-    return;
-  }
-  result = print_study_table(table, st, o.format, o.plot);
+void run_run(const RunOptions& o, Context& ctx) {
+  const PriorityScope priority(o.measure.nice, ctx);
+  const auto system = core::load_system(o.system.request());
+  ctx.err << system->warnings();
+  core::Store store(o.store);
+  core::SessionOptions options = session_options(*system, o.choices, o.machine, o.wg, o.method);
+  options.measure = o.measure;
+  core::Session session(*system, options, store);
+  const core::StudyPlan plan = core::plan_study(*system, o.paradigms);
+  core::StudyTable table = core::run_study(session, plan, [&](const core::StudyProgress& p) {
+    const core::Cell& c = *p.cell;
+    char head[64];
+    std::snprintf(head, sizeof head, "[%zu/%zu] ", p.done, p.total);
+    ctx.err << head << core::binding_text(*p.binding) << " " << c.paradigm << ": "
+            << (!c.error.empty() ? c.error
+                : c.reused       ? "stored result"
+                                 : "evaluated")
+            << '\n';
+    if (!c.store_error.empty()) ctx.err << "poems: error: " << c.store_error << '\n';
+  });
+  report_store_warnings(store, ctx);
+  ctx.result = print_study_table(table, *system->study(), o.format, o.plot, ctx.out, ctx.err);
 }
 
 }  // namespace
 
-bool load_study_model(const std::string& spec, const std::vector<std::string>& imports, const std::string& study,
-                      LoadedModel& loaded, int& result) {
-  std::vector<std::string> files{spec};
-  files.insert(files.end(), imports.begin(), imports.end());
-  // The study names its model: load that one.
-  psl::Frontend probe;
-  if (probe.load_files(files)) {
-    const psl::StudyDecl* st = probe.program().find_study(study);
-    if (!st) {
-      std::string names;
-      for (const psl::Module& m : probe.program().modules)
-        for (const psl::StudyDecl& s : m.studies) names += (names.empty() ? "" : ", ") + s.name.name;
-      usage_error("--study", "no study named '" + study + "' in " + spec + " (studies: " + names + ")");
-    }
-    return load_model(files, st->model ? st->model->name : "", loaded, result);
-  }
-  return load_model(files, "", loaded, result);
-}
-
-void add_machine_options(CLI::App* cmd, std::string& machine, std::string& processor,
-                         std::vector<std::string>& imports) {
-  cmd->add_option("--machine", machine,
-                  "hardware[network] component to run on instead of the study's machine (e.g. local)");
-  cmd->add_option("--processor", processor, "hardware[processor] component to choose (e.g. local_cpu)");
-  cmd->add_option("--import", imports, "More PSL files to load with SPEC, e.g. the local.psl of poems calibrate")
-      ->check(CLI::ExistingFile);
-}
-
-void add_measure_options(CLI::App* cmd, MeasureOptions& m) {
-  cmd->add_option("--repetitions", m.repetitions, "measurement[mpirun]: runs per binding; the fastest counts")
-      ->check(CLI::Range(1, 1000))
-      ->capture_default_str();
-  cmd->add_option("--max-ranks", m.max_ranks,
-                  "measurement[mpirun]: largest process count to run (default: this machine's cores)")
-      ->check(CLI::Range(1, 4096));
-  cmd->add_option("--timeout", m.timeout_seconds, "measurement[mpirun]: seconds per run before it is killed")
-      ->check(CLI::Range(1.0, 86400.0))
-      ->capture_default_str();
-  cmd->add_option("--nice", m.nice,
-                  "Run this command (kernel timings, measured runs) at this nice value, and its session's "
-                  "scheduling group (Linux autogroups; restored after); negative values (root) keep other work "
-                  "on a shared machine from disturbing the measurements")
-      ->check(CLI::Range(-20, 19));
-}
-
-std::unique_ptr<measure::PriorityGuard> apply_nice(int nice) {
-  auto guard = std::make_unique<measure::PriorityGuard>(nice);
-  if (!guard->warning.empty()) std::cerr << "poems: warning: " << guard->warning << '\n';
-  return guard;
-}
-
-void register_run(CLI::App& app, int& result) {
+void register_run(CLI::App& app, Context& ctx) {
   auto o = std::make_shared<RunOptions>();
   CLI::App* cmd =
       app.add_subcommand("run", "Run a study: every binding of its vary clauses with every compared paradigm");
-  cmd->add_option("spec", o->spec, "PSL specification")->required()->check(CLI::ExistingFile);
-  cmd->add_option("--study", o->study, "The study to run")->required();
-  cmd->add_option("--format", o->format, "Output format")->check(CLI::IsMember({"table", "csv", "json"}));
-  cmd->add_option("--plot", o->plot, "Draw time and speedup against processes with gnuplot (OUT.png or OUT.svg)");
-  cmd->add_option("--only", o->only, "Evaluate only these compare entries, e.g. analytic[LogGP]");
-  cmd->add_option("--method", o->method, "analytic[LogGP] method: closed-form or critical-path")
-      ->check(CLI::IsMember({"closed-form", "critical-path"}));
-  add_machine_options(cmd, o->machine, o->processor, o->imports);
+  add_system_options(cmd, o->system);
+  cmd->get_option("--study")->required();
+  add_paradigm_option(cmd, o->paradigms, "Evaluate with these paradigms instead of the study's compare entries",
+                      {"--only"});
+  add_method_option(cmd, o->method);
+  add_choice_options(cmd, o->choices);
+  add_machine_options(cmd, o->machine);
+  add_wg_option(cmd, o->wg);
+  add_format_option(cmd, o->format, {"table", "csv", "json"});
+  add_plot_option(cmd, o->plot);
   add_measure_options(cmd, o->measure);
   add_store_options(cmd, o->store);
-  cmd->callback([o, &result] {
-    if (!o->plot.empty() && !(o->plot.ends_with(".png") || o->plot.ends_with(".svg")))
-      usage_error("--plot", "'" + o->plot + "' must end in .png or .svg");
-    run(*o, result);
+  cmd->callback([o, cmd, &ctx] {
+    finish_machine_options(cmd, o->machine);
+    run_run(*o, ctx);
   });
 }
 

@@ -1,177 +1,109 @@
-// `poems simulate`: the discrete-event MPI simulator on a GOAL schedule or a
-// single collective (and, once connected, a PSL specification).
+// `poems simulate`: the discrete-event MPI simulator (simulation[MPI-Sim]) on
+// a PSL model (through the evaluation core, as a study's cell), a GOAL
+// schedule or a single collective.
 #include <fstream>
-#include <iostream>
-#include <sstream>
+#include <ostream>
 
-#include "cli_common.h"
-#include "loaded_model.h"
-#include "machine_model.h"
-#include "model_source.h"
-#include "poems/db/run_key.h"
-#include "result_store.h"
-
-#include <filesystem>
-#include "poems/base/diagnostics.h"
-#include "poems/base/units.h"
-#include "poems/recommender/stored_results.h"
+#include "options.h"
+#include "output.h"
+#include "poems/core/schedules.h"
 #include "poems/sim/report.h"
-#include "poems/sim/simulator.h"
-#include "poems/taskgraph/dtg.h"
-#include "poems/taskgraph/explicit_schedule.h"
-#include "poems/taskgraph/goal.h"
 
 namespace poems::cli {
 
 namespace {
 
-struct SimulateOptions : ModelRequest, CollectiveRequest {
-  StoreOptions store;
-  std::string goal;
-  std::uint32_t cpus = 1, nics = 1;
-  std::string format = "table";
-  std::string timeline;
+struct SimulateOptions {
+  SystemOptions system;
+  ChoiceOptions choices;
+  MachineOptions machine;
+  core::CollectiveRequest collective;
+  core::StoreOptions store;
+  std::string wg, goal, format, timeline;
   std::size_t max_ranks_listed = 1024;
 };
 
-// Returns nullptr (with `result` set) if the file cannot be read or parsed;
-// `text_hash` gets the SHA-256 of the text parsed, which is then released.
-std::unique_ptr<taskgraph::ScheduleSource> goal_source(const std::string& path, int& result, std::string& text_hash) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    std::cerr << "poems: error: cannot read '" << path << "'\n";
-    result = kExitInputError;
-    return nullptr;
-  }
-  std::stringstream text;
-  text << in.rdbuf();
-  psl::SourceManager sources;
-  psl::FileId file = sources.add(path, std::move(text).str());
-  text_hash = db::sha256_hex(sources.text(file));
-  psl::DiagnosticEngine diags(sources);
-  auto schedule = taskgraph::parse_goal(sources, file, diags);
-  if (!schedule) {
-    diags.print(std::cerr);
-    result = kExitInputError;
-  }
-  return schedule;
-}
-
-// Everything a simulated time depends on: the input, the machine, the binding.
-EvaluationKey evaluation_key(const SimulateOptions& o, const sim::SimulationOptions& options, const PslSource* model,
-                             const std::string& goal_hash) {
-  nlohmann::json machine = machine_json(options);
-  machine["cpus"] = options.cpus;
-  machine["nics"] = options.nics;
-  EvaluationKey key;
-  key.evaluator = "simulation[MPI-Sim]";
-  key.binding = {{"machine", machine}};
-  if (model) {
-    const taskgraph::StaticTaskGraph& g = *model->loaded.graph;
-    nlohmann::json params = nlohmann::json::object();
-    for (std::size_t i = 0; i < g.params.size(); ++i) params[g.params[i]] = model->schedule->model_values()[i];
-    key.model = g.model;
-    key.spec_hash = specification_hash(model->loaded.frontend->sources());
-    key.binding["parameters"] = params;
-    key.binding["wg_ns"] = model->wg_ns;
-  } else if (!o.goal.empty()) {
-    key.model = "goal:" + std::filesystem::path(o.goal).filename().string();
-    key.spec_hash = goal_hash;
+void run_simulate(const SimulateOptions& o, Context& ctx) {
+  const int sources = !o.system.spec.empty() + !o.goal.empty() + !o.collective.operation.empty();
+  if (sources != 1) throw core::UsageError("simulate", "give exactly one of SPEC, --goal FILE or --collective NAME");
+  core::Store store(o.store);
+  core::Cell cell;
+  std::string description;
+  if (!o.system.spec.empty()) {
+    const auto system = core::load_system(o.system.request());
+    ctx.err << system->warnings();
+    core::Session session(*system, session_options(*system, o.choices, o.machine, o.wg, ""), store);
+    core::CellRequest request;
+    request.paradigm = "simulation[MPI-Sim]";
+    request.reuse = false;  // asked for: simulate it (the per-rank table needs the run)
+    request.per_rank = true;
+    request.timeline = !o.timeline.empty();
+    request.max_stuck_listed = o.max_ranks_listed;
+    cell = session.evaluate(request);
+    description = describe(cell, system->graph()->model) + "\n";
   } else {
-    key.model = "collective:" + o.collective;
-    key.binding["collective"] = {{"operation", o.collective},
-                                 {"algorithm", o.algorithm},
-                                 {"procs", o.procs},
-                                 {"size", o.size},
-                                 {"root", o.root}};
+    if (!o.choices.machine.empty() || !o.choices.processor.empty() || !o.system.sets.empty())
+      throw core::UsageError("--machine",
+                             "--machine, --processor and --set choose a PSL model's components; "
+                             "a GOAL file or a collective runs on -L -o -g -G -O -S");
+    core::ScheduleRequest request;
+    request.goal = o.goal;
+    request.collective = o.collective;
+    request.paradigm = "simulation[MPI-Sim]";
+    request.machine = core::command_line_machine(o.machine.overrides);
+    request.per_rank = true;
+    request.timeline = !o.timeline.empty();
+    request.max_stuck_listed = o.max_ranks_listed;
+    cell = core::evaluate_schedule(request, store);
   }
-  return key;
-}
-
-// The stored form: the finish time, and the per-rank means of the breakdown.
-db::Result to_db_result(const sim::SimulationResult& r) { return recommender::simulation_record(r); }
-
-void run(const SimulateOptions& o, int& result) {
-  const int sources_given = !o.spec.empty() + !o.goal.empty() + !o.collective.empty();
-  if (sources_given != 1)
-    throw CLI::ValidationError("simulate", "give exactly one of SPEC, --goal FILE or --collective NAME");
-  sim::SimulationOptions options = command_line_machine(o);
-  options.cpus = o.cpus;
-  options.nics = o.nics;
-  options.record_timeline = !o.timeline.empty();
-
-  std::unique_ptr<taskgraph::ScheduleSource> source;
-  std::unique_ptr<PslSource> model;
-  std::string goal_hash;
-  if (!o.spec.empty()) {
-    model = psl_source(o, options, result);
-    if (!model) return;
-  } else if (!o.collective.empty()) {
-    source = std::make_unique<taskgraph::CollectiveSchedule>(collective_call(o));
-  } else {
-    source = goal_source(o.goal, result, goal_hash);
-    if (!source) return;
-  }
-  taskgraph::ScheduleSource& input = model ? static_cast<taskgraph::ScheduleSource&>(*model->schedule) : *source;
-
-  StoredEvaluation stored(o.store, evaluation_key(o, options, model.get(), goal_hash));
-  sim::SimulationResult r;
-  try {
-    r = sim::simulate(input, options, o.max_ranks_listed);
-  } catch (const sim::SimulationError& e) {
-    std::cerr << "poems: error: " << e.what() << '\n';
-    stored.fail(e.what());
-    result = kExitEvaluation;
-    return;
-  }
+  const auto& r = cell.outcome.simulation;
+  if (!r) throw core::Error(cell.error_kind, cell.error);
   if (o.format == "json") {
-    sim::write_json(std::cout, r, o.max_ranks_listed);
+    sim::write_json(ctx.out, *r, o.max_ranks_listed);
   } else {
-    const auto& p = options.params;
-    if (model) std::cout << model->description << '\n';
-    std::cout << "LogGOPS L=" << sim::format_ps(p.L) << " o=" << sim::format_ps(p.o) << " g=" << sim::format_ps(p.g)
-              << " G=" << sim::format_fs_per_byte(p.G) << " O=" << sim::format_fs_per_byte(p.O) << " S=" << p.S << "B, "
-              << options.cpus << " CPU(s) and " << options.nics << " NIC(s) per process\n";
-    sim::write_table(std::cout, r, o.max_ranks_listed);
+    ctx.out << description << describe_machine(cell.evaluation.machine) << '\n';
+    sim::write_table(ctx.out, *r, o.max_ranks_listed);
   }
   if (!o.timeline.empty()) {
     std::ofstream out(o.timeline);
-    if (!out) {
-      std::cerr << "poems: error: cannot write '" << o.timeline << "'\n";
-      result = kExitInputError;
-      return;
-    }
-    sim::write_chrome_trace(out, r);
-    std::cerr << "wrote " << o.timeline << " (" << r.timeline.size() << " intervals)\n";
+    sim::write_chrome_trace(out, *r);
+    if (!out) throw core::UsageError("--timeline", "cannot write '" + o.timeline + "'");
+    ctx.err << "wrote " << o.timeline << " (" << r->timeline.size() << " intervals)\n";
   }
-  if (!r.completed) {
-    sim::write_stuck_report(std::cerr, r);
-    stored.fail("deadlock or unmatched messages");
-    result = kExitEvaluation;
+  if (!cell.ok()) {
+    sim::write_stuck_report(ctx.err, *r);
+    ctx.err << "poems: error: " << cell.error << '\n';
+    ctx.result = static_cast<int>(cell.error_kind);
     return;
   }
-  result = stored.finish(to_db_result(r)) ? kExitOk : kExitEvaluation;
+  ctx.result = report_record(cell, ctx);
 }
 
 }  // namespace
 
-void register_simulate(CLI::App& app, int& result) {
+void register_simulate(CLI::App& app, Context& ctx) {
   auto o = std::make_shared<SimulateOptions>();
   CLI::App* cmd = app.add_subcommand(
       "simulate", "Simulate MPI processes in the LogGOPS model (discrete events, full MPI matching)");
-  add_model_options(cmd, *o, "simulate");
+  add_system_options(cmd, o->system, false);
+  add_choice_options(cmd, o->choices);
+  add_machine_options(cmd, o->machine);
+  add_wg_option(cmd, o->wg);
   cmd->add_option("--goal", o->goal, "GOAL schedule (LogGOPSim text format; times in ns)");
-  add_collective_options(cmd, *o, "Simulate");
-  cmd->add_option("--cpus", o->cpus, "CPUs per process")->check(CLI::Range(1, 256))->capture_default_str();
-  cmd->add_option("--nics", o->nics, "NICs per process")->check(CLI::Range(1, 256))->capture_default_str();
-  cmd->add_option("--format", o->format, "Output format")->check(CLI::IsMember({"table", "json"}));
+  cmd->add_option("--collective", o->collective.operation,
+                  "Simulate one collective: barrier, bcast, reduce, allreduce, ...");
+  cmd->add_option("--algorithm", o->collective.algorithm, "Collective algorithm (default: the operation's first)");
+  add_procs_option(cmd, o->collective.procs, "Processes of the collective");
+  cmd->add_option("--size", o->collective.size, "Per-process payload of the collective (bytes; units allowed)");
+  cmd->add_option("--root", o->collective.root, "Root of a rooted collective");
+  add_format_option(cmd, o->format, {"table", "json"});
   cmd->add_option("--timeline", o->timeline, "Write a Chrome trace (open in ui.perfetto.dev)");
-  add_store_options(cmd, o->store);
   cmd->add_option("--max-ranks-listed", o->max_ranks_listed, "Per-rank lines to print (and ranks in deadlock reports)")
       ->capture_default_str();
-  cmd->callback([o, cmd, &result] {
-    note_explicit_params(cmd, *o);
-    run(*o, result);
+  add_store_options(cmd, o->store);
+  cmd->callback([o, cmd, &ctx] {
+    finish_machine_options(cmd, o->machine);
+    run_simulate(*o, ctx);
   });
 }
 

@@ -4,13 +4,13 @@
 #include <cstdio>
 #include <sstream>
 
-#include "cli_common.h"
+#include "cli.h"
+#include "poems/components/loggops.h"
 
 namespace poems::cli {
 
 namespace {
 
-using recommender::Candidate;
 using recommender::Evidence;
 using recommender::Recommendation;
 
@@ -33,6 +33,12 @@ std::string fixed(double v, int digits) {
 
 std::string percent(double fraction) { return fixed(100 * fraction, 3) + "%"; }
 
+nlohmann::json value_json(double v) {
+  return v == std::trunc(v) && std::fabs(v) < 9e15 ? nlohmann::json(static_cast<std::int64_t>(v)) : nlohmann::json(v);
+}
+
+std::string value_text(double v) { return value_json(v).dump(); }
+
 nlohmann::json evidence_json(const Evidence& e) {
   nlohmann::json j = {{"paradigm", e.paradigm}, {"time_ns", e.time_ns}, {"source", e.fresh ? "evaluated" : "stored"}};
   j["run_id"] = e.run_id ? nlohmann::json(e.run_id) : nlohmann::json(nullptr);
@@ -46,17 +52,14 @@ nlohmann::json recommendation_json(const Recommendation& r) {
   detail["nearest_run"] = r.confidence.nearest_run ? nlohmann::json(*r.confidence.nearest_run) : nlohmann::json();
   detail["nearest_paradigm"] =
       r.confidence.nearest_run ? nlohmann::json(r.confidence.nearest_paradigm) : nlohmann::json();
-  return {{"mk", r.candidate.mk},
-          {"mmi", r.candidate.mmi},
-          {"npe_i", r.candidate.npe_i},
-          {"npe_j", r.candidate.npe_j},
-          {"time_ns", r.time_ns},
-          {"evidence", evidence},
-          {"confidence", r.confidence.value},
-          {"confidence_detail", detail}};
+  nlohmann::json j;
+  for (std::size_t k = 0; k < r.names.size(); ++k) j[r.names[k]] = value_json(r.values[k]);
+  j["time_ns"] = r.time_ns;
+  j["evidence"] = evidence;
+  j["confidence"] = r.confidence.value;
+  j["confidence_detail"] = detail;
+  return j;
 }
-
-std::string grid(const Candidate& c) { return std::to_string(c.npe_i) + "x" + std::to_string(c.npe_j); }
 
 std::string evidence_text(const Recommendation& r) {
   std::string out;
@@ -68,22 +71,33 @@ std::string evidence_text(const Recommendation& r) {
   return out;
 }
 
+std::vector<std::string> value_cells(const std::vector<double>& values) {
+  std::vector<std::string> out;
+  for (double v : values) out.push_back(value_text(v));
+  return out;
+}
+
 }  // namespace
 
 nlohmann::json report_json(const RecommendReport& r) {
   const recommender::Problem& p = *r.problem;
   nlohmann::json out;
-  // The parameters the candidates do not vary.
-  nlohmann::json parameters = p.parameters;
-  for (const char* varied : {"mk", "mmi", "npe_i", "npe_j"}) parameters.erase(varied);
-  out["problem"] = {{"model", p.model},
-                    {"spec", r.spec},
-                    {"parameters", parameters},
-                    {"machine", p.machine_name},
-                    {"machine_parameters", recommender::machine_json(p.machine)},
-                    {"wg_ns", p.machine.wg_ns},
-                    {"procs", r.procs},
-                    {"grid", r.all_grids}};
+  // The parameters the candidates do not choose.
+  nlohmann::json parameters = nlohmann::json::object();
+  for (std::size_t i = 0; i < p.parameters.size(); ++i)
+    if (std::find(r.chosen.begin(), r.chosen.end(), p.parameters[i]) == r.chosen.end())
+      parameters[p.parameters[i]] = value_json(p.values[i]);
+  out["problem"] = {
+      {"model", p.model},
+      {"spec", r.spec},
+      {"parameters", parameters},
+      {"chosen", r.chosen},
+      {"machine", p.machine_name},
+      {"machine_parameters", components::machine_key_json(p.machine.params, p.machine.rendezvous_handshake)},
+      {"wg_ns", p.machine.ns_per_work},
+      {"method", p.method},
+      {"procs", r.procs},
+      {"grid", r.all_layouts}};
   nlohmann::json recs = nlohmann::json::array();
   for (const Recommendation& rec : r.recommendations) recs.push_back(recommendation_json(rec));
   out["recommendations"] = recs;
@@ -96,15 +110,16 @@ nlohmann::json report_json(const RecommendReport& r) {
   out["wall_seconds"] = r.wall_seconds;
   if (r.confirm) {
     nlohmann::json items = nlohmann::json::array();
-    for (const recommender::Confirmation& c : r.confirm->items)
-      items.push_back({{"mk", c.candidate.mk},
-                       {"mmi", c.candidate.mmi},
-                       {"npe_i", c.candidate.npe_i},
-                       {"npe_j", c.candidate.npe_j},
-                       {"analytic_ns", c.analytic_ns},
-                       {"simulated_ns", c.simulated_ns},
-                       {"difference", c.difference},
-                       {"simulation", evidence_json(c.simulation)}});
+    for (std::size_t i = 0; i < r.confirm->items.size(); ++i) {
+      const recommender::Confirmation& c = r.confirm->items[i];
+      nlohmann::json j;
+      for (std::size_t k = 0; k < r.chosen.size() && k < c.values.size(); ++k) j[r.chosen[k]] = value_json(c.values[k]);
+      j["analytic_ns"] = c.analytic_ns;
+      j["simulated_ns"] = c.simulated_ns;
+      j["difference"] = c.difference;
+      j["simulation"] = evidence_json(c.simulation);
+      items.push_back(j);
+    }
     out["confirm"] = {{"paradigm", recommender::kSimulation},
                       {"items", items},
                       {"max_abs_difference", r.confirm->max_abs_difference},
@@ -142,12 +157,16 @@ nlohmann::json report_json(const RecommendReport& r) {
 
 std::string report_text(const RecommendReport& r) {
   const recommender::Problem& p = *r.problem;
-  const components::Sweep3DConfig c = p.config(p.defaults());
   std::ostringstream out;
-  out << p.model << " " << c.it_g << "x" << c.jt_g << "x" << c.kt << " (mm=" << c.mm << ", " << c.iterations
-      << " iterations) on " << p.machine_name << ", Wg=" << p.machine.wg_ns << "ns";
-  if (!r.operating_point) out << ", " << r.procs << " processors" << (r.all_grids ? " (every grid)" : "");
-  out << ": " << r.stats.candidates << " candidates\n";
+  out << p.model;
+  for (std::size_t i = 0; i < p.parameters.size(); ++i)
+    if (std::find(r.chosen.begin(), r.chosen.end(), p.parameters[i]) == r.chosen.end())
+      out << (i ? ", " : " ") << p.parameters[i] << "=" << value_text(p.values[i]);
+  out << " on " << (p.machine_name.empty() ? "command-line parameters" : p.machine_name)
+      << ", Wg=" << value_text(p.machine.ns_per_work) << "ns";
+  if (!r.operating_point && r.procs)
+    out << ", " << r.procs << " processors" << (r.all_layouts ? " (every layout)" : "");
+  out << ": " << r.stats.candidates << " candidates (" << p.method << ")\n";
   out << "evidence: " << r.stats.reused << " stored results reused, " << r.stats.evaluated << " evaluated, "
       << r.stats.stored << " stored";
   if (r.stats.simulated) out << ", " << r.stats.simulated << " simulated";
@@ -156,13 +175,18 @@ std::string report_text(const RecommendReport& r) {
 
   if (r.operating_point) {
     const recommender::OperatingPoint& op = *r.operating_point;
-    std::vector<std::vector<std::string>> table = {{"procs", "grid", "mk", "mmi", "time", "speedup", ""}};
+    std::vector<std::string> header{"procs"};
+    header.insert(header.end(), r.chosen.begin(), r.chosen.end());
+    header.insert(header.end(), {"time", "speedup", ""});
+    TextTable table = {header};
     const double first = op.points.front().best.time_ns;
     for (std::size_t i = 0; i < op.points.size(); ++i) {
       const recommender::ProcsPoint& pt = op.points[i];
-      table.push_back({std::to_string(pt.procs), grid(pt.best.candidate), std::to_string(pt.best.candidate.mk),
-                       std::to_string(pt.best.candidate.mmi), time_text(pt.best.time_ns),
-                       fixed(first / pt.best.time_ns, 2), op.knee && *op.knee == i ? "<- knee" : ""});
+      std::vector<std::string> row{std::to_string(pt.procs)};
+      for (const std::string& v : value_cells(pt.best.values)) row.push_back(v);
+      row.insert(row.end(), {time_text(pt.best.time_ns), fixed(first / pt.best.time_ns, 2),
+                             op.knee && *op.knee == i ? "<- knee" : ""});
+      table.push_back(row);
     }
     print_table(table, out);
     if (op.knee) {
@@ -174,12 +198,16 @@ std::string report_text(const RecommendReport& r) {
         out << ": beyond it the best time in the range improves by less than " << percent(op.fraction) << "\n";
     }
   } else {
-    std::vector<std::vector<std::string>> table = {{"rank", "mk", "mmi", "grid", "time", "confidence", "evidence"}};
+    std::vector<std::string> header{"rank"};
+    header.insert(header.end(), r.chosen.begin(), r.chosen.end());
+    header.insert(header.end(), {"time", "confidence", "evidence"});
+    TextTable table = {header};
     for (std::size_t i = 0; i < r.recommendations.size(); ++i) {
       const Recommendation& rec = r.recommendations[i];
-      table.push_back({std::to_string(i + 1), std::to_string(rec.candidate.mk), std::to_string(rec.candidate.mmi),
-                       grid(rec.candidate), time_text(rec.time_ns), fixed(rec.confidence.value, 2),
-                       evidence_text(rec)});
+      std::vector<std::string> row{std::to_string(i + 1)};
+      for (const std::string& v : value_cells(rec.values)) row.push_back(v);
+      row.insert(row.end(), {time_text(rec.time_ns), fixed(rec.confidence.value, 2), evidence_text(rec)});
+      table.push_back(row);
     }
     print_table(table, out);
     if (!r.recommendations.empty()) {
@@ -195,13 +223,18 @@ std::string report_text(const RecommendReport& r) {
   }
   if (r.confirm) {
     out << "\nconfirm with " << recommender::kSimulation << ":\n";
-    std::vector<std::vector<std::string>> table = {{"mk", "mmi", "grid", "analytic", "simulated", "difference", "run"}};
-    for (const recommender::Confirmation& cf : r.confirm->items)
-      table.push_back(
-          {std::to_string(cf.candidate.mk), std::to_string(cf.candidate.mmi), grid(cf.candidate),
-           time_text(cf.analytic_ns), time_text(cf.simulated_ns),
+    std::vector<std::string> header = r.chosen;
+    header.insert(header.end(), {"analytic", "simulated", "difference", "run"});
+    TextTable table = {header};
+    for (const recommender::Confirmation& cf : r.confirm->items) {
+      std::vector<std::string> row = value_cells(cf.values);
+      row.insert(
+          row.end(),
+          {time_text(cf.analytic_ns), time_text(cf.simulated_ns),
            (cf.difference >= 0 ? "+" : "") + percent(cf.difference),
            cf.simulation.run_id ? std::to_string(cf.simulation.run_id) + (cf.simulation.fresh ? " (new)" : "") : "-"});
+      table.push_back(row);
+    }
     print_table(table, out);
     out << "agreement: largest difference " << percent(r.confirm->max_abs_difference) << "; the simulator ranks them "
         << (r.confirm->same_order ? "in the same order" : "in a different order") << "\n";
@@ -209,8 +242,9 @@ std::string report_text(const RecommendReport& r) {
   if (r.explained) {
     out << "\nrules mined from " << r.rules.cases << " stored cases (" << r.rules.runs << " runs):\n";
     if (r.rules.rules.empty())
-      out << "  none yet: a rule needs at least 3 cases with 3 or more mk values each (ask about more problems, "
-             "grids or --procs-range)\n";
+      out << "  none yet: a rule needs at least 3 cases with 3 or more values of "
+          << (r.rule_space.targets.empty() ? std::string("a chosen parameter") : r.rule_space.targets.front())
+          << " each (ask about more problems, layouts or --procs-range)\n";
     for (std::size_t i = 0; i < r.rules.rules.size(); ++i) {
       const db::Rule& rule = r.rules.rules[i];
       out << (i < r.rule_applies.size() && r.rule_applies[i] ? "* " : "  ") << rule.rule_text << "  [support "

@@ -16,7 +16,8 @@ struct RecommendReport {
   const recommender::Problem* problem = nullptr;
   std::string spec, db_path;  // db_path "" = not stored
   std::int64_t procs = 0;
-  bool all_grids = false;
+  bool all_layouts = false;
+  std::vector<std::string> chosen;  // the parameters the candidates choose
   recommender::QueryStats stats;
   double wall_seconds = 0;
   std::vector<recommender::Recommendation> recommendations;
@@ -24,6 +25,7 @@ struct RecommendReport {
   std::optional<recommender::OperatingPoint> operating_point;
   // --explain
   bool explained = false;
+  recommender::RuleSpace rule_space;
   recommender::MinedRules rules;
   std::vector<bool> rule_applies;  // to the best recommendation
 };

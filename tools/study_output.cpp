@@ -6,7 +6,7 @@
 #include <iostream>
 #include <sstream>
 
-#include "cli_common.h"
+#include "cli.h"
 
 namespace poems::cli {
 
@@ -274,23 +274,23 @@ std::string plot_table(const StudyTable& t, const std::string& path) {
 }
 
 int print_study_table(StudyTable& table, const psl::StudyDecl& study, const std::string& format,
-                      const std::string& plot) {
+                      const std::string& plot, std::ostream& out, std::ostream& err) {
   finish_table(table, study);
   if (format == "json")
-    std::cout << table_json(table).dump(2) << '\n';
+    out << table_json(table).dump(2) << '\n';
   else if (format == "csv")
-    std::cout << table_csv(table);
+    out << table_csv(table);
   else
-    std::cout << table_text(table, study);
+    out << table_text(table, study);
   if (!plot.empty()) {
     const std::string error = plot_table(table, plot);
     if (!error.empty()) {
-      std::cerr << "poems: error: " << error << '\n';
+      err << "poems: error: " << error << '\n';
       return kExitEvaluation;
     }
-    std::cerr << "plot written to " << plot << '\n';
+    err << "plot written to " << plot << '\n';
   }
-  return table.failures ? kExitEvaluation : kExitOk;
+  return table.failures || table.store_failures ? kExitEvaluation : kExitOk;
 }
 
 }  // namespace poems::cli

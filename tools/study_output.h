@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <iosfwd>
 #include <map>
 #include <optional>
 #include <set>
@@ -13,42 +14,15 @@
 
 #include <nlohmann/json.hpp>
 
+#include "poems/core/study.h"
 #include "poems/psl/ast.h"
-#include "poems/psl/value.h"
 
 namespace poems::cli {
 
-using StudyBinding = std::vector<std::pair<std::string, psl::Value>>;
-
-struct StudyCell {
-  double time_ns = 0, compute_ns = 0, comm_ns = 0, sync_ns = 0;
-  std::uint64_t events = 0;
-  std::uint32_t processes = 0;
-  bool reused = false;  // the knowledge base already held it
-  double wall_seconds = 0;
-  std::string error;     // the evaluation failed (or, when skipped, why it was not run)
-  bool skipped = false;  // not evaluated by choice (a measurement that does not fit this machine)
-  std::optional<double> speedup, efficiency;
-  nlohmann::json extra = nlohmann::json::object();  // the evaluator's extra result fields
-  bool ok() const { return error.empty(); }
-};
-
-struct StudyRow {
-  StudyBinding binding;
-  std::uint32_t processes = 0;
-  std::map<std::string, StudyCell> cells;         // by paradigm
-  std::optional<double> difference_pct;           // second paradigm vs the first
-  std::map<std::string, double> differences_pct;  // every later paradigm vs the first
-};
-
-struct StudyTable {
-  std::string study, model;
-  std::vector<std::string> paradigms;    // compare order
-  std::vector<std::string> targets;      // varied names
-  std::set<std::string> process_params;  // parameters of the process set
-  std::vector<StudyRow> rows;
-  std::size_t failures = 0;  // skipped cells are not failures
-};
+using core::StudyBinding;
+using core::StudyCell;
+using core::StudyRow;
+using core::StudyTable;
 
 // Speedup and efficiency relative to the row with the fewest processes among
 // rows that agree on every varied name outside the process set; the
@@ -62,10 +36,10 @@ std::string table_text(const StudyTable& table, const psl::StudyDecl& study);
 std::string plot_table(const StudyTable& table, const std::string& out);
 
 // What `poems run` and `poems measure` print: finishes the table, writes it
-// to stdout as `format` (json, csv, else text) and plots it to `plot` if
+// to `out` as `format` (json, csv, else text) and plots it to `plot` if
 // given. Returns the exit code: evaluation failure if a plot could not be
-// written or a cell failed.
+// written, a cell failed or a result could not be stored.
 int print_study_table(StudyTable& table, const psl::StudyDecl& study, const std::string& format,
-                      const std::string& plot);
+                      const std::string& plot, std::ostream& out, std::ostream& err);
 
 }  // namespace poems::cli

@@ -72,12 +72,9 @@ struct LibraryCoercion {
 };
 
 const std::vector<LibraryCoercion>& library_coercions() {
+  // Sizes of MPI messages only: what an application's work is made of is the
+  // application's to say (`work = cells * angles` in its own request).
   static const std::vector<LibraryCoercion> table = {
-      {"work",
-       {"cells", "angles"},
-       "cells * angles",
-       [](const std::vector<Value>& a) { return Value::of_number(a[0].number * a[1].number); }},
-      {"work", {"cells"}, "cells", [](const std::vector<Value>& a) { return a[0]; }},
       {"bytes",
        {"elements", "element_size"},
        "elements * element_size",
@@ -126,6 +123,14 @@ class Composer {
     check_cycles();
     if (diags_.error_count() > errors_before) return std::nullopt;
     return std::move(system_);
+  }
+
+  // One instance outside a composition (instantiate_component).
+  std::optional<ComponentInstance> instance_of(const ComponentDecl& c) {
+    const std::size_t errors = diags_.error_count();
+    const std::size_t i = instantiate(c);
+    if (diags_.error_count() > errors) return std::nullopt;
+    return system_.instances[i];
   }
 
  private:
@@ -305,6 +310,14 @@ class Composer {
       std::vector<const Candidate*> matches;
       for (const Candidate& cand : candidates)
         if (cand.failure.empty()) matches.push_back(&cand);
+      if (matches.size() > 1) {  // one of them beside the chosen machine wins
+        std::vector<const Candidate*> preferred;
+        for (const Candidate* m : matches)
+          if (std::find(request_.preferred.begin(), request_.preferred.end(), m->component->name.name) !=
+              request_.preferred.end())
+            preferred.push_back(m);
+        if (preferred.size() == 1) matches = preferred;
+      }
       if (matches.size() == 1) {
         bind(from, r, *matches.front());
       } else if (matches.empty()) {
@@ -665,6 +678,14 @@ std::map<std::string, Value> bind_arguments(const SystemModel& system, const Int
 std::optional<SystemModel> compile_system(const Program& program, const CompileRequest& request,
                                           DiagnosticEngine& diags) {
   return Composer(program, request, diags).run();
+}
+
+std::optional<ComponentInstance> instantiate_component(const Program& program, const ComponentDecl& component,
+                                                       const std::map<std::string, Value>& overrides,
+                                                       DiagnosticEngine& diags) {
+  CompileRequest request;
+  request.overrides = overrides;
+  return Composer(program, request, diags).instance_of(component);
 }
 
 }  // namespace poems::psl

@@ -1,13 +1,17 @@
-// The knowledge-base side of the recommender: finding stored results for
-// candidates, recording fresh ones, and the cross-checked cases behind the
-// confidence. Private to poems_recommender.
+// The knowledge-base side of the recommender: evaluating candidates with the
+// analytic evaluator, finding stored results for them, recording fresh ones,
+// and the cross-checked cases behind the confidence. Private to
+// poems_recommender.
 #pragma once
 
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <optional>
+#include <span>
 #include <vector>
 
+#include "poems/core/evaluators.h"
 #include "poems/db/knowledge_base.h"
 #include "poems/recommender/confidence.h"
 #include "poems/recommender/problem.h"
@@ -22,39 +26,52 @@ struct AnalyticValue {
   bool known() const { return !std::isnan(time_ns); }
 };
 
-// The closed form's result at a candidate, as `poems analyze` stores it.
-// Throws components::Sweep3DParameterError.
-db::Result closed_form_result(const Problem& problem, const Candidate& c);
+// analytic[LogGP] on the problem's bindings: the model's closed form, bound
+// to its parameters once (a few hundred operations per candidate), or the
+// task graph's critical path through the evaluation core.
+class AnalyticEvaluator {
+ public:
+  explicit AnalyticEvaluator(const Problem& problem);
+  ~AnalyticEvaluator();
+  // `values`: every model parameter; `details` asks for the figures a record
+  // keeps. Throws QueryError for a parameter outside the model's range.
+  core::Outcome evaluate(const std::vector<double>& values, const components::ClosedFormMachine& machine,
+                         bool details) const;
+
+ private:
+  const Problem& problem_;
+  std::unique_ptr<components::BoundClosedForm> form_;
+};
 
 class EvidenceStore {
  public:
-  EvidenceStore(db::KnowledgeBase* kb, const Problem& problem) : kb_(kb), problem_(problem) {}
+  EvidenceStore(db::KnowledgeBase* kb, const Problem& problem);
 
   // The analytic time of every candidate of `set` (index as CandidateSet::at):
-  // stored results first (the grids' studies, then any run with the same
-  // binding), the gaps evaluated and recorded, every run linked to its grid's study.
+  // stored results first (the groups' studies, then any run with the same
+  // binding), the gaps evaluated and recorded, every run linked to its group's study.
   std::vector<AnalyticValue> analytic(const CandidateSet& set, QueryStats& stats);
   // Stored results of other paradigms for this specification, each with the
-  // closed form at the same case (found, or evaluated and recorded). Loaded once.
+  // analytic result at the same case (found, or evaluated and recorded). Loaded once.
   const std::vector<CrossCheck>& cross_checks(QueryStats& stats);
   // The candidate's stored simulation, or a fresh one (claimed, simulated, stored).
-  Evidence simulation(const Candidate& c, QueryStats& stats);
+  Evidence simulation(const std::vector<std::string>& names, std::span<const double> c, QueryStats& stats);
   void add_cross_check(CrossCheck check) { checks_->push_back(std::move(check)); }
+  // The confidence features of a candidate.
+  Features features(const std::vector<std::string>& names, std::span<const double> c) const;
+  const AnalyticEvaluator& evaluator() const { return evaluator_; }
 
  private:
-  void read_studies(const CandidateSet& set, std::vector<AnalyticValue>& out);
-  void scan_runs(const CandidateSet& set, const std::vector<bool>& incomplete, std::vector<AnalyticValue>& out,
-                 std::vector<std::vector<db::RowId>>& to_link);
+  struct Groups;
+  void read_studies(const CandidateSet& set, const Groups& groups, std::vector<AnalyticValue>& out);
+  void scan_runs(const CandidateSet& set, const Groups& groups, const std::vector<bool>& incomplete,
+                 std::vector<AnalyticValue>& out, std::vector<std::vector<db::RowId>>& to_link);
   std::optional<CrossCheck> cross_check(db::RowId id, const std::string& evaluator, double time_ns,
                                         const nlohmann::json& binding, QueryStats& stats);
 
-  // analytic_key(problem_, c), from a template built once (a fresh key costs
-  // several microseconds of JSON building per candidate).
-  db::RunKey analytic_key_of(const Candidate& c);
-
   db::KnowledgeBase* kb_;
   const Problem& problem_;
-  std::optional<db::RunKey> analytic_template_;
+  AnalyticEvaluator evaluator_;
   std::optional<std::vector<CrossCheck>> checks_;
 };
 

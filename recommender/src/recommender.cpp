@@ -5,8 +5,76 @@
 #include <numeric>
 
 #include "evidence.h"
+#include "poems/taskgraph/dtg.h"
 
 namespace poems::recommender {
+
+double Recommendation::value(const std::string& name) const {
+  for (std::size_t k = 0; k < names.size(); ++k)
+    if (names[k] == name) return values[k];
+  return std::numeric_limits<double>::quiet_NaN();
+}
+
+namespace {
+
+// A model parameter whose default follows a chosen one would take a wrong
+// value in the candidates' bindings: refuse the question.
+void check_independent(const Problem& p, const CandidateSet& set) {
+  if (set.size() == 0 || set.names().empty()) return;
+  taskgraph::ParameterBinding a = p.analytic.binding, b = p.analytic.binding;
+  const std::vector<double> first = set.at(0), last = set.at(set.size() - 1);
+  for (std::size_t k = 0; k < set.names().size(); ++k) {
+    a[set.names()[k]] = first[k];
+    b[set.names()[k]] = first[k] == last[k] ? first[k] + 1 : last[k];
+  }
+  std::vector<double> va, vb;
+  try {
+    va = taskgraph::evaluate_model_values(*p.graph, a);
+    vb = taskgraph::evaluate_model_values(*p.graph, b);
+  } catch (const std::exception&) {
+    return;  // the candidates' own evaluation reports it
+  }
+  for (std::size_t i = 0; i < p.parameters.size(); ++i) {
+    const std::string& name = p.parameters[i];
+    if (std::find(set.names().begin(), set.names().end(), name) != set.names().end()) continue;
+    if (va[i] != vb[i] && !p.analytic.binding.count(name))
+      throw QueryError("parameter " + name + " depends on the parameters the recommender chooses (" +
+                       [&] {
+                         std::string s;
+                         for (const std::string& n : set.names()) s += (s.empty() ? "" : ", ") + n;
+                         return s;
+                       }() +
+                       "); bind it with --set " + name + "=VALUE");
+  }
+}
+
+// Fastest first; equal times in the problem class's tie order, then the candidates' order.
+struct Faster {
+  const CandidateSet& set;
+  const std::vector<detail::AnalyticValue>& values;
+  std::vector<std::size_t> tie_positions;  // positions in names() of the tie order's names
+  bool operator()(std::size_t a, std::size_t b) const {
+    if (values[a].time_ns != values[b].time_ns) return values[a].time_ns < values[b].time_ns;
+    if (!tie_positions.empty()) {
+      const std::vector<double> ca = set.at(a), cb = set.at(b);
+      for (std::size_t p : tie_positions)
+        if (ca[p] != cb[p]) return ca[p] < cb[p];
+    }
+    return a < b;
+  }
+};
+
+Faster faster(const Problem& p, const CandidateSet& set, const std::vector<detail::AnalyticValue>& values) {
+  Faster f{set, values, {}};
+  if (const ProblemClass* pc = find_problem_class(p.model))
+    for (const std::string& n : pc->tie_order) {
+      auto it = std::find(set.names().begin(), set.names().end(), n);
+      if (it != set.names().end()) f.tie_positions.push_back(static_cast<std::size_t>(it - set.names().begin()));
+    }
+  return f;
+}
+
+}  // namespace
 
 struct Recommender::State {
   db::KnowledgeBase* kb;
@@ -16,34 +84,18 @@ struct Recommender::State {
   State(db::KnowledgeBase* k, Problem p) : kb(k), problem(std::move(p)), store(k, problem) {}
 };
 
-namespace {
-
-// Fastest first; ties go to the smaller mk, mmi, npe_i (a deterministic answer).
-struct Faster {
-  const CandidateSet& set;
-  const std::vector<detail::AnalyticValue>& values;
-  bool operator()(std::size_t a, std::size_t b) const {
-    if (values[a].time_ns != values[b].time_ns) return values[a].time_ns < values[b].time_ns;
-    const Candidate ca = set.at(a), cb = set.at(b);
-    return std::tie(ca.mk, ca.mmi, ca.npe_i) < std::tie(cb.mk, cb.mmi, cb.npe_i);
-  }
-};
-
-// Runs `body`, turning the closed form's parameter errors into QueryError.
-template <class F>
-auto guarded(F&& body) {
-  try {
-    return body();
-  } catch (const components::Sweep3DParameterError& e) {
-    throw QueryError(e.what());
-  }
-}
-
-}  // namespace
-
 Recommender::Recommender(db::KnowledgeBase* kb, Problem problem)
     : state_(std::make_unique<State>(kb, std::move(problem))) {
-  validate(state_->problem);
+  const Problem& p = state_->problem;
+  for (const auto& node : p.analytic_key.binding.value("compute", nlohmann::json::array()))
+    if (node.value("evaluator", "") != "processor[wg]")
+      throw QueryError(
+          "the recommender needs compute rates that do not change with the candidates "
+          "(processor[wg]); node " +
+          node.value("node", nlohmann::json()).dump() + " is timed by " + node.value("evaluator", "?") +
+          " (give --wg, or --set compute=processor[wg])");
+  if (const ProblemClass* pc = find_problem_class(p.model))
+    if (pc->validate) pc->validate(p);
 }
 
 Recommender::~Recommender() = default;
@@ -53,75 +105,76 @@ const Problem& Recommender::problem() const { return state_->problem; }
 
 namespace {
 
-Recommendation make_recommendation(const Problem& problem, const Candidate& c, const detail::AnalyticValue& v,
-                                   const std::vector<CrossCheck>& checks) {
+Recommendation make_recommendation(const Problem& problem, const detail::EvidenceStore& store,
+                                   const std::vector<std::string>& names, const std::vector<double>& c,
+                                   const detail::AnalyticValue& v, const std::vector<CrossCheck>& checks) {
   Recommendation r;
-  r.candidate = c;
+  r.names = names;
+  r.values = c;
   r.time_ns = v.time_ns;
   r.evidence.push_back({v.run_id, kAnalytic, v.time_ns, v.fresh});
-  const std::string key = analytic_key(problem, c).canonical_text();
+  const std::string key = analytic_key(problem, names, c).canonical_text();
   for (const CrossCheck& check : checks)
     if (check.case_key == key) r.evidence.push_back({check.run_id, check.paradigm, check.other_ns, false});
-  r.confidence = confidence(features(problem.config(c), problem.machine), checks);
+  r.confidence = confidence(store.features(names, c), checks);
   return r;
 }
 
 }  // namespace
 
-std::vector<Recommendation> Recommender::recommend(const CandidateSpace& space, std::size_t top) {
-  return guarded([&] {
-    State& s = *state_;
-    const CandidateSet set = candidates(s.problem, space);
-    const std::vector<detail::AnalyticValue> values = s.store.analytic(set, s.stats);
-    s.stats.candidates += set.size();
-    std::vector<std::size_t> order(set.size());
-    std::iota(order.begin(), order.end(), 0);
-    const std::size_t n = std::min(top, order.size());
-    std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(n), order.end(), Faster{set, values});
-    const std::vector<CrossCheck>& checks = s.store.cross_checks(s.stats);
-    std::vector<Recommendation> out;
-    for (std::size_t k = 0; k < n; ++k)
-      out.push_back(make_recommendation(s.problem, set.at(order[k]), values[order[k]], checks));
-    return out;
-  });
+std::vector<Recommendation> Recommender::recommend(const CandidateSet& set, std::size_t top) {
+  State& s = *state_;
+  if (set.size() > kMaxCandidates)
+    throw QueryError("the question has " + std::to_string(set.size()) + " candidates; expected at most " +
+                     std::to_string(kMaxCandidates) + " (fix a parameter with --set, or narrow --vary)");
+  check_independent(s.problem, set);
+  const std::vector<detail::AnalyticValue> values = s.store.analytic(set, s.stats);
+  s.stats.candidates += set.size();
+  std::vector<std::size_t> order(set.size());
+  std::iota(order.begin(), order.end(), 0);
+  const std::size_t n = std::min(top, order.size());
+  std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(n), order.end(),
+                    faster(s.problem, set, values));
+  const std::vector<CrossCheck>& checks = s.store.cross_checks(s.stats);
+  std::vector<Recommendation> out;
+  for (std::size_t k = 0; k < n; ++k)
+    out.push_back(make_recommendation(s.problem, s.store, set.names(), set.at(order[k]), values[order[k]], checks));
+  return out;
 }
 
 ConfirmReport Recommender::confirm(std::vector<Recommendation>& recommendations) {
-  return guarded([&] {
-    State& s = *state_;
-    s.store.cross_checks(s.stats);  // loaded before the fresh simulations are added
-    ConfirmReport report;
-    for (Recommendation& r : recommendations) {
-      const Evidence e = s.store.simulation(r.candidate, s.stats);
-      const bool listed = std::any_of(r.evidence.begin(), r.evidence.end(),
-                                      [&](const Evidence& x) { return x.run_id != 0 && x.run_id == e.run_id; });
-      if (!listed) r.evidence.push_back(e);
-      if (e.fresh) {
-        CrossCheck check;
-        check.run_id = e.run_id;
-        check.analytic_run_id = r.evidence.front().run_id;
-        check.paradigm = e.paradigm;
-        check.features = features(s.problem.config(r.candidate), s.problem.machine);
-        check.analytic_ns = r.time_ns;
-        check.other_ns = e.time_ns;
-        check.case_key = analytic_key(s.problem, r.candidate).canonical_text();
-        s.store.add_cross_check(std::move(check));
-      }
-      Confirmation c;
-      c.candidate = r.candidate;
-      c.analytic_ns = r.time_ns;
-      c.simulated_ns = e.time_ns;
-      c.difference = e.time_ns > 0 ? (r.time_ns - e.time_ns) / e.time_ns : 0;
-      c.simulation = e;
-      report.max_abs_difference = std::max(report.max_abs_difference, std::fabs(c.difference));
-      if (!report.items.empty() && e.time_ns < report.items.back().simulated_ns) report.same_order = false;
-      report.items.push_back(c);
+  State& s = *state_;
+  s.store.cross_checks(s.stats);  // loaded before the fresh simulations are added
+  ConfirmReport report;
+  for (Recommendation& r : recommendations) {
+    const Evidence e = s.store.simulation(r.names, r.values, s.stats);
+    const bool listed = std::any_of(r.evidence.begin(), r.evidence.end(),
+                                    [&](const Evidence& x) { return x.run_id != 0 && x.run_id == e.run_id; });
+    if (!listed) r.evidence.push_back(e);
+    if (e.fresh) {
+      CrossCheck check;
+      check.run_id = e.run_id;
+      check.analytic_run_id = r.evidence.front().run_id;
+      check.paradigm = e.paradigm;
+      check.features = s.store.features(r.names, r.values);
+      check.analytic_ns = r.time_ns;
+      check.other_ns = e.time_ns;
+      check.case_key = analytic_key(s.problem, r.names, r.values).canonical_text();
+      s.store.add_cross_check(std::move(check));
     }
-    const std::vector<CrossCheck>& checks = s.store.cross_checks(s.stats);
-    for (Recommendation& r : recommendations)
-      r.confidence = confidence(features(s.problem.config(r.candidate), s.problem.machine), checks);
-    return report;
-  });
+    Confirmation c;
+    c.values = r.values;
+    c.analytic_ns = r.time_ns;
+    c.simulated_ns = e.time_ns;
+    c.difference = e.time_ns > 0 ? (r.time_ns - e.time_ns) / e.time_ns : 0;
+    c.simulation = e;
+    report.max_abs_difference = std::max(report.max_abs_difference, std::fabs(c.difference));
+    if (!report.items.empty() && e.time_ns < report.items.back().simulated_ns) report.same_order = false;
+    report.items.push_back(c);
+  }
+  const std::vector<CrossCheck>& checks = s.store.cross_checks(s.stats);
+  for (Recommendation& r : recommendations) r.confidence = confidence(s.store.features(r.names, r.values), checks);
+  return report;
 }
 
 std::vector<std::int64_t> procs_ladder(std::int64_t from, std::int64_t to) {
@@ -151,58 +204,99 @@ std::optional<std::size_t> knee(const std::vector<double>& times, double fractio
   return times.size() - 1;  // only with NaN times: the last point qualifies otherwise
 }
 
+Dimension layouts(const Problem& problem, std::int64_t procs, bool all) {
+  if (procs < 1 || procs > (std::int64_t{1} << 31))
+    throw QueryError("procs = " + std::to_string(procs) + " is out of range; expected an integer in 1..2147483648");
+  if (const ProblemClass* pc = find_problem_class(problem.model); pc && pc->layouts)
+    return {pc->layout, pc->layouts(problem, procs, all)};
+  const std::vector<std::string>& set = problem.graph->process_set_params;
+  if (set.size() != 1) {
+    std::string names;
+    for (const std::string& n : set) names += (names.empty() ? "" : ", ") + n;
+    throw QueryError("model " + problem.model + " has " + std::to_string(set.size()) + " process-set parameters (" +
+                     names + "): choose their values with --vary instead of --procs (or register the model's layouts)");
+  }
+  return {set, {{static_cast<double>(procs)}}};
+}
+
+CandidateSet candidates(const Problem& problem, std::vector<Dimension> dimensions, const std::set<std::string>& fixed,
+                        std::int64_t procs, bool all_layouts) {
+  const ProblemClass* pc = find_problem_class(problem.model);
+  if (dimensions.empty() && pc && pc->dimensions) dimensions = pc->dimensions(problem, fixed);
+  if (procs != 0) {
+    Dimension l = layouts(problem, procs, all_layouts);
+    for (const std::string& n : l.names)
+      if (fixed.count(n)) throw QueryError("--procs chooses " + n + "; do not also --set it");
+    for (const Dimension& d : dimensions)
+      for (const std::string& n : d.names)
+        if (std::find(l.names.begin(), l.names.end(), n) != l.names.end())
+          throw QueryError("--procs chooses " + n + "; do not also --vary it");
+    dimensions.insert(dimensions.begin(), std::move(l));  // first: one study per layout
+  }
+  if (dimensions.empty())
+    throw QueryError("nothing to choose: name the parameters with --vary NAME=VALUES (or --study, --procs)");
+  for (const Dimension& d : dimensions) {
+    if (d.values.empty()) throw QueryError("no candidate values for " + d.names.front());
+    for (const std::string& n : d.names) problem.index(n);  // a model parameter
+  }
+  CandidateSet set(std::move(dimensions));
+  if (set.size() > kMaxCandidates)
+    throw QueryError("the question has " + std::to_string(set.size()) + " candidates; expected at most " +
+                     std::to_string(kMaxCandidates) + " (fix a parameter with --set, or drop --grid)");
+  return set;
+}
+
 OperatingPoint Recommender::operating_point(const ProcsRange& range) {
-  return guarded([&] {
-    State& s = *state_;
-    if (!(range.fraction > 0 && range.fraction < 1))
-      throw QueryError("fraction = " + std::to_string(range.fraction) + " is out of range; expected 0 < f < 1");
-    const std::vector<std::int64_t> ladder = procs_ladder(range.from, range.to);
-    validate(s.problem);
-    const components::Sweep3DConfig base = s.problem.config(s.problem.defaults());
-    // One candidate set over every grid of every count: one evidence lookup.
-    CandidateSet set;
-    std::vector<std::pair<std::int64_t, std::size_t>> counts;  // procs, grids
-    for (std::int64_t p : ladder) {
-      auto grids = range.all_grids ? factorizations(p, base.it_g, base.jt_g)
-                                   : std::vector<std::pair<std::int64_t, std::int64_t>>{};
-      if (!range.all_grids && !factorizations(p, base.it_g, base.jt_g).empty())
-        grids.push_back(square_grid(p, base.it_g, base.jt_g));
-      if (grids.empty()) continue;
-      if (set.grids.empty()) {
-        CandidateSpace space{p, false, grids.front().first, grids.front().second, range.mk, range.mmi};
-        const CandidateSet first = candidates(s.problem, space);  // validates mk and mmi
-        set.mk = first.mk;
-        set.mmi = first.mmi;
-      }
-      counts.emplace_back(p, grids.size());
-      set.grids.insert(set.grids.end(), grids.begin(), grids.end());
+  State& s = *state_;
+  if (!(range.fraction > 0 && range.fraction < 1))
+    throw QueryError("fraction = " + std::to_string(range.fraction) + " is out of range; expected 0 < f < 1");
+  const std::vector<std::int64_t> ladder = procs_ladder(range.from, range.to);
+  // One candidate set over every layout of every count: one evidence lookup.
+  Dimension all;
+  std::vector<std::pair<std::int64_t, std::size_t>> counts;  // procs, layouts
+  for (std::int64_t p : ladder) {
+    Dimension l;
+    try {
+      l = layouts(s.problem, p, range.all_layouts);
+    } catch (const QueryError&) {
+      if (find_problem_class(s.problem.model) == nullptr) throw;
+      continue;  // no usable layout at this count
     }
-    if (counts.empty())
-      throw QueryError("procs-range " + std::to_string(range.from) + ".." + std::to_string(range.to) +
-                       " has no processor count with a grid npe_i <= it_g, npe_j <= jt_g");
-    if (set.size() > kMaxCandidates)
-      throw QueryError("the range has " + std::to_string(set.size()) + " candidates; expected at most " +
-                       std::to_string(kMaxCandidates) + " (narrow it, fix mk with --set mk=N, or drop --grid)");
-    const std::vector<detail::AnalyticValue> values = s.store.analytic(set, s.stats);
-    s.stats.candidates += set.size();
-    const std::vector<CrossCheck>& checks = s.store.cross_checks(s.stats);
-    const Faster faster{set, values};
-    const std::size_t per_grid = set.mk.size() * set.mmi.size();
-    OperatingPoint out;
-    out.fraction = range.fraction;
-    std::size_t first = 0;
-    std::vector<double> times;
-    for (const auto& [procs, grids] : counts) {
-      std::size_t best = first * per_grid;
-      for (std::size_t i = first * per_grid; i < (first + grids) * per_grid; ++i)
-        if (faster(i, best)) best = i;
-      out.points.push_back({procs, make_recommendation(s.problem, set.at(best), values[best], checks)});
-      times.push_back(values[best].time_ns);
-      first += grids;
-    }
-    out.knee = knee(times, range.fraction);
-    return out;
-  });
+    if (l.values.empty()) continue;
+    all.names = l.names;
+    counts.emplace_back(p, l.values.size());
+    all.values.insert(all.values.end(), l.values.begin(), l.values.end());
+  }
+  if (counts.empty())
+    throw QueryError("procs-range " + std::to_string(range.from) + ".." + std::to_string(range.to) +
+                     " has no processor count with a usable layout");
+  std::vector<Dimension> dims{all};
+  dims.insert(dims.end(), range.others.begin(), range.others.end());
+  const CandidateSet set(std::move(dims));
+  if (set.size() > kMaxCandidates)
+    throw QueryError("the range has " + std::to_string(set.size()) + " candidates; expected at most " +
+                     std::to_string(kMaxCandidates) + " (narrow it, fix a parameter with --set, or drop --grid)");
+  check_independent(s.problem, set);
+  const std::vector<detail::AnalyticValue> values = s.store.analytic(set, s.stats);
+  s.stats.candidates += set.size();
+  const std::vector<CrossCheck>& checks = s.store.cross_checks(s.stats);
+  const Faster f = faster(s.problem, set, values);
+  const std::size_t per_layout = set.size() / all.values.size();
+  OperatingPoint out;
+  out.fraction = range.fraction;
+  std::size_t first = 0;
+  std::vector<double> times;
+  for (const auto& [procs, n] : counts) {
+    std::size_t best = first * per_layout;
+    for (std::size_t i = first * per_layout; i < (first + n) * per_layout; ++i)
+      if (f(i, best)) best = i;
+    out.points.push_back(
+        {procs, make_recommendation(s.problem, s.store, set.names(), set.at(best), values[best], checks)});
+    times.push_back(values[best].time_ns);
+    first += n;
+  }
+  out.knee = knee(times, range.fraction);
+  return out;
 }
 
 }  // namespace poems::recommender

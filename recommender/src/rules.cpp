@@ -1,5 +1,7 @@
 #include "poems/recommender/rules.h"
 
+#include "poems/recommender/problem_class.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -10,8 +12,6 @@
 #include <unordered_map>
 
 namespace poems::recommender {
-
-const std::array<const char*, kRuleFeatureCount> kRuleFeatureNames = {"it*jt", "procs", "kt", "L/Wg"};
 
 namespace {
 
@@ -26,25 +26,18 @@ std::string text(const db::Cell& cell) {
   return "";
 }
 
-std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
-
 std::string format(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.4g", v);
   return buf;
 }
 
-// Which blocking factor a tree is about.
-enum class Target { kMk, kMmi };
-
-const char* target_name(Target t) { return t == Target::kMk ? "mk" : "mmi"; }
-
-// The best time of a case with the target at `value` (the other factor at its
-// best); the nearest stored value stands in for one the case lacks.
-double time_at(const RuleCase& c, Target t, std::int64_t value) {
+// The best time of a case with target `t` at `value` (the other targets at
+// their best); the nearest stored value stands in for one the case lacks.
+double time_at(const RuleCase& c, std::size_t t, std::int64_t value) {
   std::map<std::int64_t, double> best;
   for (const auto& [key, time] : c.times) {
-    const std::int64_t v = t == Target::kMk ? key.first : key.second;
+    const std::int64_t v = key[t];
     auto it = best.find(v);
     if (it == best.end() || time < it->second) best[v] = time;
   }
@@ -79,8 +72,9 @@ double sse(const std::vector<const Labelled*>& cases) {
 
 class TreeMiner {
  public:
-  TreeMiner(Target target, const MiningOptions& o, const std::string& problem_class, MinedRules& out)
-      : target_(target), o_(o), class_(problem_class), out_(out) {}
+  TreeMiner(std::size_t target, const RuleSpace& space, const MiningOptions& o, const std::string& problem_class,
+            MinedRules& out)
+      : target_(target), space_(space), o_(o), class_(problem_class), out_(out) {}
 
   void fit(const std::vector<const Labelled*>& cases, std::vector<Condition> path, int depth) {
     if (depth < o_.depth && cases.size() >= 2 * o_.min_leaf) {
@@ -109,7 +103,7 @@ class TreeMiner {
     const double parent = sse(cases);
     std::optional<Split> best;
     double best_error = parent;
-    for (std::size_t f = 0; f < kRuleFeatureCount; ++f) {
+    for (std::size_t f = 0; f < space_.feature_names.size(); ++f) {
       std::vector<const Labelled*> sorted = cases;
       std::sort(sorted.begin(), sorted.end(),
                 [&](const Labelled* a, const Labelled* b) { return a->c->features[f] < b->c->features[f]; });
@@ -144,7 +138,8 @@ class TreeMiner {
     // A path may test a feature twice; keep the tightest bound of each side.
     std::string when;
     nlohmann::json conditions = nlohmann::json::array();
-    for (std::size_t f = 0; f < kRuleFeatureCount; ++f) {
+    for (std::size_t f = 0; f < space_.feature_names.size(); ++f) {
+      const std::string& fname = space_.feature_names[f];
       std::optional<double> above, at_most;
       for (const Condition& c : path) {
         if (c.feature != f) continue;
@@ -154,14 +149,14 @@ class TreeMiner {
           above = above ? std::max(*above, c.value) : c.value;
       }
       if (!above && !at_most) continue;
-      std::string part = above && at_most ? format(*above) + " < " + kRuleFeatureNames[f] + " <= " + format(*at_most)
-                         : above          ? std::string(kRuleFeatureNames[f]) + " > " + format(*above)
-                                          : std::string(kRuleFeatureNames[f]) + " <= " + format(*at_most);
+      std::string part = above && at_most ? format(*above) + " < " + fname + " <= " + format(*at_most)
+                         : above          ? fname + " > " + format(*above)
+                                          : fname + " <= " + format(*at_most);
       when += (when.empty() ? "" : " and ") + part;
-      if (above) conditions.push_back({{"feature", kRuleFeatureNames[f]}, {"op", ">"}, {"value", *above}});
-      if (at_most) conditions.push_back({{"feature", kRuleFeatureNames[f]}, {"op", "<="}, {"value", *at_most}});
+      if (above) conditions.push_back({{"feature", fname}, {"op", ">"}, {"value", *above}});
+      if (at_most) conditions.push_back({{"feature", fname}, {"op", "<="}, {"value", *at_most}});
     }
-    const std::string name = target_name(target_);
+    const std::string& name = space_.targets[target_];
     db::Rule rule;
     rule.problem_class = class_;
     const std::string best =
@@ -182,21 +177,22 @@ class TreeMiner {
     out_.rules.push_back(std::move(rule));
   }
 
-  Target target_;
+  std::size_t target_;
+  const RuleSpace& space_;
   const MiningOptions& o_;
   const std::string& class_;
   MinedRules& out_;
 };
 
-std::vector<Labelled> label(const std::vector<RuleCase>& cases, Target t, std::size_t min_values) {
+std::vector<Labelled> label(const std::vector<RuleCase>& cases, std::size_t t, std::size_t min_values) {
   std::vector<Labelled> out;
   for (const RuleCase& c : cases) {
     std::vector<std::int64_t> seen;
-    const std::pair<std::int64_t, std::int64_t>* best = nullptr;
+    const std::vector<std::int64_t>* best = nullptr;
     double best_time = 0;
     for (const auto& [key, time] : c.times) {
-      seen.push_back(t == Target::kMk ? key.first : key.second);
-      // Ties go to the smaller mk, then mmi (the map's order), as the recommender breaks them.
+      seen.push_back(key[t]);
+      // Ties go to the smaller first target, then the second (the map's order), as the recommender breaks them.
       if (!best || time < best_time) {
         best = &key;
         best_time = time;
@@ -205,79 +201,114 @@ std::vector<Labelled> label(const std::vector<RuleCase>& cases, Target t, std::s
     std::sort(seen.begin(), seen.end());
     seen.erase(std::unique(seen.begin(), seen.end()), seen.end());
     if (!best || seen.size() < min_values) continue;
-    out.push_back({&c, t == Target::kMk ? best->first : best->second, best_time});
+    out.push_back({&c, (*best)[t], best_time});
   }
   return out;
 }
 
 }  // namespace
 
-RuleFeatures rule_features(std::int64_t it_g, std::int64_t jt_g, std::int64_t kt, std::int64_t npe_i,
-                           std::int64_t npe_j, double latency_ns, double wg_ns) {
-  return {static_cast<double>(ceil_div(it_g, npe_i) * ceil_div(jt_g, npe_j)), static_cast<double>(npe_i * npe_j),
-          static_cast<double>(kt), wg_ns > 0 ? latency_ns / wg_ns : std::numeric_limits<double>::infinity()};
+RuleSpace rule_space(const Problem& problem, const CandidateSet& candidates) {
+  const ProblemClass* pc = find_problem_class(problem.model);
+  if (pc && !pc->rule_targets.empty()) return {pc->rule_targets, pc->rule_feature_names};
+  RuleSpace s;
+  for (const Dimension& d : candidates.dimensions())
+    if (d.names.size() == 1 && s.targets.size() < 2) s.targets.push_back(d.names.front());
+  for (const std::string& p : problem.parameters)
+    if (std::find(s.targets.begin(), s.targets.end(), p) == s.targets.end()) s.feature_names.push_back(p);
+  s.feature_names.push_back("L/Wg");
+  return s;
 }
 
-std::vector<RuleCase> load_rule_cases(const db::KnowledgeBase& kb, const std::string& model,
-                                      const std::string& spec_hash, const std::string& tool_version) {
-  // A case is everything of a binding but mk and mmi: the other parameters,
-  // the machine and the rate (wg_ns from `poems analyze`, the first compute
-  // node's ns_per_work from `poems run`).
+std::vector<double> rule_features(const Problem& problem, const RuleSpace& space, const Binding& b,
+                                  const components::ClosedFormMachine& m) {
+  const ProblemClass* pc = find_problem_class(problem.model);
+  if (pc && !pc->rule_targets.empty() && pc->rule_features) return pc->rule_features(b, m);
+  std::vector<double> f;
+  for (std::size_t k = 0; k + 1 < space.feature_names.size(); ++k) f.push_back(b(space.feature_names[k]));
+  const double latency_ns = static_cast<double>(m.params.L) / 1000.0;
+  f.push_back(m.ns_per_work > 0 ? latency_ns / m.ns_per_work : std::numeric_limits<double>::infinity());
+  return f;
+}
+
+std::vector<RuleCase> load_rule_cases(const db::KnowledgeBase& kb, const Problem& problem, const RuleSpace& space) {
+  if (space.targets.empty()) return {};
+  // A case is everything of a binding but the targets: the other
+  // parameters, the machine, the rates, the method.
+  std::string removed, targets;
+  for (const std::string& t : space.targets) {
+    removed += ", '$.parameters." + t + "'";
+    targets += ", json_extract(r.binding, '$.parameters." + t + "')";
+  }
   const db::QueryResult rows = kb.query_readonly(
-      "SELECT json_remove(json_extract(r.binding, '$.parameters'), '$.mk', '$.mmi') || "
-      "json_extract(r.binding, '$.machine') || "
-      "coalesce(json_extract(r.binding, '$.wg_ns'), json_extract(r.binding, '$.compute[0].ns_per_work')), "
-      "json_extract(r.binding, '$.parameters.mk'), json_extract(r.binding, '$.parameters.mmi'), "
-      "json_extract(r.binding, '$.parameters.it_g'), json_extract(r.binding, '$.parameters.jt_g'), "
-      "json_extract(r.binding, '$.parameters.kt'), json_extract(r.binding, '$.parameters.npe_i'), "
-      "json_extract(r.binding, '$.parameters.npe_j'), json_extract(r.binding, '$.machine.L_ps'), "
-      "coalesce(json_extract(r.binding, '$.wg_ns'), json_extract(r.binding, '$.compute[0].ns_per_work')), "
-      "res.time_ns FROM runs r JOIN results res ON res.run_id = r.id "
-      "WHERE r.model = ?1 AND r.spec_hash = ?2 AND r.tool_version = ?3 AND r.status = 'done' "
-      "AND r.evaluator = 'analytic[LogGP]' "
-      "AND coalesce(json_extract(r.binding, '$.method'), 'default') IN ('closed-form', 'default') ORDER BY r.id",
-      {model, spec_hash, tool_version});
+      "SELECT json_remove(r.binding" + removed +
+          "), json_extract(r.binding, '$.parameters'), "
+          "json_extract(r.binding, '$.machine'), json_extract(r.binding, '$.compute[0].ns_per_work'), res.time_ns" +
+          targets +
+          " FROM runs r JOIN results res ON res.run_id = r.id "
+          "WHERE r.model = ?1 AND r.spec_hash = ?2 AND r.tool_version = ?3 AND r.status = 'done' "
+          "AND r.evaluator = 'analytic[LogGP]' AND json_extract(r.binding, '$.method') = ?4 ORDER BY r.id",
+      {problem.model, problem.spec_hash, problem.tool_version, problem.method});
   std::vector<RuleCase> cases;
   std::unordered_map<std::string, std::size_t> index;
   for (const auto& row : rows.rows) {
-    double v[10];
+    std::vector<std::int64_t> key;
     bool ok = true;
-    for (int k = 0; k < 10; ++k) {
-      v[k] = number(row[k + 1]);
-      ok = ok && !std::isnan(v[k]);
+    for (std::size_t k = 0; k < space.targets.size(); ++k) {
+      const double v = number(row[5 + k]);
+      ok = ok && !std::isnan(v);
+      key.push_back(static_cast<std::int64_t>(v));
     }
-    if (!ok || v[2] < 1 || v[3] < 1 || v[5] < 1 || v[6] < 1) continue;
+    const double time = number(row[4]);
+    if (!ok || std::isnan(time)) continue;
     auto [it, inserted] = index.try_emplace(text(row[0]), cases.size());
     if (inserted) {
-      cases.emplace_back();
-      cases.back().features = rule_features(static_cast<std::int64_t>(v[2]), static_cast<std::int64_t>(v[3]),
-                                            static_cast<std::int64_t>(v[4]), static_cast<std::int64_t>(v[5]),
-                                            static_cast<std::int64_t>(v[6]), v[7] / 1000.0, v[8]);
+      const nlohmann::json params = nlohmann::json::parse(text(row[1]), nullptr, false);
+      const nlohmann::json machine = nlohmann::json::parse(text(row[2]), nullptr, false);
+      if (!params.is_object() || !machine.is_object()) {
+        index.erase(it);
+        continue;
+      }
+      std::vector<double> values;
+      for (const std::string& p : problem.parameters) values.push_back(params.value(p, 0.0));
+      components::ClosedFormMachine m = problem.machine;
+      m.params.L = machine.value("L_ps", m.params.L);
+      m.ns_per_work = std::isnan(number(row[3])) ? m.ns_per_work : number(row[3]);
+      try {
+        RuleCase c;
+        c.features = rule_features(problem, space, {&problem.parameters, values}, m);
+        cases.push_back(std::move(c));
+      } catch (const std::exception&) {
+        index.erase(it);
+        continue;
+      }
     }
-    cases[it->second].times[{static_cast<std::int64_t>(v[0]), static_cast<std::int64_t>(v[1])}] = v[9];
+    cases[it->second].times[key] = time;
   }
   return cases;
 }
 
-MinedRules mine_rules(const std::vector<RuleCase>& cases, const std::string& problem_class,
+MinedRules mine_rules(const std::vector<RuleCase>& cases, const RuleSpace& space, const std::string& problem_class,
                       const MiningOptions& options) {
   MinedRules out;
   out.cases = cases.size();
   for (const RuleCase& c : cases) out.runs += c.times.size();
-  for (Target t : {Target::kMk, Target::kMmi}) {
-    const std::vector<Labelled> labelled = label(cases, t, t == Target::kMk ? options.min_values : 2);
+  for (std::size_t t = 0; t < space.targets.size(); ++t) {
+    const std::vector<Labelled> labelled = label(cases, t, t == 0 ? options.min_values : 2);
     std::vector<const Labelled*> all;
     for (const Labelled& l : labelled) all.push_back(&l);
-    TreeMiner(t, options, problem_class, out).fit(all, {}, 0);
+    TreeMiner(t, space, options, problem_class, out).fit(all, {}, 0);
   }
-  // The paper's observation (POEMS section 5.3): at a well-chosen mk, mmi matters little.
+  if (space.targets.size() < 2) return out;
+  // The paper's observation (POEMS section 5.3): at a well-chosen first
+  // target (mk), the second (mmi) matters little.
   std::size_t spread_cases = 0, flat = 0;
   double worst = 0;
-  for (const Labelled& l : label(cases, Target::kMk, options.min_values)) {
+  for (const Labelled& l : label(cases, 0, options.min_values)) {
     double lo = std::numeric_limits<double>::infinity(), hi = 0;
     std::size_t n = 0;
     for (const auto& [key, time] : l.c->times)
-      if (key.first == l.best) {
+      if (key[0] == l.best) {
         lo = std::min(lo, time);
         hi = std::max(hi, time);
         ++n;
@@ -289,28 +320,35 @@ MinedRules mine_rules(const std::vector<RuleCase>& cases, const std::string& pro
     if (spread <= 0.01) ++flat;
   }
   if (spread_cases >= options.min_leaf) {
+    const std::string& first = space.targets[0];
+    const std::string& second = space.targets[1];
     db::Rule rule;
     rule.problem_class = problem_class;
-    rule.rule_text = "at the best mk => every mmi is within 1% of the best time in " + std::to_string(flat) + " of " +
-                     std::to_string(spread_cases) + " cases (largest spread " + format(100 * worst) + "%)";
+    rule.rule_text = "at the best " + first + " => every " + second + " is within 1% of the best time in " +
+                     std::to_string(flat) + " of " + std::to_string(spread_cases) + " cases (largest spread " +
+                     format(100 * worst) + "%)";
     rule.support = static_cast<std::int64_t>(spread_cases);
     rule.confidence = static_cast<double>(flat) / static_cast<double>(spread_cases);
-    rule.data = {{"target", "mmi-spread"}, {"conditions", nlohmann::json::array()},
-                 {"within", 0.01},         {"hits", flat},
-                 {"cases", spread_cases},  {"largest_spread", worst}};
+    rule.data = {{"target", second + "-spread"},
+                 {"conditions", nlohmann::json::array()},
+                 {"within", 0.01},
+                 {"hits", flat},
+                 {"cases", spread_cases},
+                 {"largest_spread", worst}};
     out.rules.push_back(std::move(rule));
   }
   return out;
 }
 
-bool rule_applies(const db::Rule& rule, const RuleFeatures& features) {
+bool rule_applies(const db::Rule& rule, const RuleSpace& space, const std::vector<double>& features) {
   if (!rule.data.contains("conditions")) return false;
   for (const auto& c : rule.data["conditions"]) {
     const std::string name = c.value("feature", "");
-    const auto f =
-        std::find_if(kRuleFeatureNames.begin(), kRuleFeatureNames.end(), [&](const char* n) { return name == n; });
-    if (f == kRuleFeatureNames.end()) return false;
-    const double x = features[static_cast<std::size_t>(f - kRuleFeatureNames.begin())];
+    const auto f = std::find(space.feature_names.begin(), space.feature_names.end(), name);
+    if (f == space.feature_names.end()) return false;
+    const std::size_t k = static_cast<std::size_t>(f - space.feature_names.begin());
+    if (k >= features.size()) return false;
+    const double x = features[k];
     const double v = c.value("value", 0.0);
     if (c.value("op", "") == "<=" ? !(x <= v) : !(x > v)) return false;
   }

@@ -8,7 +8,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "poems/components/evaluation_plan.h"
+#include "poems/core/evaluation_plan.h"
 #include "poems/psl/compiler.h"
 #include "poems/psl/frontend.h"
 #include "poems/psl/lower.h"
@@ -103,7 +103,7 @@ TEST(Compiler, Sweep3DPlanHasOneTedPerStaticNode) {
   Composed c = compose(kSweep3D, sweep3d_request("simulation[MPI-Sim]", "processor[wg]"));
   ASSERT_TRUE(c.system) << c.errors;
   auto graph = psl::lower_model(c.fe->program(), c.fe->sources(), "Sweep3D");
-  components::EvaluationPlan plan = components::plan_evaluation(*c.system, graph);
+  core::EvaluationPlan plan = core::plan_evaluation(*c.system, graph);
   ASSERT_EQ(plan.teds.size(), graph.nodes.size() - 1);
   EXPECT_EQ(plan.communication, "simulation[MPI-Sim]");
   ASSERT_TRUE(plan.network);
@@ -117,7 +117,7 @@ TEST(Compiler, Sweep3DPlanHasOneTedPerStaticNode) {
   EXPECT_EQ(plan.network->S, 32768u);
   EXPECT_FALSE(plan.rendezvous_handshake);
   int compute = 0;
-  for (const components::Ted& t : plan.teds) {
+  for (const core::Ted& t : plan.teds) {
     EXPECT_FALSE(t.implicit) << t.node_text;
     if (t.kind == "compute") {
       ++compute;
@@ -139,7 +139,7 @@ TEST(Compiler, OverrideReplacesMachineParameter) {
   Composed c = compose(kSweep3D, r);
   ASSERT_TRUE(c.system) << c.errors;
   auto graph = psl::lower_model(c.fe->program(), c.fe->sources(), "Sweep3D");
-  EXPECT_EQ(components::plan_evaluation(*c.system, graph).network->L, 26'500'000u);
+  EXPECT_EQ(core::plan_evaluation(*c.system, graph).network->L, 26'500'000u);
   // A value of the wrong unit is refused, naming the parameter.
   r.overrides["Odin.L"] = psl::Value::of_number(8, psl::kBytes);
   Composed bad = compose(kSweep3D, r);
@@ -160,10 +160,45 @@ TEST(Compiler, StudyRequestTakesMachineAndSettings) {
   EXPECT_EQ(r.study.count("mk"), 0u);  // model parameters bind the task graph, not the composition
 }
 
-TEST(Compiler, LibraryCoercionSuppliesWork) {
+TEST(Compiler, LibraryCoercionSuppliesMessageBytes) {
   const fs::path dir = fs::temp_directory_path() / "poems_compiler_test";
   fs::create_directories(dir);
   const fs::path file = dir / "library.psl";
+  std::ofstream(file) << R"(model M {
+  param P = 2;
+  taskgraph g { processes { [p] : 0 <= p < P }; task pack : Send(doubles = 6, peer = 1, tag = 0); }
+}
+component Send in application[M] {
+  accepts { profile { node_type = "pack"; } transaction send(doubles: int, peer: int, tag: int); protocol dataflow; }
+  requests mpi { selector domain == runtime[MPI]; transaction mpi_send(peer, tag); protocol call_return; }
+}
+component Mpi in runtime[MPI] {
+  accepts { profile { node_type = "mpi"; } transaction mpi_send(bytes: bytes, peer: int, tag: int) -> time; protocol call_return; }
+}
+)";
+  psl::CompileRequest r;
+  Composed c = compose(file.string(), r);
+  ASSERT_TRUE(c.system) << c.errors;
+  const psl::InterfaceBinding* b = c.system->request_of(c.system->find("Send"), "mpi");
+  ASSERT_NE(b, nullptr);
+  ASSERT_EQ(b->arguments.size(), 3u);
+  const psl::ArgumentBinding& bytes = b->arguments[0];
+  EXPECT_EQ(bytes.parameter, "bytes");
+  EXPECT_EQ(bytes.source, psl::ArgumentBinding::Source::Library);
+  EXPECT_EQ(bytes.expression, "doubles * 8B");
+  auto args = psl::bind_arguments(
+      *c.system, *b,
+      {{"doubles", psl::Value::of_number(6)}, {"peer", psl::Value::of_number(1)}, {"tag", psl::Value::of_number(0)}});
+  EXPECT_EQ(args.at("bytes").number, 48.0);
+  EXPECT_EQ(args.at("bytes").dimension, psl::kBytes);
+}
+
+// The application says what its work is made of: a request that leaves
+// `work` out is refused (there is no library coercion for it).
+TEST(Compiler, WorkIsNeverCoercedByTheLibrary) {
+  const fs::path dir = fs::temp_directory_path() / "poems_compiler_test";
+  fs::create_directories(dir);
+  const fs::path file = dir / "no_work.psl";
   std::ofstream(file) << R"(model M {
   param P = 2;
   taskgraph g { processes { [p] : 0 <= p < P }; task t : K(cells = 6, angles = 7); }
@@ -179,15 +214,8 @@ component Cpu in hardware[processor] {
 )";
   psl::CompileRequest r;
   Composed c = compose(file.string(), r);
-  ASSERT_TRUE(c.system) << c.errors;
-  const psl::InterfaceBinding* b = c.system->request_of(c.system->find("K"), "cpu");
-  ASSERT_NE(b, nullptr);
-  ASSERT_EQ(b->arguments.size(), 1u);
-  EXPECT_EQ(b->arguments[0].source, psl::ArgumentBinding::Source::Library);
-  EXPECT_EQ(b->arguments[0].expression, "cells * angles");
-  auto args =
-      psl::bind_arguments(*c.system, *b, {{"cells", psl::Value::of_number(6)}, {"angles", psl::Value::of_number(7)}});
-  EXPECT_EQ(args.at("work").number, 42.0);
+  EXPECT_FALSE(c.system);
+  EXPECT_NE(c.errors.find("its parameter 'work: real' is not supplied by the request"), std::string::npos) << c.errors;
 }
 
 TEST(Compiler, JsonAndDotDescribeTheSystem) {

@@ -7,7 +7,7 @@
 #include <memory>
 
 #include "direct_test_util.h"
-#include "poems/components/sweep3d_model.h"
+#include "poems/sweep3d/sweep3d_model.h"
 #include "poems/psl/frontend.h"
 #include "poems/psl/lower.h"
 #include "poems/sweep3d/app/decomposition.h"

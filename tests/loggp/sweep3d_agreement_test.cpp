@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "poems/components/sweep3d_model.h"
+#include "poems/sweep3d/sweep3d_model.h"
 #include "poems/loggp/critical_path.h"
 #include "poems/psl/frontend.h"
 #include "poems/psl/lower.h"

@@ -1,14 +1,17 @@
 // The recommender against an independent brute force over the candidate set,
 // its evidence (stored results reused, gaps stored once, other commands' runs
-// found), --confirm with the simulator, and the candidate space.
+// found), --confirm with the simulator, the candidate space, and a model with
+// no closed form and no problem class (its own question, a study's vary space).
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
 
 #include <chrono>
 #include <cmath>
+#include <fstream>
 #include <thread>
 
+#include "poems/core/study.h"
 #include "poems/db/knowledge_base.h"
 #include "recommender_test_util.h"
 
@@ -21,27 +24,21 @@ namespace {
 struct Case {
   const char* name;
   Problem problem;
-  CandidateSpace space;
+  std::int64_t procs;
+  bool all_grids;
   std::int64_t npe_i, npe_j, mmi;  // for the brute force when one grid / a fixed mmi
   bool with_kb;
 };
 
 std::vector<Case> cases() {
-  Problem handshake = problem(64, 64, 64, odin(), 8);
-  handshake.machine.rendezvous_handshake = true;
-  handshake.machine.wg_ns = 2;  // communication a large share of the time
+  Ask handshake{64, 64, 64, "Odin", 8, 12, true, "2ns", {}};  // communication a large share of the time
   return {
-      {"255^3 on 4096 (64x64) of Odin", problem(255, 255, 255, odin()), {4096, false, 64, 64, {}, {}}, 64, 64, 0, true},
-      {"150^3 on 6, every grid, Odin", problem(150, 150, 150, odin()), {6, true, 0, 0, {}, {}}, 0, 0, 0, false},
-      {"50x40x30 on 12, every grid, BigRed", problem(50, 40, 30, bigred()), {12, true, 0, 0, {}, {}}, 0, 0, 0, true},
-      {"64^3 mm=8 on 64, every grid, handshake, Wg=2ns", handshake, {64, true, 0, 0, {}, {}}, 0, 0, 0, false},
-      {"255^3 on 1024 (32x32) of BigRed, mmi=2",
-       problem(255, 255, 255, bigred()),
-       {1024, false, 32, 32, {}, 2},
-       32,
-       32,
-       2,
-       false},
+      {"255^3 on 4096 (64x64) of Odin", problem(255, 255, 255), 4096, false, 64, 64, 0, true},
+      {"150^3 on 6, every grid, Odin", problem(150, 150, 150), 6, true, 0, 0, 0, false},
+      {"50x40x30 on 12, every grid, BigRed", problem(50, 40, 30, "BigRed"), 12, true, 0, 0, 0, true},
+      {"64^3 mm=8 on 64, every grid, handshake, Wg=2ns", problem(handshake), 64, true, 0, 0, 0, false},
+      {"255^3 on 1024 (32x32) of BigRed, mmi=2", problem(Ask{255, 255, 255, "BigRed", 6, 12, false, "", {"mmi=2"}}),
+       1024, false, 32, 32, 2, false},
   };
 }
 
@@ -53,14 +50,15 @@ TEST(Recommender, BestEqualsTheBruteForceBestForSeveralProblemsAndMachines) {
     ScratchDir dir;
     std::unique_ptr<db::KnowledgeBase> kb;
     if (c.with_kb) kb = std::make_unique<db::KnowledgeBase>(dir.file());
-    const std::vector<Scored> brute = brute_force(c.problem, c.space.procs, c.space.all_grids, c.npe_i, c.npe_j, c.mmi);
+    const std::vector<Scored> brute = brute_force(c.problem, c.procs, c.all_grids, c.npe_i, c.npe_j, c.mmi);
+    const std::set<std::string> fixed = c.mmi ? std::set<std::string>{"mmi"} : std::set<std::string>{};
     for (int pass = 0; pass < (c.with_kb ? 2 : 1); ++pass) {  // cold, then from stored evidence
       Recommender r(kb.get(), c.problem);
-      const std::vector<Recommendation> top = r.recommend(c.space, 5);
+      const std::vector<Recommendation> top = r.recommend(candidates(c.problem, {}, fixed, c.procs, c.all_grids), 5);
       ASSERT_EQ(top.size(), 5u);
       EXPECT_EQ(r.stats().candidates, brute.size());
       for (std::size_t k = 0; k < top.size(); ++k) {
-        EXPECT_EQ(top[k].candidate, brute[k].c) << "rank " << k + 1 << " pass " << pass;
+        EXPECT_EQ(candidate_of(top[k], c.problem), brute[k].c) << "rank " << k + 1 << " pass " << pass;
         EXPECT_EQ(top[k].time_ns, brute[k].time_ns) << "rank " << k + 1;
       }
     }
@@ -69,13 +67,13 @@ TEST(Recommender, BestEqualsTheBruteForceBestForSeveralProblemsAndMachines) {
 
 TEST(Recommender, AWarmQueryReusesEveryStoredResultAndEvaluatesNothing) {
   ScratchDir dir;
-  const Problem p = problem(64, 64, 40, odin());
-  const CandidateSpace space{16, true, 0, 0, {}, {}};  // 1x16 .. 16x1: 5 grids x 40 mk x 4 mmi
+  const Problem p = problem(64, 64, 40);
+  const CandidateSet set = candidates(p, {}, {}, 16, true);  // 1x16 .. 16x1: 5 grids x 40 mk x 4 mmi
   std::vector<Recommendation> cold_top, warm_top;
   {
     db::KnowledgeBase kb(dir.file());
     Recommender r(&kb, p);
-    cold_top = r.recommend(space, 3);
+    cold_top = r.recommend(set, 3);
     EXPECT_EQ(r.stats().candidates, 800u);
     EXPECT_EQ(r.stats().reused, 0u);
     EXPECT_EQ(r.stats().evaluated, 800u);
@@ -85,14 +83,14 @@ TEST(Recommender, AWarmQueryReusesEveryStoredResultAndEvaluatesNothing) {
   }
   db::KnowledgeBase kb(dir.file());
   Recommender r(&kb, p);
-  warm_top = r.recommend(space, 3);
+  warm_top = r.recommend(set, 3);
   EXPECT_EQ(r.stats().reused, 800u);
   EXPECT_EQ(r.stats().evaluated, 0u);
   EXPECT_EQ(r.stats().stored, 0u);
   EXPECT_EQ(kb.runs().size(), 800u);  // nothing added
   ASSERT_EQ(warm_top.size(), cold_top.size());
   for (std::size_t k = 0; k < warm_top.size(); ++k) {
-    EXPECT_EQ(warm_top[k].candidate, cold_top[k].candidate);
+    EXPECT_EQ(candidate_of(warm_top[k]), candidate_of(cold_top[k]));
     EXPECT_EQ(warm_top[k].time_ns, cold_top[k].time_ns);
     EXPECT_FALSE(warm_top[k].evidence[0].fresh);
     EXPECT_EQ(warm_top[k].evidence[0].run_id, cold_top[k].evidence[0].run_id);
@@ -102,76 +100,73 @@ TEST(Recommender, AWarmQueryReusesEveryStoredResultAndEvaluatesNothing) {
   EXPECT_EQ(kb.studies().size(), 5u);
 }
 
-TEST(Recommender, RunsStoredByAnalyzeAndByStudiesAreEvidence) {
+// One path: the run `poems analyze` (and a study's cell) stores for a binding
+// is the recommender's run for that candidate, and the other way round.
+TEST(Recommender, RunsStoredByTheEvaluationCoreAreEvidenceAndViceVersa) {
   ScratchDir dir;
-  const Problem p = problem(32, 32, 20, odin());
-  db::KnowledgeBase kb(dir.file());
-  nlohmann::json machine = {{"L_ps", 5300000},
-                            {"o_ps", 2300000},
-                            {"g_ps", 2000000},
-                            {"G_fs_per_byte", 2500000},
-                            {"O_fs_per_byte", 1000000},
-                            {"S_bytes", 32768},
-                            {"rendezvous_handshake", false}};
-  auto parameters = [](int mk, int mmi) {
-    return nlohmann::json{{"it_g", 32.0}, {"jt_g", 32.0}, {"kt", 20.0}, {"npe_i", 4.0},      {"npe_j", 4.0},
-                          {"mk", mk},     {"mmi", mmi},   {"mm", 6.0},  {"iterations", 12.0}};
-  };
-  // As `poems analyze SPEC --set mk=7 --set mmi=2 --set npe_i=4 --set npe_j=4` keys it (cmd_analyze.cpp) ...
-  db::RunKey analyzed{
-      "Sweep3D",
-      "analytic[LogGP]",
-      "spec-hash",
-      "test",
-      {{"parameters", parameters(7, 2)}, {"wg_ns", 60.0}, {"machine", machine}, {"method", "closed-form"}}};
-  EXPECT_EQ(analyzed.canonical_text(), analytic_key(p, {7, 2, 4, 4}).canonical_text());
-  // ... and as `poems run --study` keys it (cmd_run.cpp).
-  db::RunKey studied{"Sweep3D",
-                     "analytic[LogGP]",
-                     "spec-hash",
-                     "test",
-                     {{"parameters", parameters(9, 1)},
-                      {"overrides", nlohmann::json::object()},
-                      {"machine", machine},
-                      {"compute", {{{"node", 3}, {"evaluator", "processor[wg]"}, {"ns_per_work", 60.0}}}},
-                      {"method", "default"}}};
-  // Marker times no evaluation gives: whoever reports them read the store.
-  db::Result one, two;
-  one.time_ns = 1.0;
-  two.time_ns = 2.0;
-  const auto recorded = kb.record_runs({{analyzed, one}, {studied, two}});
-  Recommender r(&kb, p);
-  const std::vector<Recommendation> top = r.recommend({16, false, 4, 4, {}, {}}, 2);
-  EXPECT_EQ(r.stats().reused, 2u);
-  EXPECT_EQ(r.stats().evaluated, 20u * 4 - 2);
-  EXPECT_EQ(top[0].candidate, (Candidate{7, 2, 4, 4}));
+  core::StoreOptions store_options{false, dir.file().string()};
+  examples::register_examples();
+  core::SystemRequest request;
+  request.files = {std::string(POEMS_SOURCE_DIR) + "/examples/sweep3d/sweep3d.psl"};
+  request.sets = {"it_g=32", "jt_g=32", "kt=20"};
+  const auto system = core::load_system(request);
+  core::Store store(store_options);
+  core::SessionOptions options;
+  options.choices.machine = "Odin";
+  core::Session session(*system, options, store);
+  const Problem p = problem_of(session);
+  // `poems analyze SPEC --set ... --set mk=7 --set mmi=2 --set npe_i=4 --set npe_j=4 --machine Odin`:
+  core::CellRequest analyzed;
+  analyzed.paradigm = "analytic[LogGP]";
+  analyzed.parameters = {{"mk", 7}, {"mmi", 2}, {"npe_i", 4}, {"npe_j", 4}};
+  const core::Session::Prepared prepared = session.prepare(analyzed);
+  const Candidate seven{7, 2, 4, 4};
+  EXPECT_EQ(prepared.key.canonical_text(), analytic_key(p, chosen(), seven.values()).canonical_text());
+  // A marker time no evaluation gives: whoever reports it read the store.
+  db::Result marker;
+  marker.time_ns = 1.0;
+  const auto recorded = store.kb()->record_runs({{prepared.key, marker}});
+  Recommender r(store.kb(), p);
+  std::vector<Dimension> dims = candidates(p, {}, {}, 0, false).dimensions();  // mk, mmi
+  dims.insert(dims.begin(), {{"npe_i", "npe_j"}, {{4, 4}}});
+  const std::vector<Recommendation> top = r.recommend(CandidateSet(dims), 2);
+  EXPECT_EQ(r.stats().reused, 1u);
+  EXPECT_EQ(r.stats().evaluated, 20u * 4 - 1);
+  EXPECT_EQ(candidate_of(top[0]), seven);
   EXPECT_EQ(top[0].time_ns, 1.0);
   EXPECT_EQ(top[0].evidence[0].run_id, recorded[0].id);
   EXPECT_FALSE(top[0].evidence[0].fresh);
-  EXPECT_EQ(top[1].candidate, (Candidate{9, 1, 4, 4}));
-  EXPECT_EQ(top[1].evidence[0].run_id, recorded[1].id);
-  // The gaps were stored under analyze's key: `poems analyze` finds them.
-  const auto stored = kb.find_done_run(analytic_key(p, {3, 3, 4, 4}));
-  ASSERT_TRUE(stored);
-  EXPECT_EQ(stored->binding["method"], "closed-form");
+  // The gaps were stored under the core's key: `poems analyze` finds them.
+  core::CellRequest other = analyzed;
+  other.parameters["mk"] = 3;
+  other.parameters["mmi"] = 3;
+  const core::Cell cell = session.evaluate(other);
+  EXPECT_TRUE(cell.reused);
+  EXPECT_EQ(cell.run_id, store.kb()->find_done_run(analytic_key(p, chosen(), Candidate{3, 3, 4, 4}.values()))->id);
 }
 
 TEST(Recommender, AnInterruptedQueryLeavesWhatItStoredAndTheNextEvaluatesOnlyTheRest) {
   ScratchDir dir;
-  const Problem p = problem(40, 40, 12, odin());
+  const Problem p = problem(40, 40, 12);
   const std::vector<Scored> brute = brute_force(p, 0, false, 5, 8);
+  const Dimension grid{{"npe_i", "npe_j"}, {{5, 8}}};
   {  // A question about mk = 5 only stores that part of the grid's study.
     db::KnowledgeBase kb(dir.file());
     Recommender r(&kb, p);
-    r.recommend({40, false, 5, 8, 5, {}}, 1);
+    r.recommend(CandidateSet({grid, {{"mk"}, {{5}}}, {{"mmi"}, {{1}, {2}, {3}, {6}}}}), 1);
     EXPECT_EQ(r.stats().stored, 4u);
   }
+  ProcsRange range;
+  range.from = 1;
+  range.to = 225;
+  range.all_layouts = true;
+  range.others = candidates(p, {}, {}, 0, false).dimensions();
   // A child killed (SIGKILL) in the middle of a bigger question (1..225 processors, every grid).
   const pid_t child = ::fork();
   if (child == 0) {
     db::KnowledgeBase kb(dir.file());
     Recommender r(&kb, p);
-    r.operating_point({1, 225, 0.1, true, {}, {}});
+    r.operating_point(range);
     ::_exit(0);
   }
   std::this_thread::sleep_for(std::chrono::milliseconds(100));
@@ -193,13 +188,15 @@ TEST(Recommender, AnInterruptedQueryLeavesWhatItStoredAndTheNextEvaluatesOnlyThe
   EXPECT_EQ(killed[2], killed[0]);  // every run done: a batch commits whole or not at all
   EXPECT_EQ(killed[3], killed[0]);  // each with its result
   Recommender r(&kb, p);
-  const std::vector<Recommendation> top = r.recommend({40, false, 5, 8, {}, {}}, 1);
+  std::vector<Dimension> on_grid = candidates(p, {}, {}, 0, false).dimensions();  // mk, mmi
+  on_grid.insert(on_grid.begin(), grid);
+  const std::vector<Recommendation> top = r.recommend(CandidateSet(on_grid), 1);
   EXPECT_GE(r.stats().reused, 4u);
   EXPECT_EQ(r.stats().reused + r.stats().evaluated, 48u);
-  EXPECT_EQ(top[0].candidate, brute[0].c);
+  EXPECT_EQ(candidate_of(top[0]), brute[0].c);
   // Resume the whole range: exactly what is missing is evaluated, nothing twice.
   Recommender again(&kb, p);
-  const OperatingPoint op = again.operating_point({1, 225, 0.1, true, {}, {}});
+  const OperatingPoint op = again.operating_point(range);
   EXPECT_FALSE(op.points.empty());
   const std::size_t total = again.stats().candidates;
   EXPECT_EQ(again.stats().evaluated + again.stats().reused, total);
@@ -213,12 +210,11 @@ TEST(Recommender, AnInterruptedQueryLeavesWhatItStoredAndTheNextEvaluatesOnlyThe
 
 TEST(Recommender, ConfirmSimulatesTheTopCandidatesAndRaisesTheirConfidence) {
   ScratchDir dir;
-  Problem p = problem(16, 16, 16, odin());
-  p.parameters["iterations"] = 2;
-  p.graph = sweep3d_graph();
+  const Problem p = problem(16, 16, 16, "Odin", 6, 2);
   db::KnowledgeBase kb(dir.file());
   Recommender r(&kb, p);
-  std::vector<Recommendation> top = r.recommend({4, true, 0, 0, {}, {}}, 3);
+  const CandidateSet set = candidates(p, {}, {}, 4, true);
+  std::vector<Recommendation> top = r.recommend(set, 3);
   for (const Recommendation& rec : top) EXPECT_EQ(rec.confidence.value, 0.5);  // analytic only
   const ConfirmReport report = r.confirm(top);
   EXPECT_EQ(r.stats().simulated, 3u);
@@ -234,20 +230,20 @@ TEST(Recommender, ConfirmSimulatesTheTopCandidatesAndRaisesTheirConfidence) {
     // The nearest cross-checked case is the candidate itself: D = 0.
     EXPECT_EQ(top[k].confidence.distance, 0.0);
     EXPECT_DOUBLE_EQ(top[k].confidence.value, 0.5 + 0.5 * (1 - std::fabs(c.difference) / kAgreementTolerance));
-    EXPECT_EQ(kb.run(c.simulation.run_id)->key_text, simulation_key(p, c.candidate).canonical_text());
+    EXPECT_EQ(kb.run(c.simulation.run_id)->key_text, simulation_key(p, set.names(), c.values).canonical_text());
   }
   EXPECT_DOUBLE_EQ(report.max_abs_difference,
                    std::max({std::fabs(report.items[0].difference), std::fabs(report.items[1].difference),
                              std::fabs(report.items[2].difference)}));
   // Confirming again finds the stored simulations.
   Recommender again(&kb, p);
-  std::vector<Recommendation> top2 = again.recommend({4, true, 0, 0, {}, {}}, 3);
+  std::vector<Recommendation> top2 = again.recommend(set, 3);
   EXPECT_EQ(top2[0].evidence.size(), 2u);  // the simulation is evidence before confirming
   const ConfirmReport report2 = again.confirm(top2);
   EXPECT_EQ(again.stats().simulated, 0u);
   for (std::size_t k = 0; k < 3; ++k) EXPECT_EQ(report2.items[k].simulated_ns, report.items[k].simulated_ns);
   // A candidate next to the confirmed ones gains confidence from them.
-  const std::vector<Recommendation> more = again.recommend({4, true, 0, 0, {}, {}}, 10);
+  const std::vector<Recommendation> more = again.recommend(set, 10);
   EXPECT_GT(more[9].confidence.value, 0.5);
   EXPECT_GT(more[9].confidence.distance, 0.0);
 }
@@ -262,44 +258,131 @@ TEST(Recommender, CandidateSpace) {
   ASSERT_EQ(grids.size(), 3u);
   EXPECT_EQ(grids[0], std::make_pair(std::int64_t{32}, std::int64_t{128}));
   EXPECT_EQ(factorizations(36, 100, 100).size(), 9u);
-  const Problem p = problem(255, 255, 255, odin());
-  const CandidateSet set = candidates(p, {4096, false, 0, 0, {}, {}});
+  const Problem p = problem(255, 255, 255);
+  const CandidateSet set = candidates(p, {}, {}, 4096, false);
   EXPECT_EQ(set.size(), 255u * 4);  // mk 1..255, mmi in {1, 2, 3, 6}
-  EXPECT_EQ(set.mmi, (std::vector<std::int64_t>{1, 2, 3, 6}));
-  EXPECT_EQ(set.at(0), (Candidate{1, 1, 64, 64}));
-  EXPECT_EQ(set.at(set.size() - 1), (Candidate{255, 6, 64, 64}));
-  EXPECT_EQ(candidates(p, {4096, true, 0, 0, 17, {}}).size(), 3u * 4);
+  EXPECT_EQ(set.names(), chosen());
+  EXPECT_EQ(set.dimensions().back().values, (std::vector<std::vector<double>>{{1}, {2}, {3}, {6}}));
+  EXPECT_EQ(set.at(0), (Candidate{1, 1, 64, 64}.values()));
+  EXPECT_EQ(set.at(set.size() - 1), (Candidate{255, 6, 64, 64}.values()));
+  EXPECT_EQ(set.index_of(Candidate{17, 3, 64, 64}.values()), 16u * 4 + 2);
+  const Problem mk17 = problem(Ask{255, 255, 255, "Odin", 6, 12, false, "", {"mk=17"}});
+  EXPECT_EQ(candidates(mk17, {}, {"mk"}, 4096, true).size(), 3u * 4);
 }
 
 TEST(Recommender, BadQuestionsNameTheParameterAndItsRange) {
-  auto message = [](const Problem& p, const CandidateSpace& s) -> std::string {
+  auto message = [](const Problem& p, const std::set<std::string>& fixed, std::int64_t procs, bool grid = false) {
     try {
-      candidates(p, s);
+      Recommender r(nullptr, p);
+      candidates(p, {}, fixed, procs, grid);
     } catch (const QueryError& e) {
-      return e.what();
+      return std::string(e.what());
     }
-    return "no error";
+    return std::string("no error");
   };
-  const Problem p = problem(255, 255, 255, odin());
-  EXPECT_EQ(message(p, {0, false, 0, 0, {}, {}}), "procs = 0 is out of range; expected an integer in 1..2147483648");
-  EXPECT_EQ(message(p, {16, false, 0, 0, {}, 4}), "mmi = 4 is out of range; expected a divisor of mm = 6: 1, 2, 3, 6");
-  EXPECT_EQ(message(p, {16, false, 0, 0, 256, {}}), "mk = 256 is out of range; expected an integer in 1..kt = 255");
-  EXPECT_EQ(message(p, {16, false, 0, 0, 0, {}}), "mk = 0 is out of range; expected an integer in 1..kt = 255");
-  EXPECT_EQ(message(p, {16, false, 4, 5, {}, {}}),
-            "npe_i * npe_j = 20 but procs = 16; expected npe_i * npe_j == procs");
-  EXPECT_NE(message(p, {70000, false, 0, 0, {}, {}}).find("expected at most it_g * jt_g processors"),
-            std::string::npos);
-  EXPECT_EQ(message(problem(255, 255, 0, odin()), {16, false, 0, 0, {}, {}}),
-            "kt = 0 is out of range; expected an integer in 1..2147483648");
-  EXPECT_EQ(message(problem(255, 255, 255, odin(), 0), {16, false, 0, 0, {}, {}}),
+  const Problem p = problem(255, 255, 255);
+  EXPECT_EQ(message(p, {}, -1), "procs = -1 is out of range; expected an integer in 1..2147483648");
+  EXPECT_EQ(message(problem(Ask{255, 255, 255, "Odin", 6, 12, false, "", {"mmi=4"}}), {"mmi"}, 16),
+            "mmi = 4 is out of range; expected a divisor of mm = 6: 1, 2, 3, 6");
+  EXPECT_EQ(message(problem(Ask{255, 255, 255, "Odin", 6, 12, false, "", {"mk=256"}}), {"mk"}, 16),
+            "mk = 256 is out of range; expected an integer in 1..kt = 255");
+  EXPECT_EQ(message(problem(Ask{255, 255, 255, "Odin", 6, 12, false, "", {"mk=0"}}), {"mk"}, 16),
+            "mk = 0 is out of range; expected an integer in 1..kt = 255");
+  EXPECT_EQ(message(problem(Ask{255, 255, 255, "Odin", 6, 12, false, "", {"npe_i=4"}}), {"npe_i"}, 16),
+            "--procs chooses npe_i; do not also --set it");
+  EXPECT_NE(message(p, {}, 70000).find("expected at most 65025 processors"), std::string::npos);
+  EXPECT_EQ(message(problem(255, 255, 0), {}, 16), "kt = 0 is out of range; expected an integer in 1..2147483648");
+  EXPECT_EQ(message(problem(255, 255, 255, "Odin", 0), {}, 16),
             "mm = 0 is out of range; expected an integer in 1..4096");
-  EXPECT_NE(message(problem(255, 255, 5'000'000, odin()), {16, true, 0, 0, {}, {}}).find("fix mk with --set mk=N"),
-            std::string::npos);
+  EXPECT_NE(message(problem(255, 255, 5'000'000), {}, 16, true).find("fix mk with --set mk=N"), std::string::npos);
   Problem missing = p;
-  missing.parameters.erase("kt");
-  EXPECT_EQ(message(missing, {16, false, 0, 0, {}, {}}), "the Sweep3D recommender needs the model parameter 'kt'");
-  EXPECT_THROW(Recommender(nullptr, problem(255, 255, -1, odin())), QueryError);
-  Recommender no_graph(nullptr, problem(8, 8, 8, odin()));
-  std::vector<Recommendation> top = no_graph.recommend({4, false, 0, 0, {}, {}}, 1);
-  EXPECT_THROW(no_graph.confirm(top), QueryError);
+  const std::size_t kt = missing.index("kt");
+  missing.parameters.erase(missing.parameters.begin() + static_cast<std::ptrdiff_t>(kt));
+  missing.values.erase(missing.values.begin() + static_cast<std::ptrdiff_t>(kt));
+  EXPECT_EQ(message(missing, {}, 16), "the Sweep3D closed form needs the model parameter 'kt'");
+  EXPECT_THROW(Recommender(nullptr, problem(255, 255, -1)), QueryError);
+  Problem no_simulation = problem(8, 8, 8);
+  no_simulation.simulation_error = "the model's MPI runtime has no simulated form";
+  Recommender r(nullptr, no_simulation);
+  std::vector<Recommendation> top = r.recommend(candidates(no_simulation, {}, {}, 4, false), 1);
+  EXPECT_THROW(r.confirm(top), QueryError);
+}
+
+// A model with no closed form and no problem class: the question names the
+// parameters (or a study's vary space gives them), the critical path ranks
+// the candidates, and the answer is the brute-force best of the core's own
+// analytic evaluations.
+TEST(Recommender, AnyModelAndAnyStudysVarySpace) {
+  ScratchDir dir;
+  const std::filesystem::path spec = dir.file("pipeline.psl");
+  std::ofstream(spec) << R"(model Pipeline {
+  param P = 4, n = 120, chunk = 10;
+  taskgraph pipe {
+    processes { [r] : 0 <= r < P };
+    for c in 1 .. n / chunk {
+      recv from [r - 1] size 64B * chunk;
+      task work : Stage(cells = chunk);
+      send to [r + 1] size 64B * chunk;
+    }
+  }
+}
+component Stage in application[Pipeline] {
+  accepts { profile { node_type = "stage"; } transaction stage(cells: int); protocol dataflow; }
+  requests cpu { selector domain == hardware[processor] and evaluation == study.compute;
+                 transaction execute_code_block(work = cells * 1000); protocol call_return; }
+}
+component Cpu in hardware[processor] {
+  param Wg = 10ns;
+  accepts { profile { evaluation = processor[wg]; Wg = Wg; } transaction execute_code_block(work: real) -> time;
+            protocol call_return; }
+}
+component Net in hardware[network] {
+  param L = 20us, o = 2us, g = 1us, G = 1ns/B, O = 0ns/B, S = 64KiB;
+  accepts { profile { evaluation = analytic[LogGP]; L = L; o = o; g = g; G = G; O = O; S = S; }
+            transaction message(bytes: bytes) -> time; protocol call_return; }
+}
+study chunks {
+  model Pipeline on Net;
+  set compute = processor[wg];
+  vary chunk in [1, 2, 3, 4, 5, 6, 8, 10, 12, 15, 20, 24, 30, 40, 60, 120];
+  compare analytic[LogGP];
+}
+)";
+  core::SystemRequest request;
+  request.files = {spec.string()};
+  request.study = "chunks";
+  const auto system = core::load_system(request);
+  core::Store store({false, dir.file().string()});
+  core::Session session(*system, {}, store);
+  const Problem p = problem_of(session);
+  EXPECT_EQ(p.method, "critical-path");
+  // The study's vary space; the brute force evaluates every binding through the core.
+  Dimension chunk{{"chunk"}, {}};
+  double best_time = 1e300, best_chunk = 0;
+  for (const core::StudyBinding& b : core::expand_study(*system->study())) {
+    chunk.values.push_back({b.front().second.number});
+    core::CellRequest cell = core::cell_request(*system, b);
+    cell.paradigm = "analytic[LogGP]";
+    const core::Cell c = session.evaluate(cell);
+    ASSERT_TRUE(c.ok()) << c.error;
+    if (c.outcome.breakdown.time_ns < best_time) {
+      best_time = c.outcome.breakdown.time_ns;
+      best_chunk = b.front().second.number;
+    }
+  }
+  EXPECT_GT(best_chunk, 1);    // messages cost: the smallest chunk is not best ...
+  EXPECT_LT(best_chunk, 120);  // ... nor the largest (no pipelining)
+  Recommender r(store.kb(), p);
+  const std::vector<Recommendation> top = r.recommend(candidates(p, {chunk}, {}, 0, false), 3);
+  EXPECT_EQ(top[0].value("chunk"), best_chunk);
+  EXPECT_EQ(top[0].time_ns, best_time);
+  // The study's cells were stored by the core: the recommender found every one.
+  EXPECT_EQ(r.stats().reused, chunk.values.size());
+  EXPECT_EQ(r.stats().evaluated, 0u);
+  // --procs sets the model's one process-set parameter.
+  const CandidateSet on8 = candidates(p, {chunk}, {}, 8, false);
+  EXPECT_EQ(on8.names(), (std::vector<std::string>{"P", "chunk"}));
+  const std::vector<Recommendation> top8 = r.recommend(on8, 1);
+  EXPECT_EQ(top8[0].value("P"), 8);
+  EXPECT_GT(r.stats().evaluated, 0u);
 }

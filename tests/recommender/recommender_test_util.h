@@ -7,17 +7,17 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <filesystem>
 #include <memory>
 #include <string>
 #include <tuple>
 #include <vector>
 
-#include "poems/components/sweep3d_model.h"
-#include "poems/psl/frontend.h"
-#include "poems/psl/lower.h"
+#include "poems/core/session.h"
+#include "poems/examples/examples.h"
 #include "poems/recommender/recommender.h"
-#include "poems/taskgraph/dtg.h"
+#include "poems/sweep3d/sweep3d_model.h"
 
 namespace poems::recommender::testing {
 
@@ -39,55 +39,62 @@ class ScratchDir {
   std::filesystem::path dir_;
 };
 
-// The machines of examples/sweep3d/machines.psl (seed 002, section 4.1), Wg of the Opteron.
-inline components::Sweep3DMachine odin() {
-  components::Sweep3DMachine m;
-  m.params.L = 5'300'000;
-  m.params.o = 2'300'000;
-  m.params.g = 2'000'000;
-  m.params.G = 2'500'000;
-  m.params.O = 1'000'000;
-  m.params.S = 32768;
-  m.wg_ns = 60;
-  return m;
+// A Sweep3D question as `poems recommend --set it_g=.. --set jt_g=.. --set kt=..
+// --set mm=.. --set iterations=.. --machine MACHINE [--rendezvous-handshake]
+// [--wg WG]` builds it, through the evaluation core.
+struct Ask {
+  int it_g = 255, jt_g = 255, kt = 255;
+  std::string machine = "Odin";  // examples/sweep3d/machines.psl: Odin or BigRed
+  int mm = 6, iterations = 12;
+  bool handshake = false;
+  std::string wg;                 // "" = the Opteron's 60ns
+  std::vector<std::string> sets;  // more --set values (mk=17, ...)
+};
+
+inline Problem problem(const Ask& a) {
+  examples::register_examples();
+  core::SystemRequest request;
+  request.files = {std::string(POEMS_SOURCE_DIR) + "/examples/sweep3d/sweep3d.psl"};
+  request.sets = {"it_g=" + std::to_string(a.it_g), "jt_g=" + std::to_string(a.jt_g), "kt=" + std::to_string(a.kt),
+                  "mm=" + std::to_string(a.mm), "iterations=" + std::to_string(a.iterations)};
+  request.sets.insert(request.sets.end(), a.sets.begin(), a.sets.end());
+  const std::unique_ptr<core::System> system = core::load_system(request);
+  core::Store none({true, ""});
+  core::SessionOptions options;
+  options.choices.machine = a.machine;
+  if (a.handshake) options.machine.rendezvous_handshake = true;
+  if (!a.wg.empty()) options.wg = a.wg;
+  core::Session session(*system, options, none);
+  return problem_of(session);  // holds the graph and the evaluations it needs
 }
 
-inline components::Sweep3DMachine bigred() {
-  components::Sweep3DMachine m;
-  m.params.L = 2'900'000;
-  m.params.o = 2'400'000;
-  m.params.g = 1'700'000;
-  m.params.G = 5'000'000;
-  m.params.O = 2'000'000;
-  m.params.S = 32768;
-  m.wg_ns = 60;
-  return m;
-}
-
-inline Problem problem(int it_g, int jt_g, int kt, const components::Sweep3DMachine& machine, int mm = 6,
+inline Problem problem(int it_g, int jt_g, int kt, const std::string& machine = "Odin", int mm = 6,
                        int iterations = 12) {
-  Problem p;
-  p.parameters = {{"it_g", it_g}, {"jt_g", jt_g}, {"kt", kt},
-                  {"npe_i", 2},   {"npe_j", 3},   {"mk", 10},
-                  {"mmi", 3},     {"mm", mm},     {"iterations", iterations}};
-  p.machine = machine;
-  p.machine_name = "test";
-  p.spec_hash = "spec-hash";
-  p.tool_version = "test";
-  return p;
+  return problem(Ask{it_g, jt_g, kt, machine, mm, iterations, false, "", {}});
 }
 
-// The Sweep3D model of the example specification (for simulations).
-inline std::shared_ptr<const taskgraph::StaticTaskGraph> sweep3d_graph() {
-  static std::unique_ptr<psl::Frontend> fe;
-  static std::shared_ptr<const taskgraph::StaticTaskGraph> graph;
-  if (!graph) {
-    fe = std::make_unique<psl::Frontend>();
-    EXPECT_TRUE(fe->load_files({std::string(POEMS_SOURCE_DIR) + "/examples/sweep3d/sweep3d.psl"}));
-    graph = std::make_shared<taskgraph::StaticTaskGraph>(psl::lower_model(fe->program(), fe->sources(), ""));
-  }
-  return graph;
+// The parameters a Sweep3D candidate chooses, in CandidateSet order (the grid first).
+inline const std::vector<std::string>& chosen() {
+  static const std::vector<std::string> names = {"npe_i", "npe_j", "mk", "mmi"};
+  return names;
 }
+
+struct Candidate {
+  std::int64_t mk = 0, mmi = 0, npe_i = 0, npe_j = 0;
+  auto operator<=>(const Candidate&) const = default;
+  std::vector<double> values() const { return {double(npe_i), double(npe_j), double(mk), double(mmi)}; }
+};
+
+// The candidate a recommendation chose; what it does not choose (a fixed
+// mmi) is the problem's value.
+inline Candidate candidate_of(const Recommendation& r, const Problem* p = nullptr) {
+  auto get = [&](const char* name) {
+    const double v = r.value(name);
+    return static_cast<std::int64_t>(std::isnan(v) && p ? p->value(name) : v);
+  };
+  return {get("mk"), get("mmi"), get("npe_i"), get("npe_j")};
+}
+inline Candidate candidate_of(const Recommendation& r, const Problem& p) { return candidate_of(r, &p); }
 
 struct Scored {
   Candidate c;
@@ -98,8 +105,8 @@ struct Scored {
 // promises (time, then mk, mmi, npe_i), written independently of it.
 inline std::vector<Scored> brute_force(const Problem& p, std::int64_t procs, bool all_grids, std::int64_t npe_i = 0,
                                        std::int64_t npe_j = 0, std::int64_t fixed_mmi = 0) {
-  const std::int64_t it_g = p.parameters["it_g"], jt_g = p.parameters["jt_g"], kt = p.parameters["kt"],
-                     mm = p.parameters["mm"];
+  auto get = [&](const char* name) { return static_cast<std::int64_t>(p.value(name)); };
+  const std::int64_t it_g = get("it_g"), jt_g = get("jt_g"), kt = get("kt"), mm = get("mm");
   std::vector<std::pair<std::int64_t, std::int64_t>> grids;
   if (all_grids) {
     for (std::int64_t i = 1; i <= procs; ++i)
@@ -107,6 +114,7 @@ inline std::vector<Scored> brute_force(const Problem& p, std::int64_t procs, boo
   } else {
     grids.emplace_back(npe_i, npe_j);
   }
+  const components::Sweep3DMachine machine{p.machine.params, p.machine.rendezvous_handshake, p.machine.ns_per_work};
   std::vector<Scored> out;
   for (const auto& [i, j] : grids)
     for (std::int64_t mk = 1; mk <= kt; ++mk)
@@ -117,12 +125,12 @@ inline std::vector<Scored> brute_force(const Problem& p, std::int64_t procs, boo
         c.jt_g = jt_g;
         c.kt = kt;
         c.mm = mm;
-        c.iterations = p.parameters["iterations"];
+        c.iterations = get("iterations");
         c.npe_i = i;
         c.npe_j = j;
         c.mk = mk;
         c.mmi = mmi;
-        const double t = static_cast<double>(components::predict_sweep3d(c, p.machine).time) / 1000.0;
+        const double t = static_cast<double>(components::predict_sweep3d(c, machine).time) / 1000.0;
         out.push_back({{mk, mmi, i, j}, t});
       }
   std::sort(out.begin(), out.end(), [](const Scored& a, const Scored& b) {

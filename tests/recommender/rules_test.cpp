@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "poems/db/knowledge_base.h"
+#include "poems/recommender/problem_class.h"
 #include "poems/recommender/rules.h"
 #include "recommender_test_util.h"
 
@@ -12,6 +13,9 @@ using namespace poems::recommender;
 using namespace poems::recommender::testing;
 
 namespace {
+
+// Sweep3D's rule space (examples/sweep3d registers it).
+const RuleSpace kSweep3D{{"mk", "mmi"}, {"it*jt", "procs", "kt", "L/Wg"}};
 
 // A case whose best mk is `best` (times grow with |log2(mk / best)|), over mk
 // in {1, 2, 5, 10, 20} and mmi in {1, 3} (mmi = 3 is 10% slower).
@@ -30,7 +34,7 @@ TEST(Rules, AThresholdOnItJtSeparatesTwoRegimes) {
   std::vector<RuleCase> cases;
   for (double cells : {16, 25, 36, 49, 64, 81}) cases.push_back(synthetic(cells, 10));
   for (double cells : {100, 144, 196, 256, 324, 400}) cases.push_back(synthetic(cells, 2));
-  const MinedRules mined = mine_rules(cases, "Sweep3D");
+  const MinedRules mined = mine_rules(cases, kSweep3D, "Sweep3D");
   EXPECT_EQ(mined.cases, 12u);
   EXPECT_EQ(mined.runs, 120u);
   std::vector<const db::Rule*> mk_rules;
@@ -53,15 +57,15 @@ TEST(Rules, AThresholdOnItJtSeparatesTwoRegimes) {
       EXPECT_EQ(r.confidence, 0.0);
     }
   }
-  EXPECT_TRUE(rule_applies(*mk_rules[0], {64, 1, 1, 1}));
-  EXPECT_FALSE(rule_applies(*mk_rules[0], {100, 1, 1, 1}));
-  EXPECT_TRUE(rule_applies(*mk_rules[1], {100, 1, 1, 1}));
+  EXPECT_TRUE(rule_applies(*mk_rules[0], kSweep3D, {64, 1, 1, 1}));
+  EXPECT_FALSE(rule_applies(*mk_rules[0], kSweep3D, {100, 1, 1, 1}));
+  EXPECT_TRUE(rule_applies(*mk_rules[1], kSweep3D, {100, 1, 1, 1}));
 }
 
 TEST(Rules, ConfidenceCountsCasesWhereTheSuggestionIsNearBest) {
   std::vector<RuleCase> cases;
   for (std::int64_t best : {5, 5, 10, 10, 10, 20}) cases.push_back(synthetic(50, best));
-  const MinedRules mined = mine_rules(cases, "Sweep3D");
+  const MinedRules mined = mine_rules(cases, kSweep3D, "Sweep3D");
   const db::Rule& mk = mined.rules.front();
   ASSERT_EQ(mk.data["target"], "mk");
   EXPECT_EQ(mk.data["suggest"], 10);  // the (lower) median of 5 5 10 10 10 20
@@ -75,12 +79,19 @@ TEST(Rules, ConfidenceCountsCasesWhereTheSuggestionIsNearBest) {
 TEST(Rules, MinedFromTheKnowledgeBaseWithRealSupport) {
   ScratchDir dir;
   db::KnowledgeBase kb(dir.file());
-  const Problem p = problem(96, 96, 16, odin());
+  const Problem p = problem(96, 96, 16);
   Recommender r(&kb, p);
-  const OperatingPoint op = r.operating_point({4, 1024, 0.1, false, {}, {}});
-  const std::vector<RuleCase> cases = load_rule_cases(kb, p.model, p.spec_hash, p.tool_version);
+  ProcsRange range;
+  range.from = 4;
+  range.to = 1024;
+  range.others = candidates(p, {}, {}, 0, false).dimensions();
+  const OperatingPoint op = r.operating_point(range);
+  const RuleSpace space = rule_space(p, CandidateSet(range.others));
+  EXPECT_EQ(space.targets, kSweep3D.targets);
+  EXPECT_EQ(space.feature_names, kSweep3D.feature_names);
+  const std::vector<RuleCase> cases = load_rule_cases(kb, p, space);
   EXPECT_EQ(cases.size(), op.points.size());  // one case per grid asked about
-  MinedRules mined = mine_rules(cases, "Sweep3D");
+  MinedRules mined = mine_rules(cases, kSweep3D, "Sweep3D");
   EXPECT_EQ(mined.runs, r.stats().candidates);
   EXPECT_EQ(mined.runs, kb.runs().size());
   std::int64_t mk_support = 0;
@@ -92,11 +103,11 @@ TEST(Rules, MinedFromTheKnowledgeBaseWithRealSupport) {
       mk_support += rule.support;
       // The rule's range holds the best mk of every case it covers.
       for (const RuleCase& c : cases)
-        if (rule_applies(rule, c.features)) {
+        if (rule_applies(rule, space, c.features)) {
           auto best = std::min_element(c.times.begin(), c.times.end(),
                                        [](const auto& a, const auto& b) { return a.second < b.second; });
-          EXPECT_GE(best->first.first, rule.data["range"][0].get<std::int64_t>());
-          EXPECT_LE(best->first.first, rule.data["range"][1].get<std::int64_t>());
+          EXPECT_GE(best->first[0], rule.data["range"][0].get<std::int64_t>());
+          EXPECT_LE(best->first[0], rule.data["range"][1].get<std::int64_t>());
         }
     }
   }
@@ -107,7 +118,19 @@ TEST(Rules, MinedFromTheKnowledgeBaseWithRealSupport) {
 }
 
 TEST(Confidence, Formula) {
-  const Features here = features({100, 100, 100, 4, 4, 10, 2, 6, 12}, odin());
+  // The Sweep3D features of a case (per-process it and jt, kt, mk, mmi, mm,
+  // the grid, the machine), as the example registers them.
+  const Problem p = problem(200, 200, 100, "Odin", 6, 12);
+  const ProblemClass* sweep3d = find_problem_class("Sweep3D");
+  ASSERT_NE(sweep3d, nullptr);
+  auto features = [&](double mk) {
+    std::vector<double> values;
+    apply(p, {"npe_i", "npe_j", "mk", "mmi"}, std::vector<double>{2, 2, mk, 2}, values);
+    return sweep3d->features({&p.parameters, values}, p.machine);
+  };
+  const Features here = features(10);
+  ASSERT_EQ(here.size(), 16u);
+  EXPECT_DOUBLE_EQ(here[0], std::log2(101.0));  // it = 200 / 2
   EXPECT_EQ(confidence(here, {}).value, 0.5);
   CrossCheck same;
   same.features = here;
@@ -126,7 +149,7 @@ TEST(Confidence, Formula) {
   // mk 10 -> 12, all else equal: D = log2(1 + 12) - log2(1 + 10).
   CrossCheck far = same;
   far.analytic_ns = far.other_ns = 100;
-  far.features = features({100, 100, 100, 4, 4, 12, 2, 6, 12}, odin());
+  far.features = features(12);
   const double d = std::log2(13.0) - std::log2(11.0);
   EXPECT_DOUBLE_EQ(distance(here, far.features), d);
   EXPECT_DOUBLE_EQ(confidence(here, {far}).value, 0.5 + 0.5 * std::exp(-d / kDistanceScale));
@@ -157,16 +180,21 @@ TEST(OperatingPoint, KneeAndLadder) {
 }
 
 TEST(OperatingPoint, EqualsTheBruteForceBestPerCountAndItsKnee) {
-  const Problem p = problem(64, 64, 16, bigred());
+  const Problem p = problem(64, 64, 16, "BigRed");
   Recommender r(nullptr, p);
-  const OperatingPoint op = r.operating_point({1, 1024, 0.10, true, {}, {}});
+  ProcsRange range;
+  range.from = 1;
+  range.to = 1024;
+  range.all_layouts = true;
+  range.others = candidates(p, {}, {}, 0, false).dimensions();
+  const OperatingPoint op = r.operating_point(range);
   const std::vector<std::int64_t> ladder = procs_ladder(1, 1024);
   ASSERT_EQ(op.points.size(), ladder.size());
   std::vector<double> times;
   for (std::size_t i = 0; i < ladder.size(); ++i) {
     const std::vector<Scored> brute = brute_force(p, ladder[i], true);
     EXPECT_EQ(op.points[i].procs, ladder[i]);
-    EXPECT_EQ(op.points[i].best.candidate, brute[0].c) << ladder[i];
+    EXPECT_EQ(candidate_of(op.points[i].best), brute[0].c) << ladder[i];
     EXPECT_EQ(op.points[i].best.time_ns, brute[0].time_ns);
     times.push_back(brute[0].time_ns);
   }

@@ -56,7 +56,7 @@ std::string machine_psl(const MachineProfile& m) {
   out += "    protocol call_return;\n";
   out += "  }\n}\n";
   if (m.Wg > 0) {
-    out += "\n// Wg: time per cell-angle of the Sweep3D k-block kernel on this host.\n";
+    out += "\n// Wg: " + m.wg_description + ".\n";
     out += "component " + m.name + "_cpu in hardware[processor] {\n";
     out += "  param Wg = " + psl_time(m.Wg) + ";\n";
     out += "  accepts {\n";

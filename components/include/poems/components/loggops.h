@@ -48,6 +48,12 @@ struct LogGOPS {
   bool rendezvous(std::uint64_t s) const { return s > S; }
 };
 
+// What a rendezvous message (more than S bytes) adds before its data moves:
+// L for the request to reach the receiver, or the request/acknowledge round
+// trip 2L + 2o with the handshake option. The simulator, the analytic
+// evaluator and the closed forms all take it from here.
+inline Picoseconds rendezvous_sync(const LogGOPS& p, bool handshake) { return handshake ? 2 * (p.L + p.o) : p.L; }
+
 // Converts nanoseconds (or ns per byte) given as a double to integer ps (fs
 // per byte), rounding to the nearest unit; nullopt if negative, not finite or
 // too large.

@@ -26,6 +26,10 @@ struct CompileRequest {
   // Components chosen by name (the study's `on Machine`, --machine,
   // --processor): each excludes the other components of its exact domain.
   std::vector<std::string> chosen;
+  // Components that win when a request matches several, one of them among
+  // these (the processors declared beside a chosen machine: `--machine local`
+  // brings `local_cpu`, which poems calibrate writes in the same file).
+  std::vector<std::string> preferred;
   // `study.X` attributes that selectors read (compute, paradigm, ...).
   std::map<std::string, Value> study;
   // `Component.param` values that replace the declared ones (a study's
@@ -114,6 +118,14 @@ CompileRequest study_request(const Program& program, const StudyDecl& study, con
 // angles). Throws std::runtime_error naming an argument that cannot be computed.
 std::map<std::string, Value> bind_arguments(const SystemModel& system, const InterfaceBinding& binding,
                                             const std::map<std::string, Value>& requester_values);
+
+// One component with its parameters and profiles evaluated, `Component.param`
+// overrides applied (as a composition instantiates it); nullopt with the
+// problems reported in `diags` when a value cannot be evaluated or an
+// override has the wrong unit.
+std::optional<ComponentInstance> instantiate_component(const Program& program, const ComponentDecl& component,
+                                                       const std::map<std::string, Value>& overrides,
+                                                       DiagnosticEngine& diags);
 
 nlohmann::json to_json(const SystemModel& system, const SourceManager& sources);
 // Graphviz drawing in the spirit of the POEMS paper's Fig. 3: one cluster per

@@ -1,25 +1,32 @@
-// The recommender's question (docs/recommender.md): a Sweep3D problem on a
-// machine, the candidates (mk, mmi) — and processor grids — to rank, and how
-// their evaluations are keyed in the knowledge base (exactly as `poems
-// analyze` and `poems simulate` key theirs, so each command finds the others'
-// results).
+// The recommender's question (docs/recommender.md): which values of some of
+// a model's parameters minimise its time on a machine. A Problem is the
+// model, the machine and the question's own binding, built from the
+// evaluation core (problem_of), so its runs are keyed exactly as `poems
+// analyze` and `poems simulate` key theirs and each finds the others'. The
+// candidates are a product of dimensions: parameters chosen together (a
+// processor grid npe_i x npe_j) and their candidate values.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
-#include <optional>
+#include <span>
 #include <stdexcept>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
-#include "poems/components/sweep3d_model.h"
+#include "poems/components/closed_forms.h"
+#include "poems/core/evaluators.h"
+#include "poems/core/session.h"
 #include "poems/db/run_key.h"
 #include "poems/taskgraph/stg.h"
 
 namespace poems::recommender {
+
+inline constexpr const char* kAnalyticParadigm = "analytic[LogGP]";
+inline constexpr const char* kSimulationParadigm = "simulation[MPI-Sim]";
 
 // A bad question: the message names the parameter and its allowed range.
 class QueryError : public std::invalid_argument {
@@ -27,76 +34,79 @@ class QueryError : public std::invalid_argument {
   using std::invalid_argument::invalid_argument;
 };
 
-// One point of the design space: blocking factors and processor grid.
-struct Candidate {
-  std::int64_t mk = 0, mmi = 0, npe_i = 0, npe_j = 0;
-  auto operator<=>(const Candidate&) const = default;
+// A binding by name: the model's parameter names and their values.
+struct Binding {
+  const std::vector<std::string>* names = nullptr;
+  std::span<const double> values;
+  // The value of `name`; throws QueryError when the model has no such parameter.
+  double operator()(const std::string& name) const;
 };
 
-// A Sweep3D problem on a machine, and what keys its runs.
 struct Problem {
-  // Every model parameter of the specification by name (it_g, jt_g, kt, npe_i,
-  // npe_j, mk, mmi, mm, iterations, ...); a candidate's values replace mk,
-  // mmi, npe_i and npe_j.
-  nlohmann::json parameters = nlohmann::json::object();
-  components::Sweep3DMachine machine;
+  std::string model, spec_hash, tool_version;
+  std::vector<std::string> parameters;  // the model's parameters, in order
+  std::vector<double> values;           // their values in the question's own binding
+  components::ClosedFormMachine machine;
   std::string machine_name;  // for reports, e.g. "Odin"
-  std::string model = "Sweep3D";
-  std::string spec_hash, tool_version;
-  // The model's task graph, for --confirm (simulation); may be null otherwise.
+  std::string method;        // analytic[LogGP]'s method: closed-form, or critical-path without a closed form
+  // The runs of the question's own binding, keyed as `poems analyze` and
+  // `poems simulate` key them; a candidate's key is this with its values.
+  db::RunKey analytic_key, simulation_key;
+  // What the core evaluates for them (the graph, rates, machine).
+  core::Evaluation analytic, simulation;
+  std::string simulation_error;  // why the model cannot be simulated ("" = it can)
   std::shared_ptr<const taskgraph::StaticTaskGraph> graph;
 
-  // The closed form's configuration at `c` (mk, mmi, npe from the candidate).
-  components::Sweep3DConfig config(const Candidate& c) const;
-  // The problem's own values of the candidate parameters.
-  Candidate defaults() const;
+  std::size_t index(const std::string& name) const;  // throws QueryError
+  double value(const std::string& name) const { return values[index(name)]; }
+  Binding binding() const { return {&parameters, values}; }
 };
 
-// Checks every problem parameter the candidates do not vary (it_g, jt_g, kt,
-// mm, iterations) and the machine; throws QueryError naming the first bad one.
-void validate(const Problem& problem);
+// The problem of a session's system: its model, its machine and rates, the
+// --set binding. Throws what core::Session::prepare throws, and QueryError
+// when the binding cannot be evaluated.
+Problem problem_of(core::Session& session);
 
-// Which candidates to rank.
-struct CandidateSpace {
-  std::int64_t procs = 0;  // processors
-  // false: the one grid npe_i x npe_j (both given) or, when they are 0, the
-  // most square factorization of procs; true: every usable factorization.
-  bool all_grids = false;
-  std::int64_t npe_i = 0, npe_j = 0;
-  // Fixed by the user; otherwise mk runs over 1..kt and mmi over the divisors of mm.
-  std::optional<std::int64_t> mk, mmi;
+// Parameters chosen together and their candidate values (tuples).
+struct Dimension {
+  std::vector<std::string> names;
+  std::vector<std::vector<double>> values;
 };
 
-// Processor grids npe_i x npe_j == procs that leave every process at least
-// one cell column (npe_i <= it_g, npe_j <= jt_g), npe_i ascending.
-std::vector<std::pair<std::int64_t, std::int64_t>> factorizations(std::int64_t procs, std::int64_t it_g,
-                                                                  std::int64_t jt_g);
-// The usable factorization with npe_i and npe_j closest (npe_i <= npe_j on a
-// tie); throws QueryError when there is none.
-std::pair<std::int64_t, std::int64_t> square_grid(std::int64_t procs, std::int64_t it_g, std::int64_t jt_g);
+// Every combination of the dimensions' values, the first dimension outermost.
+class CandidateSet {
+ public:
+  CandidateSet() = default;
+  explicit CandidateSet(std::vector<Dimension> dimensions);
+  const std::vector<Dimension>& dimensions() const { return dimensions_; }
+  const std::vector<std::string>& names() const { return names_; }  // every dimension's names, in order
+  std::size_t size() const { return size_; }
+  // Candidate i's values in names() order.
+  std::vector<double> at(std::size_t i) const;
+  void at(std::size_t i, std::vector<double>& values) const;
+  // The candidate with these values (names() order), or npos.
+  std::size_t index_of(std::span<const double> values) const;
+  static constexpr std::size_t npos = static_cast<std::size_t>(-1);
 
-// The grids of `space`, each with the same (mk, mmi) list. Throws QueryError
-// for a bad procs, grid, mk or mmi, or more than kMaxCandidates candidates.
-struct CandidateSet {
-  std::vector<std::pair<std::int64_t, std::int64_t>> grids;
-  std::vector<std::int64_t> mk;   // ascending
-  std::vector<std::int64_t> mmi;  // ascending
-  std::size_t size() const { return grids.size() * mk.size() * mmi.size(); }
-  // Candidate number i: grid-major, then mk, then mmi.
-  Candidate at(std::size_t i) const;
+ private:
+  std::vector<Dimension> dimensions_;
+  std::vector<std::string> names_;
+  std::vector<std::size_t> strides_;
+  std::size_t size_ = 0;
 };
-constexpr std::size_t kMaxCandidates = 4'000'000;
-CandidateSet candidates(const Problem& problem, const CandidateSpace& space);
+inline constexpr std::size_t kMaxCandidates = 4'000'000;
 
-// --- run keys (docs/knowledge-base.md) ---------------------------------
-// The machine as `poems analyze` stores it in a binding.
-nlohmann::json machine_json(const components::Sweep3DMachine& machine);
-// `poems analyze SPEC --set ...` of the candidate: analytic[LogGP], closed form.
-db::RunKey analytic_key(const Problem& problem, const Candidate& c);
-// `poems simulate SPEC --set ...` of the candidate: simulation[MPI-Sim], one CPU and NIC.
-db::RunKey simulation_key(const Problem& problem, const Candidate& c);
-// The study that names the candidate runs of one grid: everything of the
-// problem but mk and mmi. Name and spec hash, as the studies table keys it.
-std::string grid_study_name(const Problem& problem, std::int64_t npe_i, std::int64_t npe_j);
+// The values of `names` patched into the problem's binding.
+void apply(const Problem& problem, const std::vector<std::string>& names, std::span<const double> candidate,
+           std::vector<double>& values);
+// The candidate's analytic (and simulation) run key.
+db::RunKey analytic_key(const Problem& problem, const std::vector<std::string>& names, std::span<const double> c);
+db::RunKey simulation_key(const Problem& problem, const std::vector<std::string>& names, std::span<const double> c);
+
+// Processor grids npe_i x npe_j == procs with npe_i <= max_i and npe_j <=
+// max_j, npe_i ascending; the most square of them (npe_i <= npe_j on a tie).
+std::vector<std::pair<std::int64_t, std::int64_t>> factorizations(std::int64_t procs, std::int64_t max_i,
+                                                                  std::int64_t max_j);
+std::pair<std::int64_t, std::int64_t> square_grid(std::int64_t procs, std::int64_t max_i, std::int64_t max_j);
 
 }  // namespace poems::recommender

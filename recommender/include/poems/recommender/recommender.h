@@ -1,12 +1,14 @@
 // The performance recommender (POEMS section 3.5, IFESTOS style;
-// docs/recommender.md): ranks Sweep3D blocking factors (mk, mmi) — and
-// processor grids — by predicted time, evidence first: results stored in the
-// knowledge base are used as they are, gaps are filled with the analytic
-// closed form and stored, so a repeated question evaluates nothing.
+// docs/recommender.md): ranks candidate values of a model's parameters by
+// predicted time, evidence first: results stored in the knowledge base are
+// used as they are, gaps are filled with the analytic evaluator (the
+// model's closed form, else the task graph's critical path) and stored, so a
+// repeated question evaluates nothing.
 //
-//   db::KnowledgeBase kb(db::resolve_path(""));
-//   Recommender r(&kb, problem);
-//   std::vector<Recommendation> top = r.recommend({.procs = 4096}, 5);
+//   core::Session session(system, options, store);
+//   Problem problem = problem_of(session);
+//   Recommender r(store.kb(), problem);
+//   std::vector<Recommendation> top = r.recommend(CandidateSet(dimensions), 5);
 #pragma once
 
 #include <cstdint>
@@ -18,11 +20,12 @@
 #include "poems/db/knowledge_base.h"
 #include "poems/recommender/confidence.h"
 #include "poems/recommender/problem.h"
+#include "poems/recommender/problem_class.h"
 
 namespace poems::recommender {
 
-inline constexpr const char* kAnalytic = "analytic[LogGP]";
-inline constexpr const char* kSimulation = "simulation[MPI-Sim]";
+inline constexpr const char* kAnalytic = kAnalyticParadigm;
+inline constexpr const char* kSimulation = kSimulationParadigm;
 
 // One result behind a recommendation.
 struct Evidence {
@@ -33,24 +36,26 @@ struct Evidence {
 };
 
 struct Recommendation {
-  Candidate candidate;
-  double time_ns = 0;  // the closed form's prediction, by which candidates are ranked
+  std::vector<std::string> names;  // the chosen parameters
+  std::vector<double> values;      // their values
+  double time_ns = 0;              // the analytic prediction, by which candidates are ranked
   std::vector<Evidence> evidence;
   Confidence confidence;
+  double value(const std::string& name) const;  // NaN when not chosen
 };
 
 // What a query cost: a warm query has evaluated == stored == 0.
 struct QueryStats {
   std::size_t candidates = 0;  // ranked
   std::size_t reused = 0;      // analytic results found in the knowledge base
-  std::size_t evaluated = 0;   // closed-form evaluations made
+  std::size_t evaluated = 0;   // analytic evaluations made
   std::size_t stored = 0;      // runs recorded
   std::size_t simulated = 0;   // simulations made (confirm)
 };
 
 // --confirm: the simulator on the top candidates.
 struct Confirmation {
-  Candidate candidate;
+  std::vector<double> values;
   double analytic_ns = 0, simulated_ns = 0;
   double difference = 0;  // (analytic - simulated) / simulated
   Evidence simulation;
@@ -58,15 +63,15 @@ struct Confirmation {
 struct ConfirmReport {
   std::vector<Confirmation> items;
   double max_abs_difference = 0;
-  bool same_order = true;  // the simulator ranks the confirmed candidates as the closed form does
+  bool same_order = true;  // the simulator ranks the confirmed candidates as the analytic evaluator does
 };
 
 // --procs-range A..B: the best time per processor count and the knee.
 struct ProcsRange {
   std::int64_t from = 1, to = 1;
   double fraction = 0.10;  // "improves by less than this fraction"
-  bool all_grids = false;
-  std::optional<std::int64_t> mk, mmi;
+  bool all_layouts = false;
+  std::vector<Dimension> others;  // the other parameters chosen at every count
 };
 struct ProcsPoint {
   std::int64_t procs = 0;
@@ -87,6 +92,15 @@ std::vector<std::int64_t> procs_ladder(std::int64_t from, std::int64_t to);
 // min(times[i..]) >= (1 - fraction) * times[i].
 std::optional<std::size_t> knee(const std::vector<double>& times, double fraction);
 
+// The candidates of a question: `dimensions` (if empty, the problem class's
+// for the names not in `fixed`) and, with procs != 0, the process layouts of
+// procs processes (every usable one with `all_layouts`). Throws QueryError.
+CandidateSet candidates(const Problem& problem, std::vector<Dimension> dimensions, const std::set<std::string>& fixed,
+                        std::int64_t procs, bool all_layouts);
+// The process layouts of `procs` processes: the problem class's, or the one
+// process-set parameter of a model that has one.
+Dimension layouts(const Problem& problem, std::int64_t procs, bool all);
+
 class Recommender {
  public:
   // `kb` may be null: then everything is evaluated and nothing stored.
@@ -96,10 +110,11 @@ class Recommender {
   Recommender(const Recommender&) = delete;
   Recommender& operator=(const Recommender&) = delete;
 
-  // The `top` best candidates, fastest first (ties: smaller mk, mmi, npe_i).
-  std::vector<Recommendation> recommend(const CandidateSpace& space, std::size_t top);
+  // The `top` best candidates, fastest first (equal times: the problem
+  // class's tie order, then the candidate order).
+  std::vector<Recommendation> recommend(const CandidateSet& candidates, std::size_t top);
   // Simulates each recommendation (or finds its stored simulation), adds the
-  // evidence and recomputes its confidence. Throws QueryError without a task graph.
+  // evidence and recomputes its confidence.
   ConfirmReport confirm(std::vector<Recommendation>& recommendations);
   OperatingPoint operating_point(const ProcsRange& range);
 

@@ -10,13 +10,14 @@
 namespace poems::measure {
 
 struct MachineProfile {
-  std::string name = "local";              // the network component; the processor is name + "_cpu"
-  std::string network_description;         // profile attribute `network`
-  double L = 0, o = 0, g = 0;              // ns
-  double G = 0, O = 0;                     // ns per byte
-  double S = 0;                            // bytes
-  double Wg = 0;                           // ns per cell-angle (0: no processor component)
-  std::vector<std::string> comment_lines;  // provenance, written at the top
+  std::string name = "local";       // the network component; the processor is name + "_cpu"
+  std::string network_description;  // profile attribute `network`
+  double L = 0, o = 0, g = 0;       // ns
+  double G = 0, O = 0;              // ns per byte
+  double S = 0;                     // bytes
+  double Wg = 0;                    // ns per unit of work (0: no processor component)
+  std::string wg_description = "time per unit of work on this host";  // its comment in the file
+  std::vector<std::string> comment_lines;                             // provenance, written at the top
 };
 
 // The PSL text. Names must be PSL identifiers (checked: std::invalid_argument).

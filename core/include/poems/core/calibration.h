@@ -1,0 +1,78 @@
+// `poems calibrate`: this machine as a model (DESIGN.md 5.5). The local MPI's
+// LogGOPS parameters (poems_loggops_bench under mpirun: echo, exchange and
+// message trains, seed 002 section 1.3, seed 001 section 3.3, fitted around
+// the message sizes in use) and Wg of a kernel (processor[measured]) for the
+// tasks in use: a study's compute tasks, tasks given in the kernel's own
+// shorthand, or the kernel's defaults. Kernels are registered by the code
+// that owns them (examples/sweep3d registers the k-block kernel).
+#pragma once
+
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "poems/core/store.h"
+#include "poems/measure/loggops_fit.h"
+
+namespace poems::core {
+
+using TaskParameters = std::map<std::string, double>;
+
+struct CalibrationKernel {
+  std::string kernel;                  // processor[measured]'s kernel name
+  std::string description;             // e.g. "the Sweep3D k-block kernel", for messages and the PSL file
+  std::string component, transaction;  // what the kernel's tasks are
+  std::vector<TaskParameters> default_tasks;
+  // A task from the kernel's shorthand (--shape); throws std::invalid_argument saying the syntax.
+  std::function<TaskParameters(const std::string& text)> parse_task;
+  // The task's label in reports and calibration records.
+  std::function<std::string(const TaskParameters& task)> task_text;
+  // The message sizes the task's runs send (to fit LogGOPS around), if known.
+  std::function<std::vector<double>(const TaskParameters& task)> message_sizes;
+};
+
+void register_calibration_kernel(CalibrationKernel kernel);
+// The kernel named (or the first registered when `name` is ""); UsageError otherwise.
+const CalibrationKernel& calibration_kernel(const std::string& name);
+
+struct CalibrationRequest {
+  int procs = 2;  // processes of the benchmark, and copies of a task at once
+  bool quick = false;
+  std::string name = "local";                          // machine name (PSL identifier)
+  std::string sizes;                                   // --sizes for the benchmark ("" = its defaults)
+  std::optional<std::pair<double, double>> fit_bytes;  // message sizes the machine's fit takes
+  std::vector<std::string> shapes;                     // tasks in the kernel's shorthand
+  std::string spec, study;                             // and/or the compute tasks of a study's bindings
+  std::string kernel;  // "" = the study's processor[measured] kernel, else the default one
+};
+
+struct TaskWg {
+  TaskParameters task;
+  std::string text;
+  double block_ns = 0, wg_ns = 0;  // alone on the machine
+  int concurrent = 1;              // copies running at once for the next two
+  double busy_block_ns = 0, busy_wg_ns = 0;
+};
+
+struct Calibration {
+  std::string name, kernel, kernel_description;
+  measure::LoggopsSamples samples;
+  measure::LoggopsCalibration loggops;
+  std::vector<TaskWg> tasks;
+  double wg_ns = 0;    // median over tasks of the rate with `procs` copies at once
+  std::string source;  // "poems calibrate --np 2 on HOST (...)"
+  std::string psl;     // the machine as PSL components (NAME, NAME_cpu)
+};
+
+// Measures; `progress` is told what is measured next. Throws UsageError for
+// bad options, EvaluationError when the benchmark or a kernel fails.
+Calibration calibrate(const CalibrationRequest& request, const std::function<void(const std::string&)>& progress);
+// Stores the machine with its provenance and every calibration; `psl_path`
+// is where its PSL file was written. Throws StoreError.
+void store_calibration(const Calibration& calibration, const CalibrationRequest& request, const std::string& psl_path,
+                       Store& store);
+
+}  // namespace poems::core

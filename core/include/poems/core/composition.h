@@ -1,0 +1,48 @@
+// Composition for evaluation: the system's model composed by the PSL
+// compiler for one paradigm (in its study, with the command line's choices),
+// its EvaluationPlan, and the machine its communication reaches.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "poems/base/value.h"
+#include "poems/core/evaluation_plan.h"
+#include "poems/core/machine.h"
+#include "poems/core/system.h"
+#include "poems/psl/compiler.h"
+
+namespace poems::core {
+
+// What the command line chooses: components by name (--machine, --processor)
+// and --set values that are study attributes or Component.param overrides.
+struct Choices {
+  std::string machine, processor;
+  std::map<std::string, base::Value> study;      // e.g. compute = processor[measured]
+  std::map<std::string, base::Value> overrides;  // e.g. Odin.L = 26.5us
+};
+
+struct Composition {
+  std::string paradigm;
+  psl::SystemModel system;
+  EvaluationPlan plan;
+  // The network the model's communication reaches; nullopt when it reaches
+  // none, with the reason (a measurement needs none).
+  std::optional<Machine> machine;
+  std::string no_machine;
+};
+
+// The compiler's request: the study's (its `on Machine`, its `set` values)
+// or the model's alone, the command line's choices over it, `overrides`
+// (a binding's `vary Component.param` values) over those. Outside a study
+// and unless set, study.compute is processor[wg].
+psl::CompileRequest compile_request(const System& system, const std::string& paradigm, const Choices& choices,
+                                    const std::map<std::string, base::Value>& overrides = {});
+
+// Composes and plans. Throws InputError with the compiler's located diagnostics.
+Composition compose(System& system, const std::string& paradigm, const Choices& choices,
+                    const std::map<std::string, base::Value>& overrides = {});
+
+}  // namespace poems::core

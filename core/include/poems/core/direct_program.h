@@ -1,0 +1,45 @@
+// Running a program built with poems-mpicxx under direct execution: as a
+// child process (its faults and globals stay out of `poems`), options in its
+// environment, result back as JSON (poems/direct/protocol.h). Used by
+// `poems direct` and by the simulation[direct] model evaluator.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "poems/direct/runtime.h"
+
+namespace poems::core {
+
+struct DirectRun {
+  std::optional<direct::DirectResult> result;  // none if the program died without a result
+  std::string failure;                         // why there is no result (signal, timeout, not a POEMS program)
+  std::string output;                          // the program's stdout, with ProgramOutput::Capture
+};
+
+// Where the program's stdout goes: ours, our stderr (so `--format json`
+// stays clean), or DirectRun::output.
+enum class ProgramOutput { Inherit, ToStderr, Capture };
+
+// Runs `binary` as options.ranks simulated ranks; `timeout_seconds` <= 0: no limit.
+DirectRun run_direct_program(const std::string& binary, const std::vector<std::string>& args,
+                             const direct::DirectOptions& options, ProgramOutput output, double timeout_seconds);
+
+// A program of this build's bin directory (beside the poems executable).
+std::string bin_path(const std::string& name);
+
+// poems-mpicxx of this build.
+std::string mpicxx_path();
+
+// Compiles `source` with poems-mpicxx into a temporary directory; returns the
+// binary's path, or nullopt with the compiler's output in `log`. `shared`
+// receives the mutable global variables (and static locals) the source
+// defines: every simulated rank would share them (docs/direct.md, Globals).
+std::optional<std::string> compile_direct_program(const std::string& source, std::string& log,
+                                                  std::vector<std::string>& shared);
+
+// Whether `path` names a C or C++ source file (by its extension).
+bool is_source_file(const std::string& path);
+
+}  // namespace poems::core

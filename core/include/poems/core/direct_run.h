@@ -1,0 +1,68 @@
+// `poems direct PROGRAM`: an MPI program (a binary built with poems-mpicxx,
+// or a C/C++ source built with it) run on simulated ranks, on a machine read
+// from PSL components (the same reading as a composition's), its result
+// stored in the knowledge base like every evaluation.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "poems/core/direct_program.h"
+#include "poems/core/machine.h"
+#include "poems/core/store.h"
+#include "poems/direct/runtime.h"
+
+namespace poems::core {
+
+// The PSL files machines are read from when none are given (registered by
+// the examples: examples/sweep3d/machines.psl).
+void set_default_machine_files(std::vector<std::string> files);
+const std::vector<std::string>& default_machine_files();
+
+struct DirectMachineRequest {
+  std::vector<std::string> files;  // PSL files with the components ("" = the default machine files)
+  std::string machine, processor;  // --machine, --processor
+  std::optional<std::string> wg;   // --wg
+  MachineOverrides overrides;      // -L ... --cpus --nics
+  bool needs_processor = false;    // the program charges work (POEMS_Compute): find a Wg
+};
+
+struct DirectMachine {
+  Machine machine;
+  std::optional<processor::ProcessorSpec> processor;  // behind POEMS_Compute
+  std::string description;                            // "Odin, Wg=60ns from Opteron"
+};
+
+// LogGOPS of --machine (or the command line's), the processor of
+// --processor, of the machine's file, or the only one with a Wg. Throws
+// InputError for errors in the files, UsageError for an unknown or
+// ambiguous component.
+DirectMachine direct_machine(const DirectMachineRequest& request);
+
+// A runnable program: `program` itself, or the binary poems-mpicxx built from it.
+struct PreparedProgram {
+  std::string binary;
+  std::string compile_log;                  // the compiler's output
+  std::vector<std::string> shared_globals;  // mutable globals every rank would share (docs/direct.md)
+};
+// Throws InputError when the program is not an executable or a C/C++ source
+// that compiles.
+PreparedProgram prepare_program(const std::string& program);
+
+struct DirectOutcome {
+  DirectRun run;      // the program's result, or why there is none
+  std::string error;  // "" = the run completed
+  RunRecord::State record = RunRecord::State::NotStored;
+  db::RowId run_id = 0;
+  std::string store_error;
+  std::string store_path;
+};
+
+// Runs `binary` as options.ranks simulated ranks and stores the run keyed by
+// the program's bytes, the machine, the options and the arguments.
+DirectOutcome run_direct(const std::string& program, const std::string& binary, const std::vector<std::string>& args,
+                         const direct::DirectOptions& options, const Machine& machine, ProgramOutput output,
+                         double timeout_seconds, Store& store);
+
+}  // namespace poems::core

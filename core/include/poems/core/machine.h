@@ -1,0 +1,67 @@
+// The machine an evaluation runs on: LogGOPS parameters read from a
+// hardware[network] component (the one place they are read, for compositions
+// and for `poems direct`'s machines file), the engine's options, command-line
+// parameters that replace the component's, and the machine as run keys hold it.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "poems/base/value.h"
+#include "poems/components/loggops.h"
+#include "poems/psl/ast.h"
+#include "poems/sim/simulator.h"
+
+namespace poems::core {
+
+struct Machine {
+  components::LogGOPS params;
+  bool rendezvous_handshake = false;
+  std::uint32_t cpus = 1, nics = 1;  // per process
+  std::string network;               // the component the parameters came from ("" = the command line)
+  // A new option of the engine that changes results belongs here, in
+  // machine_key and in simulation_options, so that runs key it.
+};
+
+// LogGOPS of a network component's parameter values (L, o, g: times; G, O:
+// times per byte; S: bytes). Throws InputError naming the parameter and
+// what it must be.
+components::LogGOPS loggops_of(const std::map<std::string, base::Value>& parameters, const std::string& component);
+
+// The machine as run keys hold it: {"L_ps", "o_ps", "g_ps", "G_fs_per_byte",
+// "O_fs_per_byte", "S_bytes", "rendezvous_handshake", "cpus", "nics"}.
+nlohmann::json machine_key(const Machine& machine);
+sim::SimulationOptions simulation_options(const Machine& machine);
+// "L=5300ns o=2300ns g=2000ns G=2.5ns/B O=1ns/B S=32768B" (reports).
+std::string loggops_text(const components::LogGOPS& params);
+
+// Machine parameters given on the command line (-L 5.3us, -S 32KiB, ...),
+// each replacing the machine's; text as typed, units allowed.
+struct MachineOverrides {
+  std::optional<std::string> L, o, g, G, O, S;
+  std::optional<bool> rendezvous_handshake;
+  std::optional<std::uint32_t> cpus, nics;
+  bool empty() const;
+};
+// Applies the overrides; throws UsageError naming the option and its range.
+void apply_overrides(const MachineOverrides& overrides, Machine& machine);
+// The machine of the command line alone: LogGOPSim's example parameters
+// (L 2500, o 1500, g 1000, G 6 ns, O 0, S 65535 B) with the overrides applied.
+Machine command_line_machine(const MachineOverrides& overrides);
+
+// A hardware component of a program by name, with its parameters evaluated
+// (`poems direct`, which runs a program, not a model). UsageError when there
+// is none of that name (did you mean), or it is not a hardware component.
+const psl::ComponentDecl& hardware_component(const psl::Program& program, const std::string& name, const char* option);
+// Every component of `domain` (e.g. "hardware[network]"), in program order.
+std::vector<std::string> components_in(const psl::Program& program, const std::string& domain);
+
+// Parses a command-line quantity of `expected` dimension; a bare number is in
+// base units (ns, ns/B, bytes). UsageError naming `option` and `range`.
+double quantity(const std::string& option, const std::string& text, base::Dimension expected, const std::string& range);
+
+}  // namespace poems::core

@@ -1,0 +1,54 @@
+// A model's real program (DESIGN.md 5.3, 5.5): what simulation[direct] runs
+// on simulated ranks and measurement[mpirun] runs under mpirun. Generic code
+// names no program: the code that owns a model registers its program (the
+// Sweep3D example registers sweep3d_mpi and sweep3d_direct with their deck).
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "poems/core/evaluators.h"
+
+namespace poems::core {
+
+// What the program is given for one binding.
+struct ProgramInput {
+  std::vector<std::string> args;                     // its arguments (files written into the run's directory)
+  std::uint32_t ranks = 1;                           // processes
+  nlohmann::json record = nlohmann::json::object();  // stored with the result (e.g. the deck)
+};
+
+// What the program's result line says.
+struct ProgramResult {
+  double time_ns = 0;                  // the part of the run the models predict
+  double compute_ns = 0, comm_ns = 0;  // per-process means (measured runs)
+  std::uint64_t messages = 0;
+  nlohmann::json extra = nlohmann::json::object();
+};
+
+struct ModelProgram {
+  std::string model;
+  std::string measured;       // executable beside poems for measurement[mpirun] ("" = none), e.g. sweep3d_mpi
+  std::string direct;         // executable built with poems-mpicxx for simulation[direct] ("" = none)
+  std::string result_prefix;  // the program prints "PREFIX{json}" on one line
+  // Writes the program's input for `e` into `dir`; throws InputError.
+  std::function<ProgramInput(const Evaluation& e, const std::filesystem::path& dir)> input;
+  // Why the program refuses this binding ("" = it takes it); asked before running it.
+  std::function<std::string(const Evaluation& e)> refuses;
+  std::function<ProgramResult(const nlohmann::json& result)> read;
+};
+
+void register_program(ModelProgram program);
+const ModelProgram* find_program(const std::string& model);
+// Models with a program of that kind, for messages.
+std::vector<std::string> models_with_programs(bool measured);
+
+// A program built beside the running executable (build/bin), or "" if absent.
+std::string sibling_program(const std::string& name);
+
+}  // namespace poems::core

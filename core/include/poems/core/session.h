@@ -1,0 +1,114 @@
+// The one path from a specification to a result. `poems simulate`,
+// `analyze`, `run`, `measure` and `recommend`, and studies comparing
+// simulation[direct], evaluate through a Session: the model composed by the
+// PSL compiler for the paradigm, the compute rates from the processor TEDs,
+// the evaluator, the run key, the knowledge base. So the same binding
+// evaluated by two commands is the same stored run, with the same numbers.
+#pragma once
+
+#include <cstddef>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "poems/core/composition.h"
+#include "poems/core/error.h"
+#include "poems/core/evaluators.h"
+#include "poems/core/store.h"
+#include "poems/core/system.h"
+
+namespace poems::core {
+
+// The command line's part of every evaluation of a session.
+struct SessionOptions {
+  Choices choices;           // --machine, --processor, --set study attributes and overrides
+  MachineOverrides machine;  // -L -o -g -G -O -S --rendezvous-handshake --cpus --nics
+  // --wg: the compute time per unit of work of every compute node (units
+  // allowed, e.g. 60ns), over what the processor components say.
+  std::optional<std::string> wg;
+  std::string method;  // --method of analytic[LogGP]; "" = its default
+  MeasureOptions measure;
+};
+
+// One binding for one paradigm.
+struct CellRequest {
+  std::string paradigm;
+  taskgraph::ParameterBinding parameters;        // model parameters (over the study's set and --set)
+  std::map<std::string, base::Value> overrides;  // Component.param values of this binding
+  std::map<std::string, base::Value> study;      // study attributes of this binding (a varied `compute`)
+  bool reuse = true;  // false: evaluate even when the run is stored (a command asked for this evaluation)
+  // Beside the record (poems simulate): per-rank results, a timeline.
+  bool per_rank = false, timeline = false;
+  std::size_t max_stuck_listed = 16;
+};
+
+struct Cell {
+  std::string paradigm;
+  Outcome outcome;
+  bool reused = false;   // read from the knowledge base, not evaluated
+  bool skipped = false;  // not evaluated here by choice (`error` says why)
+  std::string error;     // the evaluation failed (or why it was skipped)
+  ErrorKind error_kind = ErrorKind::Evaluation;
+  std::string store_error;  // evaluated, but the result could not be stored
+  double wall_seconds = 0;
+  RunRecord::State record = RunRecord::State::NotStored;
+  db::RowId run_id = 0;
+  std::string store_path;
+  Evaluation evaluation;                             // what was evaluated: binding, machine, rates
+  nlohmann::json compute = nlohmann::json::array();  // per compute node: evaluator, ns_per_work (as keyed)
+  std::vector<std::string> processors;               // the components that time the compute nodes
+  bool ok() const { return error.empty(); }
+};
+
+class Session {
+ public:
+  Session(System& system, SessionOptions options, Store& store);
+  ~Session();
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+
+  // Evaluates one binding with one paradigm, or reads its stored run, and
+  // links the run to `study` if one is named. Throws for what is wrong with
+  // the request itself (an unknown paradigm or method, a composition that
+  // fails, a machine the communication cannot reach); a failure of this
+  // evaluation is the cell's error.
+  Cell evaluate(const CellRequest& request, const std::string& study = "");
+  // Everything an evaluation of `request` needs and how its run is keyed,
+  // without evaluating: what `evaluate` does first. Throws as `evaluate`
+  // does for a bad request; a binding that cannot be evaluated (an
+  // instantiation error, a processor model that fails) is the cell's error.
+  struct Prepared {
+    Cell cell;  // evaluation, compute rates, processors; error if it cannot be evaluated
+    db::RunKey key;
+    const EvaluatorEntry* evaluator = nullptr;
+    const Composition* composition = nullptr;
+    std::map<std::uint32_t, double> rates;  // compute time per unit of work by node
+  };
+  Prepared prepare(const CellRequest& request);
+  // Why `request` would be skipped rather than evaluated here ("" = it would
+  // not): a measurement that does not fit this machine.
+  std::string obstacle(const CellRequest& request);
+  // The composition of `paradigm` with a binding's overrides and study
+  // attributes (composed once, then reused).
+  const Composition& composition(const std::string& paradigm, const std::map<std::string, base::Value>& overrides = {},
+                                 const std::map<std::string, base::Value>& study = {});
+  // The binding of a cell: the study's `set` parameters, then --set, then `parameters`.
+  taskgraph::ParameterBinding binding(const taskgraph::ParameterBinding& parameters) const;
+
+  System& system() { return system_; }
+  Store& store() { return store_; }
+  const SessionOptions& options() const { return options_; }
+
+ private:
+  struct State;
+  System& system_;
+  SessionOptions options_;
+  Store& store_;
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace poems::core

@@ -1,0 +1,100 @@
+// Studies: every binding of a study's `vary` clauses evaluated by every
+// compared paradigm through a Session (so each evaluation is stored, and a
+// re-run evaluates only what is missing), gathered into a StudyTable.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "poems/base/value.h"
+#include "poems/core/session.h"
+#include "poems/psl/ast.h"
+
+namespace poems::core {
+
+// One binding of a study: the varied names and their values, in vary order.
+using StudyBinding = std::vector<std::pair<std::string, base::Value>>;
+
+struct StudyCell {
+  double time_ns = 0, compute_ns = 0, comm_ns = 0, sync_ns = 0;
+  std::uint64_t events = 0;
+  std::uint32_t processes = 0;
+  bool reused = false;  // the knowledge base already held it
+  double wall_seconds = 0;
+  std::string error;        // the evaluation failed (or, when skipped, why it was not run)
+  bool skipped = false;     // not evaluated by choice (a measurement that does not fit this machine)
+  std::string store_error;  // evaluated, but not stored
+  std::optional<double> speedup, efficiency;
+  nlohmann::json extra = nlohmann::json::object();  // the evaluator's extra result fields
+  bool ok() const { return error.empty(); }
+};
+
+struct StudyRow {
+  StudyBinding binding;
+  std::uint32_t processes = 0;
+  std::map<std::string, StudyCell> cells;         // by paradigm
+  std::optional<double> difference_pct;           // second paradigm vs the first
+  std::map<std::string, double> differences_pct;  // every later paradigm vs the first
+};
+
+struct StudyTable {
+  std::string study, model;
+  std::vector<std::string> paradigms;    // compare order
+  std::vector<std::string> targets;      // varied names
+  std::set<std::string> process_params;  // parameters of the process set
+  std::vector<StudyRow> rows;
+  std::size_t failures = 0;        // skipped cells are not failures
+  std::size_t store_failures = 0;  // cells evaluated but not stored
+};
+
+struct StudyPlan {
+  std::string study;                   // name the runs are linked to; "" = none (a command-line binding)
+  std::vector<std::string> paradigms;  // compare order
+  std::vector<StudyBinding> bindings;
+  std::vector<std::string> targets;  // varied names, for the table
+};
+
+// A study beyond this many bindings is a typo (a range without a step).
+inline constexpr std::size_t kMaxBindings = 1'000'000;
+
+// The bindings of a study's vary clauses: the cartesian product, first
+// clause outermost. Throws InputError beyond kMaxBindings bindings or for a
+// value that is not a constant.
+std::vector<StudyBinding> expand_study(const psl::StudyDecl& study);
+// The values of one vary clause: one tuple per entry (a range's values one by one).
+std::vector<std::vector<base::Value>> vary_values(const psl::VaryClause& clause);
+std::string binding_text(const StudyBinding& binding);
+
+// The plan of the system's study: its bindings by `paradigms` (default: its
+// compare entries, each resolved as --paradigm names are).
+StudyPlan plan_study(const System& system, const std::vector<std::string>& paradigms = {});
+
+struct StudyProgress {
+  std::size_t done = 0, total = 0;
+  const StudyBinding* binding = nullptr;
+  const Cell* cell = nullptr;
+};
+
+// Evaluates every binding of the plan with every paradigm; `progress` is
+// told of each cell. Throws what Session::evaluate throws (the request is
+// wrong as a whole); failed cells are counted in StudyTable::failures.
+StudyTable run_study(Session& session, const StudyPlan& plan,
+                     const std::function<void(const StudyProgress&)>& progress = {});
+
+// The request of one binding: model parameters, Component.param overrides
+// and study attributes sorted by name.
+CellRequest cell_request(const System& system, const StudyBinding& binding);
+
+// The cell of one paradigm in a row of a table, from a Session's cell.
+StudyCell study_cell(const Cell& cell);
+
+}  // namespace poems::core

@@ -1,0 +1,326 @@
+#include "poems/core/calibration.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <mutex>
+#include <set>
+
+#include "poems/base/suggest.h"
+#include "poems/core/compute_rates.h"
+#include "poems/core/error.h"
+#include "poems/core/programs.h"
+#include "poems/core/session.h"
+#include "poems/core/study.h"
+#include "poems/measure/machine_file.h"
+#include "poems/measure/mpirun.h"
+#include "poems/processor/measured.h"
+#include "poems/taskgraph/dtg.h"
+
+namespace poems::core {
+
+namespace {
+
+struct Registry {
+  std::mutex mutex;
+  std::vector<CalibrationKernel> kernels;
+};
+
+Registry& registry() {
+  static Registry r;
+  return r;
+}
+
+std::string fmt(const char* spec, double v) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, spec, v);
+  return buffer;
+}
+
+std::string default_text(const TaskParameters& task) {
+  std::string out;
+  for (const auto& [k, v] : task) out += (out.empty() ? "" : ",") + k + "=" + fmt("%.6g", v);
+  return out;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
+}
+
+// Message sizes and how many of each a run sends (every point-to-point
+// message of the instantiated task graph, collectives' included).
+void add_traffic(const taskgraph::StaticTaskGraph& graph, const taskgraph::ParameterBinding& binding,
+                 std::map<double, double>& traffic) {
+  auto shared = std::make_shared<taskgraph::StaticTaskGraph>(graph);
+  taskgraph::ModelSchedule schedule(shared, binding, {});
+  taskgraph::OpBuffer buffer;
+  for (std::uint32_t rank = 0; rank < schedule.ranks(); ++rank)
+    for (;;) {
+      buffer.clear();
+      const std::size_t n = schedule.pull(rank, 4096, buffer);
+      if (n == 0 || n == taskgraph::ScheduleSource::kBlocked) break;
+      for (const taskgraph::Operation& op : buffer.ops)
+        if (op.kind == taskgraph::OpKind::Send) traffic[static_cast<double>(op.bytes)] += 1;
+      if (buffer.rank_done) break;
+    }
+}
+
+// The compute tasks of a study's bindings, as processor[measured] times them,
+// and the kernel that times them.
+std::vector<TaskParameters> study_tasks(const CalibrationRequest& r, std::string& kernel,
+                                        std::map<double, double>& traffic) {
+  SystemRequest request;
+  request.files = {r.spec};
+  request.study = r.study;
+  const std::unique_ptr<System> system = load_system(request);
+  Store none({true, ""});
+  SessionOptions options;
+  options.choices.study["compute"] = base::Value::of_string("processor[measured]", base::Value::Kind::Ref);
+  Session session(*system, options, none);
+  std::set<TaskParameters> seen;
+  std::vector<TaskParameters> tasks;
+  for (const StudyBinding& b : expand_study(*system->study())) {
+    const CellRequest cell = cell_request(*system, b);
+    const Composition& c = session.composition("analytic[LogGP]", cell.overrides, cell.study);
+    const taskgraph::ParameterBinding binding = session.binding(cell.parameters);
+    const std::vector<double> values = taskgraph::evaluate_model_values(*system->graph(), binding);
+    for (const Ted& ted : c.plan.teds) {
+      if (ted.kind != "compute" || ted.evaluator != "processor[measured]") continue;
+      auto k = ted.parameters.find("kernel");
+      if (k != ted.parameters.end() && kernel.empty()) kernel = k->second.text;
+      TaskParameters task = compute_task(system->program(), c.system, ted, *system->graph(), values).params;
+      task.erase("procs");  // timed alone, then with --procs copies
+      if (seen.insert(task).second) tasks.push_back(task);
+    }
+    add_traffic(*system->graph(), binding, traffic);
+  }
+  if (tasks.empty())
+    throw InputError("study " + r.study + " has no compute task a processor[measured] component times");
+  return tasks;
+}
+
+}  // namespace
+
+void register_calibration_kernel(CalibrationKernel kernel) {
+  Registry& r = registry();
+  std::lock_guard lock(r.mutex);
+  for (CalibrationKernel& k : r.kernels)
+    if (k.kernel == kernel.kernel) {
+      k = std::move(kernel);
+      return;
+    }
+  r.kernels.push_back(std::move(kernel));
+}
+
+const CalibrationKernel& calibration_kernel(const std::string& name) {
+  Registry& r = registry();
+  std::lock_guard lock(r.mutex);
+  std::vector<std::string> names;
+  for (const CalibrationKernel& k : r.kernels) {
+    if (name.empty() || k.kernel == name) return k;
+    names.push_back(k.kernel);
+  }
+  throw UsageError("--kernel", (name.empty() ? std::string("no kernel is registered to calibrate")
+                                             : "no kernel named '" + name + "' is registered") +
+                                   " (kernels: " + (names.empty() ? std::string("none") : base::name_list(names)) +
+                                   ")" + base::did_you_mean(name, names));
+}
+
+Calibration calibrate(const CalibrationRequest& r, const std::function<void(const std::string&)>& progress) {
+  Calibration out;
+  out.name = r.name;
+  std::map<double, double> traffic;
+  std::vector<TaskParameters> tasks;
+  std::string kernel_name = r.kernel;
+  if (!r.study.empty()) {
+    if (r.spec.empty()) throw UsageError("--study", "needs the specification the study is in");
+    tasks = study_tasks(r, kernel_name, traffic);
+  }
+  const CalibrationKernel& kernel = calibration_kernel(kernel_name);
+  out.kernel = kernel.kernel;
+  out.kernel_description = kernel.description;
+  auto text_of = [&](const TaskParameters& t) { return kernel.task_text ? kernel.task_text(t) : default_text(t); };
+  for (const std::string& s : r.shapes) {
+    if (!kernel.parse_task) throw UsageError("--shape", "kernel " + kernel.kernel + " takes no shorthand");
+    TaskParameters t;
+    try {
+      t = kernel.parse_task(s);
+    } catch (const std::invalid_argument& e) {
+      throw UsageError("--shape", e.what());
+    }
+    if (kernel.message_sizes)
+      for (double bytes : kernel.message_sizes(t)) traffic[bytes] += 1;
+    tasks.push_back(t);
+  }
+  if (tasks.empty()) tasks = kernel.default_tasks;
+
+  const std::string bench = sibling_program("poems_loggops_bench");
+  if (bench.empty())
+    throw EvaluationError(
+        "poems_loggops_bench is not beside the poems executable (build it: cmake --build build "
+        "--target poems_loggops_bench)");
+  progress("LogGOPS of the local MPI with poems_loggops_bench on " + std::to_string(r.procs) + " processes" +
+           (r.quick ? " (quick)" : ""));
+  measure::Launch launch;
+  launch.ranks = r.procs;
+  launch.program = bench;
+  if (r.quick) launch.args.push_back("--quick");
+  if (!r.sizes.empty()) launch.args.insert(launch.args.end(), {"--sizes", r.sizes});
+  launch.timeout_seconds = 600;
+  const measure::ProcessResult run = measure::run_mpi(launch);
+  const std::string line = measure::result_line(run.out, "POEMS_LOGGOPS ");
+  if (!run.ok() || line.empty())
+    throw EvaluationError("poems_loggops_bench under mpirun: " + run.status_text() + "\n" + run.err);
+  out.samples = measure::parse_loggops_output(line);
+  // The machine follows the messages in use (weighted by how many the
+  // study's runs send): the echo regime carrying most of them, unless
+  // --fit-bytes says otherwise.
+  double fit_min = 0, fit_max = 0;
+  if (r.fit_bytes) {
+    std::tie(fit_min, fit_max) = *r.fit_bytes;
+  } else if (!traffic.empty()) {
+    std::vector<double> sizes, counts;
+    for (const auto& [bytes, count] : traffic)
+      if (count > 0) sizes.push_back(bytes), counts.push_back(count);
+    std::tie(fit_min, fit_max) = measure::messages_range(out.samples, sizes, counts);
+  }
+  out.loggops = measure::fit_loggops(out.samples, fit_min, fit_max);
+
+  progress("Wg of " + kernel.description + " for " + std::to_string(tasks.size()) + " task" +
+           (tasks.size() == 1 ? "" : "s"));
+  processor::ProcessorSpec spec;
+  spec.component = r.name + "_cpu";
+  spec.evaluator = "processor[measured]";
+  spec.strings["kernel"] = kernel.kernel;
+  try {
+    processor::MeasuredProcessor model(spec);
+    std::vector<double> busy;
+    for (const TaskParameters& t : tasks) {
+      processor::TaskRequest task;
+      task.component = kernel.component;
+      task.transaction = kernel.transaction;
+      task.params = t;
+      const double work = t.at("work");
+      TaskWg w;
+      w.task = t;
+      w.text = text_of(t);
+      w.block_ns = model.task_time_ns(task);
+      w.wg_ns = w.block_ns / work;
+      task.params["procs"] = r.procs;
+      const processor::MeasuredProcessor::Measurement m = model.measurement(task);
+      w.concurrent = m.concurrent;
+      w.busy_block_ns = m.mean_ns;
+      w.busy_wg_ns = m.mean_ns / work;
+      busy.push_back(w.busy_wg_ns);
+      out.tasks.push_back(w);
+    }
+    out.wg_ns = median(busy);  // the node's rate with its processes computing at once
+  } catch (const processor::ProcessorError& e) {
+    throw EvaluationError(std::string("processor[measured] ") + kernel.kernel + ": " + e.what());
+  } catch (const std::out_of_range&) {
+    throw InputError("a task of kernel " + kernel.kernel + " has no 'work'");
+  }
+
+  out.source = "poems calibrate --procs " + std::to_string(r.procs) + (r.quick ? " --quick" : "") + " on " +
+               measure::host_name() + " (" + std::to_string(measure::host_cores()) + " cores, " +
+               measure::mpi_version() + ")";
+  const measure::LoggopsCalibration& c = out.loggops;
+  measure::MachineProfile profile;
+  profile.name = r.name;
+  profile.network_description = "this host: " + measure::mpi_version() + ", " + std::to_string(r.procs) + " processes";
+  profile.L = c.L, profile.o = c.o, profile.g = c.g, profile.G = c.G, profile.O = c.O, profile.S = c.S;
+  profile.Wg = out.wg_ns;
+  profile.wg_description = "time per unit of work of " + kernel.description + " on this host";
+  profile.comment_lines = {
+      "Machine '" + r.name + "', written by " + out.source + ".",
+      "LogGOPS fitted per message-size range (docs/sweep3d.md, Calibration); this machine takes the " +
+          c.machine_range + " range.",
+      "S is the largest size whose blocking send does not wait for the receiver. Wg: median over the tasks",
+      "measured with processor[measured] while " + std::to_string(r.procs) +
+          " copies run at once (the node's processes share caches and memory bandwidth)."};
+  for (const measure::RangeFit* f : {&c.eager, &c.rendezvous, &c.messages})
+    if (f->sizes)
+      profile.comment_lines.push_back(f->name + " range " + fmt("%.0f", f->min_bytes) + "-" +
+                                      fmt("%.0f", f->max_bytes) + " B: L = " + fmt("%.4g", f->L) +
+                                      " ns, o = " + fmt("%.4g", f->o) + " ns, O = " + fmt("%.4g", f->O) +
+                                      " ns/B, g = " + fmt("%.4g", f->g) + " ns, G = " + fmt("%.4g", f->G) + " ns/B");
+  for (const TaskWg& w : out.tasks)
+    profile.comment_lines.push_back("Wg[" + w.text + "] = " + fmt("%.4g", w.wg_ns) + " ns alone, " +
+                                    fmt("%.4g", w.busy_wg_ns) + " ns with " + std::to_string(w.concurrent) +
+                                    " at once");
+  for (const std::string& n : c.notes) profile.comment_lines.push_back("note: " + n);
+  out.psl = measure::machine_psl(profile);
+  return out;
+}
+
+void store_calibration(const Calibration& cal, const CalibrationRequest& r, const std::string& psl_path, Store& store) {
+  if (!store.enabled()) return;
+  const measure::LoggopsCalibration& c = cal.loggops;
+  const measure::LoggopsSamples& samples = cal.samples;
+  db::KnowledgeBase& kb = *store.kb();
+  db::Machine m;
+  m.name = cal.name;
+  m.provenance = db::Provenance::kCalibrated;
+  m.source = cal.source;
+  nlohmann::json shapes = nlohmann::json::array();
+  for (const TaskWg& w : cal.tasks)
+    shapes.push_back({{"shape", w.text},
+                      {"block_ns", w.block_ns},
+                      {"Wg", w.wg_ns},
+                      {"concurrent", w.concurrent},
+                      {"Wg_concurrent", w.busy_wg_ns}});
+  m.parameters = {{"L", c.L},
+                  {"o", c.o},
+                  {"g", c.g},
+                  {"G", c.G},
+                  {"O", c.O},
+                  {"S", c.S},
+                  {"Wg", cal.wg_ns},
+                  {"Wg_kernel", cal.kernel},
+                  {"Wg_shapes", shapes},
+                  {"host", measure::host_name()},
+                  {"cores", measure::host_cores()},
+                  {"mpi", measure::mpi_version()},
+                  {"processes", r.procs},
+                  {"psl_file", psl_path},
+                  {"samples",
+                   {{"sizes", samples.sizes},
+                    {"echo_ns", samples.echo_ns},
+                    {"exchange_ns", samples.exchange_ns},
+                    {"overhead_ns", samples.overhead_ns()},
+                    {"gap_ns", samples.gap_ns()},
+                    {"eager_probe_sizes", samples.probe_sizes},
+                    {"eager_probe_ns", samples.probe_ns}}}};
+  try {
+    kb.transaction([&] {
+      kb.put_machine(m);
+      auto add = [&](const std::string& parameter, double value, const std::string& method) {
+        kb.add_calibration(db::Calibration{0, cal.name, parameter, method, value, ""});
+      };
+      for (const measure::RangeFit* f : {&c.eager, &c.rendezvous, &c.messages}) {
+        if (!f->sizes) continue;
+        const std::string range =
+            " " + f->name + " " + fmt("%.0f", f->min_bytes) + "-" + fmt("%.0f", f->max_bytes) + " B";
+        add("L", f->L, "echo (ping-pong)" + range);
+        add("o", f->o, "message train RTT_n^d" + range);
+        add("O", f->O, "message train RTT_n^d" + range);
+        add("g", f->g, "message train RTT_n^0" + range);
+        add("G", f->G, "message train RTT_n^0" + range);
+      }
+      add("S", c.S, "blocking send to an unposted receive");
+      for (std::size_t k = 0; k < samples.sizes.size(); ++k)
+        add("exchange[" + fmt("%.0f", samples.sizes[k]) + "B]", samples.exchange_ns[k], "pairwise exchange (seed 001)");
+      for (const TaskWg& w : cal.tasks) {
+        add("Wg[" + w.text + "]", w.wg_ns, "processor[measured] " + cal.kernel + ", alone");
+        add("Wg[" + w.text + "]", w.busy_wg_ns,
+            "processor[measured] " + cal.kernel + ", " + std::to_string(w.concurrent) + " at once");
+      }
+      add("Wg", cal.wg_ns, "median over tasks, " + std::to_string(r.procs) + " processes computing at once");
+    });
+  } catch (const std::exception& e) {
+    throw StoreError("the calibration was not stored in " + store.path() + ": " + e.what());
+  }
+}
+
+}  // namespace poems::core

@@ -1,0 +1,121 @@
+#include "poems/core/composition.h"
+
+#include <algorithm>
+
+#include "poems/core/error.h"
+
+namespace poems::core {
+
+namespace {
+
+// The processors declared in the same file as `machine`: what `poems
+// calibrate` writes beside a machine (local, local_cpu).
+std::vector<std::string> companions(const psl::Program& program, const std::string& machine) {
+  std::vector<std::string> out;
+  for (const psl::Module& m : program.modules) {
+    bool here = false;
+    for (const psl::ComponentDecl& c : m.components) here = here || c.name.name == machine;
+    if (!here) continue;
+    for (const psl::ComponentDecl& c : m.components)
+      if (c.domain.head == "hardware" && c.domain.path == "processor") out.push_back(c.name.name);
+  }
+  return out;
+}
+
+// A study's `on Machine` or --machine, when the communication nodes are bound
+// to no component (no MPI runtime in the specification): the messages of the
+// task graph still run on that machine.
+std::optional<Machine> chosen_network(System& system, const psl::CompileRequest& request,
+                                      const std::map<std::string, base::Value>& overrides) {
+  for (const std::string& name : request.chosen) {
+    const psl::ComponentDecl* c = system.program().find_component(name);
+    if (!c || c->domain.head != "hardware" || c->domain.path != "network") continue;
+    psl::DiagnosticEngine& diags = system.diagnostics();
+    const std::size_t before = diags.all().size();
+    std::optional<psl::ComponentInstance> inst = psl::instantiate_component(system.program(), *c, overrides, diags);
+    if (!inst) throw InputError("machine " + name + " cannot be evaluated", system.render_diagnostics(before));
+    Machine m;
+    m.params = loggops_of(inst->params, name);
+    m.network = name;
+    return m;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+psl::CompileRequest compile_request(const System& system, const std::string& paradigm, const Choices& choices,
+                                    const std::map<std::string, base::Value>& overrides) {
+  psl::CompileRequest r;
+  if (const psl::StudyDecl* st = system.study()) {
+    r = psl::study_request(system.program(), *st, paradigm);
+    if (!choices.machine.empty() && st->machine) std::erase(r.chosen, st->machine->name);
+  } else {
+    r.model = system.model().name.name;
+  }
+  if (!choices.machine.empty()) r.chosen.push_back(choices.machine);
+  if (!choices.processor.empty()) r.chosen.push_back(choices.processor);
+  for (const std::string& chosen : r.chosen)
+    for (const std::string& p : companions(system.program(), chosen)) r.preferred.push_back(p);
+  for (const auto& [k, v] : choices.study) r.study[k] = v;
+  r.study["paradigm"] = base::Value::of_string(paradigm, base::Value::Kind::Ref);
+  if (!r.study.count("compute")) r.study["compute"] = base::Value::of_string("processor[wg]", base::Value::Kind::Ref);
+  for (const auto& [k, v] : choices.overrides) r.overrides[k] = v;
+  for (const auto& [k, v] : overrides) r.overrides[k] = v;
+  return r;
+}
+
+Composition compose(System& system, const std::string& paradigm, const Choices& choices,
+                    const std::map<std::string, base::Value>& overrides) {
+  const psl::CompileRequest request = compile_request(system, paradigm, choices, overrides);
+  psl::DiagnosticEngine& diags = system.diagnostics();
+  const std::size_t before = diags.all().size();
+  std::optional<psl::SystemModel> composed = psl::compile_system(system.program(), request, diags);
+  if (!composed)
+    throw InputError("model " + system.model().name.name + " cannot be composed for " + paradigm,
+                     system.render_diagnostics(before));
+  Composition c;
+  c.paradigm = paradigm;
+  c.plan = plan_evaluation(*composed, *system.graph());
+  c.system = std::move(*composed);
+  if (c.plan.network) {
+    Machine m;
+    m.params = *c.plan.network;
+    m.rendezvous_handshake = c.plan.rendezvous_handshake;
+    m.network = c.plan.network_component;
+    c.machine = m;
+    return c;
+  }
+  std::vector<const Ted*> comm, bound;
+  for (const Ted& t : c.plan.teds)
+    if (t.kind != "compute") {
+      comm.push_back(&t);
+      if (!t.implicit) bound.push_back(&t);
+    }
+  if (comm.empty()) {  // nothing communicates: the cost rules are never used
+    c.machine = Machine{};
+    return c;
+  }
+  if (bound.empty()) {
+    c.machine = chosen_network(system, request, request.overrides);
+    if (c.machine) return c;
+    const taskgraph::StaticNode& n = system.graph()->nodes.at(comm.front()->node);
+    c.no_machine = "no component accepts the communication nodes of model " + system.model().name.name + " (" +
+                   n.label + " at " + n.location +
+                   (comm.size() > 1 ? " and " + std::to_string(comm.size() - 1) + " more" : "") +
+                   "), and no machine is named: name one (`model " + system.model().name.name +
+                   " on Machine;` in the study, or --machine), or give the nodes application components "
+                   "whose requests reach an MPI runtime and a hardware[network] component";
+    return c;
+  }
+  const Ted& t = *bound.front();
+  std::string chain;
+  for (const std::string& s : t.chain) chain += (chain.empty() ? "" : " -> ") + s;
+  c.no_machine = "the communication of model " + system.model().name.name +
+                 " reaches no hardware[network] component (" + t.node_text + ": " + chain +
+                 "), so there are no LogGOPS parameters to evaluate with: the runtime's "
+                 "requests must reach a network";
+  return c;
+}
+
+}  // namespace poems::core

@@ -1,0 +1,87 @@
+// simulation[direct]: a model evaluated by running its registered program
+// under direct execution (e.g. Sweep3D's build/bin/sweep3d_direct) on the
+// study's machine, each computation charged through the processor model.
+#include <filesystem>
+
+#include <unistd.h>
+
+#include "builtin_evaluators.h"
+#include "poems/base/suggest.h"
+#include "poems/core/direct_program.h"
+#include "poems/core/error.h"
+#include "poems/core/programs.h"
+
+namespace poems::core {
+
+namespace {
+
+double ns(taskgraph::Picoseconds ps) { return static_cast<double>(ps) / 1000.0; }
+
+Outcome direct_execution(const Evaluation& e) {
+  const ModelProgram* p = find_program(e.graph->model);
+  if (!p || p->direct.empty()) {
+    const std::vector<std::string> models = models_with_programs(false);
+    throw EvaluationError("simulation[direct] runs a model's real program; model " + e.graph->model +
+                          " has none (programs: " + (models.empty() ? std::string("none") : base::name_list(models)) +
+                          ")");
+  }
+  if (p->refuses)
+    if (std::string why = p->refuses(e); !why.empty()) throw InputError("simulation[direct]: " + why);
+  namespace fs = std::filesystem;
+  static int counter = 0;
+  const fs::path dir = fs::temp_directory_path() /
+                       ("poems_direct_input_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
+  fs::create_directories(dir);
+  struct Cleanup {
+    fs::path dir;
+    ~Cleanup() {
+      std::error_code ec;
+      fs::remove_all(dir, ec);
+    }
+  } cleanup{dir};
+  const ProgramInput input = p->input(e, dir);
+  direct::DirectOptions options;
+  options.ranks = input.ranks;
+  options.sim = simulation_options(e.machine);
+  // The processor model times each computation the program charges (work),
+  // as for the other paradigms; the program's code runs for real, untimed.
+  options.compute = direct::ComputeMode::Model;
+  options.processor = processor::ProcessorSpec{"study", "processor[wg]", {{"Wg", e.ns_per_work}}, {}};
+  DirectRun run = run_direct_program(bin_path(p->direct), input.args, options, ProgramOutput::Capture, 3600);
+  if (!run.result) throw EvaluationError("simulation[direct]: " + run.failure);
+  const direct::DirectResult& r = *run.result;
+  if (!r.completed()) throw EvaluationError("simulation[direct]: " + r.error);
+
+  // The program's own report: its timed part in virtual time (MPI_Wtime),
+  // what the models predict.
+  const auto at = run.output.rfind(p->result_prefix);
+  if (at == std::string::npos)
+    throw EvaluationError("simulation[direct]: " + p->direct + " printed no result line:\n" + run.output);
+  const auto end = run.output.find('\n', at);
+  const ProgramResult report = p->read(
+      nlohmann::json::parse(run.output.substr(at + p->result_prefix.size(), end - at - p->result_prefix.size())));
+  Outcome out;
+  out.method = "direct-execution";
+  const double procs = r.sim.ranks ? static_cast<double>(r.sim.ranks) : 1.0;
+  out.breakdown = Breakdown::of_ns(report.time_ns, ns(r.sim.total_compute) / procs, ns(r.sim.total_overhead) / procs);
+  out.events = r.sim.events;
+  out.messages = report.messages;
+  out.processes = r.sim.ranks;
+  out.extra = report.extra;
+  out.extra["program_finish_ns"] = ns(r.sim.max_finish);
+  out.extra["host_seconds"] = r.host_seconds;
+  out.extra["mpi_calls"] = r.mpi_calls;
+  return out;
+}
+
+}  // namespace
+
+void register_direct_evaluator() {
+  EvaluatorEntry e;
+  e.name = "simulation[direct]";
+  e.method = [](const Evaluation&, const std::string&) { return std::string("direct-execution"); };
+  e.evaluate = direct_execution;
+  register_evaluator(std::move(e));
+}
+
+}  // namespace poems::core

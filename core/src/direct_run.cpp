@@ -1,0 +1,188 @@
+#include "poems/core/direct_run.h"
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "poems/base/suggest.h"
+#include "poems/base/units.h"
+#include "poems/core/error.h"
+#include "poems/direct/protocol.h"
+#include "poems/psl/compiler.h"
+#include "poems/psl/frontend.h"
+#include "poems/sim/report.h"
+
+namespace poems::core {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::vector<std::string>& machine_files() {
+  static std::vector<std::string> files;
+  return files;
+}
+
+std::map<std::string, base::Value> parameters_of(const psl::Frontend& fe, const psl::ComponentDecl& c) {
+  psl::DiagnosticEngine diags(fe.sources());
+  std::optional<psl::ComponentInstance> inst = psl::instantiate_component(fe.program(), c, {}, diags);
+  if (!inst) {
+    std::ostringstream text;
+    diags.print(text);
+    throw InputError("component " + c.name.name + " cannot be evaluated", text.str());
+  }
+  return inst->params;
+}
+
+// The processors with a Wg: those in `file` (the machine's) if any, else all.
+std::vector<const psl::ComponentDecl*> wg_processors(const psl::Program& program, psl::FileId file) {
+  std::vector<const psl::ComponentDecl*> all, beside;
+  for (const psl::Module& m : program.modules)
+    for (const psl::ComponentDecl& c : m.components) {
+      if (c.domain.head != "hardware" || c.domain.path != "processor") continue;
+      bool wg = false;
+      for (const psl::Binding& p : c.params) wg = wg || p.name.name == "Wg";
+      if (!wg) continue;
+      all.push_back(&c);
+      if (m.file == file) beside.push_back(&c);
+    }
+  return beside.empty() ? all : beside;
+}
+
+}  // namespace
+
+void set_default_machine_files(std::vector<std::string> files) { machine_files() = std::move(files); }
+const std::vector<std::string>& default_machine_files() { return machine_files(); }
+
+DirectMachine direct_machine(const DirectMachineRequest& r) {
+  DirectMachine out;
+  out.machine = command_line_machine(r.overrides);
+  out.description = "command-line LogGOPS parameters";
+  std::optional<double> wg;
+  if (r.wg) wg = quantity("--wg", *r.wg, base::kTime, "a time per unit of work, e.g. 60ns");
+  const bool needs_file = !r.machine.empty() || !r.processor.empty() || (r.needs_processor && !wg);
+  if (needs_file) {
+    const std::vector<std::string> files = r.files.empty() ? default_machine_files() : r.files;
+    if (files.empty()) throw UsageError("--import", "no PSL file to read machines from; give --import FILE");
+    psl::Frontend fe;
+    if (!fe.load_files(files)) {
+      std::ostringstream text;
+      fe.diagnostics().print(text);
+      throw InputError("cannot read the machines of " + base::name_list(files), text.str());
+    }
+    psl::FileId machine_file = psl::kNoFile;
+    if (!r.machine.empty()) {
+      const psl::ComponentDecl& c = hardware_component(fe.program(), r.machine, "--machine");
+      if (c.domain.path != "network")
+        throw UsageError("--machine", "'" + r.machine + "' is " + c.domain.str() + ", not hardware[network]");
+      out.machine.params = loggops_of(parameters_of(fe, c), r.machine);
+      out.machine.network = r.machine;
+      apply_overrides(r.overrides, out.machine);
+      out.description = r.machine;
+      machine_file = c.location.file;
+    }
+    if (!wg) {
+      const psl::ComponentDecl* cpu = nullptr;
+      if (!r.processor.empty()) {
+        cpu = &hardware_component(fe.program(), r.processor, "--processor");
+      } else {
+        const std::vector<const psl::ComponentDecl*> found = wg_processors(fe.program(), machine_file);
+        if (found.size() > 1) {
+          std::vector<std::string> names;
+          for (const psl::ComponentDecl* c : found) names.push_back(c->name.name);
+          if (r.needs_processor)
+            throw UsageError("--processor",
+                             "several processors have a Wg (" + base::name_list(names) + "); choose one, or give --wg");
+        } else if (found.size() == 1) {
+          cpu = found.front();
+        }
+      }
+      if (cpu) {
+        const auto params = parameters_of(fe, *cpu);
+        auto it = params.find("Wg");
+        if (it == params.end() || it->second.kind != base::Value::Kind::Number || it->second.dimension != base::kTime)
+          throw InputError("processor " + cpu->name.name + " has no Wg time (e.g. param Wg = 60ns;)");
+        out.processor = processor::ProcessorSpec{cpu->name.name, "processor[wg]", {{"Wg", it->second.number}}, {}};
+        out.description +=
+            ", Wg=" + base::format_quantity({it->second.number, base::kTime}) + " from " + cpu->name.name;
+      }
+    }
+  } else {
+    apply_overrides(r.overrides, out.machine);
+  }
+  if (wg) {
+    out.processor = processor::ProcessorSpec{"--wg", "processor[wg]", {{"Wg", *wg}}, {}};
+    out.description += ", Wg=" + base::format_quantity({*wg, base::kTime});
+  }
+  return out;
+}
+
+PreparedProgram prepare_program(const std::string& program) {
+  PreparedProgram out;
+  if (is_source_file(program)) {
+    auto built = compile_direct_program(program, out.compile_log, out.shared_globals);
+    if (!built) throw InputError("cannot compile '" + program + "' with " + mpicxx_path(), out.compile_log);
+    out.binary = *built;
+    return out;
+  }
+  if (!fs::is_regular_file(program) || ::access(program.c_str(), X_OK) != 0)
+    throw InputError("'" + program + "' is not an executable file or a C/C++ source");
+  out.binary = program;
+  return out;
+}
+
+DirectOutcome run_direct(const std::string& program, const std::string& binary, const std::vector<std::string>& args,
+                         const direct::DirectOptions& options, const Machine& machine, ProgramOutput output,
+                         double timeout_seconds, Store& store) {
+  std::ifstream in(binary, std::ios::binary);
+  std::stringstream bytes;
+  bytes << in.rdbuf();
+  db::RunKey key;
+  key.evaluator = "simulation[direct]";
+  key.model = "program:" + fs::path(program).filename().string();
+  key.spec_hash = db::sha256_hex(bytes.str());
+  key.tool_version = POEMS_VERSION;
+  nlohmann::json options_json = direct::options_to_json(options);
+  options_json.erase("max_stuck_listed");
+  key.binding = {{"machine", machine_key(machine)}, {"options", options_json}, {"args", args}};
+  DirectOutcome out;
+  out.store_path = store.path();
+  RunRecord record(store, key);
+  out.run_id = record.id();
+  out.run = run_direct_program(binary, args, options, output, timeout_seconds);
+  if (!out.run.result) {
+    out.error = out.run.failure;
+    record.fail(out.error);
+    return out;
+  }
+  const direct::DirectResult& r = *out.run.result;
+  if (!r.completed()) {
+    out.error = r.error;
+    record.fail(r.error);
+    return out;
+  }
+  Outcome o;
+  const double p = r.sim.ranks ? static_cast<double>(r.sim.ranks) : 1.0;
+  o.breakdown = Breakdown::of_ns(static_cast<double>(r.sim.max_finish) / 1000.0,
+                                 static_cast<double>(r.sim.total_compute) / 1000.0 / p,
+                                 static_cast<double>(r.sim.total_overhead) / 1000.0 / p);
+  o.events = r.sim.events;
+  o.messages = r.sim.messages;
+  o.processes = r.sim.ranks;
+  o.method = "direct-execution";
+  o.extra = {{"max_finish_rank", r.sim.max_finish_rank},
+             {"events_per_second", r.sim.events_per_second()},
+             {"host_seconds", r.host_seconds},
+             {"mpi_calls", r.mpi_calls},
+             {"measured_cpu_seconds", r.measured_cpu_seconds}};
+  try {
+    out.record = record.finish(record_of(o, false));
+  } catch (const StoreError& e) {
+    out.store_error = e.what();
+  }
+  return out;
+}
+
+}  // namespace poems::core

@@ -1,0 +1,150 @@
+#include "poems/core/machine.h"
+
+#include "poems/base/suggest.h"
+#include "poems/base/units.h"
+#include "poems/core/error.h"
+
+namespace poems::core {
+
+namespace {
+
+double number(const std::map<std::string, base::Value>& values, const std::string& component, const char* name,
+              base::Dimension want, const char* example) {
+  auto it = values.find(name);
+  if (it == values.end())
+    throw InputError("network '" + component + "' has no parameter '" + name + "' (e.g. param " + name + " = " +
+                     example + ";)");
+  const base::Value& v = it->second;
+  if (v.kind != base::Value::Kind::Number ||
+      (v.dimension != want && !(want == base::kBytes && v.dimension.dimensionless())))
+    throw InputError("network parameter " + component + "." + name + " must be a " + base::dimension_name(want) +
+                     ", e.g. " + example + " (it is " + v.str() + ")");
+  if (v.number < 0) throw InputError("network parameter " + component + "." + name + " is negative");
+  return v.number;
+}
+
+sim::Picoseconds time_option(const std::string& option, const std::string& text) {
+  const std::string range = "a time in 0..1e12 ns (e.g. 2500, 5.3us)";
+  const double ns = quantity(option, text, base::kTime, range);
+  auto ps = components::ns_to_ps(ns);
+  if (!ps || ns > 1e12) throw UsageError(option, "'" + text + "' is out of range; expected " + range);
+  return *ps;
+}
+
+components::FemtosecondsPerByte per_byte_option(const std::string& option, const std::string& text) {
+  const std::string range = "a time per byte in 0..1e6 ns/B (e.g. 6, 0.04ns/B)";
+  const double ns = quantity(option, text, base::kTimePerByte, range);
+  auto fs = components::ns_per_byte_to_fs(ns);
+  if (!fs || ns > 1e6) throw UsageError(option, "'" + text + "' is out of range; expected " + range);
+  return *fs;
+}
+
+}  // namespace
+
+components::LogGOPS loggops_of(const std::map<std::string, base::Value>& v, const std::string& component) {
+  components::LogGOPS p;
+  auto ps = [&](const char* n) {
+    auto x = components::ns_to_ps(number(v, component, n, base::kTime, "5.3us"));
+    if (!x) throw InputError("network parameter " + component + "." + n + " is out of range");
+    return *x;
+  };
+  auto fs = [&](const char* n) {
+    auto x = components::ns_per_byte_to_fs(number(v, component, n, base::kTimePerByte, "2.5ns/B"));
+    if (!x) throw InputError("network parameter " + component + "." + n + " is out of range");
+    return *x;
+  };
+  p.L = ps("L");
+  p.o = ps("o");
+  p.g = ps("g");
+  p.G = fs("G");
+  p.O = fs("O");
+  p.S = static_cast<std::uint64_t>(number(v, component, "S", base::kBytes, "32768B"));
+  return p;
+}
+
+nlohmann::json machine_key(const Machine& m) {
+  nlohmann::json key = components::machine_key_json(m.params, m.rendezvous_handshake);
+  key["cpus"] = m.cpus;
+  key["nics"] = m.nics;
+  return key;
+}
+
+sim::SimulationOptions simulation_options(const Machine& m) {
+  sim::SimulationOptions o;
+  o.params = m.params;
+  o.rendezvous_handshake = m.rendezvous_handshake;
+  o.cpus = m.cpus;
+  o.nics = m.nics;
+  return o;
+}
+
+std::string loggops_text(const components::LogGOPS& p) {
+  return "L=" + components::format_ps(p.L) + " o=" + components::format_ps(p.o) + " g=" + components::format_ps(p.g) +
+         " G=" + components::format_fs_per_byte(p.G) + " O=" + components::format_fs_per_byte(p.O) +
+         " S=" + std::to_string(p.S) + "B";
+}
+
+bool MachineOverrides::empty() const {
+  return !L && !o && !g && !G && !O && !S && !rendezvous_handshake && !cpus && !nics;
+}
+
+double quantity(const std::string& option, const std::string& text, base::Dimension expected,
+                const std::string& range) {
+  std::string error;
+  auto q = base::parse_quantity(text, &error);
+  if (!q) throw UsageError(option, error + "; expected " + range);
+  if (!q->dimension.dimensionless() && !(q->dimension == expected))
+    throw UsageError(option, "'" + text + "' is a " + base::dimension_name(q->dimension) + "; expected " + range);
+  return q->value;
+}
+
+void apply_overrides(const MachineOverrides& o, Machine& m) {
+  if (o.L) m.params.L = time_option("-L", *o.L);
+  if (o.o) m.params.o = time_option("-o", *o.o);
+  if (o.g) m.params.g = time_option("-g", *o.g);
+  if (o.G) m.params.G = per_byte_option("-G", *o.G);
+  if (o.O) m.params.O = per_byte_option("-O", *o.O);
+  if (o.S) {
+    const std::string range = "a size in 0..1.8e19 bytes (e.g. 65535, 32KiB)";
+    const double b = quantity("-S", *o.S, base::kBytes, range);
+    if (b < 0 || b > 1.8e19 || b != static_cast<double>(static_cast<std::uint64_t>(b)))
+      throw UsageError("-S", "'" + *o.S + "' is out of range; expected " + range);
+    m.params.S = static_cast<std::uint64_t>(b);
+  }
+  if (o.rendezvous_handshake) m.rendezvous_handshake = *o.rendezvous_handshake;
+  if (o.cpus) m.cpus = *o.cpus;
+  if (o.nics) m.nics = *o.nics;
+}
+
+Machine command_line_machine(const MachineOverrides& overrides) {
+  Machine m;
+  m.params = components::LogGOPS{};
+  apply_overrides(overrides, m);
+  return m;
+}
+
+std::vector<std::string> components_in(const psl::Program& program, const std::string& domain) {
+  std::vector<std::string> names;
+  for (const psl::Module& m : program.modules)
+    for (const psl::ComponentDecl& c : m.components)
+      if (c.domain.str() == domain) names.push_back(c.name.name);
+  return names;
+}
+
+const psl::ComponentDecl& hardware_component(const psl::Program& program, const std::string& name, const char* option) {
+  const psl::ComponentDecl* c = program.find_component(name);
+  if (!c) {
+    std::vector<std::string> hardware;
+    for (const psl::Module& m : program.modules)
+      for (const psl::ComponentDecl& d : m.components)
+        if (d.domain.head == "hardware") hardware.push_back(d.name.name);
+    throw UsageError(option, "no component named '" + name + "' (hardware components: " +
+                                 (hardware.empty() ? std::string("none") : base::name_list(hardware)) + ")" +
+                                 base::did_you_mean(name, hardware));
+  }
+  if (c->domain.head != "hardware")
+    throw UsageError(option, "'" + name + "' is not a hardware component (it is in " + c->domain.str() + ")");
+  return *c;
+}
+
+}  // namespace poems::core

@@ -1,0 +1,161 @@
+// measurement[mpirun] (DESIGN.md 5.5): a model binding measured by running
+// the model's registered program under mpirun on this machine.
+#include <stdlib.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <stdexcept>
+
+#include "builtin_evaluators.h"
+#include "poems/base/suggest.h"
+#include "poems/core/error.h"
+#include "poems/core/programs.h"
+#include "poems/measure/mpirun.h"
+
+namespace poems::core {
+
+namespace {
+
+int max_ranks(const MeasureOptions& o) { return o.max_ranks > 0 ? o.max_ranks : measure::host_cores(); }
+
+// A fresh directory for one run's input, removed on scope exit.
+class TemporaryDirectory {
+ public:
+  TemporaryDirectory() {
+    std::string pattern = (std::filesystem::temp_directory_path() / "poems_measure_XXXXXX").string();
+    if (!::mkdtemp(pattern.data()))
+      throw EvaluationError("cannot create a temporary directory for the program's input");
+    path_ = pattern;
+  }
+  ~TemporaryDirectory() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  TemporaryDirectory(const TemporaryDirectory&) = delete;
+  TemporaryDirectory& operator=(const TemporaryDirectory&) = delete;
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+std::string last_lines(const std::string& text, int lines) {
+  std::size_t at = text.size();
+  while (at > 0 && (text[at - 1] == '\n')) --at;
+  std::size_t start = at;
+  for (int n = 0; n < lines && start > 0; ++n) {
+    start = text.rfind('\n', start - 1);
+    if (start == std::string::npos) {
+      start = 0;
+      break;
+    }
+  }
+  return text.substr(start == 0 ? 0 : start + 1, at - (start == 0 ? 0 : start + 1));
+}
+
+// The MPI library's version line, asked once per process.
+const std::string& mpi_library() {
+  static const std::string version = measure::mpi_version();
+  return version;
+}
+
+const ModelProgram* measured_program(const Evaluation& e) {
+  const ModelProgram* p = find_program(e.graph->model);
+  return p && !p->measured.empty() ? p : nullptr;
+}
+
+std::string obstacle(const Evaluation& e) {
+  const ModelProgram* p = measured_program(e);
+  if (!p) {
+    const std::vector<std::string> models = models_with_programs(true);
+    return "no program measures model " + e.graph->model +
+           " (measured programs: " + (models.empty() ? std::string("none") : base::name_list(models)) + ")";
+  }
+  if (p->refuses)
+    if (std::string why = p->refuses(e); !why.empty()) return why;
+  TemporaryDirectory dir;
+  const std::uint32_t ranks = p->input(e, dir.path()).ranks;
+  if (static_cast<long long>(ranks) > max_ranks(e.measure))
+    return std::to_string(ranks) + " processes exceed the " + std::to_string(max_ranks(e.measure)) +
+           " this machine runs (--max-ranks)";
+  return "";
+}
+
+nlohmann::json key(const Evaluation& e) {
+  nlohmann::json parameters = nlohmann::json::object();
+  for (std::size_t i = 0; i < e.graph->params.size() && i < e.values.size(); ++i)
+    parameters[e.graph->params[i]] = e.values[i];
+  const ModelProgram* p = measured_program(e);
+  return {{"parameters", parameters},
+          {"program", p ? p->measured : ""},
+          {"launcher", "mpirun"},
+          {"host", measure::host_name()},
+          {"cores", measure::host_cores()},
+          {"mpi", mpi_library()},
+          {"repetitions", e.measure.repetitions},
+          {"nice", e.measure.nice}};
+}
+
+// Runs the program `repetitions` times and reports the fastest run.
+Outcome measure_model(const Evaluation& e) {
+  if (std::string why = obstacle(e); !why.empty()) throw EvaluationError("not measured: " + why);
+  const ModelProgram& p = *measured_program(e);
+  const std::string program = sibling_program(p.measured);
+  if (program.empty())
+    throw EvaluationError("the program " + p.measured + " of model " + e.graph->model +
+                          " is not beside the poems executable (build it: cmake --build build --target " + p.measured +
+                          ")");
+  TemporaryDirectory dir;
+  const ProgramInput input = p.input(e, dir.path());
+  measure::Launch launch;
+  launch.ranks = static_cast<int>(input.ranks);
+  launch.program = program;
+  launch.args = input.args;
+  launch.timeout_seconds = e.measure.timeout_seconds;
+  double load = -1;
+  if (double l[1]; ::getloadavg(l, 1) == 1) load = l[0];
+  std::vector<nlohmann::json> runs;
+  std::vector<ProgramResult> results;
+  for (int rep = 0; rep < std::max(1, e.measure.repetitions); ++rep) {
+    const measure::ProcessResult r = measure::run_mpi(launch);
+    const std::string line = measure::result_line(r.out, p.result_prefix);
+    if (!r.ok() || line.empty())
+      throw EvaluationError(p.measured + " under mpirun -np " + std::to_string(launch.ranks) + ": " + r.status_text() +
+                            (line.empty() ? ", no result line" : "") + ": " +
+                            last_lines(r.err.empty() ? r.out : r.err, 12));
+    runs.push_back(nlohmann::json::parse(line));
+    results.push_back(p.read(runs.back()));
+  }
+  std::vector<double> times;
+  for (const ProgramResult& r : results) times.push_back(r.time_ns);
+  const std::size_t best = static_cast<std::size_t>(std::min_element(times.begin(), times.end()) - times.begin());
+  std::vector<double> sorted = times;
+  std::sort(sorted.begin(), sorted.end());
+  const ProgramResult& b = results[best];
+  Outcome out;
+  out.method = "mpirun";
+  out.breakdown = Breakdown::of_ns(b.time_ns, b.compute_ns, b.comm_ns);
+  out.messages = b.messages;
+  out.processes = input.ranks;
+  out.extra = {{"times_ns", times},       {"median_ns", sorted[sorted.size() / 2]},
+               {"max_ns", sorted.back()}, {"oversubscribed", launch.ranks > measure::host_cores()},
+               {"load_average", load},  // 1-minute load before the runs: other work disturbs a measurement
+               {"best_run", runs[best]}};
+  for (const auto& [k, v] : input.record.items()) out.extra[k] = v;
+  return out;
+}
+
+}  // namespace
+
+void register_measurement_evaluator() {
+  EvaluatorEntry e;
+  e.name = "measurement[mpirun]";
+  e.method = [](const Evaluation&, const std::string&) { return std::string("mpirun"); };
+  e.evaluate = measure_model;
+  e.modelled = false;
+  e.obstacle = obstacle;
+  e.key = key;
+  register_evaluator(std::move(e));
+}
+
+}  // namespace poems::core

@@ -1,0 +1,236 @@
+#include "poems/core/session.h"
+
+#include <chrono>
+
+#include "poems/base/units.h"
+#include "poems/core/compute_rates.h"
+#include "poems/core/processor_models.h"
+
+namespace poems::core {
+
+namespace {
+
+std::vector<db::Ted> db_teds(const EvaluationPlan& plan, const std::map<std::uint32_t, double>& rates) {
+  std::vector<db::Ted> out;
+  for (const Ted& t : plan.teds) {
+    db::Ted d;
+    d.node = std::to_string(t.node) + " " + t.node_text;
+    d.evaluator = t.evaluator;
+    for (const auto& [k, v] : t.parameters) d.parameters[k] = v.str();
+    auto r = rates.find(t.node);
+    if (r != rates.end()) d.parameters["ns_per_work"] = r->second;
+    if (!t.chain.empty()) d.parameters["chain"] = t.chain;
+    out.push_back(std::move(d));
+  }
+  return out;
+}
+
+std::string composition_key(const std::string& paradigm, const std::map<std::string, base::Value>& overrides,
+                            const std::map<std::string, base::Value>& study) {
+  std::string key = paradigm;
+  for (const auto& [k, v] : overrides) key += "|" + k + "=" + v.str();
+  for (const auto& [k, v] : study) key += "|study." + k + "=" + v.str();
+  return key;
+}
+
+}  // namespace
+
+struct Session::State {
+  std::map<std::string, Composition> compositions;
+  ProcessorModels processors;
+  std::optional<double> wg_ns;
+};
+
+Session::Session(System& system, SessionOptions options, Store& store)
+    : system_(system), options_(std::move(options)), store_(store), state_(std::make_unique<State>()) {
+  if (options_.wg) {
+    const double wg = quantity("--wg", *options_.wg, base::kTime, "a time per unit of work in 0..1e9 ns, e.g. 60ns");
+    if (!(wg >= 0 && wg <= 1e9))
+      throw UsageError("--wg", "'" + *options_.wg + "' is out of range; expected a time per unit of work in 0..1e9 ns");
+    state_->wg_ns = wg;
+  }
+}
+
+Session::~Session() = default;
+
+taskgraph::ParameterBinding Session::binding(const taskgraph::ParameterBinding& parameters) const {
+  taskgraph::ParameterBinding b = system_.binding();
+  for (const auto& [k, v] : parameters) b[k] = v;
+  return b;
+}
+
+const Composition& Session::composition(const std::string& paradigm,
+                                        const std::map<std::string, base::Value>& overrides,
+                                        const std::map<std::string, base::Value>& study) {
+  const std::string key = composition_key(paradigm, overrides, study);
+  auto it = state_->compositions.find(key);
+  if (it != state_->compositions.end()) return it->second;
+  Choices choices = options_.choices;
+  for (const auto& [k, v] : study) choices.study[k] = v;
+  return state_->compositions.emplace(key, compose(system_, paradigm, choices, overrides)).first->second;
+}
+
+std::string Session::obstacle(const CellRequest& request) {
+  const EvaluatorEntry& entry = evaluator_named(request.paradigm, "--paradigm");
+  if (!entry.obstacle) return "";
+  Evaluation e;
+  e.graph = system_.graph();
+  e.binding = binding(request.parameters);
+  e.measure = options_.measure;
+  try {
+    e.values = taskgraph::evaluate_model_values(*e.graph, e.binding);
+    return entry.obstacle(e);
+  } catch (const std::exception& x) {
+    return x.what();
+  }
+}
+
+Session::Prepared Session::prepare(const CellRequest& request) {
+  Prepared p;
+  const EvaluatorEntry& entry = evaluator_named(request.paradigm, "--paradigm");
+  const Composition& comp = composition(entry.name, request.overrides, request.study);
+  p.evaluator = &entry;
+  p.composition = &comp;
+  const taskgraph::StaticTaskGraph& graph = *system_.graph();
+  Cell& cell = p.cell;
+  cell.paradigm = entry.name;
+  cell.store_path = store_.path();
+  Evaluation& e = cell.evaluation;
+  e.graph = system_.graph();
+  e.binding = binding(request.parameters);
+  e.measure = options_.measure;
+  e.per_rank = request.per_rank;
+  e.timeline = request.timeline;
+  e.max_stuck_listed = request.max_stuck_listed;
+  if (entry.modelled) {
+    if (!comp.machine) throw InputError(comp.no_machine);
+    e.machine = *comp.machine;
+    apply_overrides(options_.machine, e.machine);
+  }
+  try {
+    e.values = taskgraph::evaluate_model_values(graph, e.binding);
+    if (entry.modelled) {
+      bool first = true;
+      if (state_->wg_ns) {
+        for (const Ted& t : comp.plan.teds) {
+          if (t.kind != "compute") continue;
+          p.rates[t.node] = *state_->wg_ns;
+          cell.compute.push_back({{"node", t.node}, {"evaluator", "processor[wg]"}, {"ns_per_work", *state_->wg_ns}});
+          if (first) e.ns_per_work = *state_->wg_ns;
+          first = false;
+        }
+      } else {
+        ComputeRates r = compute_rates(system_.program(), comp.system, comp.plan, graph, e.values, state_->processors);
+        for (const Ted& t : comp.plan.teds)
+          if (t.kind == "compute" && !r.ns_per_work.count(t.node))
+            throw InputError("no hardware[processor] component times node " + t.node_text + " (" +
+                             graph.nodes.at(t.node).location +
+                             "): give its component a request that reaches one, or give --wg");
+        p.rates = r.ns_per_work;
+        cell.compute = r.report;
+        e.ns_per_work = r.main_ns_per_work;
+        for (const Ted& t : comp.plan.teds)
+          if (t.kind == "compute" && !t.chain.empty()) cell.processors.push_back(t.chain.back());
+      }
+      e.instantiate.ns_per_work = e.ns_per_work;
+      e.instantiate.ns_per_work_by_node = p.rates;
+    }
+  } catch (const taskgraph::InstantiationError& x) {
+    cell.error = x.what();
+    cell.error_kind = ErrorKind::Input;
+    return p;
+  } catch (const UsageError&) {
+    throw;
+  } catch (const Error& x) {
+    cell.error = x.what();
+    cell.error_kind = x.kind();
+    return p;
+  }
+  e.method = entry.method(e, options_.method);
+  p.key.model = graph.model;
+  p.key.evaluator = entry.name;
+  p.key.spec_hash = system_.spec_hash();
+  p.key.tool_version = POEMS_VERSION;
+  if (entry.key) {
+    try {
+      p.key.binding = entry.key(e);
+    } catch (const std::exception& x) {
+      cell.error = x.what();
+    }
+    return p;
+  }
+  nlohmann::json parameters = nlohmann::json::object();
+  for (std::size_t i = 0; i < graph.params.size() && i < e.values.size(); ++i)
+    parameters[graph.params[i]] = e.values[i];
+  nlohmann::json overrides = nlohmann::json::object();
+  for (const auto& [k, v] : options_.choices.overrides) overrides[k] = v.str();
+  for (const auto& [k, v] : request.overrides) overrides[k] = v.str();
+  p.key.binding = {{"parameters", parameters},
+                   {"overrides", overrides},
+                   {"machine", machine_key(e.machine)},
+                   {"compute", cell.compute},
+                   {"method", e.method}};
+  return p;
+}
+
+Cell Session::evaluate(const CellRequest& request, const std::string& study) {
+  Prepared p = prepare(request);
+  Cell& cell = p.cell;
+  if (!cell.ok()) return std::move(cell);
+  const EvaluatorEntry& entry = *p.evaluator;
+  const Evaluation& e = cell.evaluation;
+  if (entry.obstacle) {
+    std::string why;
+    try {
+      why = entry.obstacle(e);
+    } catch (const std::exception& x) {
+      why = x.what();
+    }
+    if (!why.empty()) {
+      cell.skipped = true;
+      cell.error = "not measured: " + why;
+      cell.error_kind = ErrorKind::Input;
+      return std::move(cell);
+    }
+  }
+  RunRecord record(store_, std::move(p.key));
+  cell.run_id = record.id();
+  const std::vector<db::Ted> teds = study.empty() ? std::vector<db::Ted>{} : db_teds(p.composition->plan, p.rates);
+  if (request.reuse)
+    if (const db::Result* r = record.stored()) {
+      cell.reused = true;
+      cell.record = RunRecord::State::AlreadyStored;
+      cell.outcome = outcome_of(*r);
+      if (!study.empty()) record.link(study, system_.spec_hash(), teds);
+      return std::move(cell);
+    }
+  const auto start = std::chrono::steady_clock::now();
+  try {
+    cell.outcome = entry.evaluate(e);
+  } catch (const SimulationFailed& x) {
+    cell.outcome.simulation = x.result();
+    cell.error = x.what();
+    record.fail(x.what());
+  } catch (const UsageError&) {
+    record.fail("a bad request");
+    throw;
+  } catch (const Error& x) {
+    cell.error = x.what();
+    cell.error_kind = x.kind();
+    record.fail(x.what());
+  } catch (const std::exception& x) {  // a library's own failure, reported as the evaluation's
+    cell.error = x.what();
+    record.fail(x.what());
+  }
+  cell.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (!cell.ok()) return std::move(cell);
+  try {
+    cell.record = record.finish(record_of(cell.outcome, !entry.modelled));
+  } catch (const StoreError& x) {
+    cell.store_error = x.what();
+  }
+  if (!study.empty()) record.link(study, system_.spec_hash(), teds);
+  return std::move(cell);
+}
+
+}  // namespace poems::core

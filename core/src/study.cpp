@@ -1,0 +1,146 @@
+#include "poems/core/study.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace poems::core {
+
+std::vector<std::vector<base::Value>> vary_values(const psl::VaryClause& v) {
+  std::vector<std::vector<base::Value>> out;
+  if (v.is_range) {
+    const base::Value first = constant_value(*v.first), last = constant_value(*v.last);
+    const double step = v.step ? constant_value(*v.step).number : 1;
+    if (!(step > 0)) throw InputError("range step must be positive");
+    if ((last.number - first.number) / step > kMaxBindings)
+      throw InputError("vary " + v.targets.front().name + " in " + first.str() + " .. " + last.str() +
+                       " has more than " + std::to_string(kMaxBindings) + " values");
+    for (double x = first.number; x <= last.number + 1e-9 * std::fabs(last.number); x += step)
+      out.push_back({base::Value::of_number(x, first.dimension)});
+    return out;
+  }
+  for (const psl::ExprPtr& item : v.values->operands) {
+    base::Value x = constant_value(*item);
+    out.push_back(x.kind == base::Value::Kind::Tuple ? x.items : std::vector<base::Value>{x});
+  }
+  return out;
+}
+
+std::vector<StudyBinding> expand_study(const psl::StudyDecl& st) {
+  std::vector<StudyBinding> rows{{}};
+  for (const psl::VaryClause& v : st.varies) {
+    std::vector<StudyBinding> next;
+    const auto values = vary_values(v);
+    if (static_cast<double>(rows.size()) * static_cast<double>(values.size()) > kMaxBindings)
+      throw InputError("study " + st.name.name + " has more than " + std::to_string(kMaxBindings) +
+                       " bindings; split it");
+    for (const StudyBinding& row : rows)
+      for (const auto& tuple : values) {
+        StudyBinding b = row;
+        for (std::size_t k = 0; k < v.targets.size() && k < tuple.size(); ++k)
+          b.emplace_back(v.targets[k].name, tuple[k]);
+        next.push_back(std::move(b));
+      }
+    rows = std::move(next);
+  }
+  return rows;
+}
+
+std::string binding_text(const StudyBinding& b) {
+  std::string out;
+  for (const auto& [k, v] : b) out += (out.empty() ? "" : " ") + k + "=" + v.str();
+  return out;
+}
+
+StudyPlan plan_study(const System& system, const std::vector<std::string>& paradigms) {
+  const psl::StudyDecl* st = system.study();
+  if (!st) throw UsageError("--study", "no study given");
+  StudyPlan plan;
+  plan.study = st->name.name;
+  if (!paradigms.empty()) {
+    for (const std::string& p : paradigms) plan.paradigms.push_back(evaluator_named(p, "--paradigm").name);
+  } else {
+    for (const psl::QualifiedRef& p : st->compare) {
+      try {
+        plan.paradigms.push_back(evaluator_named(p.str(), "compare").name);
+      } catch (const UsageError& e) {  // the file's mistake, not the command line's
+        const psl::SourceLocation at = p.location;
+        throw InputError((at.valid() ? system.sources().path(at.file) + ":" + std::to_string(at.line) + ":" +
+                                           std::to_string(at.column) + ": "
+                                     : std::string()) +
+                         "study " + st->name.name + " compares " + p.str() + ": " + e.what());
+      }
+    }
+  }
+  if (plan.paradigms.empty()) throw InputError("study " + st->name.name + " compares no paradigm");
+  plan.bindings = expand_study(*st);
+  for (const psl::VaryClause& v : st->varies)
+    for (const psl::Identifier& t : v.targets) plan.targets.push_back(t.name);
+  return plan;
+}
+
+StudyCell study_cell(const Cell& c) {
+  StudyCell cell;
+  const Breakdown& b = c.outcome.breakdown;
+  cell.time_ns = b.time_ns;
+  cell.compute_ns = b.compute_ns;
+  cell.comm_ns = b.comm_ns;
+  cell.sync_ns = b.sync_ns;
+  cell.events = c.outcome.events;
+  cell.processes = c.outcome.processes;
+  cell.reused = c.reused;
+  cell.wall_seconds = c.wall_seconds;
+  cell.error = c.error;
+  cell.skipped = c.skipped;
+  cell.store_error = c.store_error;
+  cell.extra = c.outcome.extra;
+  return cell;
+}
+
+CellRequest cell_request(const System& system, const StudyBinding& b) {
+  const taskgraph::StaticTaskGraph& graph = *system.graph();
+  CellRequest request;
+  for (const auto& [k, v] : b) {
+    const bool parameter = std::find(graph.params.begin(), graph.params.end(), k) != graph.params.end();
+    if (k.find('.') != std::string::npos)
+      request.overrides[k] = v;
+    else if (parameter)
+      request.parameters[k] = v.number;
+    else
+      request.study[k] = v;
+  }
+  return request;
+}
+
+StudyTable run_study(Session& session, const StudyPlan& plan,
+                     const std::function<void(const StudyProgress&)>& progress) {
+  const System& system = session.system();
+  const taskgraph::StaticTaskGraph& graph = *system.graph();
+  StudyTable table;
+  table.paradigms = plan.paradigms;
+  table.study = plan.study.empty() ? "(command line)" : plan.study;
+  table.model = graph.model;
+  table.targets = plan.targets;
+  for (const std::string& p : graph.process_set_params) table.process_params.insert(p);
+  const std::size_t total = plan.bindings.size() * plan.paradigms.size();
+  std::size_t done = 0;
+  for (const StudyBinding& b : plan.bindings) {
+    StudyRow row;
+    row.binding = b;
+    CellRequest request = cell_request(system, b);
+    for (const std::string& paradigm : plan.paradigms) {
+      request.paradigm = paradigm;
+      const Cell c = session.evaluate(request, plan.study);
+      ++done;
+      if (progress) progress({done, total, &b, &c});
+      StudyCell cell = study_cell(c);
+      if (!cell.ok() && !cell.skipped) table.failures++;
+      if (!cell.store_error.empty()) table.store_failures++;
+      if (cell.processes) row.processes = cell.processes;
+      row.cells[paradigm] = std::move(cell);
+    }
+    table.rows.push_back(std::move(row));
+  }
+  return table;
+}
+
+}  // namespace poems::core

@@ -1,0 +1,250 @@
+#include "poems/core/system.h"
+
+#include "system_internal.h"
+
+#include <algorithm>
+#include <regex>
+#include <sstream>
+
+#include "poems/base/suggest.h"
+#include "poems/core/error.h"
+#include "poems/db/run_key.h"
+#include "poems/psl/frontend.h"
+#include "poems/psl/lower.h"
+#include "poems/psl/value.h"
+#include "poems/taskgraph/comm_check.h"
+
+namespace poems::core {
+
+namespace {
+
+// The --set values become the settings of this study, in a file of their
+// own, and the front end checks them as it checks any study's `set`.
+constexpr const char* kCommandLineFile = "(command line)";
+constexpr const char* kCommandLineStudy = "__command_line";
+constexpr std::uint32_t kFirstSettingLine = 3;  // line of the first `set` in that file
+
+std::string count_line(std::size_t errors, std::size_t warnings) {
+  if (errors == 0 && warnings == 0) return "";
+  std::string out = std::to_string(errors) + (errors == 1 ? " error" : " errors");
+  if (warnings > 0) out += ", " + std::to_string(warnings) + (warnings == 1 ? " warning" : " warnings");
+  return out + " generated.\n";
+}
+
+std::vector<std::string> names_of(const psl::Program& program, bool models) {
+  std::vector<std::string> names;
+  for (const psl::Module& m : program.modules) {
+    if (models)
+      for (const psl::ModelDecl& d : m.models) names.push_back(d.name.name);
+    else
+      for (const psl::StudyDecl& s : m.studies)
+        if (s.name.name != kCommandLineStudy) names.push_back(s.name.name);
+  }
+  return names;
+}
+
+}  // namespace
+
+taskgraph::ParameterBinding Settings::binding() const {
+  taskgraph::ParameterBinding out;
+  for (const auto& [name, v] : parameters)
+    if (v.kind == base::Value::Kind::Number) out[name] = v.number;
+  return out;
+}
+
+struct System::State {
+  std::shared_ptr<psl::Frontend> frontend;
+  const psl::ModelDecl* model = nullptr;
+  std::shared_ptr<const taskgraph::StaticTaskGraph> graph;
+  const psl::StudyDecl* study = nullptr;
+  Settings settings;
+  taskgraph::ParameterBinding binding;
+  std::string spec_hash, warnings;
+  psl::FileId command_line = psl::kNoFile;
+};
+
+System::System() : state_(std::make_unique<State>()) {}
+System::~System() = default;
+
+const psl::Program& System::program() const { return state_->frontend->program(); }
+const psl::SourceManager& System::sources() const { return state_->frontend->sources(); }
+psl::DiagnosticEngine& System::diagnostics() { return state_->frontend->mutable_diagnostics(); }
+const psl::ModelDecl& System::model() const { return *state_->model; }
+const std::shared_ptr<const taskgraph::StaticTaskGraph>& System::graph() const { return state_->graph; }
+const psl::StudyDecl* System::study() const { return state_->study; }
+const Settings& System::settings() const { return state_->settings; }
+const taskgraph::ParameterBinding& System::binding() const { return state_->binding; }
+const std::string& System::spec_hash() const { return state_->spec_hash; }
+const std::string& System::warnings() const { return state_->warnings; }
+std::vector<std::string> System::study_names() const { return names_of(program(), false); }
+
+std::string System::render_diagnostics(std::size_t first) const {
+  const psl::DiagnosticEngine& diags = state_->frontend->diagnostics();
+  std::string out;
+  std::size_t errors = 0, warnings = 0;
+  for (std::size_t i = first; i < diags.all().size(); ++i) {
+    const psl::Diagnostic& d = diags.all()[i];
+    out += diags.render(d);
+    errors += d.severity == psl::Severity::Error;
+    warnings += d.severity == psl::Severity::Warning;
+  }
+  return out + count_line(errors, warnings);
+}
+
+std::pair<std::string, std::string> split_setting(const std::string& argument) {
+  static const std::regex name(R"([A-Za-z_][A-Za-z_0-9]*(\.[A-Za-z_][A-Za-z_0-9]*)*)");
+  const std::size_t eq = argument.find('=');
+  if (eq == std::string::npos || eq == 0)
+    throw UsageError("--set", "'" + argument + "' is not NAME=VALUE (e.g. --set npe_i=4, --set Odin.L=5.3us)");
+  std::string n = argument.substr(0, eq), value = argument.substr(eq + 1);
+  if (!std::regex_match(n, name))
+    throw UsageError("--set", "'" + n + "' is not a parameter name (letters, digits and _, Component.param)");
+  // One PSL value, nothing that could end the setting or the study around it.
+  if (value.empty() || value.find_first_of(";{}\n\r") != std::string::npos)
+    throw UsageError("--set " + n, "'" + value + "' is not a value (e.g. 4, 5.3us, 32KiB, processor[wg], \"text\")");
+  return {n, value};
+}
+
+base::Value constant_value(const psl::Expr& e) {
+  psl::EvalResult r = psl::evaluate(e, [](std::string_view) -> const base::Value* { return nullptr; });
+  if (!r.value) throw InputError("a study value is not a constant: " + r.error);
+  return *r.value;
+}
+
+namespace {
+
+void choose_model(System::State& s, const SystemRequest& request, const std::string& spec) {
+  const psl::Program& program = s.frontend->program();
+  std::string model = request.model;
+  if (!request.study.empty()) {
+    s.study = program.find_study(request.study);
+    if (!s.study || request.study == kCommandLineStudy) {
+      const std::vector<std::string> studies = names_of(program, false);
+      throw UsageError("--study", "no study named '" + request.study + "' in " + spec +
+                                      " (studies: " + (studies.empty() ? "none" : base::name_list(studies)) + ")" +
+                                      base::did_you_mean(request.study, studies));
+    }
+    if (s.study->model) {
+      if (!model.empty() && model != s.study->model->name)
+        throw UsageError("--model",
+                         "study " + request.study + " evaluates model " + s.study->model->name + ", not " + model);
+      model = s.study->model->name;
+    }
+  }
+  const std::vector<std::string> models = names_of(program, true);
+  if (model.empty()) {
+    if (models.empty()) throw InputError(spec + " has no model to evaluate");
+    if (models.size() > 1)
+      throw UsageError("--model", spec + " has " + std::to_string(models.size()) + " models (" +
+                                      base::name_list(models) + "); choose one");
+    model = models.front();
+  }
+  s.model = program.find_model(model);
+  if (!s.model)
+    throw UsageError("--model", "no model named '" + model + "' (models: " + base::name_list(models) + ")" +
+                                    base::did_you_mean(model, models));
+  if (s.model->taskgraphs.empty()) throw InputError("model '" + model + "' has no taskgraph to evaluate");
+}
+
+// Checks the --set values with the front end, as the settings of a study of
+// the model, and sorts them by what they bind.
+void check_settings(System::State& s, const SystemRequest& request) {
+  std::vector<std::pair<std::string, std::string>> sets;
+  std::string text = std::string("study ") + kCommandLineStudy + " {\n  model " + s.model->name.name + ";\n";
+  for (const std::string& a : request.sets) {
+    sets.push_back(split_setting(a));
+    text += "  set " + sets.back().first + " = " + sets.back().second + ";\n";
+  }
+  text += "}\n";
+  psl::DiagnosticEngine& diags = s.frontend->mutable_diagnostics();
+  const std::size_t before = diags.all().size();
+  s.frontend->load_text(kCommandLineFile, text);
+  for (psl::FileId f = 0; f < s.frontend->sources().size(); ++f)
+    if (s.frontend->sources().path(f) == kCommandLineFile) s.command_line = f;
+  // The whole program is checked again: what is new outside this file repeats the first pass.
+  std::string problems;
+  for (std::size_t i = before; i < diags.all().size(); ++i) {
+    const psl::Diagnostic& d = diags.all()[i];
+    if (d.severity != psl::Severity::Error || d.location.file != s.command_line) continue;
+    const std::size_t k = d.location.line >= kFirstSettingLine ? d.location.line - kFirstSettingLine : 0;
+    const std::string what = k < sets.size() ? sets[k].first + "=" + sets[k].second : text;
+    problems += (problems.empty() ? "" : "\n") + std::string("--set ") + what + ": " + d.message;
+  }
+  if (!problems.empty()) throw UsageError("", problems);
+  const psl::StudyDecl* st = nullptr;
+  for (const psl::Module& m : s.frontend->program().modules)
+    if (m.file == s.command_line && !m.studies.empty()) st = &m.studies.front();
+  if (!st) throw UsageError("--set", "the values could not be read");
+  for (const psl::Binding& b : st->settings) {
+    const std::string& name = b.name.name;
+    if (s.study)
+      for (const psl::VaryClause& v : s.study->varies)
+        for (const psl::Identifier& t : v.targets)
+          if (t.name == name)
+            throw UsageError("--set " + name, "study " + s.study->name.name + " varies " + name +
+                                                  "; its bindings set it (run another study, or none, to fix it)");
+    const base::Value value = constant_value(*b.value);
+    bool parameter = false;
+    for (const psl::Binding& p : s.model->params) parameter = parameter || p.name.name == name;
+    if (name.find('.') != std::string::npos)
+      s.settings.overrides[name] = value;
+    else if (parameter)
+      s.settings.parameters[name] = value;
+    else
+      s.settings.study[name] = value;
+  }
+}
+
+}  // namespace
+
+std::unique_ptr<System> load_system(const SystemRequest& request) {
+  if (request.files.empty()) throw UsageError("", "no specification given");
+  auto frontend = std::make_shared<psl::Frontend>();
+  if (!frontend->load_files(request.files)) {
+    std::ostringstream text;
+    frontend->diagnostics().print(text);
+    throw InputError("", text.str());  // the diagnostics say it all
+  }
+  return make_system(std::move(frontend), request, true);
+}
+
+std::unique_ptr<System> make_system(std::shared_ptr<psl::Frontend> frontend, const SystemRequest& request,
+                                    bool check_messages) {
+  auto system = std::make_unique<System>();
+  System::State& s = *system->state_;
+  s.frontend = std::move(frontend);
+  const std::string& spec = request.files.empty() ? std::string("the specification") : request.files.front();
+  if (!s.frontend->diagnostics().all().empty()) s.warnings = system->render_diagnostics(0);
+  choose_model(s, request, spec);
+  if (!request.sets.empty()) check_settings(s, request);
+  if (s.study)
+    for (const psl::Binding& b : s.study->settings)
+      for (const psl::Binding& p : s.model->params)
+        if (p.name.name == b.name.name && b.value) s.binding[b.name.name] = constant_value(*b.value).number;
+  for (const auto& [k, v] : s.settings.binding()) s.binding[k] = v;
+
+  try {
+    s.graph = std::make_shared<taskgraph::StaticTaskGraph>(
+        psl::lower_model(s.frontend->program(), s.frontend->sources(), s.model->name.name));
+  } catch (const std::exception& e) {
+    throw InputError(e.what());
+  }
+  // What `poems check` rejects is not evaluated: a send without its receive
+  // would deadlock the simulator.
+  psl::DiagnosticEngine& diags = s.frontend->mutable_diagnostics();
+  const std::size_t before = diags.all().size();
+  if (check_messages && taskgraph::check_communication(*s.graph, diags) > 0)
+    throw InputError("the messages of model " + s.model->name.name + " do not match",
+                     system->render_diagnostics(before));
+
+  std::string all;
+  for (psl::FileId f = 0; f < s.frontend->sources().size(); ++f) {
+    if (f == s.command_line) continue;
+    all += s.frontend->sources().text(f);
+    all += '\0';
+  }
+  s.spec_hash = db::sha256_hex(all);
+  return system;
+}
+
+}  // namespace poems::core

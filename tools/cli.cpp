@@ -1,0 +1,122 @@
+// run(): the whole `poems` tool; main.cpp calls it, and so do the tests.
+#include <iostream>
+#include <ostream>
+#include <sstream>
+
+#include "cli.h"
+#include "options.h"
+#include "poems/base/suggest.h"
+#include "poems/core/error.h"
+#include "poems/examples/examples.h"
+
+namespace poems::cli {
+
+namespace {
+
+std::vector<std::string> subcommand_names(const CLI::App& app) {
+  std::vector<std::string> names;
+  for (const CLI::App* s : app.get_subcommands({})) names.push_back(s->get_name());
+  return names;
+}
+
+std::vector<std::string> option_names(const CLI::App& cmd) {
+  std::vector<std::string> names;
+  for (const CLI::Option* o : cmd.get_options()) {
+    for (const std::string& l : o->get_lnames()) names.push_back("--" + l);
+    for (const std::string& s : o->get_snames()) names.push_back("-" + s);
+  }
+  return names;
+}
+
+// CLI11's "The following arguments were not expected: --sett 4" as
+// "unknown option '--sett' of poems run; did you mean '--set'?".
+std::string extras_message(const CLI::App& app, const CLI::ExtrasError& e) {
+  const std::string what = e.what();
+  const std::size_t colon = what.find(": ");
+  const CLI::App* sub = app.get_subcommands().empty() ? &app : app.get_subcommands().front();
+  std::istringstream words(colon == std::string::npos ? what : what.substr(colon + 2));
+  std::string message;
+  for (std::string extra; words >> extra;) {
+    const std::string name = extra.substr(0, extra.find('='));
+    if (!name.starts_with("-")) continue;
+    message += std::string("poems: error: unknown option '") + name + "' of poems " + sub->get_name() +
+               base::did_you_mean(name, option_names(*sub)) + "\n";
+  }
+  if (message.empty()) message = "poems: error: " + what + "\n";
+  return message + "Run with --help for more information.\n";
+}
+
+}  // namespace
+
+void Context::warn(const std::string& message) const { err << "poems: warning: " << message << '\n'; }
+
+int run(const std::vector<std::string>& raw_args, std::ostream& out, std::ostream& err) {
+  examples::register_examples();
+  CLI::App app{
+      "POEMS: end-to-end performance modeling of parallel MPI systems.\n"
+      "Write a system in PSL, check it, and evaluate it with analytic, simulated and measured models."};
+  app.set_version_flag("--version", std::string("poems ") + POEMS_VERSION);
+  app.require_subcommand(1);
+  Context ctx{out, err};
+  register_check(app, ctx);
+  register_ast(app, ctx);
+  register_db(app, ctx);
+  register_taskgraph(app, ctx);
+  register_compile(app, ctx);
+  register_simulate(app, ctx);
+  register_analyze(app, ctx);
+  register_run(app, ctx);
+  register_measure(app, ctx);
+  register_direct(app, ctx);
+  register_recommend(app, ctx);
+  register_calibrate(app, ctx);
+
+  const std::vector<std::string> args = rewrite_deprecated(raw_args);
+  // A mistyped subcommand: name it and the closest one.
+  if (!args.empty() && !args.front().starts_with("-")) {
+    const std::vector<std::string> names = subcommand_names(app);
+    if (std::find(names.begin(), names.end(), args.front()) == names.end()) {
+      err << "poems: error: unknown command '" << args.front() << "'" << base::did_you_mean(args.front(), names)
+          << " (commands: " << base::name_list(names) << ")\nRun with --help for more information.\n";
+      return kExitUsage;
+    }
+  }
+  std::vector<const char*> argv{"poems"};
+  for (const std::string& a : args) argv.push_back(a.c_str());
+  try {
+    app.parse(static_cast<int>(argv.size()), argv.data());
+  } catch (const CLI::ExtrasError& e) {
+    err << extras_message(app, e);
+    return kExitUsage;
+  } catch (const CLI::ParseError& e) {
+    const int rc = app.exit(e, out, err);
+    return rc == 0 ? kExitOk : kExitUsage;
+  } catch (const core::Error& e) {
+    err << e.diagnostics();
+    if (*e.what() || e.diagnostics().empty()) err << "poems: error: " << e.what() << '\n';
+    return e.exit_code();
+  } catch (const std::exception& e) {
+    err << "poems: error: " << e.what() << '\n';
+    return kExitEvaluation;
+  }
+  return ctx.result;
+}
+
+void print_table(const TextTable& table, std::ostream& out) {
+  std::vector<std::size_t> width;
+  for (const auto& row : table)
+    for (std::size_t c = 0; c < row.size(); ++c) {
+      if (width.size() <= c) width.push_back(0);
+      width[c] = std::max(width[c], row[c].size());
+    }
+  for (const auto& row : table) {
+    std::string line;
+    for (std::size_t c = 0; c < row.size(); ++c) {
+      line += row[c];
+      if (c + 1 < row.size()) line += std::string(width[c] - row[c].size() + 2, ' ');
+    }
+    out << line << '\n';
+  }
+}
+
+}  // namespace poems::cli

@@ -1,0 +1,161 @@
+#include "options.h"
+
+#include <ostream>
+
+#include "poems/measure/mpirun.h"
+
+namespace poems::cli {
+
+core::SystemRequest SystemOptions::request() const {
+  core::SystemRequest r;
+  r.files.push_back(spec);
+  r.files.insert(r.files.end(), imports.begin(), imports.end());
+  r.model = model;
+  r.study = study;
+  r.sets = sets;
+  return r;
+}
+
+void add_system_options(CLI::App* cmd, SystemOptions& o, bool spec_required) {
+  CLI::Option* spec = cmd->add_option("spec", o.spec, "PSL specification");
+  if (spec_required) spec->required();
+  cmd->add_option("--import", o.imports, "More PSL files to load with SPEC (e.g. the local.psl of poems calibrate)");
+  cmd->add_option("--model", o.model, "The model to evaluate (default: the study's, else the only one)");
+  cmd->add_option("--study", o.study, "Evaluate in this study: its model, its `on Machine` and its `set` values");
+  cmd->add_option("--set", o.sets,
+                  "NAME=VALUE, checked as a study's `set`: a model parameter (npe_i=4), a study attribute "
+                  "(compute=processor[measured]) or a component parameter (Odin.L=5.3us); repeatable");
+}
+
+void add_choice_options(CLI::App* cmd, ChoiceOptions& o) {
+  cmd->add_option("--machine", o.machine,
+                  "hardware[network] component to run on (instead of the study's); brings the processors "
+                  "declared beside it (the calibrated local_cpu of local)");
+  cmd->add_option("--processor", o.processor, "hardware[processor] component to choose");
+}
+
+void add_machine_options(CLI::App* cmd, MachineOptions& o) {
+  cmd->add_option("-L", o.L, "Latency over the machine's (ns; units allowed, e.g. 5.3us)");
+  cmd->add_option("-o", o.o, "CPU overhead per message (ns)");
+  cmd->add_option("-g", o.g, "NIC gap per message (ns)");
+  cmd->add_option("-G", o.G, "NIC gap per byte (ns/B, e.g. 0.04ns/B)");
+  cmd->add_option("-O", o.O, "CPU overhead per byte (ns/B)");
+  cmd->add_option("-S", o.S, "Eager limit: larger messages use rendezvous (bytes, e.g. 32KiB)");
+  cmd->add_flag("--rendezvous-handshake", o.handshake,
+                "Rendezvous pays a request/acknowledge round trip 2L+2o instead of L");
+  cmd->add_option("--cpus", o.cpus, "CPUs per process")->check(CLI::Range(1, 256));
+  cmd->add_option("--nics", o.nics, "NICs per process")->check(CLI::Range(1, 256));
+}
+
+void finish_machine_options(const CLI::App* cmd, MachineOptions& o) {
+  core::MachineOverrides& m = o.overrides;
+  m = {};
+  if (cmd->count("-L")) m.L = o.L;
+  if (cmd->count("-o")) m.o = o.o;
+  if (cmd->count("-g")) m.g = o.g;
+  if (cmd->count("-G")) m.G = o.G;
+  if (cmd->count("-O")) m.O = o.O;
+  if (cmd->count("-S")) m.S = o.S;
+  if (o.handshake) m.rendezvous_handshake = true;
+  if (cmd->count("--cpus")) m.cpus = o.cpus;
+  if (cmd->count("--nics")) m.nics = o.nics;
+}
+
+void add_wg_option(CLI::App* cmd, std::string& wg) {
+  cmd->add_option("--wg", wg,
+                  "Compute time per unit of work of every compute node, over the processor components' "
+                  "(e.g. 60ns)");
+}
+
+void add_method_option(CLI::App* cmd, std::string& method) {
+  cmd->add_option("--method", method,
+                  "analytic[LogGP]: closed-form (a model's registered closed form) or critical-path "
+                  "(default: closed-form where one is registered)");
+}
+
+void add_paradigm_option(CLI::App* cmd, std::vector<std::string>& paradigms, const std::string& help,
+                         const std::vector<std::string>& aliases) {
+  std::string names = "--paradigm";
+  for (const std::string& a : aliases) names += "," + a;
+  cmd->add_option(names, paradigms, help + " (e.g. analytic[LogGP], simulation[MPI-Sim]; repeatable)");
+}
+
+CLI::Option* add_procs_option(CLI::App* cmd, std::string& procs, const std::string& help,
+                              const std::vector<std::string>& aliases) {
+  std::string names = "--procs";
+  for (const std::string& a : aliases) names += "," + a;
+  return cmd->add_option(names, procs, help);
+}
+
+void add_timeout_option(CLI::App* cmd, double& seconds) {
+  cmd->add_option("--timeout", seconds, "Seconds a program may run before it is killed (0: no limit)")
+      ->check(CLI::Range(0.0, 1e7));
+}
+
+void add_measure_options(CLI::App* cmd, core::MeasureOptions& m) {
+  cmd->add_option("--repetitions", m.repetitions, "measurement[mpirun]: runs per binding; the fastest counts")
+      ->check(CLI::Range(1, 1000))
+      ->capture_default_str();
+  cmd->add_option("--max-ranks", m.max_ranks,
+                  "measurement[mpirun]: largest process count to run (default: this machine's cores)")
+      ->check(CLI::Range(1, 4096));
+  add_timeout_option(cmd, m.timeout_seconds);
+  cmd->add_option("--nice", m.nice,
+                  "Run this command (kernel timings, measured runs) at this nice value, and its session's "
+                  "scheduling group (Linux autogroups; restored after); negative values (root) keep other work "
+                  "on a shared machine from disturbing the measurements")
+      ->check(CLI::Range(-20, 19));
+}
+
+void add_format_option(CLI::App* cmd, std::string& format, const std::vector<std::string>& formats) {
+  format = formats.front();
+  cmd->add_option("--format", format, "Output format")->check(CLI::IsMember(formats))->capture_default_str();
+}
+
+void add_store_options(CLI::App* cmd, core::StoreOptions& o) {
+  cmd->add_option("--db", o.path, "Knowledge base file (default: $POEMS_DB, else ./poems.db)");
+  cmd->add_flag("--no-store", o.disabled, "Do not store results in the knowledge base");
+}
+
+void add_plot_option(CLI::App* cmd, std::string& plot) {
+  cmd->add_option("--plot", plot, "Draw time and speedup against processes with gnuplot (OUT.png or OUT.svg)")
+      ->check([](const std::string& p) {
+        return p.ends_with(".png") || p.ends_with(".svg") ? std::string() : "'" + p + "' must end in .png or .svg";
+      });
+}
+
+core::SessionOptions session_options(const core::System& system, const ChoiceOptions& choices,
+                                     const MachineOptions& machine, const std::string& wg, const std::string& method) {
+  core::SessionOptions s;
+  s.choices.machine = choices.machine;
+  s.choices.processor = choices.processor;
+  s.choices.study = system.settings().study;
+  s.choices.overrides = system.settings().overrides;
+  s.machine = machine.overrides;
+  if (!wg.empty()) s.wg = wg;
+  s.method = method;
+  return s;
+}
+
+struct PriorityScope::State {
+  measure::PriorityGuard guard;
+  explicit State(int nice) : guard(nice) {}
+};
+
+PriorityScope::PriorityScope(int nice, const Context& ctx) : state_(new State(nice)) {
+  if (!state_->guard.warning.empty()) ctx.warn(state_->guard.warning);
+}
+
+PriorityScope::~PriorityScope() { delete state_; }
+
+std::vector<std::string> rewrite_deprecated(const std::vector<std::string>& args) {
+  std::vector<std::string> out;
+  bool program_args = false;
+  for (const std::string& a : args) {
+    program_args = program_args || a == "--";
+    out.push_back(!program_args && a == "-np" ? "--procs" : a);
+  }
+  return out;
+}
+
+}  // namespace poems::cli
