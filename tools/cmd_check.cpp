@@ -45,7 +45,7 @@ void register_check(CLI::App& app, Context& ctx) {
   auto o = std::make_shared<Options>();
   CLI::App* cmd = app.add_subcommand(
       "check", "Check PSL files (with what they import): everything `poems run` would reject before evaluating");
-  cmd->add_option("files", o->files, "PSL files")->required();
+  cmd->add_option("files", o->files, "PSL files")->required()->check(CLI::ExistingFile);
   add_format_option(cmd, o->format, {"text", "json"});
   cmd->callback([o, &ctx] {
     // Each file is its own specification (with what it imports).
@@ -83,7 +83,7 @@ void register_ast(CLI::App& app, Context& ctx) {
   };
   auto o = std::make_shared<Options>();
   CLI::App* cmd = app.add_subcommand("ast", "Print the abstract syntax tree of a PSL file, with source locations");
-  cmd->add_option("file", o->file, "PSL file")->required();
+  cmd->add_option("file", o->file, "PSL file")->required()->check(CLI::ExistingFile);
   add_format_option(cmd, o->format, {"json"});
   cmd->callback([o, &ctx] {
     psl::Frontend fe;

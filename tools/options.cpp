@@ -17,9 +17,10 @@ core::SystemRequest SystemOptions::request() const {
 }
 
 void add_system_options(CLI::App* cmd, SystemOptions& o, bool spec_required) {
-  CLI::Option* spec = cmd->add_option("spec", o.spec, "PSL specification");
+  CLI::Option* spec = cmd->add_option("spec", o.spec, "PSL specification")->check(CLI::ExistingFile);
   if (spec_required) spec->required();
-  cmd->add_option("--import", o.imports, "More PSL files to load with SPEC (e.g. the local.psl of poems calibrate)");
+  cmd->add_option("--import", o.imports, "More PSL files to load with SPEC (e.g. the local.psl of poems calibrate)")
+      ->check(CLI::ExistingFile);
   cmd->add_option("--model", o.model, "The model to evaluate (default: the study's, else the only one)");
   cmd->add_option("--study", o.study, "Evaluate in this study: its model, its `on Machine` and its `set` values");
   cmd->add_option("--set", o.sets,

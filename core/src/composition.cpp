@@ -44,8 +44,20 @@ std::optional<Machine> chosen_network(System& system, const psl::CompileRequest&
 
 }  // namespace
 
+void check_choices(const System& system, const Choices& choices) {
+  auto check = [&](const std::string& name, const char* option, const char* path, const char* what) {
+    if (name.empty()) return;
+    const psl::ComponentDecl& c = hardware_component(system.program(), name, option);
+    if (c.domain.path != path)
+      throw UsageError(option, "'" + name + "' is " + c.domain.str() + ", not " + what + " (hardware[" + path + "])");
+  };
+  check(choices.machine, "--machine", "network", "a machine");
+  check(choices.processor, "--processor", "processor", "a processor");
+}
+
 psl::CompileRequest compile_request(const System& system, const std::string& paradigm, const Choices& choices,
                                     const std::map<std::string, base::Value>& overrides) {
+  check_choices(system, choices);
   psl::CompileRequest r;
   if (const psl::StudyDecl* st = system.study()) {
     r = psl::study_request(system.program(), *st, paradigm);

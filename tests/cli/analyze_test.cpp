@@ -1,5 +1,5 @@
-// End-to-end: `poems analyze` on the Sweep3D specification and on single
-// collectives, checked against `poems simulate`.
+// `poems analyze` on the Sweep3D specification and on single collectives,
+// checked against `poems simulate` (in process).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -9,20 +9,20 @@
 
 namespace {
 
-CommandResult poems(const std::string& args) { return run_command(std::string(POEMS_BINARY) + " " + args); }
-const std::string kSpec = std::string(POEMS_SOURCE_DIR) + "/examples/sweep3d/sweep3d.psl";
+CommandResult poems_run(const std::string& args) { return poems_in_process(args); }
+const std::string kSpec = std::string(POEMS_SOURCE_DIR) + "/examples/sweep3d/sweep3d.psl --machine Odin";
 
 }  // namespace
 
 TEST(CliAnalyze, Sweep3DClosedFormAndCriticalPathAgreeWithTheSimulator) {
   const std::string sets = " --set npe_i=4 --set npe_j=3 --set mk=5 --set mmi=2 --set iterations=2 --no-store";
-  CommandResult sim = poems("simulate " + kSpec + sets + " --format json --max-ranks-listed 0");
+  CommandResult sim = poems_run("simulate " + kSpec + sets + " --format json --max-ranks-listed 0");
   ASSERT_EQ(sim.exit_code, 0) << sim.err;
   auto s = nlohmann::json::parse(sim.out);
   const double sim_ns = s["finish_ns"].get<double>();
   const double sim_comm = s["overhead_ns"].get<double>() / s["processes"].get<double>();
   for (const char* method : {"closed-form", "critical-path"}) {
-    CommandResult r = poems("analyze " + kSpec + sets + " --format json --method " + method);
+    CommandResult r = poems_run("analyze " + kSpec + sets + " --format json --method " + method);
     ASSERT_EQ(r.exit_code, 0) << r.err;
     auto j = nlohmann::json::parse(r.out);
     EXPECT_EQ(j["evaluator"], "analytic[LogGP]");
@@ -37,10 +37,10 @@ TEST(CliAnalyze, Sweep3DClosedFormAndCriticalPathAgreeWithTheSimulator) {
 }
 
 TEST(CliAnalyze, DefaultsToTheClosedFormAndStoresTheRun) {
-  CommandResult r = poems("analyze " + kSpec + " --set npe_i=8 --set npe_j=8 --format json");
+  CommandResult r = poems_run("analyze " + kSpec + " --set npe_i=8 --set npe_j=8 --format json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(nlohmann::json::parse(r.out)["method"], "closed-form");
-  CommandResult runs = poems("db runs --format json");
+  CommandResult runs = run_command(std::string(POEMS_BINARY) + " db runs --format json");
   ASSERT_EQ(runs.exit_code, 0) << runs.err;
   bool found = false;
   for (const auto& run : nlohmann::json::parse(runs.out))
@@ -50,34 +50,34 @@ TEST(CliAnalyze, DefaultsToTheClosedFormAndStoresTheRun) {
 
 TEST(CliAnalyze, CollectiveClosedFormEqualsTheSimulator) {
   const std::string args = " --collective bcast --algorithm binomial --procs 16 --size 1KiB --no-store --format json";
-  CommandResult a = poems("analyze" + args);
-  CommandResult s = poems("simulate" + args);
+  CommandResult a = poems_run("analyze" + args);
+  CommandResult s = poems_run("simulate" + args);
   ASSERT_EQ(a.exit_code, 0) << a.err;
   ASSERT_EQ(s.exit_code, 0) << s.err;
   EXPECT_EQ(nlohmann::json::parse(a.out)["method"], "closed-form");
   EXPECT_EQ(nlohmann::json::parse(a.out)["time_ns"].get<double>(),
             nlohmann::json::parse(s.out)["finish_ns"].get<double>());
   // An incomplete tree has no exact form: the default falls back to the critical path.
-  CommandResult cp = poems("analyze --collective bcast --procs 6 --size 1KiB --no-store --format json");
+  CommandResult cp = poems_run("analyze --collective bcast --procs 6 --size 1KiB --no-store --format json");
   ASSERT_EQ(cp.exit_code, 0) << cp.err;
   EXPECT_EQ(nlohmann::json::parse(cp.out)["method"], "critical-path");
-  CommandResult forced = poems("analyze --collective bcast --procs 6 --size 1KiB --no-store --method closed-form");
+  CommandResult forced = poems_run("analyze --collective bcast --procs 6 --size 1KiB --no-store --method closed-form");
   EXPECT_EQ(forced.exit_code, 2);
   EXPECT_NE(forced.err.find("no closed form of bcast/binomial"), std::string::npos) << forced.err;
 }
 
 TEST(CliAnalyze, BadParametersAreInputErrors) {
-  CommandResult r = poems("analyze " + kSpec + " --set mk=0 --no-store");
+  CommandResult r = poems_run("analyze " + kSpec + " --set mk=0 --no-store");
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
   EXPECT_NE(r.err.find("mk"), std::string::npos) << r.err;
-  CommandResult usage = poems("analyze " + kSpec + " --method exact --no-store");
+  CommandResult usage = poems_run("analyze " + kSpec + " --method exact --no-store");
   EXPECT_EQ(usage.exit_code, 2);
   // Command-line LogGOPS parameters are checked as `poems simulate` checks them.
-  CommandResult latency = poems("analyze --collective bcast --procs 4 -L 2e13 --no-store");
+  CommandResult latency = poems_run("analyze --collective bcast --procs 4 -L 2e13 --no-store");
   EXPECT_EQ(latency.exit_code, 2);
   EXPECT_NE(latency.err.find("-L: '2e13' is out of range; expected a time in 0..1e12 ns"), std::string::npos)
       << latency.err;
-  CommandResult procs = poems("analyze --collective bcast --procs 0 --no-store");
+  CommandResult procs = poems_run("analyze --collective bcast --procs 0 --no-store");
   EXPECT_EQ(procs.exit_code, 2);
   EXPECT_NE(procs.err.find("expected an integer in 1..2147483647"), std::string::npos) << procs.err;
 }

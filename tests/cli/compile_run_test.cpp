@@ -1,6 +1,7 @@
-// End-to-end: `poems compile` (SystemModel and plan as JSON, DOT, located
+// `poems compile` (SystemModel and plan as JSON, DOT, located
 // composition errors) and `poems run` (a two-paradigm Sweep3D study that must
-// agree within 2%, stored and reused from the knowledge base, CSV, a plot).
+// agree within 2%, stored and reused from the knowledge base, CSV, a plot),
+// in process.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -13,6 +14,8 @@ namespace fs = std::filesystem;
 namespace {
 
 const std::string kPoems = POEMS_BINARY;
+
+CommandResult poems_run(const std::string& args) { return poems_in_process(args); }
 const std::string kSource = POEMS_SOURCE_DIR;
 const std::string kSweep3D = kSource + "/examples/sweep3d/sweep3d.psl";
 const std::string kSmall = kSource + "/tests/compiler/studies/sweep3d_small.psl";
@@ -27,7 +30,7 @@ std::string temp_db(const std::string& name) {
 
 TEST(CompileCommand, JsonHasSystemAndPlan) {
   CommandResult r =
-      run_command(kPoems + " compile " + kSweep3D + " --study scaling --paradigm 'simulation[MPI-Sim]' --format json");
+      poems_run("compile " + kSweep3D + " --study scaling --paradigm 'simulation[MPI-Sim]' --format json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   nlohmann::json j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["model"], "Sweep3D");
@@ -44,8 +47,8 @@ TEST(CompileCommand, JsonHasSystemAndPlan) {
 }
 
 TEST(CompileCommand, MeasuredComputeIsAStudySetting) {
-  CommandResult r = run_command(kPoems + " compile " + kSweep3D +
-                                " --machine Odin --set 'compute=processor[measured]' --format json");
+  CommandResult r =
+      poems_run("compile " + kSweep3D + " --machine Odin --set 'compute=processor[measured]' --format json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   nlohmann::json j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["plan"]["teds"][2]["evaluator"], "processor[measured]");
@@ -54,7 +57,7 @@ TEST(CompileCommand, MeasuredComputeIsAStudySetting) {
 
 TEST(CompileCommand, DotDrawsDomains) {
   const fs::path dot = fs::temp_directory_path() / ("poems_compile_" + std::to_string(::getpid()) + ".dot");
-  CommandResult r = run_command(kPoems + " compile " + kSweep3D + " --machine Odin --dot " + dot.string());
+  CommandResult r = poems_run("compile " + kSweep3D + " --machine Odin --dot " + dot.string());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   std::ifstream in(dot);
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -65,7 +68,7 @@ TEST(CompileCommand, DotDrawsDomains) {
 }
 
 TEST(CompileCommand, AmbiguousMachineIsALocatedError) {
-  CommandResult r = run_command(kPoems + " compile " + kSweep3D);
+  CommandResult r = poems_run("compile " + kSweep3D);
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("mpi.psl:24:21: error: request 'wire' of 'MPI_analytic' matches 2 components: 'Odin', 'BigRed'"),
             std::string::npos)
@@ -75,7 +78,7 @@ TEST(CompileCommand, AmbiguousMachineIsALocatedError) {
 
 TEST(RunCommand, TwoParadigmsAgreeAndResultsAreReused) {
   const std::string db = temp_db("run_small");
-  CommandResult r = run_command(kPoems + " run " + kSmall + " --study small --format json --db " + db);
+  CommandResult r = poems_run("run " + kSmall + " --study small --format json --db " + db);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   nlohmann::json j = nlohmann::json::parse(r.out);
   ASSERT_EQ(j["rows"].size(), 4u);
@@ -97,7 +100,7 @@ TEST(RunCommand, TwoParadigmsAgreeAndResultsAreReused) {
   EXPECT_NE(r.err.find("[8/8]"), std::string::npos) << r.err;
 
   // A second run evaluates nothing: every cell comes from the knowledge base, unchanged.
-  CommandResult again = run_command(kPoems + " run " + kSmall + " --study small --format json --db " + db);
+  CommandResult again = poems_run("run " + kSmall + " --study small --format json --db " + db);
   ASSERT_EQ(again.exit_code, 0) << again.err;
   nlohmann::json k = nlohmann::json::parse(again.out);
   for (std::size_t i = 0; i < 4; ++i) {
@@ -116,7 +119,7 @@ TEST(RunCommand, TwoParadigmsAgreeAndResultsAreReused) {
 TEST(RunCommand, MachineParameterVariesAndCsvAndPlot) {
   const fs::path png = fs::temp_directory_path() / ("poems_run_" + std::to_string(::getpid()) + ".png");
   CommandResult r =
-      run_command(kPoems + " run " + kSmall + " --study latency_small --no-store --format csv --plot " + png.string());
+      poems_run("run " + kSmall + " --study latency_small --no-store --format csv --plot " + png.string());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   // Header plus four rows; a 10x latency slows the 2x2 grid and leaves 1x1 alone.
   std::istringstream lines(r.out);
@@ -137,7 +140,7 @@ TEST(RunCommand, MachineParameterVariesAndCsvAndPlot) {
 }
 
 TEST(RunCommand, UnknownStudyNamesTheStudies) {
-  CommandResult r = run_command(kPoems + " run " + kSweep3D + " --study nope --no-store");
+  CommandResult r = poems_run("run " + kSweep3D + " --study nope --no-store");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find(
                 "studies: scaling, scaling_50, projection, projection_analytic, blocking, latency, direct, validation"),
@@ -148,7 +151,7 @@ TEST(RunCommand, UnknownStudyNamesTheStudies) {
 TEST(RunCommand, MeasuredComputeTimesTheRealKernel) {
   // processor[measured] is a study setting: the same model, its compute nodes
   // timed on this machine with the k-block kernel, once per block shape.
-  CommandResult r = run_command(kPoems + " run " + kSmall + " --study measured_small --no-store --format json");
+  CommandResult r = poems_run("run " + kSmall + " --study measured_small --no-store --format json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   nlohmann::json j = nlohmann::json::parse(r.out);
   ASSERT_EQ(j["rows"].size(), 2u);
@@ -182,7 +185,7 @@ study ext {
   compare analytic[LogGP];
 }
 )";
-  CommandResult r = run_command(kPoems + " run " + (dir / "spec.psl").string() + " --study ext --no-store");
+  CommandResult r = poems_run("run " + (dir / "spec.psl").string() + " --study ext --no-store");
   EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
   EXPECT_NE(r.out.find("failed: npe_i=1 npe_j=1 analytic[LogGP]"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("'Gem5' (processor[external])"), std::string::npos) << r.out;
@@ -201,8 +204,7 @@ study ext {
   }
   spec.replace(spec.find("exit 7"), 6, "python3 " + (dir / "model.py").string());
   std::ofstream(dir / "spec.psl") << spec;
-  CommandResult ok =
-      run_command(kPoems + " run " + (dir / "spec.psl").string() + " --study ext --no-store --format json");
+  CommandResult ok = poems_run("run " + (dir / "spec.psl").string() + " --study ext --no-store --format json");
   ASSERT_EQ(ok.exit_code, 0) << ok.err;
   EXPECT_EQ(nlohmann::json::parse(ok.out)["rows"][0]["times_ns"]["analytic[LogGP]"], 165888.0);
   fs::remove_all(dir);

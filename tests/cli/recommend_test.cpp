@@ -43,7 +43,8 @@ class CliRecommend : public ::testing::Test {
   fs::path dir_;
 };
 
-const std::string kProblem = " --spec " + kSpec + " --set it_g=24 --set jt_g=24 --set kt=12 --set iterations=2";
+const std::string kQuestion = " --set it_g=24 --set jt_g=24 --set kt=12 --set iterations=2";
+const std::string kProblem = " " + kSpec + kQuestion + " --machine Odin";
 
 TEST_F(CliRecommend, JsonShapeAndWarmQuery) {
   nlohmann::json cold = json("recommend" + kProblem + " --procs 16 --top 3");
@@ -108,7 +109,7 @@ TEST_F(CliRecommend, SharesRunsWithAnalyzeAndSimulate) {
 TEST_F(CliRecommend, ConfirmExplainAndTable) {
   CommandResult r = poems("recommend" + kProblem + " --procs 16 --grid --top 2 --confirm --explain");
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("rank  mk  mmi  grid"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("rank  npe_i  npe_j  mk  mmi  time"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("confirm with simulation[MPI-Sim]"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("the simulator ranks them in the same order"), std::string::npos) << r.out;
   // 16 processors on 24 x 24: grids 1x16, 2x8, 4x4, 8x2, 16x1 -- five cases to mine.
@@ -152,10 +153,16 @@ TEST_F(CliRecommend, ProcsRangeFindsTheOperatingPoint) {
 }
 
 TEST_F(CliRecommend, DefaultSpecification) {
-  // Run from an empty directory: the specification beside the executable.
-  CommandResult r = poems("recommend --set it_g=12 --set jt_g=12 --set kt=6 --procs 4 --top 1");
+  // Run from an empty directory: the example specification of the source tree.
+  CommandResult r = poems("recommend --set it_g=12 --set jt_g=12 --set kt=6 --procs 4 --top 1 --machine Odin");
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("Sweep3D 12x12x6 (mm=6, 12 iterations) on Odin"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("Sweep3D it_g=12, jt_g=12, kt=6, mm=6, iterations=12 on Odin, Wg=60ns, 4 processors"),
+            std::string::npos)
+      << r.out;
+  // It has two machines: naming none is ambiguous, and the message lists them.
+  CommandResult none = poems("recommend --set it_g=12 --set jt_g=12 --set kt=6 --procs 4");
+  EXPECT_EQ(none.exit_code, 1);
+  EXPECT_NE(none.err.find("matches 2 components: 'Odin', 'BigRed'"), std::string::npos) << none.err;
   CommandResult big_red = poems("recommend --set it_g=12 --set jt_g=12 --set kt=6 --procs 4 --machine BigRed");
   ASSERT_EQ(big_red.exit_code, 0) << big_red.err;
   EXPECT_NE(big_red.out.find("on BigRed"), std::string::npos) << big_red.out;
@@ -173,18 +180,23 @@ TEST_F(CliRecommend, BadInputsNameTheParameterAndTheRange) {
       {" --procs 16 --set mmi=4", 1, "mmi = 4 is out of range; expected a divisor of mm = 6: 1, 2, 3, 6"},
       {" --procs 16 --set mk=13", 1, "mk = 13 is out of range; expected an integer in 1..kt = 12"},
       {" --procs 16 --set kt=0", 1, "kt = 0 is out of range; expected an integer in 1..2147483648"},
-      {" --procs 16 --machine Nowhere", 2, "unknown machine 'Nowhere'; expected one of Odin, BigRed"},
-      {" --procs 1000", 1, "procs = 1000 has no processor grid"},
-      {" --procs 16 --set npe_i=4", 2, "give both npe_i and npe_j"},
-      {" --procs 16 --set npe_i=2 --set npe_j=4", 1, "npe_i * npe_j = 8 but procs = 16"},
+      {" --procs 16 --machine Odn", 2, "--machine: no component named 'Odn'"},
+      {" --procs 1000", 1, "procs = 1000 has no grid with at most 24 x 24 processes along its axes"},
+      {" --procs 16 --set npe_i=4", 1, "--procs chooses npe_i; do not also --set it"},
+      {" --procs 16 --vary mk=1..3 --study scaling", 2, "--vary: give either --study (its vary space) or --vary"},
       {" --procs-range 10..5", 2, "--procs-range: '10..5' is out of range; expected A..B with 1 <= A < B"},
       {" --procs 16 --top 0", 2, "--top: 0 is out of range; expected 1..100000"},
       {" --procs 16 --knee-fraction 1.5", 2, "--knee-fraction"},
-      {" --procs 16 --set nosuch=1", 1, "model 'Sweep3D' has no parameter 'nosuch'"},
+      {" --procs 16 --set nosuch=1", 2, "'nosuch' is not a parameter of model 'Sweep3D'"},
       {" --procs 16 --explain --no-store", 2, "--explain: mines the knowledge base"},
   };
   for (const Bad& b : bad) {
-    CommandResult r = poems("recommend" + kProblem + b.args);
+    // --machine given twice is a usage error of its own: the bad one replaces Odin.
+    // So are --machine and a --set of the same name given twice.
+    std::string problem = b.args.find("--machine") == std::string::npos ? kProblem : " " + kSpec + kQuestion;
+    if (b.args.find("--set kt=") != std::string::npos)
+      problem = " " + kSpec + " --set it_g=24 --set jt_g=24 --set iterations=2 --machine Odin";
+    CommandResult r = poems("recommend" + problem + b.args);
     EXPECT_EQ(r.exit_code, b.exit_code) << b.args << ": " << r.err;
     EXPECT_NE(r.err.find(b.message), std::string::npos) << b.args << ": " << r.err;
     EXPECT_EQ(r.out, "") << b.args;

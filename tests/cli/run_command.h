@@ -35,3 +35,48 @@ inline CommandResult run_command(const std::string& command) {
   std::filesystem::remove(err);
   return r;
 }
+
+#ifdef POEMS_IN_PROCESS
+#include <vector>
+
+#include "cli.h"
+
+// A command line split as a shell splits it (quotes group, no expansion).
+inline std::vector<std::string> split_command_line(const std::string& line) {
+  std::vector<std::string> out;
+  std::string word;
+  bool in_word = false;
+  char quote = 0;
+  for (char c : line) {
+    if (quote) {
+      if (c == quote)
+        quote = 0;
+      else
+        word += c;
+    } else if (c == '\'' || c == '"') {
+      quote = c;
+      in_word = true;
+    } else if (c == ' ' || c == '\t' || c == '\n') {
+      if (in_word) out.push_back(word);
+      word.clear();
+      in_word = false;
+    } else {
+      word += c;
+      in_word = true;
+    }
+  }
+  if (in_word) out.push_back(word);
+  return out;
+}
+
+// `poems ARGS` in this process (poems::cli::run): the commands that need no
+// process of their own are tested without one.
+inline CommandResult poems_in_process(const std::string& args) {
+  std::ostringstream out, err;
+  CommandResult r;
+  r.exit_code = poems::cli::run(split_command_line(args), out, err);
+  r.out = out.str();
+  r.err = err.str();
+  return r;
+}
+#endif

@@ -1,4 +1,4 @@
-// End-to-end: `poems simulate` on GOAL files and single collectives.
+// `poems simulate` on GOAL files, single collectives and a PSL model (in process).
 #include <gtest/gtest.h>
 
 #include <sys/wait.h>
@@ -16,7 +16,7 @@ namespace {
 
 using SimRun = CommandResult;
 
-SimRun simulate(const std::string& args) { return run_command(std::string(POEMS_BINARY) + " simulate " + args); }
+SimRun simulate(const std::string& args) { return poems_in_process("simulate " + args); }
 
 std::string goal(const std::string& name) { return std::string(POEMS_SOURCE_DIR) + "/examples/goal/" + name; }
 
@@ -123,7 +123,8 @@ TEST(CliSimulate, BadParametersExitTwoNamingTheParameter) {
 }
 
 TEST(CliSimulate, PslSpecificationOnItsMachine) {
-  SimRun r = simulate(std::string(POEMS_SOURCE_DIR) + "/examples/sweep3d/sweep3d.psl --set iterations=1");
+  SimRun r =
+      simulate(std::string(POEMS_SOURCE_DIR) + "/examples/sweep3d/sweep3d.psl --machine Odin --set iterations=1");
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("model Sweep3D (6 processes) on Odin, Wg=60ns from Opteron"), std::string::npos) << r.out;
 }

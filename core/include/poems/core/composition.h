@@ -34,6 +34,10 @@ struct Composition {
   std::string no_machine;
 };
 
+// UsageError unless --machine names a hardware[network] component and
+// --processor a hardware[processor] one (with the closest spelling).
+void check_choices(const System& system, const Choices& choices);
+
 // The compiler's request: the study's (its `on Machine`, its `set` values)
 // or the model's alone, the command line's choices over it, `overrides`
 // (a binding's `vary Component.param` values) over those. Outside a study

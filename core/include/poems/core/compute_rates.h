@@ -33,8 +33,8 @@ ProcessorTask compute_task(const psl::Program& program, const psl::SystemModel& 
 
 // Throws InputError naming the node when its task cannot be timed, and
 // EvaluationError when a processor model fails (processor::ProcessorError).
-ComputeRates compute_rates(const psl::Program& program, const psl::SystemModel& system,
-                           const EvaluationPlan& plan, const taskgraph::StaticTaskGraph& graph,
-                           const std::vector<double>& model_values, ProcessorModels& models);
+ComputeRates compute_rates(const psl::Program& program, const psl::SystemModel& system, const EvaluationPlan& plan,
+                           const taskgraph::StaticTaskGraph& graph, const std::vector<double>& model_values,
+                           ProcessorModels& models);
 
 }  // namespace poems::core
