@@ -27,34 +27,6 @@ std::string fmt(const char* spec, double v) {
   return buffer;
 }
 
-// The model's per-size costs with the fitted parameters, for the report.
-double model_echo(const measure::LoggopsCalibration& c, double s) {
-  return (s > c.S ? 2 : 1) * c.L + 2 * c.o + (s - 1) * std::max(c.O, c.G);
-}
-
-void print_json(const core::Calibration& cal, const std::string& psl_path, std::ostream& out) {
-  const measure::LoggopsCalibration& c = cal.loggops;
-  nlohmann::json j = {{"machine", cal.name}, {"psl_file", psl_path}, {"range", c.machine_range}, {"L_ns", c.L},
-                      {"o_ns", c.o},         {"g_ns", c.g},          {"G_ns_per_byte", c.G},     {"O_ns_per_byte", c.O},
-                      {"S_bytes", c.S},      {"Wg_ns", cal.wg_ns},   {"kernel", cal.kernel},     {"notes", c.notes}};
-  nlohmann::json sizes = nlohmann::json::array();
-  const auto overhead = cal.samples.overhead_ns(), gap = cal.samples.gap_ns();
-  for (std::size_t k = 0; k < cal.samples.sizes.size(); ++k)
-    sizes.push_back({{"bytes", cal.samples.sizes[k]},
-                     {"echo_ns", cal.samples.echo_ns[k]},
-                     {"model_echo_ns", model_echo(c, cal.samples.sizes[k])},
-                     {"exchange_ns", cal.samples.exchange_ns[k]},
-                     {"overhead_ns", overhead[k]},
-                     {"gap_ns", gap[k]}});
-  j["sizes"] = sizes;
-  nlohmann::json shapes = nlohmann::json::array();
-  for (const core::TaskWg& w : cal.tasks)
-    shapes.push_back(
-        {{"shape", w.text}, {"Wg_ns", w.wg_ns}, {"concurrent", w.concurrent}, {"Wg_concurrent_ns", w.busy_wg_ns}});
-  j["Wg_shapes"] = shapes;
-  out << j.dump(2) << '\n';
-}
-
 void print_text(const core::Calibration& cal, const std::string& psl, std::ostream& out) {
   const measure::LoggopsCalibration& c = cal.loggops;
   out << "machine " << cal.name << " (" << c.machine_range << " range): L = " << fmt("%.4g", c.L)
@@ -65,7 +37,7 @@ void print_text(const core::Calibration& cal, const std::string& psl, std::ostre
   const auto overhead = cal.samples.overhead_ns(), gap = cal.samples.gap_ns();
   char line[160];
   for (std::size_t k = 0; k < cal.samples.sizes.size(); ++k) {
-    const double m = model_echo(c, cal.samples.sizes[k]);
+    const double m = core::model_echo_ns(c, cal.samples.sizes[k]);
     std::snprintf(line, sizeof line, "%8.0f %9.1f %9.1f %+8.1f %12.1f %12.1f %9.1f\n", cal.samples.sizes[k],
                   cal.samples.echo_ns[k], m, 100 * (m - cal.samples.echo_ns[k]) / cal.samples.echo_ns[k],
                   cal.samples.exchange_ns[k], overhead[k], gap[k]);
@@ -110,7 +82,7 @@ void run_calibrate(CalibrateOptions& o, Context& ctx) {
   core::store_calibration(cal, o.request, psl_path, store);
   if (store.enabled()) ctx.err << "stored machine '" << cal.name << "' (calibrated) in " << store.path() << '\n';
   if (o.format == "json")
-    print_json(cal, psl_path, ctx.out);
+    ctx.out << core::to_json(cal, psl_path).dump(2) << '\n';
   else
     print_text(cal, o.psl, ctx.out);
 }

@@ -76,48 +76,15 @@ void run_measure(const MeasureOptions& o, Context& ctx) {
   core::SessionOptions options = session_options(*system, o.choices, {}, "", "");
   options.measure = o.measure;
   core::Session session(*system, options, store);
-  // The measurement first, then the predictions beside it.
-  std::vector<std::string> paradigms{kMeasurement};
-  if (!o.paradigms.empty()) {
-    for (const std::string& p : o.paradigms)
-      if (p != "none" && core::evaluator_named(p, "--paradigm").name != kMeasurement)
-        paradigms.push_back(core::evaluator_named(p, "--paradigm").name);
-  } else if (system->study()) {
-    for (const psl::QualifiedRef& p : system->study()->compare)
-      if (core::evaluator_named(p.str(), "compare").name != kMeasurement) paradigms.push_back(p.str());
-  }
-  core::StudyPlan plan;
-  if (system->study()) {
-    plan = core::plan_study(*system, paradigms);
-    // Bindings that do not fit this machine are not measured, nor predicted.
-    std::vector<core::StudyBinding> kept;
-    std::string example;
-    for (const core::StudyBinding& b : plan.bindings) {
-      core::CellRequest request = core::cell_request(*system, b);
-      request.paradigm = kMeasurement;
-      const std::string why = session.obstacle(request);
-      if (why.empty())
-        kept.push_back(b);
-      else if (example.empty())
-        example = core::binding_text(b) + ": " + why;
-    }
-    if (kept.size() < plan.bindings.size())
-      ctx.err << "measuring " << kept.size() << " of " << plan.bindings.size() << " bindings; "
-              << plan.bindings.size() - kept.size() << " do not fit this machine (e.g. " << example << ")\n";
-    if (kept.empty())
-      throw core::InputError("no binding of study " + plan.study + " fits this machine (at most " +
-                             std::to_string(o.measure.max_ranks ? o.measure.max_ranks : measure::host_cores()) +
-                             " processes; see --max-ranks)");
-    plan.bindings = std::move(kept);
-  } else {
-    plan.paradigms = paradigms;
-    core::StudyBinding binding;
-    for (const auto& [name, value] : system->settings().parameters) {
-      binding.emplace_back(name, value);
-      plan.targets.push_back(name);
-    }
-    plan.bindings = {binding};
-  }
+  const core::MeasurementPlan mp = core::measurement_plan(session, o.paradigms);
+  const core::StudyPlan& plan = mp.plan;
+  if (mp.dropped)
+    ctx.err << "measuring " << plan.bindings.size() << " of " << plan.bindings.size() + mp.dropped << " bindings; "
+            << mp.dropped << " do not fit this machine (e.g. " << mp.example << ")\n";
+  if (plan.bindings.empty())
+    throw core::InputError("no binding of study " + plan.study + " fits this machine (at most " +
+                           std::to_string(o.measure.max_ranks ? o.measure.max_ranks : measure::host_cores()) +
+                           " processes; see --max-ranks)");
   warn_if_busy(ctx);
   core::StudyTable table = core::run_study(session, plan);
   report_store_warnings(store, ctx);

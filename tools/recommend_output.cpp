@@ -33,32 +33,9 @@ std::string fixed(double v, int digits) {
 
 std::string percent(double fraction) { return fixed(100 * fraction, 3) + "%"; }
 
-nlohmann::json value_json(double v) {
-  return v == std::trunc(v) && std::fabs(v) < 9e15 ? nlohmann::json(static_cast<std::int64_t>(v)) : nlohmann::json(v);
-}
-
-std::string value_text(double v) { return value_json(v).dump(); }
-
-nlohmann::json evidence_json(const Evidence& e) {
-  nlohmann::json j = {{"paradigm", e.paradigm}, {"time_ns", e.time_ns}, {"source", e.fresh ? "evaluated" : "stored"}};
-  j["run_id"] = e.run_id ? nlohmann::json(e.run_id) : nlohmann::json(nullptr);
-  return j;
-}
-
-nlohmann::json recommendation_json(const Recommendation& r) {
-  nlohmann::json evidence = nlohmann::json::array();
-  for (const Evidence& e : r.evidence) evidence.push_back(evidence_json(e));
-  nlohmann::json detail = {{"distance", r.confidence.distance}, {"disagreement", r.confidence.disagreement}};
-  detail["nearest_run"] = r.confidence.nearest_run ? nlohmann::json(*r.confidence.nearest_run) : nlohmann::json();
-  detail["nearest_paradigm"] =
-      r.confidence.nearest_run ? nlohmann::json(r.confidence.nearest_paradigm) : nlohmann::json();
-  nlohmann::json j;
-  for (std::size_t k = 0; k < r.names.size(); ++k) j[r.names[k]] = value_json(r.values[k]);
-  j["time_ns"] = r.time_ns;
-  j["evidence"] = evidence;
-  j["confidence"] = r.confidence.value;
-  j["confidence_detail"] = detail;
-  return j;
+std::string value_text(double v) {
+  return v == std::trunc(v) && std::fabs(v) < 9e15 ? std::to_string(static_cast<std::int64_t>(v))
+                                                   : nlohmann::json(v).dump();
 }
 
 std::string evidence_text(const Recommendation& r) {
@@ -79,84 +56,9 @@ std::vector<std::string> value_cells(const std::vector<double>& values) {
 
 }  // namespace
 
-nlohmann::json report_json(const RecommendReport& r) {
-  const recommender::Problem& p = *r.problem;
-  nlohmann::json out;
-  // The parameters the candidates do not choose.
-  nlohmann::json parameters = nlohmann::json::object();
-  for (std::size_t i = 0; i < p.parameters.size(); ++i)
-    if (std::find(r.chosen.begin(), r.chosen.end(), p.parameters[i]) == r.chosen.end())
-      parameters[p.parameters[i]] = value_json(p.values[i]);
-  out["problem"] = {
-      {"model", p.model},
-      {"spec", r.spec},
-      {"parameters", parameters},
-      {"chosen", r.chosen},
-      {"machine", p.machine_name},
-      {"machine_parameters", components::machine_key_json(p.machine.params, p.machine.rendezvous_handshake)},
-      {"wg_ns", p.machine.ns_per_work},
-      {"method", p.method},
-      {"procs", r.procs},
-      {"grid", r.all_layouts}};
-  nlohmann::json recs = nlohmann::json::array();
-  for (const Recommendation& rec : r.recommendations) recs.push_back(recommendation_json(rec));
-  out["recommendations"] = recs;
-  out["candidates"] = r.stats.candidates;
-  out["evidence"] = {{"reused", r.stats.reused},
-                     {"evaluated", r.stats.evaluated},
-                     {"stored", r.stats.stored},
-                     {"simulated", r.stats.simulated}};
-  out["evidence"]["db"] = r.db_path.empty() ? nlohmann::json() : nlohmann::json(r.db_path);
-  out["wall_seconds"] = r.wall_seconds;
-  if (r.confirm) {
-    nlohmann::json items = nlohmann::json::array();
-    for (std::size_t i = 0; i < r.confirm->items.size(); ++i) {
-      const recommender::Confirmation& c = r.confirm->items[i];
-      nlohmann::json j;
-      for (std::size_t k = 0; k < r.chosen.size() && k < c.values.size(); ++k) j[r.chosen[k]] = value_json(c.values[k]);
-      j["analytic_ns"] = c.analytic_ns;
-      j["simulated_ns"] = c.simulated_ns;
-      j["difference"] = c.difference;
-      j["simulation"] = evidence_json(c.simulation);
-      items.push_back(j);
-    }
-    out["confirm"] = {{"paradigm", recommender::kSimulation},
-                      {"items", items},
-                      {"max_abs_difference", r.confirm->max_abs_difference},
-                      {"same_order", r.confirm->same_order}};
-  }
-  if (r.operating_point) {
-    const recommender::OperatingPoint& op = *r.operating_point;
-    nlohmann::json points = nlohmann::json::array();
-    const double first = op.points.front().best.time_ns;
-    for (const recommender::ProcsPoint& pt : op.points) {
-      nlohmann::json j = recommendation_json(pt.best);
-      j["procs"] = pt.procs;
-      j["speedup"] = first / pt.best.time_ns;
-      points.push_back(j);
-    }
-    out["operating_point"] = {{"fraction", op.fraction}, {"points", points}};
-    out["operating_point"]["knee_procs"] = op.knee ? nlohmann::json(op.points[*op.knee].procs) : nlohmann::json();
-  }
-  if (r.explained) {
-    nlohmann::json rules = nlohmann::json::array();
-    for (std::size_t i = 0; i < r.rules.rules.size(); ++i) {
-      const db::Rule& rule = r.rules.rules[i];
-      rules.push_back({{"rule", rule.rule_text},
-                       {"support", rule.support},
-                       {"confidence", rule.confidence},
-                       {"applies", i < r.rule_applies.size() && r.rule_applies[i]},
-                       {"data", rule.data}});
-    }
-    out["rules"] = rules;
-    out["rule_cases"] = r.rules.cases;
-    out["rule_runs"] = r.rules.runs;
-  }
-  return out;
-}
-
-std::string report_text(const RecommendReport& r) {
-  const recommender::Problem& p = *r.problem;
+std::string report_text(const RecommendReport& report) {
+  const recommender::Answer& r = report.answer;
+  const recommender::Problem& p = r.problem;
   std::ostringstream out;
   out << p.model;
   for (std::size_t i = 0; i < p.parameters.size(); ++i)
@@ -170,8 +72,8 @@ std::string report_text(const RecommendReport& r) {
   out << "evidence: " << r.stats.reused << " stored results reused, " << r.stats.evaluated << " evaluated, "
       << r.stats.stored << " stored";
   if (r.stats.simulated) out << ", " << r.stats.simulated << " simulated";
-  out << (r.db_path.empty() ? " (no knowledge base)" : " in " + r.db_path) << "; " << fixed(r.wall_seconds, 3)
-      << " s\n\n";
+  out << (report.db_path.empty() ? " (no knowledge base)" : " in " + report.db_path) << "; "
+      << fixed(report.wall_seconds, 3) << " s\n\n";
 
   if (r.operating_point) {
     const recommender::OperatingPoint& op = *r.operating_point;

@@ -323,4 +323,31 @@ void store_calibration(const Calibration& cal, const CalibrationRequest& r, cons
   }
 }
 
+double model_echo_ns(const measure::LoggopsCalibration& c, double s) {
+  return (s > c.S ? 2 : 1) * c.L + 2 * c.o + (s - 1) * std::max(c.O, c.G);
+}
+
+nlohmann::json to_json(const Calibration& cal, const std::string& psl_path) {
+  const measure::LoggopsCalibration& c = cal.loggops;
+  nlohmann::json j = {{"machine", cal.name}, {"psl_file", psl_path}, {"range", c.machine_range}, {"L_ns", c.L},
+                      {"o_ns", c.o},         {"g_ns", c.g},          {"G_ns_per_byte", c.G},     {"O_ns_per_byte", c.O},
+                      {"S_bytes", c.S},      {"Wg_ns", cal.wg_ns},   {"kernel", cal.kernel},     {"notes", c.notes}};
+  nlohmann::json sizes = nlohmann::json::array();
+  const auto overhead = cal.samples.overhead_ns(), gap = cal.samples.gap_ns();
+  for (std::size_t k = 0; k < cal.samples.sizes.size(); ++k)
+    sizes.push_back({{"bytes", cal.samples.sizes[k]},
+                     {"echo_ns", cal.samples.echo_ns[k]},
+                     {"model_echo_ns", model_echo_ns(c, cal.samples.sizes[k])},
+                     {"exchange_ns", cal.samples.exchange_ns[k]},
+                     {"overhead_ns", overhead[k]},
+                     {"gap_ns", gap[k]}});
+  j["sizes"] = sizes;
+  nlohmann::json shapes = nlohmann::json::array();
+  for (const TaskWg& w : cal.tasks)
+    shapes.push_back(
+        {{"shape", w.text}, {"Wg_ns", w.wg_ns}, {"concurrent", w.concurrent}, {"Wg_concurrent_ns", w.busy_wg_ns}});
+  j["Wg_shapes"] = shapes;
+  return j;
+}
+
 }  // namespace poems::core

@@ -143,4 +143,46 @@ StudyTable run_study(Session& session, const StudyPlan& plan,
   return table;
 }
 
+MeasurementPlan measurement_plan(Session& session, const std::vector<std::string>& paradigms) {
+  const char* measurement = "measurement[mpirun]";
+  System& system = session.system();
+  std::vector<std::string> names{measurement};
+  if (!paradigms.empty()) {
+    for (const std::string& p : paradigms)
+      if (p != "none" && evaluator_named(p, "--paradigm").name != measurement)
+        names.push_back(evaluator_named(p, "--paradigm").name);
+  } else if (system.study()) {
+    for (const psl::QualifiedRef& p : system.study()->compare)
+      if (evaluator_named(p.str(), "compare").name != measurement) names.push_back(p.str());
+  }
+  MeasurementPlan out;
+  StudyPlan& plan = out.plan;
+  if (!system.study()) {
+    plan.paradigms = names;
+    StudyBinding binding;
+    for (const auto& [name, value] : system.settings().parameters) {
+      binding.emplace_back(name, value);
+      plan.targets.push_back(name);
+    }
+    plan.bindings = {binding};
+    return out;
+  }
+  plan = plan_study(system, names);
+  // Bindings that do not fit this machine are not measured, nor predicted.
+  std::vector<StudyBinding> kept;
+  for (const StudyBinding& b : plan.bindings) {
+    CellRequest request = cell_request(system, b);
+    request.paradigm = measurement;
+    const std::string why = session.obstacle(request);
+    if (why.empty()) {
+      kept.push_back(b);
+    } else {
+      ++out.dropped;
+      if (out.example.empty()) out.example = binding_text(b) + ": " + why;
+    }
+  }
+  plan.bindings = std::move(kept);
+  return out;
+}
+
 }  // namespace poems::core

@@ -14,6 +14,8 @@
 #include <utility>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "poems/core/store.h"
 #include "poems/measure/loggops_fit.h"
 
@@ -74,5 +76,10 @@ Calibration calibrate(const CalibrationRequest& request, const std::function<voi
 // is where its PSL file was written. Throws StoreError.
 void store_calibration(const Calibration& calibration, const CalibrationRequest& request, const std::string& psl_path,
                        Store& store);
+
+// The echo time the fitted parameters give for `bytes` (the report's model column).
+double model_echo_ns(const measure::LoggopsCalibration& loggops, double bytes);
+// What `poems calibrate --format json` prints.
+nlohmann::json to_json(const Calibration& calibration, const std::string& psl_path);
 
 }  // namespace poems::core

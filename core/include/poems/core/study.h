@@ -94,6 +94,17 @@ StudyTable run_study(Session& session, const StudyPlan& plan,
 // and study attributes sorted by name.
 CellRequest cell_request(const System& system, const StudyBinding& binding);
 
+// `poems measure`: measurement[mpirun] first, then `paradigms` (default:
+// the study's other compare entries; "none": no prediction). With a study,
+// its bindings that fit this machine (`dropped` counts the others, one of
+// them with its reason in `example`); without, the one binding of --set.
+struct MeasurementPlan {
+  StudyPlan plan;
+  std::size_t dropped = 0;
+  std::string example;
+};
+MeasurementPlan measurement_plan(Session& session, const std::vector<std::string>& paradigms);
+
 // The cell of one paradigm in a row of a table, from a Session's cell.
 StudyCell study_cell(const Cell& cell);
 

@@ -1,0 +1,108 @@
+#include "poems/recommender/question.h"
+
+#include <regex>
+
+#include "poems/core/error.h"
+#include "poems/core/study.h"
+#include "poems/taskgraph/dtg.h"
+
+namespace poems::recommender {
+
+Dimension vary_dimension(const std::string& text) {
+  const auto [name, values] = core::split_setting(text);
+  Dimension d{{name}, {}};
+  static const std::regex range("(-?[0-9]+)\\.\\.(-?[0-9]+)");
+  std::smatch m;
+  if (std::regex_match(values, m, range)) {
+    const std::int64_t a = std::stoll(m[1]), b = std::stoll(m[2]);
+    if (b < a || b - a >= static_cast<std::int64_t>(kMaxCandidates))
+      throw core::UsageError("--vary " + name, "'" + values + "' is not a range A..B with A <= B and at most " +
+                                                   std::to_string(kMaxCandidates) + " values");
+    for (std::int64_t v = a; v <= b; ++v) d.values.push_back({static_cast<double>(v)});
+    return d;
+  }
+  for (std::size_t start = 0; start <= values.size();) {
+    const std::size_t comma = std::min(values.find(',', start), values.size());
+    d.values.push_back({core::quantity("--vary " + name, values.substr(start, comma - start), base::kDimensionless,
+                                       "numbers, e.g. 1,2,4 or 1..30")});
+    start = comma + 1;
+  }
+  return d;
+}
+
+std::vector<Dimension> study_dimensions(const psl::StudyDecl& study) {
+  std::vector<Dimension> out;
+  for (const psl::VaryClause& v : study.varies) {
+    Dimension d;
+    for (const psl::Identifier& t : v.targets) {
+      if (t.name.find('.') != std::string::npos)
+        throw core::UsageError("--study", "study " + study.name.name + " varies " + t.name +
+                                              ", a machine parameter; the recommender chooses model parameters");
+      d.names.push_back(t.name);
+    }
+    for (const auto& tuple : core::vary_values(v)) {
+      std::vector<double> values;
+      for (const base::Value& x : tuple) values.push_back(x.number);
+      d.values.push_back(values);
+    }
+    out.push_back(std::move(d));
+  }
+  return out;
+}
+
+Answer answer(core::Session& session, const Question& q) {
+  if (q.procs_range && q.procs)
+    throw core::UsageError("--procs-range", "give either --procs or --procs-range, not both");
+  if (q.procs_range && q.confirm)
+    throw core::UsageError("--confirm", "confirms the recommendations of --procs, not of --procs-range");
+  const core::System& system = session.system();
+  if (!q.vary.empty() && system.study())
+    throw core::UsageError("--vary", "give either --study (its vary space) or --vary, not both");
+  Answer a;
+  a.problem = problem_of(session);
+  std::vector<Dimension> dims;
+  for (const std::string& v : q.vary) dims.push_back(vary_dimension(v));
+  if (system.study()) dims = study_dimensions(*system.study());
+  std::set<std::string> fixed;
+  for (const auto& [k, v] : system.binding()) fixed.insert(k);
+  a.procs = q.procs;
+  a.all_layouts = q.all_layouts;
+  if (q.all_layouts && a.procs == 0 && !q.procs_range)
+    a.procs = taskgraph::ModelSchedule(system.graph(), system.binding(), {}).ranks();
+
+  db::KnowledgeBase* kb = session.store().kb();
+  Recommender r(kb, a.problem);
+  if (q.procs_range) {
+    ProcsRange range;
+    range.from = q.procs_range->first;
+    range.to = q.procs_range->second;
+    range.fraction = q.knee_fraction;
+    range.all_layouts = q.all_layouts;
+    range.others = dims.empty() ? candidates(a.problem, {}, fixed, 0, false).dimensions() : dims;
+    a.operating_point = r.operating_point(range);
+    a.recommendations.push_back(a.operating_point->points[*a.operating_point->knee].best);
+  } else {
+    a.recommendations = r.recommend(candidates(a.problem, dims, fixed, a.procs, q.all_layouts), q.top);
+    if (q.confirm) a.confirm = r.confirm(a.recommendations);
+  }
+  a.chosen = a.recommendations.front().names;
+  if (q.explain) {
+    if (!kb) throw core::UsageError("--explain", "mines the knowledge base; it cannot be used with --no-store");
+    const Recommendation& best = a.recommendations.front();
+    std::vector<Dimension> chosen;
+    for (std::size_t k = 0; k < best.names.size(); ++k) chosen.push_back({{best.names[k]}, {{best.values[k]}}});
+    a.rule_space = rule_space(a.problem, CandidateSet(std::move(chosen)));
+    a.rules = mine_rules(load_rule_cases(*kb, a.problem, a.rule_space), a.rule_space, a.problem.model);
+    kb->replace_rules(a.problem.model, a.rules.rules);
+    std::vector<double> values;
+    apply(a.problem, best.names, best.values, values);
+    const std::vector<double> f =
+        rule_features(a.problem, a.rule_space, {&a.problem.parameters, values}, a.problem.machine);
+    for (const db::Rule& rule : a.rules.rules) a.rule_applies.push_back(rule_applies(rule, a.rule_space, f));
+    a.explained = true;
+  }
+  a.stats = r.stats();
+  return a;
+}
+
+}  // namespace poems::recommender
