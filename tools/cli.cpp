@@ -1,4 +1,6 @@
 // run(): the whole `poems` tool; main.cpp calls it, and so do the tests.
+#include <algorithm>
+#include <cctype>
 #include <iostream>
 #include <ostream>
 #include <sstream>
@@ -46,6 +48,33 @@ std::string extras_message(const CLI::App& app, const CLI::ExtrasError& e) {
   return message + "Run with --help for more information.\n";
 }
 
+// Every option name of `cmd` and its subcommands.
+void collect_options(const CLI::App& cmd, std::vector<std::string>& names) {
+  for (const std::string& n : option_names(cmd)) names.push_back(n);
+  for (const CLI::App* sub : cmd.get_subcommands({})) collect_options(*sub, names);
+}
+
+// An option the subcommand does not have, named before CLI11 complains of
+// something else (a missing required option): "did you mean".
+std::string unknown_option(const CLI::App& app, const std::vector<std::string>& args) {
+  if (args.empty()) return "";
+  const CLI::App* sub = nullptr;
+  for (const CLI::App* s : app.get_subcommands({}))
+    if (s->get_name() == args.front()) sub = s;
+  if (!sub) return "";
+  std::vector<std::string> names{"--help", "-h"};
+  collect_options(*sub, names);
+  for (std::size_t i = 1; i < args.size() && args[i] != "--"; ++i) {
+    const std::string& a = args[i];
+    if (a.size() < 2 || a[0] != '-' || std::isdigit(static_cast<unsigned char>(a[1])) || a[1] == '.') continue;
+    const std::string name = a.substr(0, a.find('='));
+    if (std::find(names.begin(), names.end(), name) != names.end()) continue;
+    return "poems: error: unknown option '" + name + "' of poems " + sub->get_name() + base::did_you_mean(name, names) +
+           "\nRun with --help for more information.\n";
+  }
+  return "";
+}
+
 }  // namespace
 
 void Context::warn(const std::string& message) const { err << "poems: warning: " << message << '\n'; }
@@ -80,6 +109,10 @@ int run(const std::vector<std::string>& raw_args, std::ostream& out, std::ostrea
           << " (commands: " << base::name_list(names) << ")\nRun with --help for more information.\n";
       return kExitUsage;
     }
+  }
+  if (const std::string unknown = unknown_option(app, args); !unknown.empty()) {
+    err << unknown;
+    return kExitUsage;
   }
   std::vector<const char*> argv{"poems"};
   for (const std::string& a : args) argv.push_back(a.c_str());

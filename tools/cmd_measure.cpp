@@ -70,7 +70,7 @@ nlohmann::json binding_json(const core::StudyTable& table, const core::StudyPlan
 
 void run_measure(const MeasureOptions& o, Context& ctx) {
   const PriorityScope priority(o.measure.nice, ctx);
-  const auto system = core::load_system(o.system.request());
+  const auto system = core::load_system(o.system.request(true));
   ctx.err << system->warnings();
   core::Store store(o.store);
   core::SessionOptions options = session_options(*system, o.choices, {}, "", "");

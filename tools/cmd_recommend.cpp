@@ -64,7 +64,7 @@ void run_recommend(RecommendOptions& o, Context& ctx) {
   if (system_options.spec.empty()) system_options.spec = examples::default_specification();
   if (system_options.spec.empty())
     throw core::UsageError("SPEC", "no specification given, and no example one to fall back on");
-  const auto system = core::load_system(system_options.request());
+  const auto system = core::load_system(system_options.request(true));
   ctx.err << system->warnings();
   core::Store store(o.store);
   core::Session session(*system, session_options(*system, o.choices, o.machine, o.wg, ""), store);

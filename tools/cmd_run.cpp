@@ -25,7 +25,7 @@ struct RunOptions {
 
 void run_run(const RunOptions& o, Context& ctx) {
   const PriorityScope priority(o.measure.nice, ctx);
-  const auto system = core::load_system(o.system.request());
+  const auto system = core::load_system(o.system.request(true));
   ctx.err << system->warnings();
   core::Store store(o.store);
   core::SessionOptions options = session_options(*system, o.choices, o.machine, o.wg, o.method);

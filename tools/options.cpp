@@ -6,8 +6,9 @@
 
 namespace poems::cli {
 
-core::SystemRequest SystemOptions::request() const {
+core::SystemRequest SystemOptions::request(bool study_bindings) const {
   core::SystemRequest r;
+  r.study_bindings = study_bindings;
   r.files.push_back(spec);
   r.files.insert(r.files.end(), imports.begin(), imports.end());
   r.model = model;

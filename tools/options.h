@@ -32,7 +32,8 @@ struct SystemOptions {
   std::string spec;
   std::vector<std::string> imports, sets;
   std::string model, study;
-  core::SystemRequest request() const;
+  // `study_bindings`: the command evaluates the study's bindings (run, measure, recommend).
+  core::SystemRequest request(bool study_bindings = false) const;
 };
 // `spec_required`: SPEC is a required positional; else optional.
 void add_system_options(CLI::App* cmd, SystemOptions& o, bool spec_required = true);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "poems/base/suggest.h"
 #include "poems/core/error.h"
 
 namespace poems::core {
@@ -26,8 +27,20 @@ std::vector<std::string> companions(const psl::Program& program, const std::stri
 // to no component (no MPI runtime in the specification): the messages of the
 // task graph still run on that machine.
 std::optional<Machine> chosen_network(System& system, const psl::CompileRequest& request,
-                                      const std::map<std::string, base::Value>& overrides) {
-  for (const std::string& name : request.chosen) {
+                                      const std::map<std::string, base::Value>& overrides, std::string& why) {
+  std::vector<std::string> candidates = request.chosen;
+  bool named = false;
+  for (const std::string& name : request.chosen)
+    if (const psl::ComponentDecl* c = system.program().find_component(name))
+      named = named || (c->domain.head == "hardware" && c->domain.path == "network");
+  if (!named) {  // none named: the only machine there is
+    const std::vector<std::string> all = components_in(system.program(), "hardware[network]");
+    if (all.size() > 1)
+      why = "; the specification has " + std::to_string(all.size()) + " machines (" + base::name_list(all) +
+            "): choose one with --machine";
+    if (all.size() == 1) candidates = all;
+  }
+  for (const std::string& name : candidates) {
     const psl::ComponentDecl* c = system.program().find_component(name);
     if (!c || c->domain.head != "hardware" || c->domain.path != "network") continue;
     psl::DiagnosticEngine& diags = system.diagnostics();
@@ -109,15 +122,19 @@ Composition compose(System& system, const std::string& paradigm, const Choices& 
     return c;
   }
   if (bound.empty()) {
-    c.machine = chosen_network(system, request, request.overrides);
+    std::string several;
+    c.machine = chosen_network(system, request, request.overrides, several);
     if (c.machine) return c;
     const taskgraph::StaticNode& n = system.graph()->nodes.at(comm.front()->node);
     c.no_machine = "no component accepts the communication nodes of model " + system.model().name.name + " (" +
                    n.label + " at " + n.location +
                    (comm.size() > 1 ? " and " + std::to_string(comm.size() - 1) + " more" : "") +
-                   "), and no machine is named: name one (`model " + system.model().name.name +
-                   " on Machine;` in the study, or --machine), or give the nodes application components "
-                   "whose requests reach an MPI runtime and a hardware[network] component";
+                   "), and no machine is named" +
+                   (several.empty() ? ": name one (`model " + system.model().name.name +
+                                          " on Machine;` in the study, or --machine), or give the nodes application "
+                                          "components whose requests reach an MPI runtime and a hardware[network] "
+                                          "component"
+                                    : several);
     return c;
   }
   const Ted& t = *bound.front();

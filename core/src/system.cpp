@@ -177,7 +177,7 @@ void check_settings(System::State& s, const SystemRequest& request) {
   if (!st) throw UsageError("--set", "the values could not be read");
   for (const psl::Binding& b : st->settings) {
     const std::string& name = b.name.name;
-    if (s.study)
+    if (s.study && request.study_bindings)
       for (const psl::VaryClause& v : s.study->varies)
         for (const psl::Identifier& t : v.targets)
           if (t.name == name)

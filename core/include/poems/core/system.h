@@ -27,6 +27,10 @@ struct SystemRequest {
   std::string model;               // "" = the study's model, else the only one
   std::string study;               // "" = none: the system outside a study
   std::vector<std::string> sets;   // --set NAME=VALUE, as typed
+  // The study's bindings are evaluated (run, measure, recommend): --set may
+  // not bind what the study varies. Otherwise (simulate, analyze, ...) --set
+  // picks one binding of the study.
+  bool study_bindings = false;
 };
 
 // The --set values by what they bind.
