@@ -105,8 +105,10 @@ void register_calibrate(CLI::App& app, Context& ctx) {
   cmd->add_option("--sizes", o->request.sizes, "Message sizes in bytes, comma-separated (default: 8 B to 256 KiB)");
   cmd->add_option("--kernel", o->request.kernel,
                   "processor[measured] kernel to time (default: the study's, else the first registered)");
-  cmd->add_option("--shape", o->request.shapes,
-                  "A task of the kernel in its shorthand (the k-block kernel: IT,JT,MK,MMI[,KT]); repeatable");
+  std::string syntax;
+  for (const core::CalibrationKernel& k : core::calibration_kernels())
+    if (k.parse_task) syntax += (syntax.empty() ? "" : "; ") + k.kernel + ": " + k.task_syntax;
+  cmd->add_option("--shape", o->request.shapes, "A task of the kernel in its shorthand (" + syntax + "); repeatable");
   cmd->add_option("spec,--spec", o->request.spec, "With --study: the specification");
   cmd->add_option("--study", o->request.study, "Measure Wg for the compute tasks of this study's bindings");
   cmd->add_option("--fit-bytes", o->fit_bytes,

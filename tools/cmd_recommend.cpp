@@ -1,7 +1,7 @@
 // `poems recommend`: the performance recommender (recommender/question.h,
 // docs/recommender.md). Which values of a model's parameters minimise its
-// time: the model's registered question by default (Sweep3D: the blocking
-// factors mk and mmi and, with --grid, the processor grid), a study's vary
+// time: the model's registered question by default (its problem class's
+// parameters and, with --grid, its layouts), a study's vary
 // space (--study) or any parameters (--vary).
 #include <chrono>
 #include <ostream>
@@ -88,7 +88,7 @@ void register_recommend(CLI::App& app, Context& ctx) {
   auto o = std::make_shared<RecommendOptions>();
   CLI::App* cmd = app.add_subcommand(
       "recommend",
-      "Recommend the values of a model's parameters that minimise its time (Sweep3D: blocking factors and grids)");
+      "Recommend the values of a model's parameters that minimise its time");
   add_system_options(cmd, o->system, false);
   cmd->add_option("--spec", o->spec_alias, "The specification (deprecated spelling of SPEC)");
   cmd->add_option("--vary", o->question.vary,

@@ -8,7 +8,7 @@
 
 namespace poems::cli {
 
-// "model Sweep3D (6 processes) on Odin, Wg=60ns from Opteron".
+// "model Ring (6 processes) on Odin, Wg=60ns from Opteron".
 std::string describe(const core::Cell& cell, const std::string& model);
 // "LogGOPS L=5300ns ... S=32768B, 1 CPU(s) and 1 NIC(s) per process".
 std::string describe_machine(const core::Machine& machine);

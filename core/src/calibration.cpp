@@ -127,6 +127,12 @@ const CalibrationKernel& calibration_kernel(const std::string& name) {
                                    ")" + base::did_you_mean(name, names));
 }
 
+std::vector<CalibrationKernel> calibration_kernels() {
+  Registry& r = registry();
+  std::lock_guard lock(r.mutex);
+  return r.kernels;
+}
+
 Calibration calibrate(const CalibrationRequest& r, const std::function<void(const std::string&)>& progress) {
   Calibration out;
   out.name = r.name;
@@ -234,7 +240,7 @@ Calibration calibrate(const CalibrationRequest& r, const std::function<void(cons
   profile.wg_description = "time per unit of work of " + kernel.description + " on this host";
   profile.comment_lines = {
       "Machine '" + r.name + "', written by " + out.source + ".",
-      "LogGOPS fitted per message-size range (docs/sweep3d.md, Calibration); this machine takes the " +
+      "LogGOPS fitted per message-size range (poems calibrate); this machine takes the " +
           c.machine_range + " range.",
       "S is the largest size whose blocking send does not wait for the receiver. Wg: median over the tasks",
       "measured with processor[measured] while " + std::to_string(r.procs) +

@@ -1,5 +1,5 @@
 // simulation[direct]: a model evaluated by running its registered program
-// under direct execution (e.g. Sweep3D's build/bin/sweep3d_direct) on the
+// under direct execution (a program built with poems-mpicxx) on the
 // study's machine, each computation charged through the processor model.
 #include <filesystem>
 

@@ -2,7 +2,7 @@
 // formula of its parameters and the machine, evaluated in microseconds
 // whatever the process count. Generic code knows no model: an application's
 // closed form is registered under its model's name by the code that owns the
-// model (examples/sweep3d registers Sweep3D's), and analytic[LogGP] uses it
+// model (from examples/), and analytic[LogGP] uses it
 // where one is registered, the task graph's critical path elsewhere.
 #pragma once
 
@@ -59,7 +59,7 @@ class BoundClosedForm {
 
 struct ClosedForm {
   std::string model;        // the model it is registered for
-  std::string description;  // for messages and `poems analyze`, e.g. "wavefront (docs/models/sweep3d.md)"
+  std::string description;  // for messages and `poems analyze`, e.g. "wavefront (docs/models/...)"
   // Binds the form to the model's parameter names; throws ParameterError
   // naming a parameter the form needs and the model lacks.
   std::function<std::unique_ptr<BoundClosedForm>(const std::vector<std::string>& parameters)> bind;

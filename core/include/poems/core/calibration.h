@@ -4,7 +4,7 @@
 // the message sizes in use) and Wg of a kernel (processor[measured]) for the
 // tasks in use: a study's compute tasks, tasks given in the kernel's own
 // shorthand, or the kernel's defaults. Kernels are registered by the code
-// that owns them (examples/sweep3d registers the k-block kernel).
+// that owns them (the examples register theirs).
 #pragma once
 
 #include <functional>
@@ -25,11 +25,13 @@ using TaskParameters = std::map<std::string, double>;
 
 struct CalibrationKernel {
   std::string kernel;                  // processor[measured]'s kernel name
-  std::string description;             // e.g. "the Sweep3D k-block kernel", for messages and the PSL file
+  std::string description;             // for messages and the PSL file
   std::string component, transaction;  // what the kernel's tasks are
   std::vector<TaskParameters> default_tasks;
   // A task from the kernel's shorthand (--shape); throws std::invalid_argument saying the syntax.
   std::function<TaskParameters(const std::string& text)> parse_task;
+  std::string task_syntax;  // the shorthand, for --help, e.g. "A,B[,C]"
+
   // The task's label in reports and calibration records.
   std::function<std::string(const TaskParameters& task)> task_text;
   // The message sizes the task's runs send (to fit LogGOPS around), if known.
@@ -39,6 +41,7 @@ struct CalibrationKernel {
 void register_calibration_kernel(CalibrationKernel kernel);
 // The kernel named (or the first registered when `name` is ""); UsageError otherwise.
 const CalibrationKernel& calibration_kernel(const std::string& name);
+std::vector<CalibrationKernel> calibration_kernels();
 
 struct CalibrationRequest {
   int procs = 2;  // processes of the benchmark, and copies of a task at once

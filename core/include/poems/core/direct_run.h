@@ -16,7 +16,7 @@
 namespace poems::core {
 
 // The PSL files machines are read from when none are given (registered by
-// the examples: examples/sweep3d/machines.psl).
+// the examples, see examples/examples.cpp).
 void set_default_machine_files(std::vector<std::string> files);
 const std::vector<std::string>& default_machine_files();
 

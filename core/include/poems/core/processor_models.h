@@ -1,7 +1,7 @@
 // The processor models of a session (processor[measured], processor[external],
 // ...): kept for its life, so a measured shape or an external answer is
 // computed once. The kernels processor[measured] can time are registered by
-// the code that owns them (processor::register_kernel, e.g. examples/sweep3d).
+// the code that owns them (processor::register_kernel, from examples/).
 #pragma once
 
 #include <map>

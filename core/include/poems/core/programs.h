@@ -1,7 +1,7 @@
 // A model's real program (DESIGN.md 5.3, 5.5): what simulation[direct] runs
 // on simulated ranks and measurement[mpirun] runs under mpirun. Generic code
 // names no program: the code that owns a model registers its program (the
-// Sweep3D example registers sweep3d_mpi and sweep3d_direct with their deck).
+// examples register their programs with their input decks).
 #pragma once
 
 #include <cstdint>
@@ -33,7 +33,7 @@ struct ProgramResult {
 
 struct ModelProgram {
   std::string model;
-  std::string measured;       // executable beside poems for measurement[mpirun] ("" = none), e.g. sweep3d_mpi
+  std::string measured;       // executable beside poems for measurement[mpirun] ("" = none)
   std::string direct;         // executable built with poems-mpicxx for simulation[direct] ("" = none)
   std::string result_prefix;  // the program prints "PREFIX{json}" on one line
   // Writes the program's input for `e` into `dir`; throws InputError.

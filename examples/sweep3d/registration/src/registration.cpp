@@ -273,6 +273,7 @@ void register_calibration_kernel() {
   k.transaction = "execute_code_block";
   k.default_tasks = {block(50, 50, 10, 3, 50), block(25, 50, 10, 3, 50), block(20, 20, 10, 3, 20)};
   k.parse_task = parse_shape;
+  k.task_syntax = "IT,JT,MK,MMI[,KT]";
   k.task_text = shape_text;
   k.message_sizes = shape_messages;
   core::register_calibration_kernel(std::move(k));

@@ -1,8 +1,9 @@
 // What a model's owner tells the recommender about its design space,
-// registered by code (examples/sweep3d registers Sweep3D's: blocking factors
-// mk and mmi, processor grids, the features of its cases). A model without a
-// problem class is still answered: the question then names the parameters to
-// choose (--vary, or a study's vary space), and generic features serve.
+// registered by code (an example registers its model's: the parameters worth
+// tuning, its layouts such as processor grids, the features of its cases). A
+// model without a problem class is still answered: the question then names
+// the parameters to choose (--vary, or a study's vary space), and generic
+// features serve.
 #pragma once
 
 #include <cstdint>

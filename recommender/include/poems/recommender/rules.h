@@ -5,7 +5,7 @@
 // best in 12 of 13 cases". Each rule carries its support (the stored cases
 // behind it) and its confidence (the fraction of them where its suggestion is
 // near-best). The parameters rules are about and the features they split on
-// are the problem class's (Sweep3D: mk and mmi; it*jt, procs, kt, L/Wg), or
+// are the problem class's (e.g. blocking factors; problem size, procs, L/Wg), or
 // for a model without one the chosen parameters and every other parameter.
 #pragma once
 
