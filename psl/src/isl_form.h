@@ -1,7 +1,7 @@
 // Internal: the symbolic (isl) forms of static nodes: instance sets over
 // process coordinates and enclosing loop variables, and message relations.
 // Lets inside the task graph are inlined; a conditional (?:) becomes pieces
-// of a union, so Sweep3D's octant directions stay exact.
+// of a union, so a wavefront's octant directions stay exact.
 #pragma once
 
 #include <functional>

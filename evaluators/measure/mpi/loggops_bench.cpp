@@ -1,6 +1,6 @@
 // poems_loggops_bench: the MPI micro-benchmarks behind `poems calibrate`
 // (DESIGN.md 5.5). Ranks 0 (client) and 1 (server) measure, per message
-// size s, with blocking MPI_Send/MPI_Recv as Sweep3D uses them:
+// size s, with blocking MPI_Send/MPI_Recv as wavefront codes use them:
 //
 //   echo       ping-pong round trip / 2                       (seed 001, 3.3.1)
 //   exchange   both send, then both receive (MPI_Sendrecv)     (seed 001, 3.3.2)

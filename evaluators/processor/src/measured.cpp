@@ -50,7 +50,7 @@ MeasuredProcessor::MeasuredProcessor(const ProcessorSpec& spec) : spec_(spec) {
   auto it = spec.strings.find("kernel");
   if (it == spec.strings.end() || it->second.empty())
     throw ProcessorError(detail::who(spec) + ": missing attribute 'kernel' (the native kernel to time), e.g. " +
-                         "`kernel = \"sweep3d.kblock\";` in the profile (registered kernels: " + list(kernels()) + ")");
+                         "`kernel = \"NAME\";` in the profile (registered kernels: " + list(kernels()) + ")");
   kernel_name_ = it->second;
   kernel_ = find_kernel(kernel_name_);
   if (!kernel_)

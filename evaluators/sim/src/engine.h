@@ -48,7 +48,7 @@ inline std::uint32_t pair_second(std::uint32_t list, std::uint64_t base) {
 inline constexpr std::size_t kFirstPull = 4;
 // The same for a source read lazily on trial (a GOAL file): its operations
 // are already in memory, and longer first pulls miss the cache less often.
-// Sweep3D 64x64 from GOAL, best of twelve interleaved runs each on a noisy
+// The wavefront example 64x64 from GOAL, best of twelve interleaved runs each on a noisy
 // host: 0.611 s with 8, 0.629 s with 16, 0.679 s with 32 (docs/PERFORMANCE.md).
 inline constexpr std::size_t kFirstPullOnTrial = 8;
 // A lazy window drops its retired front once it is at least this long and

@@ -7,7 +7,7 @@
 // order; refilling the lowest one moves each of its events down at least one
 // digit, so an event moves at most once per digit of its distance ahead
 // (with one bit per bucket, once per bit: redistribution took 386 M of the
-// 1.62 G instructions of a Sweep3D 32x32 run, 282 M with 4-bit digits).
+// 1.62 G instructions of a 32x32 wavefront run, 282 M with 4-bit digits).
 // Pushes are an append, and events of equal time always share a bucket and
 // come out in the order they were pushed (FIFO), the simulator's documented
 // tie-break.

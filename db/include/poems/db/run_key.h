@@ -20,7 +20,7 @@ std::string sha256_hex(std::string_view data);
 // Everything that decides an evaluation's outcome. Two keys are the same run
 // when their canonical texts are equal.
 struct RunKey {
-  std::string model;                                  // e.g. "Sweep3D"
+  std::string model;                                  // e.g. "Ring"
   std::string evaluator;                              // paradigm, e.g. "analytic[LogGP]"
   std::string spec_hash;                              // hash of the specification (with its imports)
   std::string tool_version;                           // poems version that evaluated it

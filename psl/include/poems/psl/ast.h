@@ -199,7 +199,7 @@ struct Interface {
 struct ComponentDecl {
   Identifier name;
   SourceLocation location;
-  QualifiedRef domain;  // application[Sweep3D], runtime[MPI], hardware[network]
+  QualifiedRef domain;  // application[Ring], runtime[MPI], hardware[network]
   std::vector<Binding> params;
   std::vector<Interface> accepts;
   std::vector<Interface> requests;

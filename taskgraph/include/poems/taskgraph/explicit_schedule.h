@@ -14,7 +14,7 @@ namespace poems::taskgraph {
 // Every rank's operations, materialized and encoded: a header byte and
 // variable-length fields per operation, peers relative to the rank and
 // dependencies relative to the operation (7.6 bytes an operation in
-// Sweep3D, against 48 for an Operation and 16 per Dependency). A lazy reader
+// the wavefront example, against 48 for an Operation and 16 per Dependency). A lazy reader
 // comes back to a rank after many other ranks' pulls, so what it reads is
 // out of cache: the fewer bytes, the fewer misses. Each rank's operations are
 // one contiguous segment, set once. What an operation of its kind does not

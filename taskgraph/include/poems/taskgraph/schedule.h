@@ -62,7 +62,7 @@ struct OpBuffer {
 };
 
 // Where each static node came from, so evaluators can report "rank 3 waits in
-// recv at sweep3d.psl:31:13" instead of a bare node number.
+// recv at model.psl:31:13" instead of a bare node number.
 struct NodeInfo {
   std::string label;     // e.g. "recv", "kblock", "allreduce/dissemination"
   std::string location;  // "file:line:col" or ""

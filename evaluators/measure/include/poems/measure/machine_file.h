@@ -1,6 +1,6 @@
 // A calibrated machine as a PSL component file: a hardware[network]
 // component with the LogGOPS parameters and a hardware[processor] component
-// with Wg, in the form of examples/sweep3d/machines.psl, so `poems check`
+// with Wg, in the form of the examples' machines.psl, so `poems check`
 // accepts it and studies run on it (`--machine local --import local.psl`).
 #pragma once
 

@@ -27,7 +27,7 @@ class MeasuredProcessor : public ProcessorModel {
 
   // The mean of per-call times without the samples above twice their median
   // (a descheduling or a burst of other work on a shared machine). Not the
-  // median: a kernel whose calls differ by design (the Sweep3D column's
+  // median: a kernel whose calls differ by design (a wavefront column's
   // blocks take 6 or 7 ns per cell-angle depending on the octant) costs its
   // mean per call over a run, and the median picks the common case (7 % low
   // for a 25 x 50 column). 0 for no samples.

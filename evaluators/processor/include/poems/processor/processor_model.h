@@ -17,7 +17,7 @@ namespace poems::processor {
 
 // A task as a processor model sees it: its transaction parameters in base
 // units (ns, bytes, plain numbers). Always has "work"; usually also the task's
-// own arguments (for Sweep3D: cells, angles, it, jt, mk).
+// own arguments (e.g. a block's cells, angles and sizes).
 struct TaskRequest {
   std::string component;                 // application component, e.g. "KBlock"
   std::string transaction;               // e.g. "execute_code_block"
@@ -29,7 +29,7 @@ struct ProcessorSpec {
   std::string component;                       // e.g. "Opteron"
   std::string evaluator;                       // "processor[wg]", "processor[measured]", "processor[external]"
   std::map<std::string, double> numbers;       // e.g. Wg (ns per unit of work), timeout (ns), repetitions
-  std::map<std::string, std::string> strings;  // e.g. kernel = "sweep3d.kblock", command = "python3 model.py"
+  std::map<std::string, std::string> strings;  // e.g. kernel = "app.block", command = "python3 model.py"
 };
 
 // Every failure: the message names the component, the evaluator and what went wrong.
