@@ -121,6 +121,12 @@ int run(const std::vector<std::string>& raw_args, std::ostream& out, std::ostrea
   } catch (const CLI::ExtrasError& e) {
     err << extras_message(app, e);
     return kExitUsage;
+  } catch (const CLI::ArgumentMismatch& e) {
+    std::string text = e.what();
+    if (const auto at = text.find("At Most 1 required but received"); at != std::string::npos)
+      text = text.substr(0, at) + "given more than once; it takes one value";
+    err << "poems: error: " << text << "\nRun with --help for more information.\n";
+    return kExitUsage;
   } catch (const CLI::ParseError& e) {
     const int rc = app.exit(e, out, err);
     return rc == 0 ? kExitOk : kExitUsage;
@@ -148,6 +154,7 @@ void print_table(const TextTable& table, std::ostream& out) {
       line += row[c];
       if (c + 1 < row.size()) line += std::string(width[c] - row[c].size() + 2, ' ');
     }
+    while (!line.empty() && line.back() == ' ') line.pop_back();
     out << line << '\n';
   }
 }

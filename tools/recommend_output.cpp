@@ -61,9 +61,12 @@ std::string report_text(const RecommendReport& report) {
   const recommender::Problem& p = r.problem;
   std::ostringstream out;
   out << p.model;
+  const char* separator = " ";
   for (std::size_t i = 0; i < p.parameters.size(); ++i)
-    if (std::find(r.chosen.begin(), r.chosen.end(), p.parameters[i]) == r.chosen.end())
-      out << (i ? ", " : " ") << p.parameters[i] << "=" << value_text(p.values[i]);
+    if (std::find(r.chosen.begin(), r.chosen.end(), p.parameters[i]) == r.chosen.end()) {
+      out << separator << p.parameters[i] << "=" << value_text(p.values[i]);
+      separator = ", ";
+    }
   out << " on " << (p.machine_name.empty() ? "command-line parameters" : p.machine_name)
       << ", Wg=" << value_text(p.machine.ns_per_work) << "ns";
   if (!r.operating_point && r.procs)

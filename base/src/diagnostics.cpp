@@ -22,6 +22,24 @@ Diagnostic& DiagnosticEngine::error(SourceLocation at, std::string message) {
   return diagnostics_.back();
 }
 
+void DiagnosticEngine::drop_repeats(std::size_t first) {
+  auto same = [](const Diagnostic& a, const Diagnostic& b) {
+    return a.severity == b.severity && a.message == b.message && a.location.file == b.location.file &&
+           a.location.line == b.location.line && a.location.column == b.location.column;
+  };
+  std::vector<Diagnostic> kept(diagnostics_.begin(), diagnostics_.begin() + static_cast<std::ptrdiff_t>(first));
+  for (std::size_t i = first; i < diagnostics_.size(); ++i) {
+    bool repeat = false;
+    for (const Diagnostic& k : kept) repeat = repeat || same(k, diagnostics_[i]);
+    if (repeat) {
+      if (diagnostics_[i].severity == Severity::Error) --errors_;
+    } else {
+      kept.push_back(std::move(diagnostics_[i]));
+    }
+  }
+  diagnostics_ = std::move(kept);
+}
+
 Diagnostic& DiagnosticEngine::warning(SourceLocation at, std::string message) {
   diagnostics_.push_back({Severity::Warning, at, std::move(message), {}});
   return diagnostics_.back();

@@ -54,6 +54,7 @@ void check_study(const std::shared_ptr<psl::Frontend>& fe, const std::string& fi
     for (const auto& [k, v] : r.study) key += "|" + k + "=" + v.str();
     for (const auto& [k, v] : r.overrides) key += "|" + k + "=" + v.str();
     if (!composed.insert(key).second) continue;
+    const std::size_t before = diags.all().size();
     try {
       const Composition c = compose(*system, entry->name, {});
       if (entry->modelled && !c.machine)
@@ -63,6 +64,7 @@ void check_study(const std::shared_ptr<psl::Frontend>& fe, const std::string& fi
       if (e.diagnostics().empty())
         diags.error(st.name.location, "study '" + st.name.name + "' (" + entry->name + "): " + e.what());
     }
+    if (diags.all().size() > before) diags.drop_repeats(before);
   }
   for (const EvaluatorEntry* entry : paradigms) {
     if (entry->name != "analytic[LogGP]") continue;

@@ -210,7 +210,15 @@ std::vector<AnalyticValue> EvidenceStore::analytic(const CandidateSet& set, Quer
       set.at(i, candidate);
       apply(problem_, set.names(), candidate, values);
       const auto start = Clock::now();
-      const core::Outcome o = evaluator_.evaluate(values, problem_.machine, kb_ != nullptr);
+      core::Outcome o;
+      try {
+        o = evaluator_.evaluate(values, problem_.machine, kb_ != nullptr);
+      } catch (const QueryError& e) {
+        std::string which;
+        for (std::size_t k = 0; k < set.names().size(); ++k)
+          which += (k ? ", " : "") + set.names()[k] + "=" + value_text(candidate[k]);
+        throw QueryError("the candidate " + which + " cannot be evaluated: " + e.what());
+      }
       const auto wall = std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start).count();
       ++stats.evaluated;
       out[i] = {o.breakdown.time_ns, 0, true};

@@ -65,6 +65,15 @@ Answer answer(core::Session& session, const Question& q) {
   if (system.study()) dims = study_dimensions(*system.study());
   std::set<std::string> fixed;
   for (const auto& [k, v] : system.binding()) fixed.insert(k);
+  if (!q.vary.empty()) {
+    std::set<std::string> seen;
+    for (const Dimension& d : dims)
+      for (const std::string& n : d.names) {
+        if (!seen.insert(n).second) throw core::UsageError("--vary", n + " is given twice");
+        if (fixed.contains(n))
+          throw core::UsageError("--vary", n + " is also bound by --set; give it one way (--set fixes it)");
+      }
+  }
   a.procs = q.procs;
   a.all_layouts = q.all_layouts;
   if (q.all_layouts && a.procs == 0 && !q.procs_range)

@@ -212,8 +212,13 @@ RuleSpace rule_space(const Problem& problem, const CandidateSet& candidates) {
   const ProblemClass* pc = find_problem_class(problem.model);
   if (pc && !pc->rule_targets.empty()) return {pc->rule_targets, pc->rule_feature_names};
   RuleSpace s;
+  // Rules are about the chosen parameters, not the process layout (a
+  // processor count is the question's, as in --procs-range).
+  const std::vector<std::string>& layout = pc && !pc->layout.empty() ? pc->layout : problem.graph->process_set_params;
   for (const Dimension& d : candidates.dimensions())
-    if (d.names.size() == 1 && s.targets.size() < 2) s.targets.push_back(d.names.front());
+    if (d.names.size() == 1 && s.targets.size() < 2 &&
+        std::find(layout.begin(), layout.end(), d.names.front()) == layout.end())
+      s.targets.push_back(d.names.front());
   for (const std::string& p : problem.parameters)
     if (std::find(s.targets.begin(), s.targets.end(), p) == s.targets.end()) s.feature_names.push_back(p);
   s.feature_names.push_back("L/Wg");

@@ -13,6 +13,7 @@
 
 #include "poems/core/study.h"
 #include "poems/db/knowledge_base.h"
+#include "poems/recommender/rules.h"
 #include "recommender_test_util.h"
 
 using namespace poems;
@@ -385,4 +386,15 @@ study chunks {
   const std::vector<Recommendation> top8 = r.recommend(on8, 1);
   EXPECT_EQ(top8[0].value("P"), 8);
   EXPECT_GT(r.stats().evaluated, 0u);
+  // Rules are about the chosen parameter, not the processor count (which
+  // every case of a --procs-range differs in).
+  EXPECT_EQ(rule_space(p, on8).targets, (std::vector<std::string>{"chunk"}));
+  // A candidate the model rejects fails the question, naming it.
+  try {
+    r.recommend(candidates(p, {Dimension{{"chunk"}, {{7}}}}, {}, 8, false), 1);
+    ADD_FAILURE() << "chunk = 7 makes the loop bound 120/7";
+  } catch (const QueryError& e) {
+    EXPECT_NE(std::string(e.what()).find("the candidate P=8, chunk=7 cannot be evaluated"), std::string::npos)
+        << e.what();
+  }
 }

@@ -48,9 +48,12 @@ int count_attribute(const ProcessorSpec& spec, const char* name, int fallback, i
 
 MeasuredProcessor::MeasuredProcessor(const ProcessorSpec& spec) : spec_(spec) {
   auto it = spec.strings.find("kernel");
-  if (it == spec.strings.end() || it->second.empty())
+  if (it == spec.strings.end() || it->second.empty()) {
+    const std::vector<std::string> known = kernels();
     throw ProcessorError(detail::who(spec) + ": missing attribute 'kernel' (the native kernel to time), e.g. " +
-                         "`kernel = \"NAME\";` in the profile (registered kernels: " + list(kernels()) + ")");
+                         "`kernel = \"" + (known.empty() ? std::string("NAME") : known.front()) +
+                         "\";` in the profile (registered kernels: " + list(known) + ")");
+  }
   kernel_name_ = it->second;
   kernel_ = find_kernel(kernel_name_);
   if (!kernel_)

@@ -34,6 +34,10 @@ class DiagnosticEngine {
   std::size_t error_count() const { return errors_; }
   std::size_t warning_count() const { return diagnostics_.size() - errors_; }
   bool has_errors() const { return errors_ > 0; }
+  // Drops the diagnostics from index `first` on that repeat an earlier one
+  // (same severity, location and message): a check run once per paradigm
+  // reports a component's error once.
+  void drop_repeats(std::size_t first);
 
   // Renders one diagnostic (and its notes) with the quoted line and caret.
   std::string render(const Diagnostic& d) const;
