@@ -40,7 +40,7 @@ void check_study(const std::shared_ptr<psl::Frontend>& fe, const std::string& fi
   request.study = st.name.name;
   std::unique_ptr<System> system;
   try {
-    system = make_system(fe, request, false);
+    system = make_system(fe, request);
   } catch (const Error& e) {
     diags.error(st.name.location, "study '" + st.name.name + "': " + e.what());
     return;

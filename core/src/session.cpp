@@ -222,6 +222,9 @@ Cell Session::evaluate(const CellRequest& request, const std::string& study) {
     cell.error = x.what();
     record.fail(x.what());
   }
+  // A task graph that cannot complete: if its messages do not match, that
+  // is the specification's error, reported where it is written.
+  if (!cell.ok() && entry.modelled && cell.error_kind == ErrorKind::Evaluation) system_.check_messages();
   cell.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (!cell.ok()) return std::move(cell);
   try {

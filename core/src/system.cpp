@@ -61,6 +61,7 @@ struct System::State {
   taskgraph::ParameterBinding binding;
   std::string spec_hash, warnings;
   psl::FileId command_line = psl::kNoFile;
+  bool messages_checked = false;
 };
 
 System::System() : state_(std::make_unique<State>()) {}
@@ -77,6 +78,16 @@ const taskgraph::ParameterBinding& System::binding() const { return state_->bind
 const std::string& System::spec_hash() const { return state_->spec_hash; }
 const std::string& System::warnings() const { return state_->warnings; }
 std::vector<std::string> System::study_names() const { return names_of(program(), false); }
+
+void System::check_messages() {
+  if (state_->messages_checked) return;
+  state_->messages_checked = true;
+  psl::DiagnosticEngine& diags = diagnostics();
+  const std::size_t before = diags.all().size();
+  if (taskgraph::check_communication(*state_->graph, diags) > 0)
+    throw InputError("the messages of model " + state_->model->name.name + " do not match",
+                     render_diagnostics(before));
+}
 
 std::string System::render_diagnostics(std::size_t first) const {
   const psl::DiagnosticEngine& diags = state_->frontend->diagnostics();
@@ -205,11 +216,10 @@ std::unique_ptr<System> load_system(const SystemRequest& request) {
     frontend->diagnostics().print(text);
     throw InputError("", text.str());  // the diagnostics say it all
   }
-  return make_system(std::move(frontend), request, true);
+  return make_system(std::move(frontend), request);
 }
 
-std::unique_ptr<System> make_system(std::shared_ptr<psl::Frontend> frontend, const SystemRequest& request,
-                                    bool check_messages) {
+std::unique_ptr<System> make_system(std::shared_ptr<psl::Frontend> frontend, const SystemRequest& request) {
   auto system = std::make_unique<System>();
   System::State& s = *system->state_;
   s.frontend = std::move(frontend);
@@ -229,14 +239,6 @@ std::unique_ptr<System> make_system(std::shared_ptr<psl::Frontend> frontend, con
   } catch (const std::exception& e) {
     throw InputError(e.what());
   }
-  // What `poems check` rejects is not evaluated: a send without its receive
-  // would deadlock the simulator.
-  psl::DiagnosticEngine& diags = s.frontend->mutable_diagnostics();
-  const std::size_t before = diags.all().size();
-  if (check_messages && taskgraph::check_communication(*s.graph, diags) > 0)
-    throw InputError("the messages of model " + s.model->name.name + " do not match",
-                     system->render_diagnostics(before));
-
   std::string all;
   for (psl::FileId f = 0; f < s.frontend->sources().size(); ++f) {
     if (f == s.command_line) continue;

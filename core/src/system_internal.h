@@ -9,9 +9,6 @@
 
 namespace poems::core {
 
-// `check_messages`: run the static communication check of the model (poems
-// check has checked every model once already).
-std::unique_ptr<System> make_system(std::shared_ptr<psl::Frontend> frontend, const SystemRequest& request,
-                                    bool check_messages);
+std::unique_ptr<System> make_system(std::shared_ptr<psl::Frontend> frontend, const SystemRequest& request);
 
 }  // namespace poems::core

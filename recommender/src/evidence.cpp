@@ -89,6 +89,9 @@ struct EvidenceStore::Groups {
   std::size_t count = 1, per_group = 0;
   std::vector<std::string> names;  // study names
   std::map<std::string, std::size_t> by_name;
+  // The candidates of one group: the set without its layout dimension when
+  // grouped by layout (a study's runs are read without their layout values).
+  CandidateSet within;
 };
 
 namespace {
@@ -112,9 +115,9 @@ std::string value_text(double v) {
 }  // namespace
 
 // ---------------------------------------------------------------- analytic
-void EvidenceStore::read_studies(const CandidateSet& set, const Groups& groups, std::vector<AnalyticValue>& out) {
+void EvidenceStore::read_studies(const Groups& groups, std::vector<AnalyticValue>& out) {
   constexpr std::size_t kChunk = 256;
-  const std::size_t n_names = set.names().size();
+  const std::size_t n_names = groups.within.names().size();
   for (std::size_t first = 0; first < groups.names.size(); first += kChunk) {
     const std::size_t n = std::min(kChunk, groups.names.size() - first);
     std::string placeholders;
@@ -124,7 +127,7 @@ void EvidenceStore::read_studies(const CandidateSet& set, const Groups& groups, 
       params.emplace_back(groups.names[first + k]);
     }
     const db::QueryResult rows = kb_->query_readonly(
-        "SELECT s.name, r.id, res.time_ns" + json_paths(set.names()) +
+        "SELECT s.name, r.id, res.time_ns" + json_paths(groups.within.names()) +
             // CROSS JOIN fixes the order: from the few studies to their runs.
             " FROM studies s CROSS JOIN study_runs sr CROSS JOIN runs r CROSS JOIN results res "
             "WHERE sr.study_id = s.id AND r.id = sr.run_id AND res.run_id = r.id AND s.spec_hash = ?1 AND s.name IN (" +
@@ -133,9 +136,10 @@ void EvidenceStore::read_studies(const CandidateSet& set, const Groups& groups, 
     for (const auto& row : rows.rows) {
       auto g = groups.by_name.find(std::get<std::string>(row[0]));
       if (g == groups.by_name.end()) continue;
-      const std::vector<double> v = row_values(row, 3, n_names);
-      const std::size_t i = set.index_of(v);
-      if (i == CandidateSet::npos || i / groups.per_group != g->second || out[i].known()) continue;
+      const std::size_t k = groups.within.index_of(row_values(row, 3, n_names));
+      if (k == CandidateSet::npos) continue;
+      const std::size_t i = g->second * groups.per_group + k;
+      if (out[i].known()) continue;
       out[i] = {number(row[2]), id(row[1]), false};
     }
   }
@@ -171,6 +175,8 @@ std::vector<AnalyticValue> EvidenceStore::analytic(const CandidateSet& set, Quer
   const bool by_layout = !set.dimensions().empty() && is_layout(problem_, set.dimensions().front());
   groups.count = by_layout ? set.dimensions().front().values.size() : 1;
   groups.per_group = n / groups.count;
+  groups.within = by_layout ? CandidateSet(std::vector<Dimension>(set.dimensions().begin() + 1, set.dimensions().end()))
+                            : set;
   const nlohmann::json shared = shared_binding(problem_, set.names());
   for (std::size_t g = 0; g < groups.count; ++g) {
     std::string on;
@@ -191,7 +197,7 @@ std::vector<AnalyticValue> EvidenceStore::analytic(const CandidateSet& set, Quer
   std::vector<AnalyticValue> out(n);
   std::vector<std::vector<db::RowId>> to_link(groups.count);
   if (kb_) {
-    read_studies(set, groups, out);
+    read_studies(groups, out);
     std::vector<bool> incomplete(groups.count, false);
     bool any = false;
     for (std::size_t i = 0; i < n; ++i)

@@ -63,7 +63,7 @@ class EvidenceStore {
 
  private:
   struct Groups;
-  void read_studies(const CandidateSet& set, const Groups& groups, std::vector<AnalyticValue>& out);
+  void read_studies(const Groups& groups, std::vector<AnalyticValue>& out);
   void scan_runs(const CandidateSet& set, const Groups& groups, const std::vector<bool>& incomplete,
                  std::vector<AnalyticValue>& out, std::vector<std::vector<db::RowId>>& to_link);
   std::optional<CrossCheck> cross_check(db::RowId id, const std::string& evaluator, double time_ns,

@@ -18,7 +18,7 @@ std::size_t Problem::index(const std::string& name) const {
   return static_cast<std::size_t>(it - parameters.begin());
 }
 
-Problem problem_of(core::Session& session) {
+Problem problem_of(core::Session& session, bool simulation) {
   const taskgraph::StaticTaskGraph& graph = *session.system().graph();
   core::CellRequest request;
   request.paradigm = kAnalyticParadigm;
@@ -39,6 +39,10 @@ Problem problem_of(core::Session& session) {
   p.graph = session.system().graph();
   // The simulation (--confirm) is composed now, but a specification that
   // cannot simulate still gets its analytic answers.
+  if (!simulation) {
+    p.simulation_error = "the question was prepared without its simulation";
+    return p;
+  }
   try {
     request.paradigm = kSimulationParadigm;
     const core::Session::Prepared s = session.prepare(request);
@@ -60,6 +64,11 @@ CandidateSet::CandidateSet(std::vector<Dimension> dimensions) : dimensions_(std:
     for (const std::string& n : d.names) names_.push_back(n);
     size_ *= d.values.size();
   }
+  positions_.resize(dimensions_.size());
+  for (std::size_t k = 0; k < dimensions_.size(); ++k)
+    if (dimensions_[k].names.size() == 1)
+      for (std::size_t v = 0; v < dimensions_[k].values.size(); ++v)
+        positions_[k].emplace(dimensions_[k].values[v].front(), v);
   strides_.assign(dimensions_.size(), 1);
   for (std::size_t k = dimensions_.size(); k-- > 1;) strides_[k - 1] = strides_[k] * dimensions_[k].values.size();
   if (dimensions_.empty()) size_ = 1;  // the question's own binding
@@ -86,6 +95,12 @@ std::size_t CandidateSet::index_of(std::span<const double> values) const {
     const Dimension& d = dimensions_[k];
     const std::span<const double> mine = values.subspan(offset, d.names.size());
     offset += d.names.size();
+    if (d.names.size() == 1) {
+      const auto p = positions_[k].find(mine.front());
+      if (p == positions_[k].end()) return npos;
+      index += p->second * strides_[k];
+      continue;
+    }
     auto it = std::find_if(d.values.begin(), d.values.end(),
                            [&](const std::vector<double>& t) { return std::equal(t.begin(), t.end(), mine.begin()); });
     if (it == d.values.end()) return npos;

@@ -59,7 +59,7 @@ Answer answer(core::Session& session, const Question& q) {
   if (!q.vary.empty() && system.study())
     throw core::UsageError("--vary", "give either --study (its vary space) or --vary, not both");
   Answer a;
-  a.problem = problem_of(session);
+  a.problem = problem_of(session, q.confirm);
   std::vector<Dimension> dims;
   for (const std::string& v : q.vary) dims.push_back(vary_dimension(v));
   if (system.study()) dims = study_dimensions(*system.study());

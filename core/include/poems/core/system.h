@@ -72,11 +72,17 @@ class System {
   const std::string& warnings() const;
   // The studies of the specification, for messages.
   std::vector<std::string> study_names() const;
+  // The static communication check of the model (docs/taskgraph.md), run
+  // once: an evaluation of the task graph that cannot complete asks it, so
+  // a send without its receive is reported where it is written (InputError)
+  // rather than as a deadlock. It costs tens of milliseconds (isl), so a
+  // successful evaluation does not pay it.
+  void check_messages();
 
   struct State;  // load_system fills it
 
  private:
-  friend std::unique_ptr<System> make_system(std::shared_ptr<psl::Frontend>, const SystemRequest&, bool);
+  friend std::unique_ptr<System> make_system(std::shared_ptr<psl::Frontend>, const SystemRequest&);
   std::unique_ptr<State> state_;
 };
 

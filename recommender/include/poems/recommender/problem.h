@@ -13,6 +13,7 @@
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -63,9 +64,10 @@ struct Problem {
 };
 
 // The problem of a session's system: its model, its machine and rates, the
-// --set binding. Throws what core::Session::prepare throws, and QueryError
-// when the binding cannot be evaluated.
-Problem problem_of(core::Session& session);
+// --set binding; with `simulation`, also its simulation (for --confirm).
+// Throws what core::Session::prepare throws, and QueryError when the binding
+// cannot be evaluated.
+Problem problem_of(core::Session& session, bool simulation = true);
 
 // Parameters chosen together and their candidate values (tuples).
 struct Dimension {
@@ -93,6 +95,8 @@ class CandidateSet {
   std::vector<std::string> names_;
   std::vector<std::size_t> strides_;
   std::size_t size_ = 0;
+  // Value -> position, for the dimensions of one parameter (index_of).
+  std::vector<std::unordered_map<double, std::size_t>> positions_;
 };
 inline constexpr std::size_t kMaxCandidates = 4'000'000;
 
