@@ -32,7 +32,7 @@ Engine::Engine(taskgraph::ScheduleSource& source, const SimulationOptions& optio
     : source_(source),
       options_(options),
       p_(options.params),
-      sync_(options.rendezvous_handshake ? 2 * (options.params.L + options.params.o) : options.params.L),
+      sync_(components::rendezvous_sync(options.params, options.rendezvous_handshake)),
       queuing_(options.resource_queuing),
       optimistic_(optimistic),
       lazy_(optimistic || source.issues_in_order()),
