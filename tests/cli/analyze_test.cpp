@@ -40,7 +40,7 @@ TEST(CliAnalyze, DefaultsToTheClosedFormAndStoresTheRun) {
   CommandResult r = poems_run("analyze " + kSpec + " --set npe_i=8 --set npe_j=8 --format json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(nlohmann::json::parse(r.out)["method"], "closed-form");
-  CommandResult runs = run_command(std::string(POEMS_BINARY) + " db runs --format json");
+  CommandResult runs = poems_run("db runs --format json");
   ASSERT_EQ(runs.exit_code, 0) << runs.err;
   bool found = false;
   for (const auto& run : nlohmann::json::parse(runs.out))

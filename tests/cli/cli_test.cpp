@@ -174,7 +174,7 @@ TEST(Cli, SimulateStoresItsResultOnce) {
   ASSERT_EQ(first.exit_code, 0) << first.err;
   EXPECT_NE(first.err.find("stored as run 1"), std::string::npos) << first.err;
   EXPECT_NE(second.err.find("already stored as run 1"), std::string::npos) << second.err;
-  CommandResult runs = run_command(std::string(POEMS_BINARY) + " db runs --format json --db " + db.string());
+  CommandResult runs = poems_run("db runs --format json --db " + db.string());
   ASSERT_EQ(runs.exit_code, 0) << runs.err;
   auto j = nlohmann::json::parse(runs.out);
   ASSERT_EQ(j.size(), 1u);
@@ -185,7 +185,7 @@ TEST(Cli, SimulateStoresItsResultOnce) {
   poems_run(run + " --set npe_i=3");
   poems_run(run + " --set npe_i=4 --no-store");
   EXPECT_EQ(
-      nlohmann::json::parse(run_command(std::string(POEMS_BINARY) + " db runs --format json --db " + db.string()).out)
+      nlohmann::json::parse(poems_run("db runs --format json --db " + db.string()).out)
           .size(),
       2u);
   fs::remove(db);

@@ -109,7 +109,7 @@ TEST(RunCommand, TwoParadigmsAgreeAndResultsAreReused) {
   }
   EXPECT_EQ(again.err.find("evaluated"), std::string::npos) << again.err;
   // The runs are linked to the study, with their TEDs.
-  CommandResult q = run_command(kPoems + " db query --db " + db +
+  CommandResult q = poems_in_process("db query --db " + db +
                                 " \"SELECT COUNT(*) FROM study_runs JOIN studies ON studies.id = study_id WHERE "
                                 "studies.name = 'small'\"");
   EXPECT_NE(q.out.find("8"), std::string::npos) << q.out << q.err;

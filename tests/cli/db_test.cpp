@@ -1,4 +1,4 @@
-// End-to-end: `poems db ...` on a knowledge base built by poems_db_fixture.
+// `poems db ...` (in process) on a knowledge base built by poems_db_fixture.
 #include <gtest/gtest.h>
 
 #include <sys/wait.h>
@@ -39,9 +39,8 @@ class DbCli : public ::testing::Test {
     delete dir_;
   }
   static std::string db() { return (*dir_ / "kb.db").string(); }
-  static Output poems(const std::string& args) {
-    return run("env -u POEMS_DB " + std::string(POEMS_BINARY) + " " + args);
-  }
+  // In process; every command names its knowledge base with --db.
+  static Output poems(const std::string& args) { return poems_in_process(args); }
   static fs::path* dir_;
 };
 fs::path* DbCli::dir_ = nullptr;

@@ -103,7 +103,7 @@ TEST_F(Grammar, TheSameBindingByTwoCommandsIsOneStoredRun) {
   EXPECT_EQ(run_id(a.err), run_id(b.err));
   EXPECT_EQ(nlohmann::json::parse(a.out)["finish_ns"], row["times_ns"]["simulation[MPI-Sim]"]);
   EXPECT_EQ(nlohmann::json::parse(c.out)["sync_ns"], row["breakdown"]["analytic[LogGP]"]["sync_ns"]);
-  const CommandResult rows = run_command(std::string(POEMS_BINARY) + " db query" + db() +
+  const CommandResult rows = poems_run("db query" + db() +
                                          " \"SELECT count(*) AS n, res.sync_ns FROM runs r JOIN results res ON "
                                          "res.run_id = r.id WHERE r.evaluator = 'simulation[MPI-Sim]' AND "
                                          "json_extract(r.binding, '$.parameters.npe_i') = 4\" --format json");

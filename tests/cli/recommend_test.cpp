@@ -27,8 +27,7 @@ class CliRecommend : public ::testing::Test {
   void TearDown() override { fs::remove_all(dir_); }
   std::string db() const { return (dir_ / "kb.db").string(); }
   CommandResult poems(const std::string& args) const {
-    return run_command("cd '" + dir_.string() + "' && " + std::string(POEMS_BINARY) + " " + args + " --db '" + db() +
-                       "'");
+    return poems_in_process(args + " --db '" + db() + "'");
   }
   nlohmann::json json(const std::string& args) const {
     CommandResult r = poems(args + " --format json");

@@ -37,6 +37,7 @@ inline CommandResult run_command(const std::string& command) {
 }
 
 #ifdef POEMS_IN_PROCESS
+#include <iostream>
 #include <vector>
 
 #include "cli.h"
@@ -74,6 +75,15 @@ inline std::vector<std::string> split_command_line(const std::string& line) {
 inline CommandResult poems_in_process(const std::string& args) {
   std::ostringstream out, err;
   CommandResult r;
+  // `poems db` still prints to std::cout and std::cerr: capture them too.
+  struct Capture {
+    std::streambuf *out, *err;
+    Capture(std::ostream& o, std::ostream& e) : out(std::cout.rdbuf(o.rdbuf())), err(std::cerr.rdbuf(e.rdbuf())) {}
+    ~Capture() {
+      std::cout.rdbuf(out);
+      std::cerr.rdbuf(err);
+    }
+  } capture(out, err);
   r.exit_code = poems::cli::run(split_command_line(args), out, err);
   r.out = out.str();
   r.err = err.str();
