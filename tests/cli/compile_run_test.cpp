@@ -13,7 +13,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const std::string kPoems = POEMS_BINARY;
 
 CommandResult poems_run(const std::string& args) { return poems_in_process(args); }
 const std::string kSource = POEMS_SOURCE_DIR;
