@@ -109,6 +109,11 @@ void run(const AnalyzeOptions& o, int& result) {
     stored.fail(e.what());
     result = kExitInputError;
     return;
+  } catch (const taskgraph::InstantiationError& e) {  // a bad size, work or loop bound: the input's fault
+    std::cerr << "poems: error: " << e.what() << '\n';
+    stored.fail(e.what());
+    result = kExitInputError;
+    return;
   } catch (const std::exception& e) {  // sim::SimulationError, a missing model parameter
     std::cerr << "poems: error: " << e.what() << '\n';
     stored.fail(e.what());

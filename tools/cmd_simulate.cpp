@@ -123,6 +123,11 @@ void run(const SimulateOptions& o, int& result) {
     stored.fail(e.what());
     result = kExitEvaluation;
     return;
+  } catch (const taskgraph::InstantiationError& e) {  // a bad size, work or loop bound met while running
+    std::cerr << "poems: error: " << e.what() << '\n';
+    stored.fail(e.what());
+    result = kExitInputError;
+    return;
   }
   if (o.format == "json") {
     sim::write_json(std::cout, r, o.max_ranks_listed);

@@ -135,8 +135,11 @@ class SyntaxErrorListener : public antlr4::BaseErrorListener {
     }
     if (loc.line == 0) loc.line = 1;
     if (loc.column == 0) loc.column = 1;
-    if (offending != nullptr && offending->getType() == antlr4::Token::EOF && !at_eof_) at_eof_ = diags_.all().size();
+    const std::size_t index = diags_.all().size();
     diags_.error(loc, rewrite_message(msg));
+    // Only a diagnostic that was kept (below --max-errors) can take a note later.
+    if (offending != nullptr && offending->getType() == antlr4::Token::EOF && !at_eof_ && diags_.all().size() > index)
+      at_eof_ = index;
     ++count_;
   }
   std::size_t count() const { return count_; }
@@ -154,7 +157,8 @@ class SyntaxErrorListener : public antlr4::BaseErrorListener {
 // after error recovery, so every step is null-safe.
 class AstBuilder {
  public:
-  AstBuilder(FileId file, DiagnosticEngine& diags) : file_(file), diags_(diags) {}
+  AstBuilder(FileId file, DiagnosticEngine& diags, std::size_t max_depth)
+      : file_(file), diags_(diags), max_depth_(max_depth) {}
 
   SourceLocation at(const antlr4::Token* t) const { return token_location(file_, t); }
   SourceLocation at(antlr4::tree::TerminalNode* n) const { return at(n ? n->getSymbol() : nullptr); }
@@ -550,7 +554,39 @@ class AstBuilder {
 
   ExprPtr invalid(antlr4::ParserRuleContext* ctx) { return make(ExprKind::Invalid, at(ctx)); }
 
+  // Every expression, nested ones included, is built here; a whole one (the
+  // outermost call) is measured before anything else sees it.
   ExprPtr expr(gen::ExprContext* ctx) {
+    ++expr_nesting_;
+    ExprPtr e = expr_unmeasured(ctx);
+    --expr_nesting_;
+    return expr_nesting_ == 0 ? bounded(std::move(e)) : std::move(e);
+  }
+
+  // The expression, or an invalid one (reported) when its depth exceeds the
+  // limit; measured without recursion, since that depth is the problem.
+  ExprPtr bounded(ExprPtr e) {
+    std::size_t deepest = 0;
+    const Expr* deepest_node = e.get();
+    std::vector<std::pair<const Expr*, std::size_t>> stack{{e.get(), 0}};
+    while (!stack.empty()) {
+      auto [node, depth] = stack.back();
+      stack.pop_back();
+      if (depth > deepest) {
+        deepest = depth;
+        deepest_node = node;
+      }
+      for (const ExprPtr& child : node->operands)
+        if (child) stack.push_back({child.get(), depth + 1});
+    }
+    if (deepest <= max_depth_) return e;
+    diags_.error(deepest_node->location, "expression nested " + std::to_string(deepest) +
+                                             " operations deep; the limit is " + std::to_string(max_depth_) +
+                                             " (split it with 'let' names)");
+    return make(ExprKind::Invalid, e->location);
+  }
+
+  ExprPtr expr_unmeasured(gen::ExprContext* ctx) {
     if (!ctx || !ctx->orExpr()) return invalid(ctx);
     ExprPtr cond = or_expr(ctx->orExpr());
     auto branches = ctx->expr();
@@ -741,6 +777,8 @@ class AstBuilder {
 
   FileId file_;
   DiagnosticEngine& diags_;
+  std::size_t max_depth_;
+  std::size_t expr_nesting_ = 0;
 };
 
 // "'@'" for printable ASCII, "U+00E9 'é'" for other code points.
@@ -757,10 +795,12 @@ std::string describe_character(const antlr4::Token* t) {
 
 // Rejects inputs whose nesting would recurse deeper than the limit, before the
 // recursive-descent parser sees them.
-bool check_nesting(antlr4::CommonTokenStream& tokens, FileId file, DiagnosticEngine& diags, std::size_t limit,
-                   std::vector<const antlr4::Token*>& unclosed) {
+bool check_nesting(antlr4::CommonTokenStream& tokens, FileId file, DiagnosticEngine& diags,
+                   const FrontendLimits& limits, std::vector<const antlr4::Token*>& unclosed) {
+  const std::size_t limit = limits.max_nesting;
   std::size_t depth = 0, prefix_run = 0, questions = 0;
   std::vector<std::size_t> else_if(1, 0);  // length of the else-if chain at each bracket depth
+  std::vector<std::size_t> commas;         // commas directly inside each open bracket
   const antlr4::Token* prev = nullptr;
   for (antlr4::Token* t : tokens.getTokens()) {
     if (t->getChannel() != antlr4::Token::DEFAULT_CHANNEL || t->getType() == antlr4::Token::EOF) continue;
@@ -769,11 +809,19 @@ bool check_nesting(antlr4::CommonTokenStream& tokens, FileId file, DiagnosticEng
     if (s == "(" || s == "[" || s == "{") {
       if (++depth > limit) what = "brackets nested";
       unclosed.push_back(t);
+      commas.push_back(0);
       if (else_if.size() <= depth) else_if.resize(depth + 1, 0);
       else_if[depth] = 0;
     } else if (s == ")" || s == "]" || s == "}") {
       if (depth > 0) --depth;
       if (!unclosed.empty()) unclosed.pop_back();
+      if (!commas.empty()) commas.pop_back();
+    } else if (s == "," && !commas.empty() && ++commas.back() >= limits.max_list_elements) {
+      // Before the parser builds a tree for it: a list of 10^6 numbers would cost a gigabyte or more.
+      diags.error(token_location(file, unclosed.back()), "more than " + std::to_string(limits.max_list_elements) +
+                                                             " elements in one list; " +
+                                                             "split the study or raise the limit");
+      return false;
     }
     bool prefix = s == "not" || s == "!" ||
                   ((s == "-" || s == "+") &&
@@ -805,7 +853,23 @@ Module parse_module(FileId file, const SourceManager& sources, DiagnosticEngine&
   antlr4::ANTLRInputStream input(sources.text(file));
   PslLexer lexer(&input);
   lexer.removeErrorListeners();  // every character is a token; nothing to report here
-  antlr4::CommonTokenStream tokens(&lexer);
+  // Lexed one token at a time so that an endless stream of tokens stops at
+  // the limit, before it costs memory (the parse tree takes ~1 KB a token).
+  std::vector<std::unique_ptr<antlr4::Token>> lexed;
+  for (;;) {
+    std::unique_ptr<antlr4::Token> t = lexer.nextToken();
+    const bool eof = t->getType() == antlr4::Token::EOF;
+    if (!eof && lexed.size() >= limits.max_tokens) {
+      diags.error(token_location(file, t.get()),
+                  "more than " + std::to_string(limits.max_tokens) + " tokens in one file; " +
+                      "PSL specifications are far smaller (split it into imported files)");
+      return Module{file, sources.path(file), {}, {}, {}, {}};
+    }
+    lexed.push_back(std::move(t));
+    if (eof) break;
+  }
+  antlr4::ListTokenSource token_source(std::move(lexed));
+  antlr4::CommonTokenStream tokens(&token_source);
   tokens.fill();
 
   // Report lexical problems once and hand the parser a stream it can use.
@@ -833,8 +897,7 @@ Module parse_module(FileId file, const SourceManager& sources, DiagnosticEngine&
     }
   }
   std::vector<const antlr4::Token*> unclosed;
-  if (!check_nesting(tokens, file, diags, limits.max_nesting, unclosed))
-    return Module{file, sources.path(file), {}, {}, {}, {}};
+  if (!check_nesting(tokens, file, diags, limits, unclosed)) return Module{file, sources.path(file), {}, {}, {}, {}};
 
   poems_psl_gen::PslParser parser(&tokens);
   SyntaxErrorListener listener(file, diags);
@@ -847,7 +910,7 @@ Module parse_module(FileId file, const SourceManager& sources, DiagnosticEngine&
     DiagnosticEngine::note(diags.at(*listener.at_eof()), token_location(file, open),
                            "to match this '" + open->getText() + "'");
   }
-  AstBuilder builder(file, diags);
+  AstBuilder builder(file, diags, limits.max_expression_depth);
   Module module = builder.build(tree);
   module.path = sources.path(file);
   return module;
