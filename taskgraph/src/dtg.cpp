@@ -317,9 +317,9 @@ Picoseconds ModelSchedule::checked_duration(std::uint32_t node, double work) con
   if (work >= 0 && ps <= kMaxOperationPs) [[likely]]
     return static_cast<Picoseconds>(ps + 0.5);
   const StaticNode& n = graph_->nodes[node];
-  if (!(work >= 0))
+  if (!(work >= 0) || !std::isfinite(work))
     fail(node, "task " + n.label + ": work" + quoted(n.work) + " is " + value_text(work) +
-                   " with this binding; work must be a number >= 0");
+                   " with this binding; work must be a finite number >= 0");
   fail(node, "task " + n.label + ": work" + quoted(n.work) + " = " + value_text(work) + " takes " +
                  value_text(ps / 1e12) + " s at " + value_text(ps_per_work_[node] / 1000.0) +
                  " ns per unit of work; one operation may take at most 2^60 ps (about 13.3 days)");
