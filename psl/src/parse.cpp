@@ -855,11 +855,15 @@ Module parse_module(FileId file, const SourceManager& sources, DiagnosticEngine&
   lexer.removeErrorListeners();  // every character is a token; nothing to report here
   // Lexed one token at a time so that an endless stream of tokens stops at
   // the limit, before it costs memory (the parse tree takes ~1 KB a token).
+  // Tokens count as a reader counts them (whitespace and comments apart); all
+  // of them together are held to four times the limit.
   std::vector<std::unique_ptr<antlr4::Token>> lexed;
+  std::size_t significant = 0;
   for (;;) {
     std::unique_ptr<antlr4::Token> t = lexer.nextToken();
     const bool eof = t->getType() == antlr4::Token::EOF;
-    if (!eof && lexed.size() >= limits.max_tokens) {
+    significant += t->getChannel() == antlr4::Token::DEFAULT_CHANNEL;
+    if (!eof && (significant > limits.max_tokens || lexed.size() >= 4 * limits.max_tokens)) {
       diags.error(token_location(file, t.get()),
                   "more than " + std::to_string(limits.max_tokens) + " tokens in one file; " +
                       "PSL specifications are far smaller (split it into imported files)");

@@ -132,11 +132,12 @@ class Parser {
  public:
   Parser(const psl::SourceManager& sources, psl::FileId file, psl::DiagnosticEngine& diags)
       : sources_(sources), file_(file), diags_(diags), lex_(sources.text(file), file, diags) {
+    errors_before_ = diags_.error_count();  // before the first token: lexing it may report errors
     tok_ = lex_.next();
   }
 
   std::unique_ptr<ExplicitSchedule> parse() {
-    const std::size_t errors_before = diags_.error_count();
+    const std::size_t errors_before = errors_before_;
     std::map<std::uint32_t, SourceLocation> seen_ranks;
     while (tok_.kind != Token::End) {
       if (is("num_ranks")) {
@@ -155,6 +156,7 @@ class Parser {
   }
 
  private:
+  std::size_t errors_before_ = 0;
   bool is(std::string_view w) const { return tok_.kind == Token::Word && tok_.text == w; }
   bool is_punct(char c) const { return tok_.kind == Token::Punct && tok_.text[0] == c; }
   void bump() { tok_ = lex_.next(); }

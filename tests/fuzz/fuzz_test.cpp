@@ -195,3 +195,13 @@ TEST_F(FuzzTest, TheTargetsSeeWhatTheyCheck) {
   EXPECT_FALSE(check_goal("num_ranks 2\nrank 0 { l1: bogus }\n").accepted);
   EXPECT_TRUE(check_goal("num_ranks 100000000\n").skipped);
 }
+
+// Inputs the harness found, minimized: each a regression test.
+TEST_F(FuzzTest, FoundByFuzzing) {
+  // A character the GOAL lexer refuses before the first token was reported,
+  // but the schedule was still returned (and simulated, exit 0): the reader
+  // counted errors only from the first token on (goal.cpp, seed 7, input 12707).
+  const Outcome stray = check_goal("*/ // a stray comment end\nnum_ranks 1\nrank 0 { l: calc 1 }\n");
+  EXPECT_FALSE(stray.accepted);
+  EXPECT_EQ(stray.problem, "");
+}

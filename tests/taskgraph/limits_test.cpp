@@ -263,3 +263,17 @@ TEST(Budgets, IslBudgetLeavesTheCommunicationCheckUndecided) {
   EXPECT_NE(fe.diagnostics().all().back().message.find("was not checked: isl gave up after 30000 operations"),
             std::string::npos);
 }
+
+TEST(Budgets, AnExpressionAtTheDepthLimitGoesThroughEveryStage) {
+  // The front end allows 1,000 operators on a path; lowering, specialization
+  // and evaluation recurse that deep on this thread's ordinary stack.
+  std::string sum = "8";
+  for (int i = 0; i < 998; ++i) sum += " + 8";  // 998 operators deep; with `+ k - k`, 1,000
+  auto g = load("model M {\n  param P = 2, s = " + sum + ";\n  taskgraph g {\n    processes { [p] : 0 <= p < P };\n"
+                "    for k in 1 .. 2 {\n      if p == 0 { send to [1] size " + sum + " + k - k; } else { recv from [0] "
+                "size " + sum + " + k - k; }\n    }\n  }\n}\n");
+  ModelSchedule s(g, {}, {});
+  const GraphStatistics st = collect_statistics(s);
+  EXPECT_EQ(st.p2p_messages, 2u);
+  EXPECT_EQ(st.p2p_bytes, 2u * 999 * 8);
+}
