@@ -235,7 +235,8 @@ void print_run_details(const db::Run& r, const std::vector<db::Ted>& teds, std::
     fields.push_back({"result", "-"});
   }
   for (const db::Ted& t : teds)
-    fields.push_back({"ted " + shown(t.node), shown(t.evaluator) + " " + human_binding(t.parameters, 0)});
+    fields.push_back({"ted " + shown(t.node),
+                      shown(t.evaluator) + (t.parameters.empty() ? "" : " " + human_binding(t.parameters, 0))});
   print_aligned(fields, out);
 }
 

@@ -79,6 +79,11 @@ Diagnostic& DiagnosticEngine::error(SourceLocation at, std::string message) {
   return keep(Severity::Error, at, std::move(message), ++errors_);
 }
 
+Diagnostic& DiagnosticEngine::final_error(SourceLocation at, std::string message) {
+  ++errors_;
+  return keep(Severity::Error, at, std::move(message), 0);
+}
+
 Diagnostic& DiagnosticEngine::warning(SourceLocation at, std::string message) {
   return keep(Severity::Warning, at, std::move(message), ++warnings_);
 }

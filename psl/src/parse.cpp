@@ -98,12 +98,20 @@ SourceLocation token_location(FileId file, const antlr4::Token* t) {
   return loc;
 }
 
+// Thrown out of the parser once a file has had enough syntax errors: error
+// recovery can nest statement in statement (`if if if ...`), and ANTLR's
+// recovery walks the whole rule stack at each error, so thousands of errors
+// would cost quadratic time and a deep stack.
+struct ParseAborted {};
+
 class SyntaxErrorListener : public antlr4::BaseErrorListener {
  public:
-  SyntaxErrorListener(FileId file, DiagnosticEngine& diags) : file_(file), diags_(diags) {}
+  SyntaxErrorListener(FileId file, DiagnosticEngine& diags, std::size_t limit)
+      : file_(file), diags_(diags), limit_(limit) {}
 
   void syntaxError(antlr4::Recognizer* recognizer, antlr4::Token* offending, size_t line, size_t column,
                    const std::string& msg, std::exception_ptr) override {
+    if (count_ >= limit_) throw ParseAborted{};
     SourceLocation loc{file_, static_cast<std::uint32_t>(line), static_cast<std::uint32_t>(column + 1), 1};
     if (offending != nullptr) loc = token_location(file_, offending);
     // A ';' missing at the end of a line: say so, right after the previous
@@ -149,6 +157,7 @@ class SyntaxErrorListener : public antlr4::BaseErrorListener {
  private:
   FileId file_;
   DiagnosticEngine& diags_;
+  std::size_t limit_;
   std::size_t count_ = 0;
   std::optional<std::size_t> at_eof_;
 };
@@ -904,10 +913,21 @@ Module parse_module(FileId file, const SourceManager& sources, DiagnosticEngine&
   if (!check_nesting(tokens, file, diags, limits, unclosed)) return Module{file, sources.path(file), {}, {}, {}, {}};
 
   poems_psl_gen::PslParser parser(&tokens);
-  SyntaxErrorListener listener(file, diags);
+  // As compilers do: stop after as many syntax errors as would be printed
+  // (--max-errors), and after 1,000 at most.
+  const std::size_t max_errors = diags.limits().max_errors;
+  const std::size_t syntax_limit = max_errors == 0 ? 1000 : std::min<std::size_t>(max_errors, 1000);
+  SyntaxErrorListener listener(file, diags, syntax_limit);
   parser.removeErrorListeners();
   parser.addErrorListener(&listener);
-  auto* tree = parser.file();
+  poems_psl_gen::PslParser::FileContext* tree = nullptr;
+  try {
+    tree = parser.file();
+  } catch (const ParseAborted&) {
+    diags.final_error(token_location(file, parser.getCurrentToken()),
+                      "too many syntax errors (" + std::to_string(syntax_limit) + "); stopping here");
+    return Module{file, sources.path(file), {}, {}, {}, {}};
+  }
   // "unexpected end of file": point at the bracket that was never closed.
   if (listener.at_eof() && !unclosed.empty()) {
     const antlr4::Token* open = unclosed.back();

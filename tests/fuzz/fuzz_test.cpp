@@ -8,6 +8,7 @@
 //   POEMS_FUZZ_INPUTS=N   inputs per target (default 1500; 500 under the sanitizers)
 //   POEMS_FUZZ_SEED=S     another deterministic sequence (default 20261125)
 //   POEMS_FUZZ_BUDGET=S   seconds one input may take before it counts as a hang (default 60)
+//   POEMS_FUZZ_ONLY=I     run only input I of the sequence and write it to a file
 //
 // A longer run for release checks is in docs/limits.md ("Fuzzing").
 #include <gtest/gtest.h>
@@ -98,8 +99,11 @@ void run_campaign(const char* target, long count, const std::function<std::pair<
   });
   long accepted = 0, rejected = 0, skipped = 0, slowest = -1;
   double slowest_ms = 0;
+  const long only = env_or("POEMS_FUZZ_ONLY", -1);  // one input of the sequence, saved to a file
   for (long i = 0; i < count; ++i) {
+    if (only >= 0 && i != only) continue;
     auto [path, input] = make(i);
+    if (only >= 0) std::printf("%s input %ld is in %s\n", target, i, save(i, input).c_str());
     current_input = input;
     started_ms = now_ms();
     current = i;
@@ -117,8 +121,10 @@ void run_campaign(const char* target, long count, const std::function<std::pair<
   std::printf("%s: %ld inputs, %ld accepted, %ld rejected, %ld skipped; slowest #%ld (%s)\n", target, count, accepted,
               rejected, skipped, slowest, now_ms_text(slowest_ms).c_str());
   // A generator that yields only one kind is broken.
-  EXPECT_GT(accepted, 0) << target;
-  EXPECT_GT(rejected, 0) << target;
+  if (only < 0) {
+    EXPECT_GT(accepted, 0) << target;
+    EXPECT_GT(rejected, 0) << target;
+  }
 }
 
 class FuzzTest : public ::testing::Test {

@@ -118,12 +118,19 @@ TEST_F(Hostile, BadMessageSizesAreLocatedInputErrorsInEveryCommand) {
         << command << ": " << r.err;
     EXPECT_EQ(r.out.find("18446744073709551"), std::string::npos) << r.out;
   }
-  for (const char* size : {"pow(2, 63)", "1e300", "floor(8 / r)", "8 % r"}) {
+  // `size 2^63`, `size 1e300`, `floor(8/r)` and `8 % r` at r = 0 became 0 or 2^63 bytes.
+  for (const char* size : {"pow(2, 63 * (1 - r))", "1e300 * (1 - r) + 8", "floor(8 / r)", "8 % r"}) {
     CommandResult r = poems("simulate " + write("s.psl", message_spec(size)) + " --set r=0 --no-store");
     EXPECT_EQ(r.exit_code, 1) << size << ": " << r.err;
     EXPECT_NE(r.err.find("a message size must be a whole number of bytes from 0 to 2^53 - 1"), std::string::npos)
         << size << ": " << r.err;
   }
+  // Constants the checker refuses before anything runs.
+  CommandResult constant = poems("check " + write("c.psl", message_spec("pow(2, 63)")));
+  EXPECT_EQ(constant.exit_code, 1);
+  EXPECT_NE(constant.err.find("c.psl:5:34: error: send size is 9.22337203685e+18; sizes must be below 2^53 bytes"),
+            std::string::npos)
+      << constant.err;
 }
 
 TEST_F(Hostile, ErrorsMetWhileSimulatingAreInputErrorsNotAborts) {

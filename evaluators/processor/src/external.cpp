@@ -457,7 +457,7 @@ class ExternalProcessor : public ProcessorModel {
     if (r.timed_out)
       throw ProcessorError(where(task) + " timed out after " + format_number(timeout_ns_ / 1e6) +
                            " ms (timeout = " + format_number(timeout_ns_) +
-                           " ns; set the processor's `timeout`); its process group was killed");
+                           " ns; set the processor's `timeout`); it and every process it started were killed");
     if (WIFSIGNALED(r.status))
       throw ProcessorError(where(task) + " was killed by signal " + std::to_string(WTERMSIG(r.status)) + " (SIG" +
                            (sigabbrev_np(WTERMSIG(r.status)) ? sigabbrev_np(WTERMSIG(r.status)) : "?") + "); " +

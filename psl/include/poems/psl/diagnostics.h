@@ -44,6 +44,9 @@ class DiagnosticEngine {
 
   Diagnostic& error(SourceLocation at, std::string message);
   Diagnostic& warning(SourceLocation at, std::string message);
+  // An error that ends the work on a file ("too many syntax errors"): kept
+  // and printed even past the limit.
+  Diagnostic& final_error(SourceLocation at, std::string message);
   static void note(Diagnostic& d, SourceLocation at, std::string message);
 
   const std::vector<Diagnostic>& all() const { return diagnostics_; }
