@@ -296,36 +296,63 @@ std::string value_text(double v) {
 std::string quoted(const std::string& expression) { return expression.empty() ? "" : " '" + expression + "'"; }
 }  // namespace
 
-std::uint64_t ModelSchedule::checked_bytes(std::uint32_t node, double bytes) const {
-  if (bytes >= 0 && bytes <= kMaxMessageBytes && bytes == std::floor(bytes)) [[likely]]
-    return static_cast<std::uint64_t>(bytes);
-  const StaticNode& n = graph_->nodes[node];
-  fail(node, n.label + " size" + quoted(n.size) + " is " + value_text(bytes) +
-                 " with this binding; a message size must be a whole number of bytes from 0 to 2^53 - 1");
+namespace {
+// 0 <= v <= max and a whole number: two compares and a round trip through an
+// integer register (no call to floor(), which the baseline x86-64 target does
+// not inline).
+inline bool whole_within(double v, double max) {  // max <= 2^53: an int64 round trip is exact
+  return v >= 0 && v <= max && static_cast<double>(static_cast<std::int64_t>(v)) == v;
+}
+}  // namespace
+
+// The fast paths are inline (pull() calls them per operation); reporting is cold.
+inline std::uint64_t ModelSchedule::checked_bytes(std::uint32_t node, double bytes) const {
+  if (whole_within(bytes, kMaxMessageBytes)) [[likely]]
+    return static_cast<std::uint64_t>(static_cast<std::int64_t>(bytes));
+  bad_value(node, Quantity::kBytes, bytes);
 }
 
-std::int32_t ModelSchedule::checked_tag(std::uint32_t node, double tag) const {
-  if (tag >= 0 && tag <= kMaxTag && tag == std::floor(tag)) [[likely]]
+inline std::int32_t ModelSchedule::checked_tag(std::uint32_t node, double tag) const {
+  if (whole_within(tag, kMaxTag)) [[likely]]
     return static_cast<std::int32_t>(tag);
-  const StaticNode& n = graph_->nodes[node];
-  fail(node, n.label + " tag" + quoted(n.tag) + " is " + value_text(tag) +
-                 " with this binding; a tag must be a whole number from 0 to 2^31 - 1");
+  bad_value(node, Quantity::kTag, tag);
 }
 
-Picoseconds ModelSchedule::checked_duration(std::uint32_t node, double work) const {
+inline Picoseconds ModelSchedule::checked_duration(std::uint32_t node, double work) const {
   const double ps = work * ps_per_work_[node];
-  if (work >= 0 && ps <= kMaxOperationPs) [[likely]]
-    return static_cast<Picoseconds>(ps + 0.5);
+  if (work >= 0 && ps <= kMaxOperationPs) [[likely]]  // below 2^63: the signed conversion is one instruction
+    return static_cast<Picoseconds>(static_cast<std::int64_t>(ps + 0.5));
+  bad_value(node, Quantity::kWork, work);
+}
+
+void ModelSchedule::bad_value(std::uint32_t node, Quantity what, double v) const {
   const StaticNode& n = graph_->nodes[node];
-  if (!(work >= 0) || !std::isfinite(work))
-    fail(node, "task " + n.label + ": work" + quoted(n.work) + " is " + value_text(work) +
+  switch (what) {
+    case Quantity::kBytes:
+      fail(node, n.label + " size" + quoted(n.size) + " is " + value_text(v) +
+                     " with this binding; a message size must be a whole number of bytes from 0 to 2^53 - 1");
+    case Quantity::kTag:
+      fail(node, n.label + " tag" + quoted(n.tag) + " is " + value_text(v) +
+                     " with this binding; a tag must be a whole number from 0 to 2^31 - 1");
+    case Quantity::kWork: break;
+  }
+  if (!(v >= 0) || !std::isfinite(v))
+    fail(node, "task " + n.label + ": work" + quoted(n.work) + " is " + value_text(v) +
                    " with this binding; work must be a finite number >= 0");
-  fail(node, "task " + n.label + ": work" + quoted(n.work) + " = " + value_text(work) + " takes " +
-                 value_text(ps / 1e12) + " s at " + value_text(ps_per_work_[node] / 1000.0) +
+  fail(node, "task " + n.label + ": work" + quoted(n.work) + " = " + value_text(v) + " takes " +
+                 value_text(v * ps_per_work_[node] / 1e12) + " s at " + value_text(ps_per_work_[node] / 1000.0) +
                  " ns per unit of work; one operation may take at most 2^60 ps (about 13.3 days)");
 }
 
-void ModelSchedule::check_loop(const StgInstr& loop, double first, double last, double step) const {
+inline void ModelSchedule::check_loop(const StgInstr& loop, double first, double last, double step) const {
+  // Finite bounds, a positive step and not too many iterations: the common case in a few compares.
+  if (step > 0 && std::isfinite(first) && std::isfinite(last) && std::isfinite(step) &&
+      (last - first) / step < static_cast<double>(max_loop_iterations_)) [[likely]]
+    return;
+  bad_loop(loop, first, last, step);
+}
+
+void ModelSchedule::bad_loop(const StgInstr& loop, double first, double last, double step) const {
   const auto where = loop.location.empty() ? std::string() : loop.location + ": ";
   if (!std::isfinite(first) || !std::isfinite(last) || !std::isfinite(step))
     throw InstantiationError(where + "loop '" + loop.text + "' has the bounds " + value_text(first) + " .. " +

@@ -111,6 +111,9 @@ class ModelSchedule final : public ScheduleSource {
   std::int32_t checked_tag(std::uint32_t node, double tag) const;
   Picoseconds checked_duration(std::uint32_t node, double work) const;
   void check_loop(const StgInstr& loop, double first, double last, double step) const;
+  enum class Quantity { kBytes, kTag, kWork };
+  [[noreturn, gnu::cold, gnu::noinline]] void bad_value(std::uint32_t node, Quantity what, double value) const;
+  [[gnu::cold, gnu::noinline]] void bad_loop(const StgInstr& loop, double first, double last, double step) const;
   void check_constants() const;
   void check_peer(const StgInstr& in, const double* coords) const;  // finite coordinates
   void count_operations(std::size_t produced);                      // the operations budget
