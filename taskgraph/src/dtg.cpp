@@ -150,8 +150,27 @@ std::vector<double> evaluate_model_values(const StaticTaskGraph& g, const Parame
     auto it = binding.find(g.params[i]);
     values[i] = it != binding.end() ? it->second : g.param_defaults[i].eval(values.data());
   }
-  for (std::size_t i = 0; i < g.model_lets.size(); ++i)
-    values[g.params.size() + i] = g.model_lets[i].eval(values.data());
+  for (std::size_t i = 0; i < g.model_lets.size(); ++i) {
+    double& v = values[g.params.size() + i];
+    v = g.model_lets[i].eval(values.data());
+    // A numeric let that is no number (a division by zero the binding
+    // caused): named here, with the values it read, rather than as whatever
+    // bound or size it makes infinite later. (The checker refuses the same at
+    // the defaults.)
+    if (!std::isfinite(v) && i < g.model_let_text.size() && !g.model_let_text[i].empty()) {
+      std::string inputs;
+      for (const ExprInstr& in : g.model_lets[i].code())
+        if (in.op == ExprOp::Slot && in.slot < g.params.size() + i &&
+            inputs.find(g.slot_names[in.slot] + " = ") == std::string::npos)
+          inputs += (inputs.empty() ? " (" : ", ") + g.slot_names[in.slot] + " = " +
+                    psl::Value::of_number(values[in.slot]).str();
+      const std::string& at = g.model_let_location[i];
+      throw InstantiationError((at.empty() ? "" : at + ": ") + "'" + g.slot_names[g.params.size() + i] + "' = " +
+                               g.model_let_text[i] + " is " + (std::isnan(v) ? "not a number" : "infinite") +
+                               " with this binding" + (inputs.empty() ? "" : inputs + ")") +
+                               "; a division by zero?");
+    }
+  }
   values.resize(g.model_slot_count());
   return values;
 }

@@ -41,6 +41,8 @@ class Lowerer {
     }
     for (const psl::Binding& l : model.lets) {
       g_.model_lets.push_back(compile_model_value(l));
+      g_.model_let_text.push_back(non_numeric_.count(l.name.name) ? "" : psl::to_source(*l.value));
+      g_.model_let_location.push_back(where(sources_, l.name.location));
       declare(l.name.name, Binding{new_slot(l.name.name), l.value.get(), true});
     }
     domain_ = IslDomain{};

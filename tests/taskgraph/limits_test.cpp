@@ -279,3 +279,13 @@ TEST(Budgets, AnExpressionAtTheDepthLimitGoesThroughEveryStage) {
   EXPECT_EQ(st.p2p_messages, 2u);
   EXPECT_EQ(st.p2p_bytes, 2u * 999 * 8);
 }
+
+TEST(Quantities, ALetTheBindingDividesByZeroIsNamed) {
+  // `--set mk=0` made Sweep3D's kb = ceil(kt / mk) infinite: the error names
+  // the let and what it read, not the loop bound it made infinite.
+  auto g = load("model M {\n  param kt = 150, mk = 10;\n  let kb = ceil(kt / mk);\n  taskgraph g {\n"
+                "    processes { [p] : 0 <= p < 2 };\n    for k in 1 .. kb { barrier; }\n  }\n}\n");
+  EXPECT_EQ(run(g, {{"mk", 0}}), "t.psl:3:7: 'kb' = ceil(kt / mk) is infinite with this binding (kt = 150, mk = 0); "
+                                 "a division by zero?");
+  EXPECT_EQ(run(g, {{"mk", 7}}), "");
+}
