@@ -5,7 +5,7 @@
 // sanitizer build runs it too), no hang past a per-input budget, every error
 // located, output bounded and free of terminal control characters.
 //
-//   POEMS_FUZZ_INPUTS=N   inputs per target (default 1500; 500 under the sanitizers)
+//   POEMS_FUZZ_INPUTS=N   inputs per target (default 1500, in both builds)
 //   POEMS_FUZZ_SEED=S     another deterministic sequence (default 20261125)
 //   POEMS_FUZZ_BUDGET=S   seconds one input may take before it counts as a hang (default 60)
 //   POEMS_FUZZ_ONLY=I     run only input I of the sequence and write it to a file
