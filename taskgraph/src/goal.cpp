@@ -971,4 +971,39 @@ bool same_operations(const ExplicitSchedule& a, const ExplicitSchedule& b, std::
   return true;
 }
 
+bool same_after_export(const ExplicitSchedule& a, const ExplicitSchedule& b, std::string* why) {
+  std::string ignored;
+  if (!why) why = &ignored;
+  std::map<std::pair<std::uint32_t, std::int32_t>, std::int32_t> to;
+  std::map<std::int32_t, std::pair<std::uint32_t, std::int32_t>> from;
+  for (std::uint32_t r = 0; r < a.ranks(); ++r) {
+    const OpBuffer x = a.operations(r), y = b.operations(r);
+    if (x.ops.size() != y.ops.size()) return *why = "rank " + std::to_string(r) + ": counts differ", false;
+    for (std::size_t i = 0; i < x.ops.size(); ++i) {
+      const Operation &p = x.ops[i], &q = y.ops[i];
+      const std::string where = "rank " + std::to_string(r) + " operation " + std::to_string(i);
+      if (p.kind != q.kind || p.cpu != q.cpu || p.dep_count != q.dep_count || q.comm != 0)
+        return *why = where + " differs", false;
+      for (std::uint32_t k = 0; k < p.dep_count; ++k)
+        if (x.deps[p.first_dep + k].op != y.deps[q.first_dep + k].op ||
+            x.deps[p.first_dep + k].on_start != y.deps[q.first_dep + k].on_start)
+          return *why = where + ": dependencies differ", false;
+      if (p.kind == OpKind::Calc) {
+        if (q.duration != (p.duration + 500) / 1000 * 1000) return *why = where + ": duration", false;
+        continue;
+      }
+      if (p.nic != q.nic || p.peer != q.peer || p.bytes != q.bytes) return *why = where + " differs", false;
+      if (p.tag == kAnyTag) {
+        if (q.tag != kAnyTag) return *why = where + ": wildcard lost", false;
+        continue;
+      }
+      auto [it, fresh] = to.emplace(std::pair{p.comm, p.tag}, q.tag);
+      auto [back, fresh_back] = from.emplace(q.tag, std::pair{p.comm, p.tag});
+      if (it->second != q.tag || back->second != std::pair{p.comm, p.tag})
+        return *why = where + ": (comm, tag) not folded one to one", false;
+    }
+  }
+  return true;
+}
+
 }  // namespace poems::taskgraph

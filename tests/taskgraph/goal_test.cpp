@@ -3,7 +3,6 @@
 
 #include <filesystem>
 #include <fstream>
-#include <map>
 #include <random>
 #include <sstream>
 
@@ -34,49 +33,13 @@ std::string export_goal(ScheduleSource& s) {
   return out.str();
 }
 
-// The same operations, except that each (communicator, tag) pair of `a` is
-// one tag of `b`'s world, the same pair always the same tag and no two the
-// same (write_goal's folding), and calc durations rounded to whole ns.
-bool same_up_to_folding(const ExplicitSchedule& a, const ExplicitSchedule& b, std::string* why) {
-  std::map<std::pair<std::uint32_t, std::int32_t>, std::int32_t> to;
-  std::map<std::int32_t, std::pair<std::uint32_t, std::int32_t>> from;
-  for (std::uint32_t r = 0; r < a.ranks(); ++r) {
-    const OpBuffer x = a.operations(r), y = b.operations(r);
-    if (x.ops.size() != y.ops.size()) return *why = "rank " + std::to_string(r) + ": counts differ", false;
-    for (std::size_t i = 0; i < x.ops.size(); ++i) {
-      const Operation &p = x.ops[i], &q = y.ops[i];
-      const std::string where = "rank " + std::to_string(r) + " operation " + std::to_string(i);
-      if (p.kind != q.kind || p.cpu != q.cpu || p.dep_count != q.dep_count || q.comm != 0)
-        return *why = where + " differs", false;
-      for (std::uint32_t k = 0; k < p.dep_count; ++k)
-        if (x.deps[p.first_dep + k].op != y.deps[q.first_dep + k].op ||
-            x.deps[p.first_dep + k].on_start != y.deps[q.first_dep + k].on_start)
-          return *why = where + ": dependencies differ", false;
-      if (p.kind == OpKind::Calc) {
-        if (q.duration != (p.duration + 500) / 1000 * 1000) return *why = where + ": duration", false;
-        continue;
-      }
-      if (p.nic != q.nic || p.peer != q.peer || p.bytes != q.bytes) return *why = where + " differs", false;
-      if (p.tag == kAnyTag) {
-        if (q.tag != kAnyTag) return *why = where + ": wildcard lost", false;
-        continue;
-      }
-      auto [it, fresh] = to.emplace(std::pair{p.comm, p.tag}, q.tag);
-      auto [back, fresh_back] = from.emplace(q.tag, std::pair{p.comm, p.tag});
-      if (it->second != q.tag || back->second != std::pair{p.comm, p.tag})
-        return *why = where + ": (comm, tag) not folded one to one", false;
-    }
-  }
-  return true;
-}
-
 void expect_round_trip(ExplicitSchedule& original) {
   original.rewind();
   std::string text = export_goal(original);
   Parsed back = parse(text);
   ASSERT_TRUE(back.schedule) << back.diagnostics << "\n" << text;
   std::string why;
-  EXPECT_TRUE(same_up_to_folding(original, *back.schedule, &why)) << why << "\n" << text;
+  EXPECT_TRUE(same_after_export(original, *back.schedule, &why)) << why << "\n" << text;
   // And the text itself is a fixed point.
   EXPECT_EQ(export_goal(*back.schedule), text);
   // As LogGOPSim's txt2bin reads it: no line starts with blanks.

@@ -80,4 +80,10 @@ GoalWriteStats write_goal(std::ostream& out, ScheduleSource& source);
 // descriptions aside); otherwise `why` says where they first differ.
 bool same_operations(const ExplicitSchedule& a, const ExplicitSchedule& b, std::string* why = nullptr);
 
+// True if `b` is what reading write_goal's text of `a` gives: the same
+// operations and dependencies, each (communicator, tag) pair of `a` one tag
+// of `b`'s world (the same pair always the same tag, no two pairs one tag),
+// calc durations rounded to whole ns; otherwise `why` says where not.
+bool same_after_export(const ExplicitSchedule& a, const ExplicitSchedule& b, std::string* why = nullptr);
+
 }  // namespace poems::taskgraph
