@@ -23,7 +23,24 @@ struct AnalyzeOptions : ModelRequest, CollectiveRequest {
   StoreOptions store;
   std::string method;  // "" = closed form if one applies, else critical path
   std::string format = "table";
+  std::string semantics = "matched";
 };
+
+// Why a closed form does not hold under the semantics (empty: it does). The
+// Sweep3D form is derived for the matched semantics (under loggopsim,
+// arrivals that take the CPU delay the wavefront, by up to 37 % measured);
+// the collective forms hold under loggopsim without the rendezvous
+// synchronization, except that LogGOPSim charges a 0-byte message o - G.
+std::string closed_form_refusal(sim::Semantics semantics, bool sweep3d, const taskgraph::CollectiveCall* call) {
+  if (semantics != sim::Semantics::Loggopsim) return {};
+  if (sweep3d)
+    return "the Sweep3D closed form holds for the matched semantics only (docs/models/sweep3d.md); use "
+           "critical-path, or simulate";
+  if (call && (call->op == taskgraph::CollectiveOp::Barrier || call->bytes == 0))
+    return "under the loggopsim semantics a 0-byte message costs o - G (LogGOPSim's (s-1)G wraps), which the "
+           "closed forms do not model; use critical-path";
+  return {};
+}
 
 double ns(taskgraph::Picoseconds ps) { return static_cast<double>(ps) / 1000.0; }
 
@@ -31,7 +48,14 @@ void run(const AnalyzeOptions& o, int& result) {
   if (o.spec.empty() == o.collective.empty())
     throw CLI::ValidationError("analyze", "give exactly one of SPEC or --collective NAME");
   sim::SimulationOptions options = command_line_machine(o);
-  const taskgraph::Picoseconds sync = o.handshake ? 2 * (options.params.L + options.params.o) : options.params.L;
+  options.semantics = *sim::parse_semantics(o.semantics);
+  if (options.semantics == sim::Semantics::Loggopsim && o.handshake)
+    throw CLI::ValidationError("--rendezvous-handshake",
+                               "is a rule of the matched semantics; LogGOPSim's rendezvous has no handshake");
+  // The rendezvous synchronization the closed forms charge: none under loggopsim.
+  const taskgraph::Picoseconds sync = options.semantics == sim::Semantics::Loggopsim ? 0
+                                      : o.handshake ? 2 * (options.params.L + options.params.o)
+                                                    : options.params.L;
 
   nlohmann::json out;
   EvaluationKey key;
@@ -43,10 +67,13 @@ void run(const AnalyzeOptions& o, int& result) {
   if (!o.spec.empty()) {
     model = psl_source(o, options, result);
     if (!model) return;
-    if (method.empty()) method = has_closed_form(model->loaded.graph->model) ? "closed-form" : "critical-path";
-    if (method == "closed-form" && !has_closed_form(model->loaded.graph->model))
+    const bool form = has_closed_form(model->loaded.graph->model);
+    const std::string refusal = closed_form_refusal(options.semantics, form, nullptr);
+    if (method.empty()) method = form && refusal.empty() ? "closed-form" : "critical-path";
+    if (method == "closed-form" && !form)
       throw CLI::ValidationError("--method", "model " + model->loaded.graph->model +
                                                  " has no closed form (closed forms: Sweep3D); use critical-path");
+    if (method == "closed-form" && !refusal.empty()) throw CLI::ValidationError("--method", refusal);
     nlohmann::json params = nlohmann::json::object();
     for (std::size_t i = 0; i < model->loaded.graph->params.size(); ++i)
       params[model->loaded.graph->params[i]] = model->schedule->model_values()[i];
@@ -55,8 +82,10 @@ void run(const AnalyzeOptions& o, int& result) {
     key.binding = {{"parameters", params}, {"wg_ns", model->wg_ns}};
   } else {
     const taskgraph::CollectiveCall call = collective_call(o);
-    collective_form = components::collective_time(call, options.params, sync);
+    const std::string refusal = closed_form_refusal(options.semantics, false, &call);
+    if (refusal.empty()) collective_form = components::collective_time(call, options.params, sync);
     if (method.empty()) method = collective_form ? "closed-form" : "critical-path";
+    if (method == "closed-form" && !refusal.empty()) throw CLI::ValidationError("--method", refusal);
     if (method == "closed-form" && !collective_form)
       throw CLI::ValidationError("--method", std::string("no closed form of ") + o.collective + "/" +
                                                  taskgraph::collective_algorithm_name(call.algorithm) +
@@ -79,6 +108,8 @@ void run(const AnalyzeOptions& o, int& result) {
                             {"S_bytes", p.S},
                             {"rendezvous_handshake", o.handshake}};
   key.binding["method"] = method;
+  // Only when not the matched semantics, so earlier runs' keys still match.
+  if (options.semantics != sim::Semantics::Matched) key.binding["semantics"] = sim::semantics_name(options.semantics);
 
   StoredEvaluation stored(o.store, key);
   loggp::AnalyticResult r;
@@ -104,6 +135,11 @@ void run(const AnalyzeOptions& o, int& result) {
       out["messages"] = r.messages;
       out["last_rank"] = r.last_rank;
     }
+  } catch (const sim::SimulationLimitError& e) {  // beyond the clock or the memory limit
+    std::cerr << "poems: error: " << e.what() << '\n';
+    stored.fail(e.what());
+    result = kExitInputError;
+    return;
   } catch (const components::Sweep3DParameterError& e) {
     std::cerr << "poems: error: " << e.what() << '\n';
     stored.fail(e.what());
@@ -118,6 +154,7 @@ void run(const AnalyzeOptions& o, int& result) {
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   out["evaluator"] = "analytic[LogGP]";
   out["method"] = method;
+  out["semantics"] = sim::semantics_name(options.semantics);
   out["model"] = key.model;
   out["time_ns"] = ns(r.time);
   out["compute_ns"] = ns(r.compute);
@@ -128,7 +165,8 @@ void run(const AnalyzeOptions& o, int& result) {
     std::cout << out.dump(2) << '\n';
   } else {
     if (model) std::cout << model->description << '\n';
-    std::printf("analytic[LogGP] %s: time %.3f ns\n", method.c_str(), ns(r.time));
+    std::printf("analytic[LogGP] %s (%s semantics): time %.3f ns\n", method.c_str(),
+                sim::semantics_name(options.semantics), ns(r.time));
     std::printf("  compute %.3f ns, comm %.3f ns, sync %.3f ns (per-process means; sync is the rest)\n", ns(r.compute),
                 ns(r.comm), ns(r.sync));
     std::printf("  evaluated in %.6f s\n", wall);
@@ -153,6 +191,10 @@ void register_analyze(CLI::App& app, int& result) {
       ->check(CLI::IsMember({"closed-form", "critical-path"}));
   add_collective_options(cmd, *o, "Analyze");
   cmd->add_option("--format", o->format, "Output format")->check(CLI::IsMember({"table", "json"}));
+  cmd->add_option("--semantics", o->semantics,
+                  "Message progress the critical path follows: matched or loggopsim (docs/simulator.md)")
+      ->check(CLI::IsMember({"matched", "loggopsim"}))
+      ->capture_default_str();
   add_store_options(cmd, o->store);
   cmd->callback([o, cmd, &result] {
     note_explicit_params(cmd, *o);

@@ -64,12 +64,13 @@ std::string file_sha256(const std::string& path) {
 // Returns nullptr (with `result` set) if the file cannot be read or parsed;
 // `text_hash` gets the SHA-256 of the file. The text is not kept
 // (taskgraph::read_goal_file).
-std::unique_ptr<taskgraph::ExplicitSchedule> goal_source(const std::string& path, std::uint64_t memory_limit,
+std::unique_ptr<taskgraph::ExplicitSchedule> goal_source(const std::string& path, const sim::SimulationOptions& options,
                                                          int& result, std::string& text_hash) {
   psl::SourceManager sources;
   psl::DiagnosticEngine diags(sources);
   std::string io_error;
-  auto schedule = taskgraph::read_goal_file(path, sources, diags, {memory_limit}, io_error);
+  auto schedule =
+      taskgraph::read_goal_file(path, sources, diags, {options.memory_limit, sim::memory_per_rank(options)}, io_error);
   if (!io_error.empty()) {
     std::cerr << "poems: error: " << io_error << "\n";
     result = kExitInputError;
@@ -145,6 +146,9 @@ void run(const SimulateOptions& o, int& result) {
   options.nics = o.nics;
   options.record_timeline = !o.timeline.empty();
   options.semantics = *sim::parse_semantics(o.semantics);
+  if (options.semantics == sim::Semantics::Loggopsim && o.handshake)
+    throw CLI::ValidationError("--rendezvous-handshake",
+                               "is a rule of the matched semantics; LogGOPSim's rendezvous has no handshake");
   if (!o.memory_limit.empty()) {
     const double bytes =
         quantity("--memory-limit", o.memory_limit, psl::kBytes, "a size in 1..1.8e19 bytes, e.g. 32GiB");
@@ -162,7 +166,7 @@ void run(const SimulateOptions& o, int& result) {
   } else if (!o.collective.empty()) {
     source = std::make_unique<taskgraph::CollectiveSchedule>(collective_call(o));
   } else {
-    auto goal = goal_source(o.goal, options.memory_limit, result, goal_hash);
+    auto goal = goal_source(o.goal, options, result, goal_hash);
     if (!goal) return;
     // As LogGOPSim: as many CPUs and NICs as the schedule names, unless given.
     if (!o.cpus_given) options.cpus = std::max<std::uint32_t>(options.cpus, goal->max_cpu() + 1);

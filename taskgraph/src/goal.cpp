@@ -333,11 +333,16 @@ class Parser {
       return;
     }
     num_ranks_ = static_cast<std::uint32_t>(*n);
-    const std::uint64_t need = *n * (ExplicitSchedule::kBytesPerRank + (file_backed_ ? sizeof(RankText) : 0));
+    const std::uint64_t own = ExplicitSchedule::kBytesPerRank + (file_backed_ ? sizeof(RankText) : 0);
+    const std::uint64_t need = *n * (own + options_.more_bytes_per_rank);
     const std::uint64_t limit = memory_limit_or_available(options_.memory_limit);
     if (need > limit) {
-      diags_.error(at, "num_ranks " + std::to_string(*n) + " needs " + format_bytes(need) +
-                           " for the schedule's records alone; " + memory_limit_text(options_.memory_limit, limit));
+      diags_.error(at, "num_ranks " + std::to_string(*n) + " needs about " + format_bytes(need) +
+                           " before any operation (" + std::to_string(own) + " bytes per rank for the schedule" +
+                           (options_.more_bytes_per_rank
+                                ? ", " + std::to_string(options_.more_bytes_per_rank) + " for the simulation"
+                                : std::string()) +
+                           "); " + memory_limit_text(options_.memory_limit, limit));
       return;
     }
     try {

@@ -173,8 +173,8 @@ TEST(LoggopsimRules, SeventeenFreedOperationsAreOrderedAsStdSortOrdersThem) {
   text += "c2 requires a\n}\n";
   for (int i = 1; i <= 15; ++i) text += "rank " + std::to_string(i) + " { r: recv 8b from 0 }\n";
   // LogGOPSim's figures.
-  EXPECT_EQ(run(text, Semantics::Loggopsim), in_ns({22618, 5642, 26642, 25142, 23642, 22142, 20642, 19142, 17642,
-                                                    16142, 14642, 13142, 11642, 10142, 8642, 7142}));
+  EXPECT_EQ(run(text, Semantics::Loggopsim), in_ns({22618, 5642, 26642, 25142, 23642, 22142, 20642, 19142, 17642, 16142,
+                                                    14642, 13142, 11642, 10142, 8642, 7142}));
   // They are std::sort's order: s1, s15, s14, ..., s2, then c1, c2.
   struct Kind {
     int kind, rank;
@@ -196,8 +196,8 @@ TEST(LoggopsimRules, AReceiveAcrossSFromItsUnexpectedMessageIsRefused) {
   for (const char* sizes : {"70000b to 1", "100b to 1"}) {
     const bool big = std::string(sizes).front() == '7';
     const std::string text = std::string("num_ranks 2\nrank 0 { s: send ") + sizes +
-                              " }\nrank 1 { c: calc 10000; r: recv " + (big ? "100b" : "70000b") +
-                              " from 0; r requires c }\n";
+                             " }\nrank 1 { c: calc 10000; r: recv " + (big ? "100b" : "70000b") +
+                             " from 0; r requires c }\n";
     auto s = goal(text);
     ASSERT_TRUE(s);
     SimulationOptions o;

@@ -245,6 +245,21 @@ class Engine {
   void lgs_freed_on_read(std::uint32_t r, std::uint64_t index, std::uint32_t pos, std::uint64_t last_mark);
   [[noreturn, gnu::cold, gnu::noinline]] void lgs_protocol_mismatch(std::uint32_t r, std::uint32_t recv_pos,
                                                                     std::uint64_t bytes) const;
+  // The matched engine's costs; in the critical path under the loggopsim
+  // semantics, LogGOPSim's (which differ for 0-byte messages only).
+  Picoseconds send_cpu_cost(std::uint64_t bytes) const {
+    return unexpected_at_arrival_ && bytes == 0 ? p_.o + lgs_per_byte(0, p_.O) : p_.send_cpu(bytes);
+  }
+  Picoseconds send_nic_cost(std::uint64_t bytes) const {
+    return unexpected_at_arrival_ && bytes == 0 ? p_.g + lgs_per_byte(0, p_.G) : p_.send_nic(bytes);
+  }
+  Picoseconds recv_cpu_cost(std::uint64_t bytes) const {
+    return unexpected_at_arrival_ && bytes == 0 ? p_.o + std::max(lgs_per_byte(0, p_.O), lgs_per_byte(0, p_.G))
+                                                : p_.recv_cpu(bytes);
+  }
+  Picoseconds recv_nic_cost(std::uint64_t bytes) const {
+    return unexpected_at_arrival_ && bytes == 0 ? p_.g + lgs_per_byte(0, p_.G) : p_.recv_nic(bytes);
+  }
   // LogGOPSim's per-message costs: (s-1)·X in unsigned 64-bit arithmetic,
   // so a 0-byte message's per-byte term is -X (docs/simulator.md).
   Picoseconds lgs_per_byte(std::uint64_t bytes, FemtosecondsPerByte x) const {

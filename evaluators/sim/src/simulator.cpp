@@ -301,13 +301,13 @@ void Engine<L>::start(std::uint32_t r, std::uint32_t pos) {
         // for its sync + g + (s-1)G (docs/models/critical-path.md).
         const Slot& before = rs.slots[s.done - 1 - rs.base];
         if (before.nic == s.nic)
-          t0 = std::max(now_, before.start + (p_.rendezvous(before.amount) ? sync_ : 0) + p_.send_nic(before.amount));
+          t0 = std::max(now_, before.start + (p_.rendezvous(before.amount) ? sync_ : 0) + send_nic_cost(before.amount));
       }
       const Picoseconds sync = p_.rendezvous(s.amount) ? sync_ : 0;
-      const Picoseconds cpu_busy = p_.send_cpu(s.amount);
+      const Picoseconds cpu_busy = send_cpu_cost(s.amount);
       done = t0 + sync + cpu_busy;
       cpu_free(r, s.cpu) = done;
-      nic_send_free(r, s.nic) = t0 + sync + p_.send_nic(s.amount);
+      nic_send_free(r, s.nic) = t0 + sync + send_nic_cost(s.amount);
       word(r, kOverhead) += cpu_busy;
       ++messages_;
       queue_.push(Event{t0 + sync + p_.o + p_.L, std::uint64_t{r} << 32 | static_cast<std::uint32_t>(rs.base + pos)});
@@ -343,7 +343,7 @@ void Engine<L>::start(std::uint32_t r, std::uint32_t pos) {
       unlink(rs.unexpected, prev, e);
       Picoseconds matched = now_;
       if (unexpected_at_arrival_) [[unlikely]] {  // processed when it arrived: done at the later of that and now
-        const Picoseconds busy = p_.recv_cpu(msg.bytes);
+        const Picoseconds busy = recv_cpu_cost(msg.bytes);
         word(r, kOverhead) += busy;
         complete(r, pos, std::max(now_, msg.arrival + busy));
       } else {
@@ -404,9 +404,9 @@ Picoseconds Engine<L>::receive(std::uint32_t r, std::uint32_t recv_pos, std::uin
   Picoseconds& cpu = cpu_free(r, s.cpu);
   Picoseconds& nic = nic_recv_free(r, s.nic);
   const Picoseconds t0 = queuing_ ? std::max({at, cpu, nic}) : at;
-  const Picoseconds busy = p_.recv_cpu(bytes);
+  const Picoseconds busy = recv_cpu_cost(bytes);
   cpu = t0 + busy;
-  nic = t0 + p_.recv_nic(bytes);
+  nic = t0 + recv_nic_cost(bytes);
   word(r, kOverhead) += busy;
   if (options_.record_timeline) timeline_.push_back(Span{r, s.cpu, Span::Recv, src, t0, t0 + busy, bytes, s.node});
   complete(r, recv_pos, t0 + busy);
@@ -676,12 +676,15 @@ std::optional<Semantics> parse_semantics(std::string_view name) {
   return std::nullopt;
 }
 
-std::uint64_t estimated_memory(taskgraph::ScheduleSource& source, const SimulationOptions& options) {
-  const std::uint64_t ranks = source.ranks();
+std::uint64_t memory_per_rank(const SimulationOptions& options) {
   const std::uint64_t clock_line = (detail::kTotalsWords + std::uint64_t{options.cpus} + 2 * options.nics + 7) / 8 * 64;
   std::uint64_t per_rank = sizeof(detail::RankState) + clock_line + sizeof(detail::Pending);
   if (options.per_rank_results) per_rank += sizeof(RankResult);
-  std::uint64_t bytes = ranks * per_rank;
+  return per_rank;
+}
+
+std::uint64_t estimated_memory(taskgraph::ScheduleSource& source, const SimulationOptions& options) {
+  std::uint64_t bytes = std::uint64_t{source.ranks()} * memory_per_rank(options);
   // A schedule in memory may be read in full (if a lazy attempt fails): a
   // slot per operation and about one successor edge.
   if (const auto* s = dynamic_cast<const taskgraph::ExplicitSchedule*>(&source))

@@ -37,9 +37,12 @@ inline constexpr std::uint64_t kMaxGoalBytes = (std::uint64_t{1} << 53) - 1;
 inline constexpr Picoseconds kMaxGoalCalc = Picoseconds{1} << 61;
 
 struct GoalReadOptions {
-  // Bytes the schedule may take; 0: the machine's available memory. A
+  // Bytes the run may take; 0: the machine's available memory. A
   // `num_ranks` whose records alone would need more is an error.
   std::uint64_t memory_limit = 0;
+  // Bytes per rank the caller needs besides the schedule (a simulation's
+  // per-rank records), counted against the limit too.
+  std::uint64_t more_bytes_per_rank = 0;
 };
 
 // Parses the GOAL text of `file`. Every error is reported to `diags`

@@ -141,6 +141,8 @@ class SimulationLimitError : public SimulationError {
 // The memory a run of `source` is estimated to need under `options`, in
 // bytes: the per-rank records, and the operations if they are read in full.
 std::uint64_t estimated_memory(taskgraph::ScheduleSource& source, const SimulationOptions& options);
+// Of which per rank.
+std::uint64_t memory_per_rank(const SimulationOptions& options);
 
 // Runs `source` to completion. `max_stuck_listed` caps the ranks the deadlock
 // report describes in detail. Throws SimulationError on malformed input.
