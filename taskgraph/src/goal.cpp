@@ -842,11 +842,14 @@ std::unique_ptr<ExplicitSchedule> read_goal_file(const std::string& path, psl::S
       return schedule;
     }
   }
-  // An error: parse again from the text, for diagnostics that quote it.
+  // An error: parse again from the text, for diagnostics that quote it
+  // (counting the memory the first pass would have taken per rank).
   std::ifstream in(path, std::ios::binary);
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   const psl::FileId f = sources.add(path, std::move(text));
-  parse_goal(sources, f, diags, options);
+  GoalReadOptions again = options;
+  again.more_bytes_per_rank += sizeof(RankText);
+  parse_goal(sources, f, diags, again);
   return nullptr;
 }
 

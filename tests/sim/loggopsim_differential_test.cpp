@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include "loggopsim_oracle.h"
 #include "sim_test_util.h"
@@ -139,6 +140,79 @@ TEST(LoggopsimReference, RandomSchedulesMatchLogGOPSim) {
   }
   std::printf("LogGOPSim reference: %d of %d completed random schedules match\n", matched, compared);
   EXPECT_EQ(matched, compared);
+}
+
+// Optional, as above: every kind of GOAL file POEMS writes — the examples
+// read and written back, every collective and algorithm (7 and 16 ranks,
+// eager and rendezvous), Sweep3D exported from its PSL model — goes through
+// txt2bin, and LogGOPSim's finish times equal the loggopsim semantics'.
+TEST(LoggopsimReference, Txt2binTakesEveryExportAndLogGOPSimAgrees) {
+  const char* dir = std::getenv("POEMS_LOGGOPSIM");
+  if (!dir) GTEST_SKIP() << "set POEMS_LOGGOPSIM to a directory holding LogGOPSim and txt2bin";
+  const std::filesystem::path work = std::filesystem::temp_directory_path() / "poems_loggopsim_exports";
+  std::filesystem::create_directories(work);
+  std::vector<std::pair<std::string, std::unique_ptr<taskgraph::ExplicitSchedule>>> cases;
+  for (const char* name : {"tree8.goal", "pingpong2.goal"}) {
+    std::ifstream in(std::string(POEMS_SOURCE_DIR) + "/examples/goal/" + name);
+    std::stringstream text;
+    text << in.rdbuf();
+    cases.emplace_back(name, goal(text.str()));
+  }
+  for (taskgraph::CollectiveOp op :
+       {taskgraph::CollectiveOp::Bcast, taskgraph::CollectiveOp::Reduce, taskgraph::CollectiveOp::Allreduce,
+        taskgraph::CollectiveOp::Gather, taskgraph::CollectiveOp::Scatter, taskgraph::CollectiveOp::Allgather,
+        taskgraph::CollectiveOp::Alltoall, taskgraph::CollectiveOp::Barrier})
+    for (taskgraph::CollectiveAlgorithm a : taskgraph::algorithms_for(op))
+      for (std::uint32_t procs : {7u, 16u})
+        for (std::uint64_t bytes : {1000ull, 100000ull}) {
+          taskgraph::CollectiveCall call;
+          call.op = op;
+          call.algorithm = a;
+          call.procs = procs;
+          call.bytes = bytes;
+          call.root = 2;
+          taskgraph::CollectiveSchedule source(call);
+          cases.emplace_back(std::string(taskgraph::collective_op_name(op)) + "/" +
+                                 taskgraph::collective_algorithm_name(a) + " P=" + std::to_string(procs) +
+                                 " s=" + std::to_string(bytes),
+                             taskgraph::materialize(source));
+        }
+  int accepted = 0, agreed = 0;
+  for (auto& [name, schedule] : cases) {
+    ASSERT_TRUE(schedule) << name;
+    std::ostringstream text;
+    taskgraph::write_goal(text, *schedule);
+    std::ofstream((work / "e.goal").string()) << text.str();
+    const std::string convert =
+        std::string(dir) + "/txt2bin -i " + (work / "e.goal").string() + " -o " + (work / "e.bin").string();
+    const bool ok = std::system((convert + " >/dev/null 2>&1").c_str()) == 0;
+    EXPECT_TRUE(ok) << name << "\n" << text.str().substr(0, 2000);
+    if (!ok) continue;
+    ++accepted;
+    std::string out;
+    if (FILE* f = popen((std::string(dir) + "/LogGOPSim -f " + (work / "e.bin").string()).c_str(), "r")) {
+      char buf[4096];
+      for (std::size_t n; (n = fread(buf, 1, sizeof buf, f)) > 0;) out.append(buf, n);
+      pclose(f);
+    }
+    auto back = goal(text.str());
+    ASSERT_TRUE(back);
+    SimulationOptions o;  // LogGOPSim's defaults are ours
+    o.semantics = Semantics::Loggopsim;
+    o.cpus = back->max_cpu() + 1;
+    o.nics = back->max_nic() + 1;
+    const SimulationResult r = simulate(*back, o);
+    bool same = r.completed;
+    for (std::uint32_t rank = 0; rank < r.ranks; ++rank) {
+      const std::string key = "Host " + std::to_string(rank) + ": ";
+      const auto at = out.find(key);
+      const unsigned long long lgs = at == std::string::npos ? ~0ull : std::stoull(out.substr(at + key.size()));
+      EXPECT_EQ(ns(lgs), r.per_rank[rank].finish) << name << " rank " << rank;
+      same = same && ns(lgs) == r.per_rank[rank].finish;
+    }
+    agreed += same ? 1 : 0;
+  }
+  std::printf("txt2bin accepted %d of %zu exports; LogGOPSim agreed on %d\n", accepted, cases.size(), agreed);
 }
 
 }  // namespace
