@@ -186,7 +186,7 @@ class StampedQueue {
   bool empty() const { return past_.empty() && front_ == batch_.size() && future_.empty(); }
   std::size_t size() const { return past_.size() + (batch_.size() - front_) + future_.size(); }
 
-  void push(const StampedEvent& e) {
+  [[gnu::always_inline]] void push(const StampedEvent& e) {
     if (e.time > now_) {
       future_.push(e);
     } else if (e.time == now_) {

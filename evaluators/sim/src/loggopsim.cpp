@@ -191,6 +191,20 @@ void Engine<true>::lgs_freed_on_read(std::uint32_t r, std::uint64_t index, std::
 
 template <>
 void Engine<true>::lgs_queue_freed() {
+  auto push = [this](std::uint32_t r, std::uint32_t pos) {
+    const RankState& rs = ranks_[r];
+    const Slot& s = rs.slots[pos];
+    Picoseconds t = cpu_free(r, s.cpu);
+    if (s.kind == OpKind::Send) t = std::max(t, nic_send_free(r, s.nic));
+    if (observer_ && t < now_) [[unlikely]]
+      t = now_;
+    queue_.push(StampedEvent{t, std::uint64_t{r} << 32 | static_cast<std::uint32_t>(rs.base + pos), next_stamp_++});
+  };
+  if (freed_.size() == 1) {  // most events free one operation
+    push(freed_[0].rank, freed_[0].pos);
+    freed_.clear();
+    return;
+  }
   // By rank, then in the order freed (stable: within a mark, program order).
   for (std::size_t i = 1; i < freed_.size(); ++i) {
     const Freed x = freed_[i];
@@ -205,18 +219,21 @@ void Engine<true>::lgs_queue_freed() {
     by_kind_.clear();
     for (; e < freed_.size() && freed_[e].rank == r; ++e)
       by_kind_.push_back(ByKind{lgs_kind(ranks_[r].slots[freed_[e].pos].kind), freed_[e].pos});
-    // The same call on the same sequence of kinds as LogGOPSim's, so the
-    // order among equal kinds is libstdc++'s std::sort's there too.
-    std::sort(by_kind_.begin(), by_kind_.end(), [](const ByKind& x, const ByKind& y) { return x.kind < y.kind; });
-    const RankState& rs = ranks_[r];
-    for (const ByKind& k : by_kind_) {
-      const Slot& s = rs.slots[k.pos];
-      Picoseconds t = cpu_free(r, s.cpu);
-      if (s.kind == OpKind::Send) t = std::max(t, nic_send_free(r, s.nic));
-      if (observer_ && t < now_) [[unlikely]]
-        t = now_;
-      queue_.push(StampedEvent{t, std::uint64_t{r} << 32 | static_cast<std::uint32_t>(rs.base + k.pos), next_stamp_++});
+    if (by_kind_.size() <= 16) {
+      // libstdc++'s std::sort sorts up to 16 elements by insertion, which
+      // keeps equal kinds in order: the same, without the call.
+      for (std::size_t i = 1; i < by_kind_.size(); ++i) {
+        const ByKind x = by_kind_[i];
+        std::size_t j = i;
+        for (; j > 0 && by_kind_[j - 1].kind > x.kind; --j) by_kind_[j] = by_kind_[j - 1];
+        by_kind_[j] = x;
+      }
+    } else {
+      // The same call on the same sequence of kinds as LogGOPSim's, so the
+      // order among equal kinds is libstdc++'s std::sort's there too.
+      std::sort(by_kind_.begin(), by_kind_.end(), [](const ByKind& x, const ByKind& y) { return x.kind < y.kind; });
     }
+    for (const ByKind& k : by_kind_) push(r, k.pos);
     b = e;
   }
   freed_.clear();
