@@ -6,6 +6,7 @@
 // S=65535, the figures it printed are the ones below).
 #include <algorithm>
 
+#include "poems/sim/observer.h"
 #include "sim_test_util.h"
 
 namespace poems::sim::testing {
@@ -248,6 +249,80 @@ TEST(LoggopsimRules, LazyAndFullReadingsAgree) {
   EXPECT_EQ(a.events, b.events);
   EXPECT_GT(a.requeued, 0u);
   EXPECT_EQ(a.events, a.operations + a.messages + a.requeued);
+}
+
+// Direct execution's path (poems/sim/observer.h): a source whose programs
+// issue each operation once the previous one completed, blocking in
+// between, gives what the same blocking programs as a fixed schedule give,
+// under both semantics.
+class BlockingPrograms final : public taskgraph::ScheduleSource, public ExecutionObserver {
+ public:
+  explicit BlockingPrograms(std::vector<std::vector<taskgraph::Operation>> programs)
+      : programs_(std::move(programs)), next_(programs_.size(), 0), released_(programs_.size(), 1) {}
+  std::uint32_t ranks() const override { return static_cast<std::uint32_t>(programs_.size()); }
+  std::size_t pull(std::uint32_t r, std::size_t, taskgraph::OpBuffer& out) override {
+    if (next_[r] == programs_[r].size()) return 0;
+    if (next_[r] == released_[r]) return kBlocked;
+    taskgraph::Operation op = programs_[r][next_[r]];
+    op.first_dep = static_cast<std::uint32_t>(out.deps.size());
+    op.dep_count = next_[r] > 0 ? 1 : 0;
+    if (next_[r] > 0) out.deps.push_back(taskgraph::Dependency{next_[r] - 1, false});
+    out.ops.push_back(op);
+    ++next_[r];
+    return 1;
+  }
+  std::uint32_t node_count() const override { return 0; }
+  taskgraph::NodeInfo node_info(std::uint32_t) const override { return {}; }
+  bool issues_in_order() const override { return true; }
+  bool completed(std::uint32_t r, std::uint64_t op, Picoseconds) override {
+    if (op + 1 != released_[r] || released_[r] == programs_[r].size()) return false;
+    ++released_[r];  // the program goes on
+    return true;
+  }
+  void matched(std::uint32_t, std::uint64_t, std::uint32_t, std::uint64_t, Picoseconds) override {}
+  bool arrived_unexpected(std::uint32_t, std::uint32_t, std::uint64_t, Picoseconds) override { return false; }
+
+ private:
+  std::vector<std::vector<taskgraph::Operation>> programs_;
+  std::vector<std::size_t> next_, released_;
+};
+
+TEST(LoggopsimRules, AnObservedSourceRunsAsItsFixedSchedule) {
+  auto op = [](taskgraph::OpKind kind, std::int32_t peer, std::uint64_t amount) {
+    taskgraph::Operation o;
+    o.kind = kind;
+    o.peer = peer;
+    (kind == taskgraph::OpKind::Calc ? o.duration : o.bytes) = amount;
+    return o;
+  };
+  using K = taskgraph::OpKind;
+  const std::vector<std::vector<taskgraph::Operation>> programs = {
+      {op(K::Send, 1, 8), op(K::Recv, 1, 100000), op(K::Calc, 0, ns(700)), op(K::Send, 2, 8)},
+      {op(K::Calc, 0, ns(5000)), op(K::Recv, 0, 8), op(K::Send, 0, 100000), op(K::Recv, 2, 8)},
+      {op(K::Recv, 0, 8), op(K::Send, 1, 8)}};
+  for (Semantics semantics : {Semantics::Matched, Semantics::Loggopsim}) {
+    SimulationOptions o;
+    o.semantics = semantics;
+    taskgraph::ExplicitSchedule fixed(3);
+    for (std::uint32_t r = 0; r < 3; ++r) {
+      taskgraph::OpBuffer b;
+      for (std::size_t i = 0; i < programs[r].size(); ++i) {
+        taskgraph::Operation x = programs[r][i];
+        x.first_dep = static_cast<std::uint32_t>(b.deps.size());
+        x.dep_count = i > 0 ? 1 : 0;
+        if (i > 0) b.deps.push_back(taskgraph::Dependency{i - 1, false});
+        b.ops.push_back(x);
+      }
+      fixed.set_rank(r, b);
+    }
+    const SimulationResult want = simulate(fixed, o);
+    BlockingPrograms running(programs);
+    o.observer = &running;
+    const SimulationResult got = simulate(running, o);
+    ASSERT_TRUE(want.completed);
+    ASSERT_TRUE(got.completed);
+    EXPECT_EQ(finishes(got), finishes(want)) << semantics_name(semantics);
+  }
 }
 
 }  // namespace
