@@ -927,7 +927,7 @@ GoalWriteStats write_goal(std::ostream& out, ScheduleSource& source) {
       }
       if (op.kind != OpKind::Calc) {
         if (op.comm != 0) ++stats.folded_messages;
-        if (op.tag == kAnyTag)
+        if (op.tag == kAnyTag && op.comm == 0)
           line += " tag -1";
         else if (const std::uint32_t t = folder.tag(op, r); t != 0)
           line += " tag " + std::to_string(t);
