@@ -15,6 +15,8 @@
 # LogGOPSim's rate is over its whole run (its own timer counts whole
 # seconds; mapping the binary schedule is nearly free), POEMS's over its
 # simulation (`wall_seconds`; the GOAL parse before it is printed apart).
+# Both in wall time and in CPU time (LogGOPSim: user + system; poems: the
+# simulating thread), the latter the fairer figure on a shared host.
 set -euo pipefail
 
 lgs=${1:?usage: $0 LOGGOPSIM_DIR [NPE_I NPE_J] [POEMS_BUILD]}
@@ -32,28 +34,32 @@ trap 'rm -rf "$work"' EXIT
 echo "schedule: Sweep3D ${ni}x${nj}, one iteration, $(du -h "$work/s.goal" | cut -f1) of GOAL"
 
 /usr/bin/time -f "%e %M" -o "$work/txt2bin.time" "$lgs/txt2bin" -i "$work/s.goal" -o "$work/s.bin" >/dev/null
-/usr/bin/time -f "%e %M" -o "$work/lgs.time" "$lgs/LogGOPSim" -f "$work/s.bin" $params -b >"$work/lgs.out"
-read -r lgs_wall lgs_kib <"$work/lgs.time"
+/usr/bin/time -f "%e %M %U %S" -o "$work/lgs.time" "$lgs/LogGOPSim" -f "$work/s.bin" $params -b >"$work/lgs.out"
+read -r lgs_wall lgs_kib lgs_user lgs_sys <"$work/lgs.time"
 lgs_finish=$(sed -n 's/^Maximum finishing time at host \([0-9]*\): \([0-9]*\) .*/\2 (rank \1)/p' "$work/lgs.out")
 lgs_events=$(sed -n 's/.*Events: \([0-9]*\).*/\1/p' "$work/lgs.out")
 
 /usr/bin/time -f "%e %M" -o "$work/poems.time" "$poems" simulate --goal "$work/s.goal" $params \
   --semantics loggopsim --no-store --max-ranks-listed 0 --format json >"$work/poems.json"
 read -r poems_wall poems_kib <"$work/poems.time"
-read -r poems_finish poems_rank poems_sim poems_events < <(python3 -c '
+read -r poems_finish poems_rank poems_sim poems_cpu poems_events < <(python3 -c '
 import json, sys
 j = json.load(open(sys.argv[1]))
-print(j["finish_ns"], j["finish_rank"], j["wall_seconds"], j["operations"] + j["messages"])' "$work/poems.json")
+print(j["finish_ns"], j["finish_rank"], j["wall_seconds"], j["cpu_seconds"], j["operations"] + j["messages"])' "$work/poems.json")
 
-python3 - "$lgs_wall" "$lgs_kib" "$lgs_events" "$poems_wall" "$poems_kib" "$poems_sim" "$poems_events" <<'EOF'
+python3 - "$lgs_wall" "$lgs_kib" "$lgs_events" "$lgs_user" "$lgs_sys" "$poems_wall" "$poems_kib" "$poems_sim" \
+  "$poems_cpu" "$poems_events" <<'EOF'
 import sys
-lw, lk, le, pw, pk, ps, pe = map(float, sys.argv[1:])
-print(f"{'':22}{'LogGOPSim':>16}{'poems':>16}")
-print(f"{'peak RSS':22}{lk / 1024:>13.0f} MiB{pk / 1024:>13.0f} MiB")
-print(f"{'events':22}{le:>16,.0f}{pe:>16,.0f}")
-print(f"{'simulation':22}{lw:>14.2f} s{ps:>14.3f} s")
-print(f"{'events/s':22}{le / lw:>16,.0f}{pe / ps:>16,.0f}   ({(pe / ps) / (le / lw):.1f}x)")
-print(f"{'whole run':22}{lw:>14.2f} s{pw:>14.2f} s   (poems: GOAL parse, hash and simulation)")
+lw, lk, le, lu, ls, pw, pk, ps, pc, pe = map(float, sys.argv[1:])
+lc = lu + ls
+print(f"{'':26}{'LogGOPSim':>16}{'poems':>16}")
+print(f"{'peak RSS':26}{lk / 1024:>13.0f} MiB{pk / 1024:>13.0f} MiB")
+print(f"{'events':26}{le:>16,.0f}{pe:>16,.0f}")
+print(f"{'simulation, wall':26}{lw:>14.2f} s{ps:>14.3f} s")
+print(f"{'simulation, CPU':26}{lc:>14.2f} s{pc:>14.3f} s")
+print(f"{'events/s, wall':26}{le / lw:>16,.0f}{pe / ps:>16,.0f}   ({(pe / ps) / (le / lw):.1f}x)")
+print(f"{'events/s, CPU':26}{le / lc:>16,.0f}{pe / pc:>16,.0f}   ({(pe / pc) / (le / lc):.1f}x)")
+print(f"{'whole run, wall':26}{lw:>14.2f} s{pw:>14.2f} s   (poems: GOAL parse, hash and simulation)")
 EOF
 echo "finish: LogGOPSim $lgs_finish ns, poems $poems_finish ns (rank $poems_rank)"
 read -r txt2bin_wall txt2bin_kib <"$work/txt2bin.time"

@@ -81,10 +81,24 @@ class RadixQueue {
     return h->events[front_++];
   }
 
+  // True if the events popped last have more of their time left (bucket 0
+  // is not drained).
+  bool more_at_last() const {
+    const Bucket& zero = buckets_[0];
+    return zero.head != nullptr && (front_ < head_size() || zero.head != zero.tail);
+  }
+
   // Not empty(): appends every event of the earliest time to `out`, in the
   // order they were pushed, and returns that time.
   std::uint64_t pop_earliest(std::vector<E>& out) {
     out.push_back(pop());
+    take_rest_at_last(out);
+    return last_;
+  }
+
+  // Appends the events left at the time popped last (more_at_last()) to
+  // `out`, in the order they were pushed.
+  void take_rest_at_last(std::vector<E>& out) {
     for (;;) {
       Block* h = buckets_[0].head;
       if (h == nullptr) break;
@@ -97,7 +111,6 @@ class RadixQueue {
       size_ -= n - front_;
       front_ = n;
     }
-    return last_;
   }
 
  private:
@@ -211,7 +224,13 @@ class StampedQueue {
       past_.pop_back();
       return e;
     }
-    if (front_ == batch_.size()) take_batch();
+    if (front_ == batch_.size()) [[unlikely]] {
+      // Most times have one event: no batch to sort.
+      const StampedEvent e = future_.pop();
+      now_ = e.time;
+      if (!future_.more_at_last()) return e;
+      take_batch(e);
+    }
     return batch_[front_++];
   }
 
@@ -225,10 +244,12 @@ class StampedQueue {
   static bool later(const StampedEvent& a, const StampedEvent& b) {
     return a.time != b.time ? a.time > b.time : a.stamp > b.stamp;
   }
-  [[gnu::noinline]] void take_batch() {
+  // `first` was popped and more events have its time.
+  [[gnu::noinline]] void take_batch(const StampedEvent& first) {
     batch_.clear();
     front_ = 0;
-    now_ = future_.pop_earliest(batch_);
+    batch_.push_back(first);
+    future_.take_rest_at_last(batch_);
     auto by_stamp = [](const StampedEvent& a, const StampedEvent& b) { return a.stamp < b.stamp; };
     if (!std::is_sorted(batch_.begin(), batch_.end(), by_stamp)) std::sort(batch_.begin(), batch_.end(), by_stamp);
   }

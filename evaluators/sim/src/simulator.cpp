@@ -3,7 +3,9 @@
 // event order. See docs/simulator.md for the semantics.
 #include "poems/sim/simulator.h"
 
+#include <time.h>
 #include <algorithm>
+
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -539,9 +541,18 @@ inline void Engine<L>::prefetch_upcoming() const {
   }
 }
 
+namespace {
+double thread_cpu_seconds() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
+}
+}  // namespace
+
 template <bool L>
 SimulationResult Engine<L>::run(std::size_t max_stuck_listed) {
   auto wall_start = std::chrono::steady_clock::now();
+  const double cpu_start = thread_cpu_seconds();
   for (std::uint32_t r = 0; r < nranks_; ++r) {
     read(r);
     if constexpr (L) lgs_queue_freed();  // rank by rank, at time 0
@@ -599,6 +610,7 @@ SimulationResult Engine<L>::run(std::size_t max_stuck_listed) {
   if (lazy_)
     for (std::uint32_t r = 0; r < nranks_; ++r) retire(r);
   double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  const double cpu = thread_cpu_seconds() - cpu_start;
 
   SimulationResult out;
   out.ranks = nranks_;
@@ -609,6 +621,7 @@ SimulationResult Engine<L>::run(std::size_t max_stuck_listed) {
   out.peak_window_ops = peak_window_ops_;
   out.peak_queue = peak_queue;
   out.wall_seconds = wall;
+  out.cpu_seconds = cpu;
   out.initial_read_seconds = initial_read;
   out.read_lazily = lazy_;
   if (options_.per_rank_results) out.per_rank.resize(nranks_);
@@ -650,6 +663,7 @@ SimulationResult run(taskgraph::ScheduleSource& source, const SimulationOptions&
     return engine.run(max_stuck_listed);
   }
   const auto attempt_start = std::chrono::steady_clock::now();
+  const double attempt_cpu_start = detail::thread_cpu_seconds();
   try {
     detail::Engine<L> engine(source, options, true);
     SimulationResult lazy = engine.run(max_stuck_listed);
@@ -658,10 +672,12 @@ SimulationResult run(taskgraph::ScheduleSource& source, const SimulationOptions&
   } catch (const SimulationError&) {
   }
   const double attempt = std::chrono::duration<double>(std::chrono::steady_clock::now() - attempt_start).count();
+  const double attempt_cpu = detail::thread_cpu_seconds() - attempt_cpu_start;
   source.restart();
   detail::Engine<L> engine(source, options);
   SimulationResult full = engine.run(max_stuck_listed);
   full.wall_seconds += attempt;
+  full.cpu_seconds += attempt_cpu;
   full.lazy_attempt_abandoned = true;
   return full;
 }

@@ -108,6 +108,7 @@ struct SimulationResult {
   std::uint64_t peak_queue = 0;         // most events queued at once
   std::uint64_t peak_window_ops = 0;    // most operations held at once (all ranks)
   double wall_seconds = 0;              // the whole run, reading the source included
+  double cpu_seconds = 0;               // the same span in CPU time of the simulating thread
   double initial_read_seconds = 0;      // of which reading each rank's first operations
   bool read_lazily = false;             // ranks were read as the run went (a few operations held each)
   bool lazy_attempt_abandoned = false;  // a lazy attempt ended early; then read in full (its time is in wall_seconds)
