@@ -24,6 +24,7 @@ struct AnalyzeOptions : ModelRequest, CollectiveRequest {
   std::string method;  // "" = closed form if one applies, else critical path
   std::string format = "table";
   std::string semantics = "matched";
+  std::string memory_limit;
 };
 
 // Why a closed form does not hold under the semantics (empty: it does). The
@@ -49,6 +50,13 @@ void run(const AnalyzeOptions& o, int& result) {
     throw CLI::ValidationError("analyze", "give exactly one of SPEC or --collective NAME");
   sim::SimulationOptions options = command_line_machine(o);
   options.semantics = *sim::parse_semantics(o.semantics);
+  if (!o.memory_limit.empty()) {
+    const double bytes =
+        quantity("--memory-limit", o.memory_limit, psl::kBytes, "a size in 1..1.8e19 bytes, e.g. 32GiB");
+    if (!(bytes >= 1 && bytes < 1.8e19))
+      usage_error("--memory-limit", "'" + o.memory_limit + "' is out of range; expected a size in 1..1.8e19 bytes");
+    options.memory_limit = static_cast<std::uint64_t>(bytes);
+  }
   if (options.semantics == sim::Semantics::Loggopsim && o.handshake)
     throw CLI::ValidationError("--rendezvous-handshake",
                                "is a rule of the matched semantics; LogGOPSim's rendezvous has no handshake");
@@ -195,6 +203,8 @@ void register_analyze(CLI::App& app, int& result) {
                   "Message progress the critical path follows: matched or loggopsim (docs/simulator.md)")
       ->check(CLI::IsMember({"matched", "loggopsim"}))
       ->capture_default_str();
+  cmd->add_option("--memory-limit", o->memory_limit,
+                  "Memory the critical path may take (bytes, e.g. 32GiB; default: what the machine has available)");
   add_store_options(cmd, o->store);
   cmd->callback([o, cmd, &result] {
     note_explicit_params(cmd, *o);

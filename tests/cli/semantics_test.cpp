@@ -195,3 +195,10 @@ TEST(CliSemantics, RanksBeyondTheMemoryLimitAreRefused) {
   EXPECT_EQ(bad.exit_code, 2);
   fs::remove(file);
 }
+
+TEST(CliSemantics, AnalyzeTakesTheMemoryLimitToo) {
+  CommandResult r =
+      poems("analyze --collective bcast --procs 20000000 --method critical-path --memory-limit 1GiB --no-store");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("simulating 20000000 processes needs about"), std::string::npos) << r.err;
+}
