@@ -843,13 +843,12 @@ std::unique_ptr<ExplicitSchedule> read_goal_file(const std::string& path, psl::S
     }
   }
   // An error: parse again from the text, for diagnostics that quote it
-  // (counting the memory the first pass would have taken per rank).
+  // (as the first pass did, so its memory estimate is the same).
   std::ifstream in(path, std::ios::binary);
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   const psl::FileId f = sources.add(path, std::move(text));
-  GoalReadOptions again = options;
-  again.more_bytes_per_rank += sizeof(RankText);
-  parse_goal(sources, f, diags, again);
+  FileBacked again;
+  Parser(sources.text(f), f, path, diags, options, &again).parse();
   return nullptr;
 }
 
