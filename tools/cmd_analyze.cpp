@@ -14,6 +14,7 @@
 #include "poems/taskgraph/collectives.h"
 #include "poems/taskgraph/explicit_schedule.h"
 #include "result_store.h"
+#include "trace_options.h"
 
 namespace poems::cli {
 
@@ -23,13 +24,19 @@ struct AnalyzeOptions : ModelRequest, CollectiveRequest {
   StoreOptions store;
   std::string method;  // "" = closed form if one applies, else critical path
   std::string format = "table";
+  TraceReplayRequest trace;  // --trace ARCHIVE (cmd_trace.cpp)
 };
 
 double ns(taskgraph::Picoseconds ps) { return static_cast<double>(ps) / 1000.0; }
 
 void run(const AnalyzeOptions& o, int& result) {
-  if (o.spec.empty() == o.collective.empty())
-    throw CLI::ValidationError("analyze", "give exactly one of SPEC or --collective NAME");
+  if (!o.spec.empty() + !o.collective.empty() + !o.trace.trace.empty() != 1)
+    throw CLI::ValidationError("analyze", "give exactly one of SPEC, --collective NAME or --trace ARCHIVE");
+  if (!o.trace.trace.empty()) {
+    if (o.method == "closed-form")
+      throw CLI::ValidationError("--method", "a trace has no closed form; use critical-path");
+    return analyze_trace(o, o.trace, o.format, o.store, result);
+  }
   sim::SimulationOptions options = command_line_machine(o);
   const taskgraph::Picoseconds sync = o.handshake ? 2 * (options.params.L + options.params.o) : options.params.L;
 
@@ -154,6 +161,7 @@ void register_analyze(CLI::App& app, int& result) {
   add_collective_options(cmd, *o, "Analyze");
   cmd->add_option("--format", o->format, "Output format")->check(CLI::IsMember({"table", "json"}));
   add_store_options(cmd, o->store);
+  add_trace_replay_options(cmd, o->trace, true);
   cmd->callback([o, cmd, &result] {
     note_explicit_params(cmd, *o);
     run(*o, result);

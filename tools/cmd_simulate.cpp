@@ -10,6 +10,7 @@
 #include "model_source.h"
 #include "poems/db/run_key.h"
 #include "result_store.h"
+#include "trace_options.h"
 
 #include <filesystem>
 #include "poems/psl/diagnostics.h"
@@ -32,6 +33,7 @@ struct SimulateOptions : ModelRequest, CollectiveRequest {
   std::string format = "table";
   std::string timeline;
   std::size_t max_ranks_listed = 1024;
+  TraceReplayRequest trace;  // --trace ARCHIVE (cmd_trace.cpp)
 };
 
 // Returns nullptr (with `result` set) if the file cannot be read or parsed;
@@ -92,9 +94,12 @@ EvaluationKey evaluation_key(const SimulateOptions& o, const sim::SimulationOpti
 db::Result to_db_result(const sim::SimulationResult& r) { return recommender::simulation_record(r); }
 
 void run(const SimulateOptions& o, int& result) {
-  const int sources_given = !o.spec.empty() + !o.goal.empty() + !o.collective.empty();
+  const int sources_given = !o.spec.empty() + !o.goal.empty() + !o.collective.empty() + !o.trace.trace.empty();
   if (sources_given != 1)
-    throw CLI::ValidationError("simulate", "give exactly one of SPEC, --goal FILE or --collective NAME");
+    throw CLI::ValidationError("simulate",
+                               "give exactly one of SPEC, --goal FILE, --collective NAME or --trace ARCHIVE");
+  if (!o.trace.trace.empty())
+    return simulate_trace(o, o.trace, {o.cpus, o.nics, o.format, o.timeline, o.max_ranks_listed, o.store}, result);
   sim::SimulationOptions options = command_line_machine(o);
   options.cpus = o.cpus;
   options.nics = o.nics;
@@ -114,10 +119,17 @@ void run(const SimulateOptions& o, int& result) {
   }
   taskgraph::ScheduleSource& input = model ? static_cast<taskgraph::ScheduleSource&>(*model->schedule) : *source;
 
+  // --timeline FILE.otf2: the run as an OTF2 archive (cmd_trace.cpp).
+  OtfTimelineOutput otf2(o.timeline, input, !o.goal.empty(), options);
+  if (!otf2.problem().empty()) {
+    std::cerr << "poems: error: " << otf2.problem() << '\n';
+    result = kExitInputError;
+    return;
+  }
   StoredEvaluation stored(o.store, evaluation_key(o, options, model.get(), goal_hash));
   sim::SimulationResult r;
   try {
-    r = sim::simulate(input, options, o.max_ranks_listed);
+    r = sim::simulate(otf2.source(), options, o.max_ranks_listed);
   } catch (const sim::SimulationError& e) {
     std::cerr << "poems: error: " << e.what() << '\n';
     stored.fail(e.what());
@@ -134,7 +146,12 @@ void run(const SimulateOptions& o, int& result) {
               << options.cpus << " CPU(s) and " << options.nics << " NIC(s) per process\n";
     sim::write_table(std::cout, r, o.max_ranks_listed);
   }
-  if (!o.timeline.empty()) {
+  if (otf2.active()) {
+    if (!otf2.write(r, options.cpus)) {
+      result = kExitInputError;
+      return;
+    }
+  } else if (!o.timeline.empty()) {
     std::ofstream out(o.timeline);
     if (!out) {
       std::cerr << "poems: error: cannot write '" << o.timeline << "'\n";
@@ -165,7 +182,9 @@ void register_simulate(CLI::App& app, int& result) {
   cmd->add_option("--cpus", o->cpus, "CPUs per process")->check(CLI::Range(1, 256))->capture_default_str();
   cmd->add_option("--nics", o->nics, "NICs per process")->check(CLI::Range(1, 256))->capture_default_str();
   cmd->add_option("--format", o->format, "Output format")->check(CLI::IsMember({"table", "json"}));
-  cmd->add_option("--timeline", o->timeline, "Write a Chrome trace (open in ui.perfetto.dev)");
+  cmd->add_option("--timeline", o->timeline,
+                  "Write the run as a Chrome trace (ui.perfetto.dev), or as OTF2 if it ends in .otf2 (Vampir)");
+  add_trace_replay_options(cmd, o->trace, true);
   add_store_options(cmd, o->store);
   cmd->add_option("--max-ranks-listed", o->max_ranks_listed, "Per-rank lines to print (and ranks in deadlock reports)")
       ->capture_default_str();
