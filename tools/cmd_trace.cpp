@@ -172,9 +172,8 @@ std::unique_ptr<Replay> resolve_replay(const ModelRequest& model, const TraceRep
   }
   for (const std::string& w : replay->trace.warnings)
     std::cerr << "poems: warning: " << replay->trace.path << ": " << w << '\n';
-  const fs::path anchor(replay->trace.path);
-  const std::string dir = anchor.parent_path().filename().string();
-  replay->name = "trace:" + (dir.empty() ? anchor.stem().string() : dir);
+  // Keyed by content: the same archive anywhere is the same model.
+  replay->name = "trace:" + replay->hash.substr(0, 12);
   nlohmann::json algorithms = nlohmann::json::object();
   for (const auto& [op, alg] : replay->options.algorithms)
     algorithms[taskgraph::collective_op_name(op)] = taskgraph::collective_algorithm_name(alg);

@@ -6,6 +6,7 @@
 #include "poems/trace/otf2_read.h"
 
 #include <algorithm>
+#include <cstdarg>
 #include <cstdlib>
 #include <filesystem>
 #include <map>
@@ -171,6 +172,7 @@ struct RankReader {
 
   int depth = 0;
   bool started = false;
+  bool computing = false;  // the last step is computation since the last call: extend it
   OTF2_TimeStamp last_outside = 0;
   std::uint32_t call = kNone;
   std::unordered_map<std::uint64_t, Pending> requests;
@@ -198,19 +200,23 @@ struct RankReader {
     if (t <= last_outside) return;
     const Picoseconds d = ps(t) - ps(last_outside);
     std::vector<Step>& steps = out().steps;
-    if (!steps.empty() && steps.back().kind == StepKind::Compute) {
+    if (computing) {
       steps.back().value += d;
     } else if (d > 0) {
       Step s;
       s.kind = StepKind::Compute;
       s.value = d;
       steps.push_back(s);
+      computing = true;
     }
     last_outside = t;
   }
 
+  // Computation is never merged across a call, even one without steps: a
+  // window may start or end at any call.
   void open_call(std::uint32_t region, OTF2_TimeStamp t) {
     compute_until(t);
+    computing = false;
     CallRecord c;
     c.region = region;
     c.enter = c.leave = ps(t);
@@ -479,10 +485,17 @@ void check(OTF2_ErrorCode code, const std::string& what, const std::string& path
   if (code != OTF2_SUCCESS) throw TraceError(path + ": " + what + ": " + OTF2_Error_GetDescription(code));
 }
 
+// OTF2 prints its internal errors to stderr; the reader reports its own,
+// one line that names the archive.
+OTF2_ErrorCode quiet(void*, const char*, std::uint64_t, const char*, OTF2_ErrorCode code, const char*, va_list) {
+  return code;
+}
+
 }  // namespace
 
 Trace read_trace(const std::string& path) {
   const std::string anchor = anchor_file(path);
+  OTF2_Error_RegisterCallback(quiet, nullptr);
   OTF2_Reader* reader = OTF2_Reader_Open(anchor.c_str());
   if (!reader) throw TraceError(anchor + ": cannot be opened as an OTF2 archive");
   ReaderGuard guard{reader};

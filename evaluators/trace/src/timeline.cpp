@@ -210,13 +210,13 @@ void Otf2Timeline::write(const std::string& path, const sim::SimulationResult& r
       rec.start = ready;
     }
 
-  // Regions and communicators.
-  std::map<std::string, std::uint32_t> regions;
-  auto region = [&](const std::string& name) {
-    auto it = regions.find(name);
+  // Regions (computation is user code, the rest MPI) and communicators.
+  std::map<std::pair<std::string, bool>, std::uint32_t> regions;
+  auto region = [&](const std::string& name, bool computation) {
+    auto it = regions.find({name, computation});
     if (it != regions.end()) return it->second;
     const auto id = static_cast<std::uint32_t>(regions.size());
-    regions.emplace(name, id);
+    regions.emplace(std::pair{name, computation}, id);
     return id;
   };
   std::map<std::uint32_t, std::uint32_t> comms;  // schedule comm -> OTF2 comm
@@ -244,7 +244,7 @@ void Otf2Timeline::write(const std::string& path, const sim::SimulationResult& r
   for (const sim::Span& span : result.timeline) {
     if (span.end <= span.start || span.node == 0 || span.node >= s.ids.size()) continue;
     const auto [r, op] = s.ids[span.node];
-    const std::uint32_t id = region(label(logs[r].ops[op], span.kind));
+    const std::uint32_t id = region(label(logs[r].ops[op], span.kind), span.kind == sim::Span::Calc);
     at(span.rank, span.cpu).push_back({span.start, 2, order++, Event::Enter, id});
     at(span.rank, span.cpu).push_back({span.end, 1, order++, Event::Leave, id});
   }
@@ -332,7 +332,11 @@ void Otf2Timeline::write(const std::string& path, const sim::SimulationResult& r
   for (std::uint32_t r = 0; r < nranks; ++r) rank_names.push_back(string_id("rank " + std::to_string(r)));
   for (std::uint32_t c = 0; c < cpus; ++c) location_names.push_back(string_id("CPU " + std::to_string(c)));
   std::vector<std::string> region_text(regions.size());
-  for (const auto& [text, id] : regions) region_text[id] = text;
+  std::vector<bool> region_computes(regions.size());
+  for (const auto& [key, id] : regions) {
+    region_text[id] = key.first;
+    region_computes[id] = key.second;
+  }
   for (std::uint32_t id = 0; id < region_text.size(); ++id) region_names[id] = string_id(region_text[id]);
   std::vector<std::uint32_t> comm_of_id(comms.size());
   for (const auto& [c, id] : comms) comm_of_id[id] = c;
@@ -355,8 +359,10 @@ void Otf2Timeline::write(const std::string& path, const sim::SimulationResult& r
       OTF2_GlobalDefWriter_WriteLocation(g, loc, location_names[c], OTF2_LOCATION_TYPE_CPU_THREAD, counts[loc], r);
     }
   for (std::uint32_t id = 0; id < region_names.size(); ++id)
-    OTF2_GlobalDefWriter_WriteRegion(g, id, region_names[id], region_names[id], 0, OTF2_REGION_ROLE_FUNCTION,
-                                     OTF2_PARADIGM_MPI, OTF2_REGION_FLAG_NONE, 0, 0, 0);
+    OTF2_GlobalDefWriter_WriteRegion(g, id, region_names[id], region_names[id], 0,
+                                     region_computes[id] ? OTF2_REGION_ROLE_FUNCTION : OTF2_REGION_ROLE_POINT2POINT,
+                                     region_computes[id] ? OTF2_PARADIGM_USER : OTF2_PARADIGM_MPI,
+                                     OTF2_REGION_FLAG_NONE, 0, 0, 0);
   // Every rank's first CPU in rank order; communicators over all ranks, so a
   // rank in one is its world rank.
   std::vector<std::uint64_t> members;
