@@ -5,6 +5,7 @@
 // 1-byte ping-pong (trace_pingpong) traced and untraced.
 //
 //   trace_overhead_bench [--reps N] [--np P] [--nice N] [--deck "L1|L2|L3|L4|L5"] [--pingpong ITERATIONS]
+//                        [--cpu-time 1]   (the traced runs also record CPU time: poems trace --cpu-time)
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -58,6 +59,7 @@ double loop_seconds(const measure::ProcessResult& r) {
 int main(int argc, char** argv) {
   int reps = 5, np = 2, nice = 0;
   long pingpong = 200000;
+  bool cpu_time = false;
   std::string deck = "2 1 10 3 1|150 150 150 6 0|1.0 1.0 1.0 -2|0 0 0|0 0 0";
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string a = argv[i];
@@ -71,8 +73,12 @@ int main(int argc, char** argv) {
       deck = argv[i + 1];
     else if (a == "--pingpong")
       pingpong = std::atol(argv[i + 1]);
+    else if (a == "--cpu-time")
+      cpu_time = std::atoi(argv[i + 1]) != 0;
     else {
-      std::fprintf(stderr, "usage: trace_overhead_bench [--reps N] [--np P] [--nice N] [--deck \"L1|...|L5\"]\n");
+      std::fprintf(stderr,
+                   "usage: trace_overhead_bench [--reps N] [--np P] [--nice N] [--deck \"L1|...|L5\"] "
+                   "[--pingpong ITERATIONS] [--cpu-time 0|1]\n");
       return 2;
     }
   }
@@ -93,6 +99,7 @@ int main(int argc, char** argv) {
   traced.ranks = np;
   traced.program = program;
   traced.args = plain.args;
+  traced.cpu_time = cpu_time;
   std::vector<double> untraced_s, traced_s;
   std::uint64_t bytes = 0, calls = 0, events = 0;
   for (int i = 0; i < reps; ++i) {
@@ -110,7 +117,7 @@ int main(int argc, char** argv) {
     std::printf("run %d: untraced %.4f s, traced %.4f s\n", i + 1, untraced_s.back(), traced_s.back());
   }
   const double a = median(untraced_s), b = median(traced_s);
-  std::printf("deck: %s\n", deck.c_str());
+  std::printf("deck: %s%s\n", deck.c_str(), cpu_time ? " (traced with CPU time)" : "");
   std::printf("%d processes, %d runs each: untraced median %.4f s (min %.4f), traced median %.4f s (min %.4f)\n", np,
               reps, a, *std::min_element(untraced_s.begin(), untraced_s.end()), b,
               *std::min_element(traced_s.begin(), traced_s.end()));
@@ -134,6 +141,7 @@ int main(int argc, char** argv) {
   ppt.ranks = 2;
   ppt.program = pp.program;
   ppt.args = pp.args;
+  ppt.cpu_time = cpu_time;
   std::vector<double> plain_pp, traced_pp;
   double calls_pp = 0;
   for (int i = 0; i < reps; ++i) {

@@ -162,6 +162,7 @@ std::unique_ptr<Replay> resolve_replay(const ModelRequest& model, const TraceRep
     std::string error;
     if (!trace::parse_window(request.window, replay->options.window, error)) usage_error("--window", error);
   }
+  replay->options.cpu_time = request.computation == "cpu";
   try {
     replay->trace = trace::read_trace(request.trace);
     replay->hash = trace::archive_hash(replay->trace.path);
@@ -178,6 +179,7 @@ std::unique_ptr<Replay> resolve_replay(const ModelRequest& model, const TraceRep
   for (const auto& [op, alg] : replay->options.algorithms)
     algorithms[taskgraph::collective_op_name(op)] = taskgraph::collective_algorithm_name(alg);
   replay->binding = {{"compute_scale", replay->options.compute_scale},
+                     {"computation", request.computation},
                      {"algorithms", algorithms},
                      {"window", replay->options.window.text()}};
   return replay;
@@ -185,6 +187,7 @@ std::unique_ptr<Replay> resolve_replay(const ModelRequest& model, const TraceRep
 
 std::string trace_summary(const Replay& r, const trace::ReplayScope& scope) {
   std::string s = "trace " + r.trace.path + " (" + std::to_string(r.trace.ranks.size()) + " ranks" +
+                  (r.options.cpu_time ? ", computation as CPU time" : "") +
                   (r.trace.creator.empty() ? "" : ", recorded by " + r.trace.creator) + ")\n";
   s += "  " + (r.options.window.whole() ? std::string("the whole run") : "window " + r.options.window.text()) + ": " +
        with_commas(scope.calls) + " MPI calls, " + with_commas(scope.messages) + " messages, " +
@@ -232,6 +235,11 @@ void add_trace_replay_options(CLI::App* cmd, TraceReplayRequest& r, bool with_tr
                   "Trace replay: simulated time per traced time of computation (default 1)");
   cmd->add_option("--collective-algorithm", r.algorithms,
                   "Trace replay: the modelled MPI's algorithm, OP=ALGORITHM (e.g. allreduce=ring); repeatable");
+  cmd->add_option("--computation", r.computation,
+                  "Trace replay: computation is the wall time between calls, or the thread's CPU time (archives "
+                  "recorded with poems trace --cpu-time)")
+      ->check(CLI::IsMember({"wall", "cpu"}))
+      ->capture_default_str();
   cmd->add_option("--window", r.window,
                   "Trace replay: only FROM[#N]..TO[#M], e.g. MPI_Barrier#1..MPI_Allreduce#-1 (after the first "
                   "barrier, through the last allreduce)");
@@ -250,7 +258,7 @@ void simulate_trace(const ModelRequest& model, const TraceReplayRequest& request
   std::unique_ptr<trace::TraceSchedule> schedule;
   try {
     schedule = std::make_unique<trace::TraceSchedule>(replay->trace, replay->options);
-  } catch (const trace::TraceError& e) {
+  } catch (const trace::TraceError& e) {  // a window a rank cannot satisfy, no CPU time recorded
     std::cerr << "poems: error: " << e.what() << '\n';
     result = kExitInputError;
     return;
@@ -423,6 +431,7 @@ struct TraceCliOptions {
   bool force = false;
   double timeout = 0;
   int nice = 0;
+  bool cpu_time = false;
   bool info = false;
   std::string goal;
   std::string format = "table";
@@ -535,6 +544,7 @@ void record_run(const TraceCliOptions& o, int& result) {
   r.output = o.output;
   r.force = o.force;
   r.timeout_seconds = o.timeout;
+  r.cpu_time = o.cpu_time;
   trace::RecordResult rec;
   {
     measure::PriorityGuard priority(o.nice);
@@ -610,6 +620,9 @@ void register_trace(CLI::App& app, int& result) {
                   "Run at this nice value, and this session's scheduling group too (negative needs root), as "
                   "poems measure does")
       ->check(CLI::Range(-20, 19));
+  cmd->add_flag("--cpu-time", o->cpu_time,
+                "Also record each process's CPU time at every MPI call, for replays with --computation cpu (costs "
+                "a system call per call)");
   cmd->add_flag("--info", o->info, "Summarize the ARCHIVE: ranks, calls, messages, size per call");
   cmd->add_option("--goal", o->goal, "Write the ARCHIVE's replay as a GOAL schedule (LogGOPSim's Schedgen)");
   cmd->add_option("--format", o->format, "Output of --info")->check(CLI::IsMember({"table", "json"}));

@@ -25,6 +25,7 @@ struct TraceReplayRequest {
   std::string compute_scale;            // "" = from the processors, else 1
   std::vector<std::string> algorithms;  // OP=ALGORITHM
   std::string window;                   // FROM[#N]..TO[#M]
+  std::string computation = "wall";     // wall or cpu time between calls
 };
 
 // Adds --machines, --traced-processor, --traced-wg, --compute-scale,

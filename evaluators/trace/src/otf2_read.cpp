@@ -6,6 +6,7 @@
 #include "poems/trace/otf2_read.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdarg>
 #include <cstdlib>
 #include <filesystem>
@@ -52,8 +53,16 @@ struct CommDef {
   OTF2_GroupRef group = OTF2_UNDEFINED_GROUP;
 };
 
+struct MetricMember {
+  OTF2_StringRef name = OTF2_UNDEFINED_STRING, unit = OTF2_UNDEFINED_STRING;
+  OTF2_Base base = OTF2_BASE_DECIMAL;
+  std::int64_t exponent = 0;
+};
+
 struct Definitions {
   std::unordered_map<OTF2_StringRef, std::string> strings;
+  std::map<OTF2_MetricMemberRef, MetricMember> metric_members;
+  std::map<OTF2_MetricRef, std::vector<OTF2_MetricMemberRef>> metric_classes;
   std::map<OTF2_RegionRef, std::pair<OTF2_StringRef, OTF2_Paradigm>> regions;
   std::map<OTF2_GroupRef, GroupDef> groups;
   std::map<OTF2_CommRef, CommDef> comms;
@@ -94,6 +103,41 @@ OTF2_CallbackCode on_comm(void* data, OTF2_CommRef self, OTF2_StringRef name, OT
                           OTF2_CommFlag) {
   static_cast<Definitions*>(data)->comms[self] = {name, group};
   return OTF2_CALLBACK_SUCCESS;
+}
+
+OTF2_CallbackCode on_metric_member(void* data, OTF2_MetricMemberRef self, OTF2_StringRef name, OTF2_StringRef,
+                                   OTF2_MetricType, OTF2_MetricMode, OTF2_Type, OTF2_Base base, std::int64_t exponent,
+                                   OTF2_StringRef unit) {
+  static_cast<Definitions*>(data)->metric_members[self] = {name, unit, base, exponent};
+  return OTF2_CALLBACK_SUCCESS;
+}
+
+OTF2_CallbackCode on_metric_class(void* data, OTF2_MetricRef self, std::uint8_t count,
+                                  const OTF2_MetricMemberRef* members, OTF2_MetricOccurrence, OTF2_RecorderKind) {
+  static_cast<Definitions*>(data)->metric_classes[self].assign(members, members + count);
+  return OTF2_CALLBACK_SUCCESS;
+}
+
+// The metric class holding a thread's CPU time, and its picoseconds per
+// unit: ours ("poems: thread CPU time", ns) or Score-P's rusage ru_utime.
+bool cpu_time_metric(const Definitions& d, OTF2_MetricRef& ref, double& ps_per_unit) {
+  for (const auto& [cls, members] : d.metric_classes) {
+    if (members.size() != 1) continue;
+    auto m = d.metric_members.find(members.front());
+    if (m == d.metric_members.end() || m->second.base != OTF2_BASE_DECIMAL) continue;
+    auto text = [&](OTF2_StringRef s) {
+      auto it = d.strings.find(s);
+      return it == d.strings.end() ? std::string() : it->second;
+    };
+    const std::string name = text(m->second.name), unit = text(m->second.unit);
+    if (name != "poems: thread CPU time" && name != "ru_utime") continue;
+    double scale = unit == "s" ? 1 : unit == "ms" ? 1e-3 : unit == "us" ? 1e-6 : unit == "ns" ? 1e-9 : 0;
+    if (scale == 0) continue;
+    ref = cls;
+    ps_per_unit = scale * 1e12 * std::pow(10.0, static_cast<double>(m->second.exponent));
+    return true;
+  }
+  return false;
 }
 
 OTF2_CallbackCode on_inter_comm(void* data, OTF2_CommRef, OTF2_StringRef, OTF2_GroupRef, OTF2_GroupRef, OTF2_CommRef,
@@ -169,6 +213,11 @@ struct RankReader {
   const std::vector<bool>* region_is_mpi = nullptr;
   std::uint64_t offset = 0, resolution = 1;
   std::uint32_t outside_region = 0;  // the synthetic region of MPI records outside any MPI call
+  bool cpu_metric = false;           // the archive has a CPU-time metric, class `cpu_class`
+  OTF2_MetricRef cpu_class = 0;
+  double cpu_ps_per_unit = 0;
+  Picoseconds cpu_now = 0, cpu_outside = 0;  // the thread's CPU time: latest, and at the last call's end
+  bool cpu_seen = false;
 
   int depth = 0;
   bool started = false;
@@ -199,13 +248,17 @@ struct RankReader {
   void compute_until(OTF2_TimeStamp t) {
     if (t <= last_outside) return;
     const Picoseconds d = ps(t) - ps(last_outside);
+    const Picoseconds cpu = cpu_now > cpu_outside ? cpu_now - cpu_outside : 0;
+    cpu_outside = cpu_now;
     std::vector<Step>& steps = out().steps;
     if (computing) {
       steps.back().value += d;
+      steps.back().cpu += cpu;
     } else if (d > 0) {
       Step s;
       s.kind = StepKind::Compute;
       s.value = d;
+      s.cpu = cpu;
       steps.push_back(s);
       computing = true;
     }
@@ -231,6 +284,20 @@ struct RankReader {
     c.end_step = static_cast<std::uint32_t>(out().steps.size());
     call = kNone;
     last_outside = t;
+    cpu_outside = cpu_now;
+  }
+
+  // A metric record comes just before the enter or leave of the same time.
+  void metric(OTF2_TimeStamp t, OTF2_MetricRef cls, std::uint8_t n, const OTF2_Type* types,
+              const OTF2_MetricValue* values) {
+    seen(t);
+    if (!cpu_metric || cls != cpu_class || n != 1) return;
+    const double v = types[0] == OTF2_TYPE_DOUBLE  ? values[0].floating_point
+                     : types[0] == OTF2_TYPE_INT64 ? static_cast<double>(values[0].signed_int)
+                                                   : static_cast<double>(values[0].unsigned_int);
+    cpu_now = static_cast<Picoseconds>(v * cpu_ps_per_unit);
+    if (!cpu_seen) cpu_outside = cpu_now;
+    cpu_seen = true;
   }
 
   void enter(OTF2_TimeStamp t, OTF2_RegionRef region) {
@@ -467,6 +534,12 @@ OTF2_CallbackCode ev_rma(OTF2_LocationRef, OTF2_TimeStamp t, std::uint64_t, void
   ++POEMS_READER(d).rma;
   return OTF2_CALLBACK_SUCCESS;
 }
+OTF2_CallbackCode ev_metric(OTF2_LocationRef, OTF2_TimeStamp t, std::uint64_t, void* d, OTF2_AttributeList*,
+                            OTF2_MetricRef cls, std::uint8_t n, const OTF2_Type* types,
+                            const OTF2_MetricValue* values) {
+  POEMS_READER(d).metric(t, cls, n, types, values);
+  return OTF2_CALLBACK_SUCCESS;
+}
 OTF2_CallbackCode ev_unknown(OTF2_LocationRef, OTF2_TimeStamp t, std::uint64_t, void* d, OTF2_AttributeList*) {
   POEMS_READER(d).seen(t);
   return OTF2_CALLBACK_SUCCESS;
@@ -521,6 +594,8 @@ Trace read_trace(const std::string& path) {
     OTF2_GlobalDefReaderCallbacks_SetGroupCallback(cb, on_group);
     OTF2_GlobalDefReaderCallbacks_SetCommCallback(cb, on_comm);
     OTF2_GlobalDefReaderCallbacks_SetInterCommCallback(cb, on_inter_comm);
+    OTF2_GlobalDefReaderCallbacks_SetMetricMemberCallback(cb, on_metric_member);
+    OTF2_GlobalDefReaderCallbacks_SetMetricClassCallback(cb, on_metric_class);
     OTF2_Reader_RegisterGlobalDefCallbacks(reader, gdr, cb, &defs);
     OTF2_GlobalDefReaderCallbacks_Delete(cb);
     std::uint64_t n = 0;
@@ -615,7 +690,12 @@ Trace read_trace(const std::string& path) {
   OTF2_EvtReaderCallbacks_SetNonBlockingCollectiveRequestCallback(cb, ev_nonblocking_collective);
   OTF2_EvtReaderCallbacks_SetRmaPutCallback(cb, ev_rma);
   OTF2_EvtReaderCallbacks_SetRmaGetCallback(cb, ev_rma);
+  OTF2_EvtReaderCallbacks_SetMetricCallback(cb, ev_metric);
   OTF2_EvtReaderCallbacks_SetUnknownCallback(cb, ev_unknown);
+  OTF2_MetricRef cpu_class = 0;
+  double cpu_ps_per_unit = 0;
+  const bool cpu_metric = cpu_time_metric(defs, cpu_class, cpu_ps_per_unit);
+  bool cpu_everywhere = cpu_metric;
   for (std::size_t r = 0; r < locations.size(); ++r) {
     RankReader rr;
     rr.trace = &trace;
@@ -626,6 +706,9 @@ Trace read_trace(const std::string& path) {
     rr.offset = defs.offset;
     rr.resolution = defs.resolution;
     rr.outside_region = outside_region;
+    rr.cpu_metric = cpu_metric;
+    rr.cpu_class = cpu_class;
+    rr.cpu_ps_per_unit = cpu_ps_per_unit;
     OTF2_Reader_RegisterEvtCallbacks(reader, evt[r], cb, &rr);
     std::uint64_t n = 0;
     const OTF2_ErrorCode code = OTF2_Reader_ReadAllLocalEvents(reader, evt[r], &n);
@@ -635,11 +718,13 @@ Trace read_trace(const std::string& path) {
                        OTF2_Error_GetDescription(code));
     }
     rr.finish();
+    cpu_everywhere = cpu_everywhere && rr.cpu_seen;
     trace.events += n;
     OTF2_Reader_CloseEvtReader(reader, evt[r]);
   }
   OTF2_EvtReaderCallbacks_Delete(cb);
   OTF2_Reader_CloseEvtFiles(reader);
+  trace.cpu_time = cpu_everywhere;
   link(trace);
   return trace;
 }

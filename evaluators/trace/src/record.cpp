@@ -35,6 +35,7 @@ std::vector<std::string> record_command(const RecordOptions& o, const std::strin
   if (o.ranks > measure::host_cores()) argv.push_back("--oversubscribe");
   argv.insert(argv.end(), {"-np", std::to_string(o.ranks), "-x", "LD_PRELOAD=" + preload, "-x",
                            "POEMS_TRACE_DIR=" + fs::absolute(o.output).string()});
+  if (o.cpu_time) argv.insert(argv.end(), {"-x", "POEMS_TRACE_CPU_TIME=1"});
   argv.insert(argv.end(), o.mpirun_args.begin(), o.mpirun_args.end());
   argv.push_back(o.program);
   argv.insert(argv.end(), o.args.begin(), o.args.end());

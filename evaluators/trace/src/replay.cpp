@@ -143,6 +143,8 @@ struct TraceSchedule::Cursor {
 TraceSchedule::TraceSchedule(const Trace& trace, const ReplayOptions& options) : trace_(trace), options_(options) {
   if (!(options.compute_scale >= 0) || !std::isfinite(options.compute_scale))
     throw TraceError("the compute scale must be a finite number >= 0, not " + std::to_string(options.compute_scale));
+  if (options.cpu_time && !trace.cpu_time)
+    throw TraceError(trace.path + " has no CPU time of its computation; record it with poems trace --cpu-time");
   const auto nranks = static_cast<std::uint32_t>(trace.ranks.size());
   nodes_.push_back({});
   nodes_.push_back({"computation", trace.path});
@@ -187,7 +189,8 @@ TraceSchedule::TraceSchedule(const Trace& trace, const ReplayOptions& options) :
     for (const CallRecord& call : rank.calls)
       if (call.first_step >= first && call.end_step <= last && call.leave <= t1 && call.enter >= t0) ++scope_.calls;
     for (std::uint32_t i = first; i < last; ++i)
-      if (rank.steps[i].kind == StepKind::Compute) scope_.traced_compute += rank.steps[i].value;
+      if (rank.steps[i].kind == StepKind::Compute)
+        scope_.traced_compute += options.cpu_time ? rank.steps[i].cpu : rank.steps[i].value;
   }
   scope_.measured = end > start ? end - start : 0;
 
@@ -345,7 +348,7 @@ void TraceSchedule::lower_collective(std::uint32_t rank, Cursor& c, const Step& 
 void TraceSchedule::process(std::uint32_t rank, Cursor& c, const Step& step) {
   if (step.kind == StepKind::Compute) {
     close_call(c);
-    const double scaled = static_cast<double>(step.value) * options_.compute_scale;
+    const double scaled = static_cast<double>(options_.cpu_time ? step.cpu : step.value) * options_.compute_scale;
     const auto d = static_cast<Picoseconds>(std::llround(scaled));
     if (d == 0) return;
     Operation op;

@@ -19,6 +19,7 @@ struct RecordOptions {
   bool force = false;                  // replace an archive already there
   std::string library;                 // the interposition library; "" = interposition_library()
   double timeout_seconds = 0;          // 0: none; else the job is killed at the deadline
+  bool cpu_time = false;               // record each thread's CPU time at every MPI call (a system call each)
 };
 
 struct RecordResult {

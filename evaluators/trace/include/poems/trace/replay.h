@@ -43,6 +43,11 @@ struct ReplayOptions {
   // Simulated time per traced time of computation: 1 on the traced machine;
   // Wg(modelled) / Wg(traced) for another processor.
   double compute_scale = 1.0;
+  // Computation as the thread's CPU time between calls instead of wall time
+  // (archives recorded with `poems trace --cpu-time`, or Score-P's ru_utime):
+  // time the process was descheduled on a shared host is then not scaled
+  // as if it were work.
+  bool cpu_time = false;
   // The modelled MPI's algorithm per collective; missing ones take the
   // library's default (the first of taskgraph::algorithms_for).
   std::map<taskgraph::CollectiveOp, taskgraph::CollectiveAlgorithm> algorithms;
@@ -60,7 +65,7 @@ struct ReplayScope {
   std::uint64_t messages_cut = 0;     // left out: one end outside the window
   std::uint64_t collectives = 0;      // collective instances replayed
   std::uint64_t collectives_cut = 0;  // left out: not inside the window on every member
-  Picoseconds traced_compute = 0;     // computation in the window, all ranks, as traced
+  Picoseconds traced_compute = 0;     // computation in the window, all ranks, as traced (wall or CPU time)
   Picoseconds measured = 0;           // the window as traced: last rank's end - first rank's start
 };
 

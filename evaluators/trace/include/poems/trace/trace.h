@@ -59,7 +59,7 @@ enum class StepKind : std::uint8_t {
 
 inline constexpr std::uint32_t kNone = ~std::uint32_t{0};
 
-// One step of a rank's program, 40 bytes. Steps with the same `call` come
+// One step of a rank's program, 48 bytes. Steps with the same `call` come
 // from one MPI call: what it starts, it starts at once, and the call ends
 // when its blocking parts are done (docs/trace.md).
 struct Step {
@@ -76,6 +76,7 @@ struct Step {
   std::uint32_t message = kNone;  // Send/Recv: index into Trace::messages once matched
   std::uint32_t pad2 = 0;
   std::uint64_t value = 0;  // Compute: ps; Send/Recv: bytes; Collective: block bytes
+  std::uint64_t cpu = 0;    // Compute: ps of the thread's CPU time, if the archive has it (Trace::cpu_time)
 };
 
 // One MPI call of a rank: its region, when it ran, which steps it holds.
@@ -116,6 +117,7 @@ struct Trace {
   std::uint64_t timer_resolution = 0;  // ticks per second in the archive
   std::vector<std::string> warnings;   // what was dropped or approximated while reading
   std::uint64_t events = 0;            // event records read
+  bool cpu_time = false;               // computation also as CPU time (Step::cpu): a CPU-time metric was recorded
 
   std::uint64_t calls() const;
   Picoseconds compute() const;  // all ranks' Compute steps
