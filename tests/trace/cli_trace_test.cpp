@@ -270,3 +270,25 @@ TEST(TraceCli, RecordingRefusesWhatItCannotDoAndReportsFailedRuns) {
   EXPECT_EQ(r.exit_code, 3);
   EXPECT_NE(r.err.find("wrote no archive"), std::string::npos) << r.err;
 }
+
+// With --cpu-time the archive holds each process's CPU time at every call:
+// the p2p program's computation is busy waiting, so its CPU time is its
+// wall time unless the process was descheduled, never more.
+TEST(TraceCli, CpuTimeOfTheComputation) {
+  const fs::path out = work_dir() / "p2p-cpu";
+  const CommandResult r = poems("trace --cpu-time -np 2 -o " + out.string() + " -- " + program("p2p"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto compute = [&](const std::string& archive, const std::string& computation) {
+    const CommandResult s =
+        poems("simulate --no-store --format json --computation " + computation + " --trace " + archive);
+    EXPECT_EQ(s.exit_code, 0) << s.err;
+    return s.exit_code == 0 ? nlohmann::json::parse(s.out)["trace"]["traced_compute_ns"].get<double>() : 0.0;
+  };
+  const double wall = compute(out.string(), "wall"), cpu = compute(out.string(), "cpu");
+  EXPECT_GT(wall, 2 * 8e6);  // each rank computes at least 8 ms in the program
+  EXPECT_GT(cpu, 0.5 * wall);
+  EXPECT_LE(cpu, 1.01 * wall);
+  const CommandResult without = poems("simulate --no-store --computation cpu --trace " + recorded("p2p", 2));
+  EXPECT_EQ(without.exit_code, 1);
+  EXPECT_NE(without.err.find("record it with poems trace --cpu-time"), std::string::npos) << without.err;
+}
