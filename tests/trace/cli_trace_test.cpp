@@ -39,7 +39,11 @@ std::string recorded(const std::string& name, int ranks) {
   auto it = archives.find(name);
   if (it != archives.end()) return it->second;
   const fs::path out = work_dir() / name;
-  const CommandResult r = poems("trace -np " + std::to_string(ranks) + " -o " + out.string() + " -- " + program(name));
+  // As root at the highest priority, as `poems measure` runs: the traced time
+  // is then little disturbed by other work on the machine.
+  const std::string nice = ::geteuid() == 0 ? " --nice -20" : "";
+  const CommandResult r =
+      poems("trace" + nice + " -np " + std::to_string(ranks) + " -o " + out.string() + " -- " + program(name));
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.err.find("recorded in " + (out / "traces.otf2").string()), std::string::npos) << r.err;
   return archives[name] = out.string();

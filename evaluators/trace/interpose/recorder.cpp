@@ -521,7 +521,8 @@ void finish() {
               MPI_COMM_WORLD);
   if (g->rank == 0) write_global_definitions(comms, first, last, events, hosts, kHostLen);
   OTF2_Archive_Close(g->archive);
-  g->archive = nullptr;
+  delete g;  // nothing is recorded after MPI_Finalize
+  g = nullptr;
 }
 
 Call::Call(Region region) : region_(region), on_(recording()) {

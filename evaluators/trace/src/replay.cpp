@@ -281,6 +281,7 @@ void TraceSchedule::lower_collective(std::uint32_t rank, Cursor& c, const Step& 
   std::uint32_t me = 0;
   if (!comm.self)
     me = static_cast<std::uint32_t>(std::find(comm.members.begin(), comm.members.end(), rank) - comm.members.begin());
+  if (me >= n) return;  // not a member: link() only keeps instances every member recorded
   const std::uint32_t root =
       step.peer >= 0 && static_cast<std::uint32_t>(step.peer) < n ? static_cast<std::uint32_t>(step.peer) : 0;
   const std::uint32_t node = 2 + trace_.ranks[rank].calls[step.call].region;
