@@ -37,6 +37,7 @@ void run(const AnalyzeOptions& o, int& result) {
       throw CLI::ValidationError("--method", "a trace has no closed form; use critical-path");
     return analyze_trace(o, o.trace, o.format, o.store, result);
   }
+  reject_replay_options_without_trace(o.trace);
   sim::SimulationOptions options = command_line_machine(o);
   const taskgraph::Picoseconds sync = o.handshake ? 2 * (options.params.L + options.params.o) : options.params.L;
 

@@ -100,6 +100,7 @@ void run(const SimulateOptions& o, int& result) {
                                "give exactly one of SPEC, --goal FILE, --collective NAME or --trace ARCHIVE");
   if (!o.trace.trace.empty())
     return simulate_trace(o, o.trace, {o.cpus, o.nics, o.format, o.timeline, o.max_ranks_listed, o.store}, result);
+  reject_replay_options_without_trace(o.trace);
   sim::SimulationOptions options = command_line_machine(o);
   options.cpus = o.cpus;
   options.nics = o.nics;

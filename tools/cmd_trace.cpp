@@ -245,6 +245,17 @@ void add_trace_replay_options(CLI::App* cmd, TraceReplayRequest& r, bool with_tr
                   "barrier, through the last allreduce)");
 }
 
+void reject_replay_options_without_trace(const TraceReplayRequest& r) {
+  const std::pair<bool, const char*> given[] = {{!r.traced_processor.empty(), "--traced-processor"},
+                                                {!r.traced_wg.empty(), "--traced-wg"},
+                                                {!r.compute_scale.empty(), "--compute-scale"},
+                                                {!r.algorithms.empty(), "--collective-algorithm"},
+                                                {!r.window.empty(), "--window"},
+                                                {r.computation != "wall", "--computation"}};
+  for (const auto& [set, option] : given)
+    if (set) throw CLI::ValidationError(option, "applies to a trace replay only; give --trace ARCHIVE");
+}
+
 // ---- poems simulate --trace ---------------------------------------------------------------
 
 void simulate_trace(const ModelRequest& model, const TraceReplayRequest& request, const TraceSimulateOutput& out,

@@ -32,6 +32,9 @@ struct TraceReplayRequest {
 // --collective-algorithm, --window (and --trace ARCHIVE if `with_trace`).
 void add_trace_replay_options(CLI::App* cmd, TraceReplayRequest& request, bool with_trace);
 
+// Throws CLI::ValidationError if a replay option was given without --trace.
+void reject_replay_options_without_trace(const TraceReplayRequest& request);
+
 // What simulate needs besides the replay options.
 struct TraceSimulateOutput {
   std::uint32_t cpus = 1, nics = 1;

@@ -253,6 +253,9 @@ TEST(TraceCli, BadInputIsAnErrorThatSaysWhat) {
   EXPECT_NE(r.err.find("--traced-processor"), std::string::npos) << r.err;
   r = poems("simulate --no-store --trace " + archive + " --goal " + source("tests/trace/p2p.goal"));
   EXPECT_EQ(r.exit_code, 2);
+  r = poems("simulate --no-store --goal " + source("tests/trace/p2p.goal") + " --window 'MPI_Barrier#1..'");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("applies to a trace replay only"), std::string::npos) << r.err;
 }
 
 TEST(TraceCli, RecordingRefusesWhatItCannotDoAndReportsFailedRuns) {
