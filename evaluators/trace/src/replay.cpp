@@ -129,6 +129,7 @@ struct TraceSchedule::Cursor {
   std::vector<std::uint64_t> waits;  // what its end requires
   std::uint64_t last_issued = kNoOp;
   std::vector<std::uint64_t> slot_op;  // request slot -> operation
+  std::vector<Dependency> scratch;      // the dependencies of the operation being made
   OpBuffer pending;                    // operations made but not handed over
   std::size_t pending_at = 0;
   bool finished = false;
@@ -365,7 +366,8 @@ void TraceSchedule::process(std::uint32_t rank, Cursor& c, const Step& step) {
     c.call = step.call;
     c.entry = c.frontier;
   }
-  std::vector<Dependency> deps = c.entry;
+  std::vector<Dependency>& deps = c.scratch;  // reused: no allocation per operation
+  deps.assign(c.entry.begin(), c.entry.end());
   if (c.last_issued != kNoOp) deps.push_back({c.last_issued, true});
   switch (step.kind) {
     case StepKind::Send:
