@@ -60,10 +60,13 @@ std::vector<double> finish_times(const CommandResult& r) {
   return out;
 }
 
+const char* const kEager = "-L 1us -o 500 -g 300 -G 0.1 -O 0 -S 4KiB";  // for a program that needs eager sends
+
 // The archive replayed without its computation equals `reference` (a
 // `poems simulate` source) on two machines, finish time by finish time.
-void expect_replay_equals(const std::string& archive, const std::string& reference) {
-  for (const char* machine : {kOdin, kRendezvous}) {
+void expect_replay_equals(const std::string& archive, const std::string& reference,
+                          std::vector<const char*> machines = {kOdin, kRendezvous}) {
+  for (const char* machine : machines) {
     const CommandResult replay =
         poems("simulate --no-store --format json --compute-scale 0 --trace " + archive + " " + machine);
     const CommandResult expected = poems("simulate --no-store --format json " + reference + " " + machine);
@@ -92,6 +95,24 @@ TEST(TraceCli, FortranUseMpiF08ReplaysAsTheSameGoalFile) {
   expect_replay_equals(recorded("p2p_f08", 2), "--goal " + source("tests/trace/p2p.goal"));
 }
 
+// The Fortran bindings of the nonblocking, collective and communicator
+// functions, through `use mpi` and `use mpi_f08`.
+TEST(TraceCli, FortranNonblockingReplaysAsTheCxxProgramsGoalFile) {
+  if (!POEMS_TRACE_FORTRAN) GTEST_SKIP() << "no gfortran/mpif90 at configure time";
+  expect_replay_equals(recorded("nonblocking_f", 2), "--goal " + source("tests/trace/nonblocking.goal"));
+}
+
+TEST(TraceCli, FortranF08CollectivesReplayAsThePslModel) {
+  if (!POEMS_TRACE_FORTRAN) GTEST_SKIP() << "no gfortran/mpif90 at configure time";
+  expect_replay_equals(recorded("collectives_f08", 4), source("tests/trace/collectives.psl") + " --wg 0ns");
+}
+
+TEST(TraceCli, FortranCommunicatorsReplayAsTheirGoalFile) {
+  if (!POEMS_TRACE_FORTRAN) GTEST_SKIP() << "no gfortran/mpif90 at configure time";
+  expect_replay_equals(recorded("communicators_f", 4), "--goal " + source("tests/trace/communicators.goal"),
+                       {kOdin, kEager});
+}
+
 TEST(TraceCli, CxxNonblockingReplaysAsItsGoalFile) {
   expect_replay_equals(recorded("nonblocking", 2), "--goal " + source("tests/trace/nonblocking.goal"));
 }
@@ -103,13 +124,7 @@ TEST(TraceCli, CollectivesReplayAsThePslModel) {
 TEST(TraceCli, CommunicatorsReplayAsTheirGoalFile) {
   const std::string archive = recorded("communicators", 4);
   const std::string goal = source("tests/trace/communicators.goal");
-  for (const char* machine : {kOdin, "-L 1us -o 500 -g 300 -G 0.1 -O 0 -S 4KiB"}) {
-    const CommandResult replay =
-        poems("simulate --no-store --format json --compute-scale 0 --trace " + archive + " " + machine);
-    const CommandResult expected = poems("simulate --no-store --format json --goal " + goal + " " + machine);
-    ASSERT_EQ(replay.exit_code, 0) << replay.err;
-    EXPECT_EQ(finish_times(replay), finish_times(expected)) << machine;
-  }
+  expect_replay_equals(archive, "--goal " + goal, {kOdin, kEager});
   // The program sends the dup'ed communicator's message first and receives
   // it second: safe only while both are eager. With a 256-byte eager limit
   // the replay deadlocks, as the GOAL file does and as MPI would.
