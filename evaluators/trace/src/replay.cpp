@@ -129,7 +129,7 @@ struct TraceSchedule::Cursor {
   std::vector<std::uint64_t> waits;  // what its end requires
   std::uint64_t last_issued = kNoOp;
   std::vector<std::uint64_t> slot_op;  // request slot -> operation
-  std::vector<Dependency> scratch;      // the dependencies of the operation being made
+  std::vector<Dependency> scratch;     // the dependencies of the operation being made
   OpBuffer pending;                    // operations made but not handed over
   std::size_t pending_at = 0;
   bool finished = false;
