@@ -14,6 +14,7 @@
 #include "poems/taskgraph/collectives.h"
 #include "poems/taskgraph/explicit_schedule.h"
 #include "result_store.h"
+#include "trace_options.h"
 
 namespace poems::cli {
 
@@ -25,6 +26,7 @@ struct AnalyzeOptions : ModelRequest, CollectiveRequest {
   std::string format = "table";
   std::string semantics = "matched";
   std::string memory_limit;
+  TraceReplayRequest trace;  // --trace ARCHIVE (cmd_trace.cpp)
 };
 
 // Why a closed form does not hold under the semantics (empty: it does). The
@@ -46,8 +48,16 @@ std::string closed_form_refusal(sim::Semantics semantics, bool sweep3d, const ta
 double ns(taskgraph::Picoseconds ps) { return static_cast<double>(ps) / 1000.0; }
 
 void run(const AnalyzeOptions& o, int& result) {
-  if (o.spec.empty() == o.collective.empty())
-    throw CLI::ValidationError("analyze", "give exactly one of SPEC or --collective NAME");
+  if (!o.spec.empty() + !o.collective.empty() + !o.trace.trace.empty() != 1)
+    throw CLI::ValidationError("analyze", "give exactly one of SPEC, --collective NAME or --trace ARCHIVE");
+  if (!o.trace.trace.empty() && o.semantics != "matched")
+    throw CLI::ValidationError("--semantics", "a trace replay takes the matched semantics only, for now");
+  if (!o.trace.trace.empty()) {
+    if (o.method == "closed-form")
+      throw CLI::ValidationError("--method", "a trace has no closed form; use critical-path");
+    return analyze_trace(o, o.trace, o.format, o.store, result);
+  }
+  reject_replay_options_without_trace(o.trace);
   sim::SimulationOptions options = command_line_machine(o);
   options.semantics = *sim::parse_semantics(o.semantics);
   if (!o.memory_limit.empty()) {
@@ -206,6 +216,7 @@ void register_analyze(CLI::App& app, int& result) {
   cmd->add_option("--memory-limit", o->memory_limit,
                   "Memory the critical path may take (bytes, e.g. 32GiB; default: what the machine has available)");
   add_store_options(cmd, o->store);
+  add_trace_replay_options(cmd, o->trace, true);
   cmd->callback([o, cmd, &result] {
     note_explicit_params(cmd, *o);
     run(*o, result);

@@ -13,6 +13,7 @@
 #include "model_source.h"
 #include "poems/db/run_key.h"
 #include "result_store.h"
+#include "trace_options.h"
 
 #include <filesystem>
 #include "poems/psl/diagnostics.h"
@@ -38,6 +39,7 @@ struct SimulateOptions : ModelRequest, CollectiveRequest {
   std::string format = "table";
   std::string timeline;
   std::size_t max_ranks_listed = 1024;
+  TraceReplayRequest trace;  // --trace ARCHIVE (cmd_trace.cpp)
 };
 
 // SHA-256 of a file's bytes, read in blocks (a GOAL file may be larger than
@@ -138,9 +140,15 @@ EvaluationKey evaluation_key(const SimulateOptions& o, const sim::SimulationOpti
 db::Result to_db_result(const sim::SimulationResult& r) { return recommender::simulation_record(r); }
 
 void run(const SimulateOptions& o, int& result) {
-  const int sources_given = !o.spec.empty() + !o.goal.empty() + !o.collective.empty();
+  const int sources_given = !o.spec.empty() + !o.goal.empty() + !o.collective.empty() + !o.trace.trace.empty();
   if (sources_given != 1)
-    throw CLI::ValidationError("simulate", "give exactly one of SPEC, --goal FILE or --collective NAME");
+    throw CLI::ValidationError("simulate",
+                               "give exactly one of SPEC, --goal FILE, --collective NAME or --trace ARCHIVE");
+  if (!o.trace.trace.empty() && o.semantics != "matched")
+    throw CLI::ValidationError("--semantics", "a trace replay takes the matched semantics only, for now");
+  if (!o.trace.trace.empty())
+    return simulate_trace(o, o.trace, {o.cpus, o.nics, o.format, o.timeline, o.max_ranks_listed, o.store}, result);
+  reject_replay_options_without_trace(o.trace);
   sim::SimulationOptions options = command_line_machine(o);
   options.cpus = o.cpus;
   options.nics = o.nics;
@@ -175,12 +183,19 @@ void run(const SimulateOptions& o, int& result) {
   }
   taskgraph::ScheduleSource& input = model ? static_cast<taskgraph::ScheduleSource&>(*model->schedule) : *source;
 
+  // --timeline FILE.otf2: the run as an OTF2 archive (cmd_trace.cpp).
+  OtfTimelineOutput otf2(o.timeline, input, !o.goal.empty(), options);
+  if (!otf2.problem().empty()) {
+    std::cerr << "poems: error: " << otf2.problem() << '\n';
+    result = kExitInputError;
+    return;
+  }
   StoredEvaluation stored(o.store, evaluation_key(o, options, model.get(), goal_hash));
   sim::SimulationResult r;
   try {
-    r = sim::simulate(input, options, o.max_ranks_listed);
+    r = sim::simulate(otf2.source(), options, o.max_ranks_listed);
   } catch (const sim::SimulationLimitError& e) {
-    const taskgraph::NodeInfo node = input.node_info(e.node);
+    const taskgraph::NodeInfo node = otf2.source().node_info(e.node);
     if (!o.goal.empty() && !node.location.empty())
       print_located(node, e.detail);
     else
@@ -205,7 +220,12 @@ void run(const SimulateOptions& o, int& result) {
               << sim::semantics_name(options.semantics) << " semantics\n";
     sim::write_table(std::cout, r, o.max_ranks_listed);
   }
-  if (!o.timeline.empty()) {
+  if (otf2.active()) {
+    if (!otf2.write(r, options.cpus)) {
+      result = kExitInputError;
+      return;
+    }
+  } else if (!o.timeline.empty()) {
     std::ofstream out(o.timeline);
     if (!out) {
       std::cerr << "poems: error: cannot write '" << o.timeline << "'\n";
@@ -247,7 +267,9 @@ void register_simulate(CLI::App& app, int& result) {
   cmd->add_option("--memory-limit", o->memory_limit,
                   "Memory the run may take (bytes, e.g. 32GiB; default: what the machine has available)");
   cmd->add_option("--format", o->format, "Output format")->check(CLI::IsMember({"table", "json"}));
-  cmd->add_option("--timeline", o->timeline, "Write a Chrome trace (open in ui.perfetto.dev)");
+  cmd->add_option("--timeline", o->timeline,
+                  "Write the run as a Chrome trace (ui.perfetto.dev), or as OTF2 if it ends in .otf2 (Vampir)");
+  add_trace_replay_options(cmd, o->trace, true);
   add_store_options(cmd, o->store);
   cmd->add_option("--max-ranks-listed", o->max_ranks_listed, "Per-rank lines to print (and ranks in deadlock reports)")
       ->capture_default_str();

@@ -2,6 +2,7 @@
 #include <iostream>
 
 #include "cli_common.h"
+#include "trace_options.h"
 
 int main(int argc, char** argv) {
   CLI::App app{
@@ -23,6 +24,8 @@ int main(int argc, char** argv) {
   poems::cli::register_recommend(app, result);
   poems::cli::register_measure(app, result);
   poems::cli::register_calibrate(app, result);
+  poems::cli::register_trace(app, result);
+  poems::cli::normalize_trace_arguments(argc, argv);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
