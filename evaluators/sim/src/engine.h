@@ -73,10 +73,9 @@ enum SlotFlag : std::uint8_t {
 // One operation of a rank's window (64 bytes).
 struct Slot {
   // Matched semantics: the latest time among the satisfied dependencies.
-  // loggopsim: when the operation started and completed, as the serial of
-  // that event and the mark within it (stamp(); LoggopsimMarks).
+  // loggopsim: the stamp of its start (LoggopsimMarks).
   Picoseconds ready = 0;
-  Picoseconds start = 0;
+  Picoseconds start = 0;  // loggopsim: the stamp of its completion (LoggopsimMarks)
   // Completion (for a rendezvous send: local part until matched). Before a
   // send starts, in critical-path mode: 1 + the rank-local index of the
   // previous send it follows (kFollowsSend), 0 if none.
@@ -171,20 +170,13 @@ inline constexpr Picoseconds kMaxCost = Picoseconds{1} << 61;
 // Messages are smaller than 2^53 bytes (exact in a double, as in the GOAL reader).
 inline constexpr std::uint64_t kMaxMessageBytes = std::uint64_t{1} << 53;
 
-// loggopsim: a slot's `ready` word records when the operation started and
-// completed: the serial of that event (its pop count) and the mark within it
-// (the how-many-th successor list the event walked), which orders the
-// operations freed by one event as LogGOPSim's list of executable nodes does.
+// loggopsim: a slot's `ready` word holds the stamp of the event and list
+// walk (the "mark") in which it started, its `start` word that of its
+// completion: the event's serial (its pop count) shifted past the mark,
+// which orders the operations one event frees as LogGOPSim's list of
+// executable nodes does (lgs_freed_on_read).
 struct LoggopsimMarks {
   static std::uint64_t stamp(std::uint64_t event, std::uint32_t mark) { return event << 16 | mark; }
-  static std::uint64_t started(std::uint64_t word) { return word >> 32; }
-  static std::uint64_t completed(std::uint64_t word) { return word & 0xffffffffu; }
-  static std::uint64_t with_started(std::uint64_t word, std::uint64_t stamp) {
-    return stamp << 32 | (word & 0xffffffffu);
-  }
-  static std::uint64_t with_completed(std::uint64_t word, std::uint64_t stamp) {
-    return (word & ~std::uint64_t{0xffffffffu}) | (stamp & 0xffffffffu);
-  }
 };
 
 // The engine, one instantiation per message-progress semantics: kLoggopsim
