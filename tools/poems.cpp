@@ -7,6 +7,7 @@
 #include "poems/psl/frontend.h"
 #include "poems/psl/units.h"
 #include "poems/taskgraph/limits.h"
+#include "trace_options.h"
 
 namespace {
 // A limit of docs/limits.md by name, in whichever library owns it.
@@ -65,6 +66,8 @@ int main(int argc, char** argv) {
   poems::cli::register_recommend(app, result);
   poems::cli::register_measure(app, result);
   poems::cli::register_calibrate(app, result);
+  poems::cli::register_trace(app, result);
+  poems::cli::normalize_trace_arguments(argc, argv);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -165,10 +165,9 @@ std::vector<double> evaluate_model_values(const StaticTaskGraph& g, const Parame
           inputs += (inputs.empty() ? " (" : ", ") + g.slot_names[in.slot] + " = " +
                     psl::Value::of_number(values[in.slot]).str();
       const std::string& at = g.model_let_location[i];
-      throw InstantiationError((at.empty() ? "" : at + ": ") + "'" + g.slot_names[g.params.size() + i] + "' = " +
-                               g.model_let_text[i] + " is " + (std::isnan(v) ? "not a number" : "infinite") +
-                               " with this binding" + (inputs.empty() ? "" : inputs + ")") +
-                               "; a division by zero?");
+      throw InstantiationError((at.empty() ? "" : at + ": ") + "'" + g.slot_names[g.params.size() + i] +
+                               "' = " + g.model_let_text[i] + " is " + (std::isnan(v) ? "not a number" : "infinite") +
+                               " with this binding" + (inputs.empty() ? "" : inputs + ")") + "; a division by zero?");
     }
   }
   values.resize(g.model_slot_count());
@@ -297,8 +296,8 @@ ModelSchedule::ModelSchedule(std::shared_ptr<const StaticTaskGraph> graph, const
   // Before allocating: a rank's cursor, its first dependency, its slots.
   const std::uint64_t per_rank = sizeof(Cursor) + 48 + std::uint64_t{slots_per_rank_} * sizeof(double);
   require_memory(per_rank * processes_.size(), "instantiating " + std::to_string(processes_.size()) +
-                                                   " processes of model " + g.model + " (" +
-                                                   format_bytes(static_cast<double>(per_rank)) + " each)");
+                                                   " processes of model " + g.model + " (" + format_bytes(per_rank) +
+                                                   " each)");
   slots_.assign(static_cast<std::size_t>(processes_.size()) * slots_per_rank_, 0.0);
   cursors_.assign(processes_.size(), Cursor{});
 }

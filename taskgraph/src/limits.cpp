@@ -61,26 +61,14 @@ std::uint64_t memory_limit_bytes() {
   return given != 0 ? given : available_memory_bytes();
 }
 
-std::string format_bytes(double bytes) {
-  static const char* const units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
-  int u = 0;
-  while (bytes >= 1024 && u < 6) {
-    bytes /= 1024;
-    ++u;
-  }
-  char buf[48];
-  std::snprintf(buf, sizeof buf, u == 0 ? "%.0f %s" : "%.1f %s", bytes, units[u]);
-  return buf;
-}
-
 void require_memory(std::uint64_t bytes, const std::string& what) {
   const std::uint64_t limit = memory_limit_bytes();
   if (limit == 0 || bytes <= limit) return;
   const bool given = default_instantiation_limits().memory_limit_bytes != 0;
-  throw ResourceError(what + " needs about " + format_bytes(static_cast<double>(bytes)) + ", more than " +
-                      (given ? "the memory limit of " + format_bytes(static_cast<double>(limit)) + " (--memory-limit)"
-                             : "the " + format_bytes(static_cast<double>(limit)) +
-                                   " of memory available now; give --memory-limit SIZE to allow more"));
+  throw ResourceError(
+      what + " needs about " + format_bytes(bytes) + ", more than " +
+      (given ? "the memory limit of " + format_bytes(limit) + " (--memory-limit)"
+             : "the " + format_bytes(limit) + " of memory available now; give --memory-limit SIZE to allow more"));
 }
 
 }  // namespace poems::taskgraph

@@ -9,6 +9,8 @@
 #include <string>
 #include <string_view>
 
+#include "poems/taskgraph/memory_budget.h"
+
 namespace poems::taskgraph {
 
 // A binding the task graph cannot be instantiated with; the text starts with
@@ -58,8 +60,8 @@ std::uint64_t available_memory_bytes();
 std::uint64_t memory_limit_bytes();
 // Throws ResourceError when `bytes` exceed memory_limit_bytes(). `what` says
 // what needs it ("instantiating 10^9 processes of model M (136 B each)").
+// (memory_budget.h's format_bytes() writes the sizes; the simulator and the
+// GOAL reader compare their own estimates with memory_limit_or_available().)
 void require_memory(std::uint64_t bytes, const std::string& what);
-// "1.5 GiB", "136 B": sizes for messages.
-std::string format_bytes(double bytes);
 
 }  // namespace poems::taskgraph

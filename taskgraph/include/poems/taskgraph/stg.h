@@ -84,10 +84,10 @@ class StaticTaskGraph {
   std::vector<CompiledExpr> model_lets;
   std::vector<std::string> model_let_text;      // each let as written ("" for one that is not a number)
   std::vector<std::string> model_let_location;  // "file:line:col"
-  std::vector<std::uint32_t> process_dims;  // slots of the process coordinates
-  std::string process_set;                  // isl text, PSL names prefixed with '_'
-  std::string process_set_source;           // as written in PSL
-  std::string process_set_location;         // "file:line:col" of the process set
+  std::vector<std::uint32_t> process_dims;      // slots of the process coordinates
+  std::string process_set;                      // isl text, PSL names prefixed with '_'
+  std::string process_set_source;               // as written in PSL
+  std::string process_set_location;             // "file:line:col" of the process set
   std::vector<std::string> process_set_params;
   std::vector<StaticNode> nodes{StaticNode{}};  // nodes[0] is "none"
   std::vector<StgInstr> code;
