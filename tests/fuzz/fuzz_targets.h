@@ -11,7 +11,7 @@ namespace poems::fuzz {
 
 struct Outcome {
   bool accepted = false;  // the input was valid (and evaluated)
-  bool skipped = false;   // outside what this harness may run (see check_goal)
+  bool skipped = false;   // outside what this harness may run (none today)
   std::string problem;    // a broken property: a crash-free failure to report ("" if none)
 };
 
@@ -25,9 +25,9 @@ void set_fuzz_limits();
 // and free of control characters.
 Outcome check_psl(std::string_view text, const std::string& path = "fuzz.psl");
 
-// GOAL text: the reader, then (if valid) a simulation. Same properties.
-// Files with `num_ranks` beyond 10^6 are skipped: the reader's memory
-// estimate for them belongs to the simulator's owners (issue 20).
+// GOAL text: the reader (within the fuzz memory limit, so a huge
+// `num_ranks` is refused by its estimate), then (if valid) a simulation.
+// Same properties.
 Outcome check_goal(std::string_view text);
 
 // Upper bound on what the diagnostics of one input may print.

@@ -199,7 +199,10 @@ TEST_F(FuzzTest, TheTargetsSeeWhatTheyCheck) {
   EXPECT_EQ(bad.problem, "");
   EXPECT_TRUE(check_goal("num_ranks 2\nrank 0 { l1: send 8b to 1 }\nrank 1 { l1: recv 8b from 0 }\n").accepted);
   EXPECT_FALSE(check_goal("num_ranks 2\nrank 0 { l1: bogus }\n").accepted);
-  EXPECT_TRUE(check_goal("num_ranks 100000000\n").skipped);
+  // Issue 25 (GOAL): `num_ranks 100000000` aborted on bad_alloc; the reader now refuses it.
+  const Outcome huge = check_goal("num_ranks 100000000\nrank 0 { l: calc 1 }\n");
+  EXPECT_FALSE(huge.accepted);
+  EXPECT_EQ(huge.problem, "");
 }
 
 // Inputs the harness found, minimized: each a regression test.
