@@ -23,6 +23,7 @@
 #include <functional>
 #include <sstream>
 #include <thread>
+#include <tuple>
 
 #include "fuzz_targets.h"
 #include "generators.h"
@@ -102,12 +103,20 @@ void run_campaign(const char* target, long count, const std::function<std::pair<
   const long only = env_or("POEMS_FUZZ_ONLY", -1);  // one input of the sequence, saved to a file
   for (long i = 0; i < count; ++i) {
     if (only >= 0 && i != only) continue;
-    auto [path, input] = make(i);
-    if (only >= 0) std::printf("%s input %ld is in %s\n", target, i, save(i, input).c_str());
-    current_input = input;
-    started_ms = now_ms();
-    current = i;
-    const Outcome o = check(input, path);
+    std::string path, input;
+    Outcome o;
+    try {
+      std::tie(path, input) = make(i);
+      if (only >= 0) std::printf("%s input %ld is in %s\n", target, i, save(i, input).c_str());
+      current_input = input;
+      started_ms = now_ms();
+      current = i;
+      o = check(input, path);
+    } catch (const std::exception& e) {
+      o.problem = std::string("an exception escaped the harness: ") + e.what();
+    } catch (...) {
+      o.problem = "an exception that is not a std::exception escaped";
+    }
     const double ms = static_cast<double>(now_ms() - started_ms);
     current = -1;
     if (ms > slowest_ms) slowest_ms = ms, slowest = i;

@@ -407,7 +407,7 @@ const std::vector<std::string>& goal_vocabulary() {
                                              " ",
                                              "\x1b[2J",
                                              "\xff",
-                                             "\x00"};
+                                             std::string(1, '\0')};  // a NUL byte ("\x00" would be empty)
   return v;
 }
 
@@ -417,6 +417,7 @@ std::string mutate_bytes(const std::string& seed, const std::vector<std::string>
   const int edits = 1 + below(rng, 8);
   for (int e = 0; e < edits; ++e) {
     if (s.empty()) s = pick(rng, vocabulary);
+    if (s.empty()) continue;
     const std::size_t at = static_cast<std::size_t>(below(rng, static_cast<int>(s.size())));
     switch (below(rng, 9)) {
       case 0: s.erase(at, static_cast<std::size_t>(1 + below(rng, 16))); break;
