@@ -630,11 +630,15 @@ TEST_F(ProcessorExternal, DaemonsTheCommandLeavesBehindAreKilled) {
   // A double fork into a new session (how daemons detach), then a normal
   // exit with a good answer: the answer counts, the daemon does not survive.
   const auto pidfile = (dir_ / "daemon").string();
-  const auto path = script("daemon.sh", "#!/bin/sh\n"
-                                        "sh -c 'setsid sh -c \"sleep 30 & echo \\$! > " + pidfile +
-                                            "; wait\" < /dev/null > /dev/null 2>&1 &'\n"
-                                            "while [ ! -s " + pidfile + " ]; do sleep 0.01; done\n"
-                                            "echo '{\"time_ns\": 5}'\n");
+  const auto path = script("daemon.sh",
+                           "#!/bin/sh\n"
+                           "sh -c 'setsid sh -c \"sleep 30 & echo \\$! > " +
+                               pidfile +
+                               "; wait\" < /dev/null > /dev/null 2>&1 &'\n"
+                               "while [ ! -s " +
+                               pidfile +
+                               " ]; do sleep 0.01; done\n"
+                               "echo '{\"time_ns\": 5}'\n");
   auto m = model(path, 5e9);
   EXPECT_EQ(m->task_time_ns(kblock_task(1000, 3)), 5.0);
   const pid_t daemon = read_pid(pidfile);

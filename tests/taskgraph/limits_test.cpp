@@ -139,7 +139,8 @@ TEST(Quantities, TaskWorkBeyondTheClockOrNegativeIsRefused) {
       << e;
   EXPECT_NE(run(g, {{"w", 9223372036854775807.0}}, wg60).find("at most 2^60 ps"), std::string::npos);
   e = run(g, {{"w", -10}}, wg60);
-  EXPECT_NE(e.find("task t: work 'n' is -10 with this binding; work must be a finite number >= 0"), std::string::npos) << e;
+  EXPECT_NE(e.find("task t: work 'n' is -10 with this binding; work must be a finite number >= 0"), std::string::npos)
+      << e;
   EXPECT_NE(run(task("1 / (w - 11)"), {{"w", 11}}).find("is infinite"), std::string::npos);
   EXPECT_EQ(run(g, {{"w", 1e9}}, wg60), "");
 }
@@ -271,9 +272,13 @@ TEST(Budgets, AnExpressionAtTheDepthLimitGoesThroughEveryStage) {
   // and evaluation recurse that deep on this thread's ordinary stack.
   std::string sum = "8";
   for (int i = 0; i < 998; ++i) sum += " + 8";  // 998 operators deep; with `+ k - k`, 1,000
-  auto g = load("model M {\n  param P = 2, s = " + sum + ";\n  taskgraph g {\n    processes { [p] : 0 <= p < P };\n"
-                "    for k in 1 .. 2 {\n      if p == 0 { send to [1] size " + sum + " + k - k; } else { recv from [0] "
-                "size " + sum + " + k - k; }\n    }\n  }\n}\n");
+  auto g = load("model M {\n  param P = 2, s = " + sum +
+                ";\n  taskgraph g {\n    processes { [p] : 0 <= p < P };\n"
+                "    for k in 1 .. 2 {\n      if p == 0 { send to [1] size " +
+                sum +
+                " + k - k; } else { recv from [0] "
+                "size " +
+                sum + " + k - k; }\n    }\n  }\n}\n");
   ModelSchedule s(g, {}, {});
   const GraphStatistics st = collect_statistics(s);
   EXPECT_EQ(st.p2p_messages, 2u);
@@ -283,9 +288,11 @@ TEST(Budgets, AnExpressionAtTheDepthLimitGoesThroughEveryStage) {
 TEST(Quantities, ALetTheBindingDividesByZeroIsNamed) {
   // `--set mk=0` made Sweep3D's kb = ceil(kt / mk) infinite: the error names
   // the let and what it read, not the loop bound it made infinite.
-  auto g = load("model M {\n  param kt = 150, mk = 10;\n  let kb = ceil(kt / mk);\n  taskgraph g {\n"
-                "    processes { [p] : 0 <= p < 2 };\n    for k in 1 .. kb { barrier; }\n  }\n}\n");
-  EXPECT_EQ(run(g, {{"mk", 0}}), "t.psl:3:7: 'kb' = ceil(kt / mk) is infinite with this binding (kt = 150, mk = 0); "
-                                 "a division by zero?");
+  auto g = load(
+      "model M {\n  param kt = 150, mk = 10;\n  let kb = ceil(kt / mk);\n  taskgraph g {\n"
+      "    processes { [p] : 0 <= p < 2 };\n    for k in 1 .. kb { barrier; }\n  }\n}\n");
+  EXPECT_EQ(run(g, {{"mk", 0}}),
+            "t.psl:3:7: 'kb' = ceil(kt / mk) is infinite with this binding (kt = 150, mk = 0); "
+            "a division by zero?");
   EXPECT_EQ(run(g, {{"mk", 7}}), "");
 }
