@@ -1,15 +1,20 @@
 // run(): the whole `poems` tool; main.cpp calls it, and so do the tests.
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
 #include <iostream>
 #include <ostream>
 #include <sstream>
 
 #include "cli.h"
 #include "options.h"
+#include "poems/base/diagnostics.h"
+#include "poems/base/limits.h"
 #include "poems/base/suggest.h"
 #include "poems/core/error.h"
 #include "poems/examples/examples.h"
+#include "poems/psl/frontend.h"
+#include "poems/taskgraph/limits.h"
 
 namespace poems::cli {
 
@@ -62,7 +67,8 @@ std::string unknown_option(const CLI::App& app, const std::vector<std::string>& 
   for (const CLI::App* s : app.get_subcommands({}))
     if (s->get_name() == args.front()) sub = s;
   if (!sub) return "";
-  std::vector<std::string> names{"--help", "-h"};
+  std::vector<std::string> names = option_names(app);  // the global options, given after the command
+  names.insert(names.end(), {"--help", "-h"});
   collect_options(*sub, names);
   for (std::size_t i = 1; i < args.size() && args[i] != "--"; ++i) {
     const std::string& a = args[i];
@@ -73,6 +79,60 @@ std::string unknown_option(const CLI::App& app, const std::vector<std::string>& 
            "\nRun with --help for more information.\n";
   }
   return "";
+}
+
+// The limits of docs/limits.md as they were before a command changed them
+// (--max-errors, --memory-limit, --limit): restored when run() returns, so
+// commands run in one process (the tests) do not inherit each other's.
+class LimitsScope {
+ public:
+  LimitsScope()
+      : diagnostics_(base::default_diagnostic_limits()),
+        frontend_(psl::default_frontend_limits()),
+        instantiation_(taskgraph::default_instantiation_limits()),
+        isl_(base::isl_operation_budget()) {}
+  ~LimitsScope() {
+    base::default_diagnostic_limits() = diagnostics_;
+    psl::default_frontend_limits() = frontend_;
+    taskgraph::default_instantiation_limits() = instantiation_;
+    base::isl_operation_budget() = isl_;
+  }
+
+ private:
+  base::DiagnosticLimits diagnostics_;
+  psl::FrontendLimits frontend_;
+  taskgraph::InstantiationLimits instantiation_;
+  unsigned long isl_;
+};
+
+// A limit of docs/limits.md by name, in whichever library owns it.
+bool set_limit(const std::string& name, unsigned long value) {
+  return psl::set_frontend_limit(name, value) || taskgraph::set_instantiation_limit(name, value);
+}
+
+// --max-errors, --memory-limit, --limit NAME=N: before or after the command.
+void add_global_options(CLI::App& app) {
+  app.fallthrough();
+  app.add_option("--max-errors", base::default_diagnostic_limits().max_errors,
+                 "Print at most N errors and N warnings (0: all)")
+      ->capture_default_str();
+  app.add_option_function<std::string>(
+      "--memory-limit", [](const std::string& text) { set_memory_limit("--memory-limit", text); },
+      "Memory a model may plan to use (e.g. 64GiB; default: what is available now)");
+  app.add_option_function<std::vector<std::string>>(
+         "--limit",
+         [](const std::vector<std::string>& settings) {
+           for (const std::string& s : settings) {
+             const auto eq = s.find('=');
+             char* end = nullptr;
+             const unsigned long value = eq == std::string::npos ? 0 : std::strtoul(s.c_str() + eq + 1, &end, 10);
+             if (eq == std::string::npos || end == s.c_str() + eq + 1 || *end != '\0' ||
+                 !set_limit(s.substr(0, eq), value))
+               throw core::UsageError("--limit", "'" + s + "' is not NAME=N with a NAME of docs/limits.md");
+           }
+         },
+         "Raise or lower a limit of docs/limits.md: NAME=N (repeatable)")
+      ->take_all();
 }
 
 }  // namespace
@@ -86,6 +146,8 @@ int run(const std::vector<std::string>& raw_args, std::ostream& out, std::ostrea
       "Write a system in PSL, check it, and evaluate it with analytic, simulated and measured models."};
   app.set_version_flag("--version", std::string("poems ") + POEMS_VERSION);
   app.require_subcommand(1);
+  const LimitsScope limits;
+  add_global_options(app);
   Context ctx{out, err};
   register_check(app, ctx);
   register_ast(app, ctx);
@@ -99,6 +161,7 @@ int run(const std::vector<std::string>& raw_args, std::ostream& out, std::ostrea
   register_direct(app, ctx);
   register_recommend(app, ctx);
   register_calibrate(app, ctx);
+  register_trace(app, ctx);
 
   const std::vector<std::string> args = rewrite_deprecated(raw_args);
   // A mistyped subcommand: name it and the closest one.

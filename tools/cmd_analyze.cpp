@@ -3,6 +3,7 @@
 // single collective: a closed form where one applies, or the critical path
 // of the task graph under LogGOPS costs.
 #include <cstdio>
+#include <optional>
 #include <ostream>
 
 #include "options.h"
@@ -19,16 +20,30 @@ struct AnalyzeOptions {
   MachineOptions machine;
   core::CollectiveRequest collective;
   core::StoreOptions store;
+  TraceOptions trace;
   std::string wg, method, goal, format;
 };
 
 void run_analyze(const AnalyzeOptions& o, Context& ctx) {
-  const int sources = !o.system.spec.empty() + !o.goal.empty() + !o.collective.operation.empty();
-  if (sources != 1) throw core::UsageError("analyze", "give exactly one of SPEC, --goal FILE or --collective NAME");
+  const int sources =
+      !o.system.spec.empty() + !o.goal.empty() + !o.collective.operation.empty() + !o.trace.archive.empty();
+  if (sources != 1)
+    throw core::UsageError("analyze", "give exactly one of SPEC, --goal FILE, --collective NAME or --trace ARCHIVE");
+  if (o.trace.archive.empty()) reject_trace_options(o.trace);
   core::Store store(o.store);
   core::Cell cell;
   std::string model, description;
-  if (!o.system.spec.empty()) {
+  std::optional<trace::ReplayScope> scope;
+  if (!o.trace.archive.empty()) {
+    if (o.method == "closed-form") throw core::UsageError("--method", "a trace has no closed form; use critical-path");
+    const auto replay = core::prepare_replay(o.trace.request(o.choices, o.machine, o.wg));
+    for (const std::string& w : replay->trace.warnings) ctx.warn(replay->trace.path + ": " + w);
+    core::ReplayCell r = core::evaluate_replay(*replay, "analytic[LogGP]", o.method, store);
+    cell = std::move(r.cell);
+    scope = r.scope;
+    model = replay->name;
+    description = replay_summary(*replay, r.scope);
+  } else if (!o.system.spec.empty()) {
     const auto system = core::load_system(o.system.request());
     ctx.err << system->warnings();
     core::Session session(*system, session_options(*system, o.choices, o.machine, o.wg, o.method), store);
@@ -49,7 +64,10 @@ void run_analyze(const AnalyzeOptions& o, Context& ctx) {
     request.paradigm = "analytic[LogGP]";
     request.method = o.method;
     request.machine = core::command_line_machine(o.machine.overrides);
+    request.cpus_given = o.machine.overrides.cpus.has_value();
+    request.nics_given = o.machine.overrides.nics.has_value();
     cell = core::evaluate_schedule(request, store);
+    ctx.err << cell.warnings;
     model = o.goal.empty() ? "collective:" + o.collective.operation : "goal:" + o.goal;
   }
   if (!cell.ok()) throw core::Error(cell.error_kind, cell.error);
@@ -59,6 +77,7 @@ void run_analyze(const AnalyzeOptions& o, Context& ctx) {
     nlohmann::json out = r.extra;
     out["evaluator"] = "analytic[LogGP]";
     out["method"] = r.method;
+    out["semantics"] = sim::semantics_name(cell.evaluation.machine.semantics);
     out["model"] = model;
     out["messages"] = r.messages;
     out["time_ns"] = b.time_ns;
@@ -70,8 +89,11 @@ void run_analyze(const AnalyzeOptions& o, Context& ctx) {
   } else {
     char line[256];
     ctx.out << description;
-    std::snprintf(line, sizeof line, "analytic[LogGP] %s: time %.3f ns\n", r.method.c_str(), b.time_ns);
+    std::snprintf(line, sizeof line, "analytic[LogGP] %s (%s semantics): time %.3f ns", r.method.c_str(),
+                  sim::semantics_name(cell.evaluation.machine.semantics), b.time_ns);
     ctx.out << line;
+    if (scope) std::snprintf(line, sizeof line, " (traced %.3f ns)", static_cast<double>(scope->measured) / 1000.0);
+    ctx.out << (scope ? line : "") << '\n';
     std::snprintf(line, sizeof line,
                   "  compute %.3f ns, comm %.3f ns, sync %.3f ns (per-process means; sync is the rest)\n", b.compute_ns,
                   b.comm_ns, b.sync_ns);
@@ -91,6 +113,7 @@ void register_analyze(CLI::App& app, Context& ctx) {
   add_system_options(cmd, o->system, false);
   add_choice_options(cmd, o->choices);
   add_machine_options(cmd, o->machine);
+  add_memory_limit_option(cmd);
   add_wg_option(cmd, o->wg);
   add_method_option(cmd, o->method);
   cmd->add_option("--goal", o->goal, "GOAL schedule (LogGOPSim text format): its critical path");
@@ -101,6 +124,7 @@ void register_analyze(CLI::App& app, Context& ctx) {
   cmd->add_option("--size", o->collective.size, "Per-process payload of the collective (bytes; units allowed)");
   cmd->add_option("--root", o->collective.root, "Root of a rooted collective");
   add_format_option(cmd, o->format, {"table", "json"});
+  add_trace_options(cmd, o->trace, true);
   add_store_options(cmd, o->store);
   cmd->callback([o, cmd, &ctx] {
     finish_machine_options(cmd, o->machine);

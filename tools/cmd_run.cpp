@@ -36,8 +36,8 @@ void run_run(const RunOptions& o, Context& ctx) {
     const core::Cell& c = *p.cell;
     char head[64];
     std::snprintf(head, sizeof head, "[%zu/%zu] ", p.done, p.total);
-    ctx.err << head << core::binding_text(*p.binding) << " " << c.paradigm << ": "
-            << (!c.error.empty() ? c.error
+    ctx.err << head << printable_text(core::binding_text(*p.binding)) << " " << c.paradigm << ": "
+            << (!c.error.empty() ? printable_text(c.error)
                 : c.reused       ? "stored result"
                                  : "evaluated")
             << '\n';

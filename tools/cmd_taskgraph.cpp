@@ -4,7 +4,9 @@
 #include <ostream>
 
 #include "options.h"
+#include "poems/base/units.h"
 #include "poems/core/error.h"
+#include "poems/core/session.h"
 #include "poems/core/system.h"
 #include "poems/taskgraph/dot.h"
 #include "poems/taskgraph/dtg.h"
@@ -16,35 +18,73 @@ namespace {
 
 struct TaskgraphOptions {
   SystemOptions system;
-  std::string format, dot, goal, wg = "1ns";
+  ChoiceOptions choices;
+  std::string format, dot, goal, wg;
   bool stats = false, dynamic = false;
 };
+
+// Calc durations: --wg, else the compute rates `poems simulate SPEC` would
+// use (the specification's processors), else 1 ns per unit of work.
+taskgraph::InstantiateOptions calc_rates(core::System& system, const TaskgraphOptions& o) {
+  taskgraph::InstantiateOptions inst;
+  inst.ns_per_work = 1;
+  if (!o.wg.empty()) {
+    inst.ns_per_work = core::quantity("--wg", o.wg, base::kTime, "a time per unit of work, e.g. 60ns");
+    if (!(inst.ns_per_work >= 0 && inst.ns_per_work <= 1e9))
+      throw core::UsageError("--wg", "'" + o.wg + "' is out of range; expected a time per unit of work in 0..1e9 ns");
+    return inst;
+  }
+  bool has_processor = false;
+  for (const psl::Module& m : system.program().modules)
+    for (const psl::ComponentDecl& c : m.components)
+      has_processor = has_processor || (c.domain.head == "hardware" && c.domain.path == "processor");
+  if (!has_processor) return inst;
+  core::StoreOptions none;
+  none.disabled = true;
+  core::Store store(none);
+  core::Session session(system, session_options(system, o.choices, {}, "", ""), store);
+  core::CellRequest request;
+  request.paradigm = "simulation[MPI-Sim]";
+  core::Session::Prepared p = session.prepare(request);
+  if (!p.cell.ok()) throw core::Error(p.cell.error_kind, p.cell.error);
+  return p.cell.evaluation.instantiate;
+}
 
 void run_taskgraph(const TaskgraphOptions& o, Context& ctx) {
   const auto system = core::load_system(o.system.request());
   ctx.err << system->warnings();
-  const double wg = core::quantity("--wg", o.wg, base::kTime, "a time per unit of work, e.g. 60ns");
-  if (wg < 0) throw core::UsageError("--wg", "'" + o.wg + "' is negative; expected a time per unit of work");
-  taskgraph::InstantiateOptions inst;
-  inst.ns_per_work = wg;
+  // Calc durations matter to what is instantiated: --goal, --dot --dynamic.
+  const bool timed = !o.goal.empty() || (!o.dot.empty() && o.dynamic);
+  const taskgraph::InstantiateOptions inst = timed ? calc_rates(*system, o) : taskgraph::InstantiateOptions{};
   const taskgraph::ParameterBinding& binding = system->binding();
   auto write = [&](const std::string& path, auto&& draw) {
     std::ofstream out(path);
     if (!out) throw core::UsageError("", "cannot write '" + path + "'");
-    draw(out);
-    ctx.err << "wrote " << path << '\n';
+    const std::string note = draw(out);
+    ctx.err << "wrote " << path << note << '\n';
   };
   try {
     if (!o.dot.empty())
       write(o.dot, [&](std::ostream& out) {
-        if (!o.dynamic) return taskgraph::write_static_dot(*system->graph(), out);
+        if (!o.dynamic) {
+          taskgraph::write_static_dot(*system->graph(), out);
+          return std::string();
+        }
         taskgraph::ModelSchedule drawn(system->graph(), binding, inst);
         taskgraph::write_dynamic_dot(drawn, out);
+        return std::string();
       });
     if (!o.goal.empty())
       write(o.goal, [&](std::ostream& out) {
         taskgraph::ModelSchedule exported(system->graph(), binding, inst);
-        taskgraph::write_goal(out, exported);
+        const taskgraph::GoalWriteStats stats = taskgraph::write_goal(out, exported);
+        std::string note = " (calcs at Wg=" + base::format_quantity({inst.ns_per_work, base::kTime});
+        if (stats.rounded_calcs)
+          note += "; " + std::to_string(stats.rounded_calcs) + " calc durations rounded to whole ns";
+        if (stats.folded_messages)
+          note += "; " + std::to_string(stats.folded_messages) +
+                  " sends and receives with their communicator folded into the tag";
+        return note + ")";
       });
     if (!o.stats && (!o.dot.empty() || !o.goal.empty())) return;
     taskgraph::ModelSchedule schedule(system->graph(), binding, {});
@@ -87,13 +127,15 @@ void register_taskgraph(CLI::App& app, Context& ctx) {
   auto o = std::make_shared<TaskgraphOptions>();
   CLI::App* cmd = app.add_subcommand("taskgraph", "Instantiate a model's task graph for a binding and report on it");
   add_system_options(cmd, o->system);
+  add_choice_options(cmd, o->choices);
   cmd->add_flag("--stats", o->stats, "Count processes, tasks, messages and bytes of the whole run");
   add_format_option(cmd, o->format, {"table", "json"});
   cmd->add_option("--dot", o->dot, "Write the static task graph (or with --dynamic the instantiated one) as DOT");
   cmd->add_flag("--dynamic", o->dynamic, "With --dot: draw the dynamic task graph (small bindings only)");
   cmd->add_option("--goal", o->goal, "Write the instantiated task graph as a GOAL schedule (LogGOPSim's format)");
-  cmd->add_option("--wg", o->wg, "Compute time per unit of work for calc durations (--goal, --dot)")
-      ->capture_default_str();
+  cmd->add_option("--wg", o->wg,
+                  "Compute time per unit of work for calc durations (--goal, --dot); default: the processors' "
+                  "rates, as poems simulate takes them, else 1ns");
   cmd->callback([o, &ctx] { run_taskgraph(*o, ctx); });
 }
 

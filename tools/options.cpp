@@ -2,7 +2,9 @@
 
 #include <ostream>
 
+#include "poems/base/units.h"
 #include "poems/measure/mpirun.h"
+#include "poems/taskgraph/limits.h"
 
 namespace poems::cli {
 
@@ -45,8 +47,26 @@ void add_machine_options(CLI::App* cmd, MachineOptions& o) {
   cmd->add_option("-S", o.S, "Eager limit: larger messages use rendezvous (bytes, e.g. 32KiB)");
   cmd->add_flag("--rendezvous-handshake", o.handshake,
                 "Rendezvous pays a request/acknowledge round trip 2L+2o instead of L");
-  cmd->add_option("--cpus", o.cpus, "CPUs per process")->check(CLI::Range(1, 256));
-  cmd->add_option("--nics", o.nics, "NICs per process")->check(CLI::Range(1, 256));
+  cmd->add_option("--cpus", o.cpus, "CPUs per process (a GOAL file: default its highest cpu field + 1)")
+      ->check(CLI::Range(1, 256));
+  cmd->add_option("--nics", o.nics, "NICs per process (a GOAL file: default its highest nic field + 1)")
+      ->check(CLI::Range(1, 256));
+  cmd->add_option("--semantics", o.semantics,
+                  "Message progress: matched (a message is processed once its receive is posted; the default) or "
+                  "loggopsim (LogGOPSim exactly: processed on arrival); docs/simulator.md");
+}
+
+void add_memory_limit_option(CLI::App* cmd) {
+  cmd->add_option_function<std::string>(
+      "--memory-limit", [](const std::string& text) { set_memory_limit("--memory-limit", text); },
+      "Memory the run may take (e.g. 32GiB; default: what the machine has available)");
+}
+
+void set_memory_limit(const std::string& option, const std::string& text) {
+  const double bytes = core::quantity(option, text, base::kBytes, "a size in 1..1.8e19 bytes, e.g. 32GiB");
+  if (!(bytes >= 1 && bytes < 1.8e19))
+    throw core::UsageError(option, "'" + text + "' is out of range; expected a size in 1..1.8e19 bytes");
+  taskgraph::default_instantiation_limits().memory_limit_bytes = static_cast<std::uint64_t>(bytes);
 }
 
 void finish_machine_options(const CLI::App* cmd, MachineOptions& o) {
@@ -61,6 +81,7 @@ void finish_machine_options(const CLI::App* cmd, MachineOptions& o) {
   if (o.handshake) m.rendezvous_handshake = true;
   if (cmd->count("--cpus")) m.cpus = o.cpus;
   if (cmd->count("--nics")) m.nics = o.nics;
+  if (cmd->count("--semantics")) m.semantics = o.semantics;
 }
 
 void add_wg_option(CLI::App* cmd, std::string& wg) {

@@ -5,6 +5,9 @@
 //   SPEC --import F --model M --study S --set NAME=VALUE    the system (SystemOptions)
 //   --machine M --processor P                               components to run on (ChoiceOptions)
 //   -L -o -g -G -O -S --rendezvous-handshake --cpus --nics   machine parameters (MachineOptions)
+//   --semantics matched|loggopsim                            message progress (MachineOptions)
+//   --memory-limit SIZE                                      memory a model may plan to use
+//   --trace ARCHIVE --machines F --traced-processor ...      trace replay (TraceOptions)
 //   --wg T  --method M                                       compute rate, analytic method
 //   --paradigm P                                             paradigms to evaluate (ParadigmOptions)
 //   --procs N                                                process counts
@@ -24,6 +27,7 @@
 #include "poems/core/session.h"
 #include "poems/core/store.h"
 #include "poems/core/system.h"
+#include "poems/core/trace_replay.h"
 
 namespace poems::cli {
 
@@ -50,11 +54,35 @@ struct MachineOptions {
   std::string L, o, g, G, O, S;
   bool handshake = false;
   std::uint32_t cpus = 1, nics = 1;
+  std::string semantics;             // --semantics
   core::MachineOverrides overrides;  // filled by finish_machine_options
 };
 void add_machine_options(CLI::App* cmd, MachineOptions& o);
 // Records which were given (call from the command's callback).
 void finish_machine_options(const CLI::App* cmd, MachineOptions& o);
+
+// --memory-limit SIZE: the memory a model may plan to use, for this command
+// (the same limit as `poems --memory-limit`; docs/limits.md).
+void add_memory_limit_option(CLI::App* cmd);
+// Sets the memory limit from `text` (e.g. 64GiB); UsageError naming `option`.
+void set_memory_limit(const std::string& option, const std::string& text);
+
+// Trace replay (docs/trace.md): --trace ARCHIVE (if `with_trace`),
+// --machines, --traced-processor, --traced-wg, --compute-scale,
+// --collective-algorithm, --computation, --window. cmd_trace.cpp.
+struct TraceOptions {
+  std::string archive;
+  std::vector<std::string> machines;
+  std::string traced_processor, traced_wg, compute_scale, window, computation = "wall";
+  std::vector<std::string> algorithms;
+  // The request with the command's machine (--machine, --processor, --wg, -L ...).
+  core::TraceRequest request(const ChoiceOptions& choices, const MachineOptions& machine, const std::string& wg) const;
+};
+void add_trace_options(CLI::App* cmd, TraceOptions& o, bool with_trace);
+// UsageError if a replay option was given without --trace.
+void reject_trace_options(const TraceOptions& o);
+// What `poems simulate --trace` and `analyze --trace` print of the replay.
+std::string replay_summary(const core::Replay& replay, const trace::ReplayScope& scope);
 
 // --wg and --method.
 void add_wg_option(CLI::App* cmd, std::string& wg);

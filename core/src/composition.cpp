@@ -48,7 +48,11 @@ std::optional<Machine> chosen_network(System& system, const psl::CompileRequest&
     std::optional<psl::ComponentInstance> inst = psl::instantiate_component(system.program(), *c, overrides, diags);
     if (!inst) throw InputError("machine " + name + " cannot be evaluated", system.render_diagnostics(before));
     Machine m;
-    m.params = loggops_of(inst->params, name);
+    m.params = loggops_of(inst->params, name, [&](const std::string& parameter) {
+      for (const psl::Binding& p : c->params)
+        if (p.name.name == parameter) return system.program().location_text(p.name.location);
+      return std::string();
+    });
     m.network = name;
     return m;
   }
@@ -125,6 +129,12 @@ Composition compose(System& system, const std::string& paradigm, const Choices& 
     std::string several;
     c.machine = chosen_network(system, request, request.overrides, several);
     if (c.machine) return c;
+    // A specification without any machine (a bare model, as a trace replay
+    // or a GOAL file is) runs on the command line's LogGOPS (-L ...).
+    if (components_in(system.program(), "hardware[network]").empty()) {
+      c.machine = Machine{};
+      return c;
+    }
     const taskgraph::StaticNode& n = system.graph()->nodes.at(comm.front()->node);
     c.no_machine = "no component accepts the communication nodes of model " + system.model().name.name + " (" +
                    n.label + " at " + n.location +

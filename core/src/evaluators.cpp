@@ -8,7 +8,9 @@
 #include "poems/base/suggest.h"
 #include "poems/components/closed_forms.h"
 #include "poems/core/error.h"
+#include "poems/core/timeline.h"
 #include "poems/loggp/critical_path.h"
+#include "poems/taskgraph/limits.h"
 
 namespace poems::core {
 
@@ -19,8 +21,16 @@ double ns(taskgraph::Picoseconds ps) { return static_cast<double>(ps) / 1000.0; 
 // analytic[LogGP]: the model's closed form where one is registered, else the
 // critical path of the task graph.
 std::string analytic_method(const Evaluation& e, const std::string& requested) {
-  const bool closed = components::find_closed_form(e.graph->model) != nullptr;
-  if (requested.empty()) return closed ? "closed-form" : "critical-path";
+  const components::ClosedForm* form = components::find_closed_form(e.graph->model);
+  const bool closed = form != nullptr;
+  // A form derived for the matched semantics does not hold under loggopsim
+  // (arrivals that take the CPU delay a wavefront, by up to 37 % measured).
+  const std::string refusal = closed && e.machine.semantics == sim::Semantics::Loggopsim && !form->holds_under_loggopsim
+                                  ? "the " + e.graph->model + " closed form holds for the matched semantics only (" +
+                                        form->description + "); use critical-path, or simulate"
+                                  : "";
+  if (requested.empty()) return closed && refusal.empty() ? "closed-form" : "critical-path";
+  if (requested == "closed-form" && !refusal.empty()) throw UsageError("--method", refusal);
   if (requested == "closed-form" && !closed) {
     const std::vector<std::string> models = components::closed_form_models();
     throw UsageError("--method", "model " + e.graph->model + " has no closed form (closed forms: " +
@@ -54,8 +64,12 @@ Outcome analytic(const Evaluation& e) {
   loggp::AnalyticResult r;
   try {
     r = loggp::critical_path(schedule, simulation_options(e.machine));
+  } catch (const sim::SimulationLimitError& x) {  // beyond the clock or the memory limit: the input's
+    throw InputError(x.what());
   } catch (const sim::SimulationError& x) {
     throw EvaluationError(x.what());
+  } catch (const taskgraph::InstantiationError& x) {  // a bad size, work or loop bound met while running
+    throw InputError(x.what());
   }
   out.breakdown = Breakdown::of_ps(r.time, r.compute, r.comm);
   out.messages = r.messages;
@@ -73,9 +87,13 @@ Outcome simulation(const Evaluation& e) {
   options.record_timeline = e.timeline;
   auto r = std::make_shared<sim::SimulationResult>();
   try {
-    *r = sim::simulate(schedule, options, e.max_stuck_listed);
+    *r = simulate_with_timeline(schedule, options, e.max_stuck_listed, e.otf2_timeline, false);
+  } catch (const sim::SimulationLimitError& x) {
+    throw InputError(x.what());
   } catch (const sim::SimulationError& x) {
     throw EvaluationError(x.what());
+  } catch (const taskgraph::InstantiationError& x) {
+    throw InputError(x.what());
   }
   Outcome out;
   out.simulation = r;

@@ -3,6 +3,7 @@
 #include "poems/base/suggest.h"
 #include "poems/base/units.h"
 #include "poems/core/error.h"
+#include "poems/taskgraph/limits.h"
 
 namespace poems::core {
 
@@ -41,16 +42,23 @@ components::FemtosecondsPerByte per_byte_option(const std::string& option, const
 
 }  // namespace
 
-components::LogGOPS loggops_of(const std::map<std::string, base::Value>& v, const std::string& component) {
+components::LogGOPS loggops_of(const std::map<std::string, base::Value>& v, const std::string& component,
+                               const std::function<std::string(const std::string&)>& where) {
   components::LogGOPS p;
+  // Out of the simulator's range: which parameter, its value, the range and where it is declared.
+  auto out_of_range = [&](const char* n, const char* range) {
+    const std::string at = where ? where(n) : std::string();
+    return InputError((at.empty() ? "" : at + ": ") + "machine parameter " + component + "." + n + " = " +
+                      v.at(n).str() + " is out of range; it must be from 0 to " + range);
+  };
   auto ps = [&](const char* n) {
     auto x = components::ns_to_ps(number(v, component, n, base::kTime, "5.3us"));
-    if (!x) throw InputError("network parameter " + component + "." + n + " is out of range");
+    if (!x) throw out_of_range(n, "9e+15ns");
     return *x;
   };
   auto fs = [&](const char* n) {
     auto x = components::ns_per_byte_to_fs(number(v, component, n, base::kTimePerByte, "2.5ns/B"));
-    if (!x) throw InputError("network parameter " + component + "." + n + " is out of range");
+    if (!x) throw out_of_range(n, "9e+12ns/B");
     return *x;
   };
   p.L = ps("L");
@@ -66,6 +74,7 @@ nlohmann::json machine_key(const Machine& m) {
   nlohmann::json key = components::machine_key_json(m.params, m.rendezvous_handshake);
   key["cpus"] = m.cpus;
   key["nics"] = m.nics;
+  if (m.semantics != sim::Semantics::Matched) key["semantics"] = sim::semantics_name(m.semantics);
   return key;
 }
 
@@ -75,6 +84,8 @@ sim::SimulationOptions simulation_options(const Machine& m) {
   o.rendezvous_handshake = m.rendezvous_handshake;
   o.cpus = m.cpus;
   o.nics = m.nics;
+  o.semantics = m.semantics;
+  o.memory_limit = taskgraph::default_instantiation_limits().memory_limit_bytes;
   return o;
 }
 
@@ -85,7 +96,7 @@ std::string loggops_text(const components::LogGOPS& p) {
 }
 
 bool MachineOverrides::empty() const {
-  return !L && !o && !g && !G && !O && !S && !rendezvous_handshake && !cpus && !nics;
+  return !L && !o && !g && !G && !O && !S && !rendezvous_handshake && !cpus && !nics && !semantics;
 }
 
 double quantity(const std::string& option, const std::string& text, base::Dimension expected,
@@ -114,6 +125,16 @@ void apply_overrides(const MachineOverrides& o, Machine& m) {
   if (o.rendezvous_handshake) m.rendezvous_handshake = *o.rendezvous_handshake;
   if (o.cpus) m.cpus = *o.cpus;
   if (o.nics) m.nics = *o.nics;
+  if (o.semantics) {
+    const auto s = sim::parse_semantics(*o.semantics);
+    if (!s)
+      throw UsageError("--semantics", "'" + *o.semantics + "' is not a semantics; expected matched or loggopsim" +
+                                          base::did_you_mean(*o.semantics, {"matched", "loggopsim"}));
+    m.semantics = *s;
+  }
+  if (m.semantics == sim::Semantics::Loggopsim && m.rendezvous_handshake)
+    throw UsageError("--rendezvous-handshake",
+                     "is a rule of the matched semantics; LogGOPSim's rendezvous has no handshake");
 }
 
 Machine command_line_machine(const MachineOverrides& overrides) {

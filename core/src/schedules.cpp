@@ -6,13 +6,17 @@
 #include <fstream>
 #include <sstream>
 
+#include <openssl/evp.h>
+
 #include "poems/base/suggest.h"
 #include "poems/base/units.h"
 #include "poems/components/collective_models.h"
+#include "poems/core/timeline.h"
 #include "poems/db/run_key.h"
 #include "poems/loggp/critical_path.h"
 #include "poems/taskgraph/explicit_schedule.h"
 #include "poems/taskgraph/goal.h"
+#include "poems/taskgraph/limits.h"
 
 namespace poems::core {
 
@@ -29,22 +33,71 @@ std::uint64_t count(const std::string& option, const std::string& text, std::uin
   return static_cast<std::uint64_t>(v);
 }
 
-std::unique_ptr<taskgraph::ScheduleSource> read_goal(const std::string& path, std::string& text_hash) {
+// SHA-256 of a file's bytes, read in blocks (a GOAL file may be larger than
+// what a run should hold in memory).
+std::string file_sha256(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError("cannot read '" + path + "'");
-  std::stringstream text;
-  text << in.rdbuf();
-  psl::SourceManager sources;
-  const psl::FileId file = sources.add(path, std::move(text).str());
-  text_hash = db::sha256_hex(sources.text(file));
-  psl::DiagnosticEngine diags(sources);
-  auto schedule = taskgraph::parse_goal(sources, file, diags);
-  if (!schedule) {
-    std::ostringstream rendered;
-    diags.print(rendered);
-    throw InputError("errors in " + path, rendered.str());
+  EVP_MD_CTX* ctx = EVP_MD_CTX_new();
+  EVP_DigestInit_ex(ctx, EVP_sha256(), nullptr);
+  std::vector<char> block(1 << 20);
+  while (in) {
+    in.read(block.data(), static_cast<std::streamsize>(block.size()));
+    EVP_DigestUpdate(ctx, block.data(), static_cast<std::size_t>(in.gcount()));
   }
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int length = 0;
+  EVP_DigestFinal_ex(ctx, digest, &length);
+  EVP_MD_CTX_free(ctx);
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string hex;
+  for (unsigned int i = 0; i < length; ++i) hex += {kHex[digest[i] >> 4], kHex[digest[i] & 15]};
+  return hex;
+}
+
+// The GOAL file read without keeping its text (taskgraph::read_goal_file),
+// refused if its ranks alone would need more than the memory limit.
+std::unique_ptr<taskgraph::ExplicitSchedule> read_goal(const std::string& path, const sim::SimulationOptions& options,
+                                                       std::string& text_hash, std::string& warnings) {
+  psl::SourceManager sources;
+  psl::DiagnosticEngine diags(sources);
+  std::string io_error;
+  auto schedule =
+      taskgraph::read_goal_file(path, sources, diags, {options.memory_limit, sim::memory_per_rank(options)}, io_error);
+  if (!io_error.empty()) throw InputError(io_error);
+  std::ostringstream rendered;
+  if (!schedule || diags.warning_count() > 0) diags.print(rendered);
+  if (!schedule) throw InputError("errors in " + path, rendered.str());
+  warnings = rendered.str();
+  text_hash = file_sha256(path);
   return schedule;
+}
+
+// A limit error about a GOAL operation, as the reader reports its errors:
+// file:line:col: error: ..., the line and a caret.
+std::string located(const taskgraph::NodeInfo& node, const std::string& message) {
+  std::string out = node.location + ": error: " + node.label + ": " + message + "\n";
+  const auto col_at = node.location.rfind(':');
+  const auto line_at = col_at == std::string::npos ? col_at : node.location.rfind(':', col_at - 1);
+  if (col_at == std::string::npos || line_at == std::string::npos) return out;
+  const unsigned long line = std::stoul(node.location.substr(line_at + 1, col_at - line_at - 1));
+  const unsigned long column = std::stoul(node.location.substr(col_at + 1));
+  std::ifstream in(node.location.substr(0, line_at));
+  std::string text;
+  for (unsigned long i = 0; i < line && std::getline(in, text); ++i) {
+  }
+  if (!in) return out;
+  return out + text + "\n" + std::string(column > 0 ? column - 1 : 0, ' ') + "^\n";
+}
+
+// Why a collective's closed form does not hold under the semantics ("" =
+// it does): under loggopsim the forms hold without the rendezvous
+// synchronization, except that LogGOPSim charges a 0-byte message o - G.
+std::string closed_form_refusal(sim::Semantics semantics, const taskgraph::CollectiveCall& call) {
+  if (semantics != sim::Semantics::Loggopsim) return {};
+  if (call.op == taskgraph::CollectiveOp::Barrier || call.bytes == 0)
+    return "under the loggopsim semantics a 0-byte message costs o - G (LogGOPSim's (s-1)G wraps), which the "
+           "closed forms do not model; use critical-path";
+  return {};
 }
 
 }  // namespace
@@ -94,16 +147,19 @@ Cell evaluate_schedule(const ScheduleRequest& r, Store& store) {
   Cell cell;
   cell.paradigm = entry.name;
   cell.store_path = store.path();
-  cell.evaluation.machine = r.machine;
+  Machine machine = r.machine;
   db::RunKey key;
   key.evaluator = entry.name;
   key.tool_version = POEMS_VERSION;
-  key.binding = {{"machine", machine_key(r.machine)}};
   std::unique_ptr<taskgraph::ScheduleSource> source;
   std::optional<taskgraph::Picoseconds> closed_form;
   std::string method = entry.name == "analytic[LogGP]" ? r.method : "discrete-event";
   if (!r.goal.empty()) {
-    source = read_goal(r.goal, key.spec_hash);
+    auto goal = read_goal(r.goal, simulation_options(machine), key.spec_hash, cell.warnings);
+    // As LogGOPSim: as many CPUs and NICs as the schedule names, unless given.
+    if (!r.cpus_given) machine.cpus = std::max<std::uint32_t>(machine.cpus, goal->max_cpu() + 1);
+    if (!r.nics_given) machine.nics = std::max<std::uint32_t>(machine.nics, goal->max_nic() + 1);
+    source = std::move(goal);
     key.model = "goal:" + std::filesystem::path(r.goal).filename().string();
     if (method == "closed-form") throw UsageError("--method", "a GOAL schedule has no closed form; use critical-path");
     if (method.empty()) method = "critical-path";
@@ -116,9 +172,15 @@ Cell evaluate_schedule(const ScheduleRequest& r, Store& store) {
                                  {"bytes", call.bytes},
                                  {"root", call.root}};
     if (entry.name == "analytic[LogGP]") {
-      closed_form = components::collective_time(
-          call, r.machine.params, components::rendezvous_sync(r.machine.params, r.machine.rendezvous_handshake));
+      const std::string refusal = closed_form_refusal(machine.semantics, call);
+      // The rendezvous synchronization the closed forms charge: none under loggopsim.
+      const taskgraph::Picoseconds sync =
+          machine.semantics == sim::Semantics::Loggopsim
+              ? 0
+              : components::rendezvous_sync(machine.params, machine.rendezvous_handshake);
+      if (refusal.empty()) closed_form = components::collective_time(call, machine.params, sync);
       if (method.empty()) method = closed_form ? "closed-form" : "critical-path";
+      if (method == "closed-form" && !refusal.empty()) throw UsageError("--method", refusal);
       if (method == "closed-form" && !closed_form)
         throw UsageError("--method", "no closed form of " + r.collective.operation + "/" +
                                          taskgraph::collective_algorithm_name(call.algorithm) +
@@ -131,6 +193,8 @@ Cell evaluate_schedule(const ScheduleRequest& r, Store& store) {
     throw UsageError("--method", "'" + method +
                                      "' is not a method of analytic[LogGP]; expected closed-form or "
                                      "critical-path");
+  cell.evaluation.machine = machine;
+  key.binding["machine"] = machine_key(machine);
   key.binding["method"] = method;
   RunRecord record(store, key);
   cell.run_id = record.id();
@@ -142,17 +206,18 @@ Cell evaluate_schedule(const ScheduleRequest& r, Store& store) {
       out.breakdown = Breakdown::of_ps(*closed_form, 0, 0);
       out.processes = static_cast<std::uint32_t>(source->ranks());
     } else if (method == "critical-path") {
-      const loggp::AnalyticResult a = loggp::critical_path(*source, simulation_options(r.machine));
+      const loggp::AnalyticResult a = loggp::critical_path(*source, simulation_options(machine));
       out.breakdown = Breakdown::of_ps(a.time, a.compute, a.comm);
       out.messages = a.messages;
       out.events = a.operations;
       out.processes = a.ranks;
       out.extra = {{"operations", a.operations}, {"last_rank", a.last_rank}};
     } else {
-      sim::SimulationOptions options = simulation_options(r.machine);
+      sim::SimulationOptions options = simulation_options(machine);
       options.per_rank_results = r.per_rank;
       options.record_timeline = r.timeline;
-      auto s = std::make_shared<sim::SimulationResult>(sim::simulate(*source, options, r.max_stuck_listed));
+      auto s = std::make_shared<sim::SimulationResult>(
+          simulate_with_timeline(*source, options, r.max_stuck_listed, r.otf2_timeline, !r.goal.empty()));
       out.simulation = s;
       if (!s->completed) throw EvaluationError("deadlock or unmatched messages");
       const double p = s->ranks ? static_cast<double>(s->ranks) : 1.0;
@@ -162,6 +227,19 @@ Cell evaluate_schedule(const ScheduleRequest& r, Store& store) {
       out.processes = s->ranks;
       out.extra = {{"max_finish_rank", s->max_finish_rank}, {"events_per_second", s->events_per_second()}};
     }
+  } catch (const sim::SimulationLimitError& e) {  // beyond the clock or the memory limit: the input's
+    record.fail(e.what());
+    const taskgraph::NodeInfo node = source->node_info(e.node);
+    if (!r.goal.empty() && !node.location.empty()) throw InputError("", located(node, e.detail));
+    throw InputError(e.what());
+  } catch (const taskgraph::InstantiationError& e) {
+    record.fail(e.what());
+    throw InputError(e.what());
+  } catch (const Error& e) {
+    record.fail(e.what());
+    if (e.kind() != ErrorKind::Evaluation) throw;  // an OTF2 timeline that cannot be recorded or written
+    cell.error = e.what();
+    return cell;
   } catch (const std::exception& e) {  // sim::SimulationError, a deadlock
     cell.error = e.what();
     record.fail(e.what());

@@ -5,6 +5,7 @@
 #include "poems/base/units.h"
 #include "poems/core/compute_rates.h"
 #include "poems/core/processor_models.h"
+#include "poems/taskgraph/limits.h"
 
 namespace poems::core {
 
@@ -101,6 +102,7 @@ Session::Prepared Session::prepare(const CellRequest& request) {
   e.measure = options_.measure;
   e.per_rank = request.per_rank;
   e.timeline = request.timeline;
+  e.otf2_timeline = request.otf2_timeline;
   e.max_stuck_listed = request.max_stuck_listed;
   if (entry.modelled) {
     if (!comp.machine) throw InputError(comp.no_machine);
@@ -217,6 +219,14 @@ Cell Session::evaluate(const CellRequest& request, const std::string& study) {
   } catch (const Error& x) {
     cell.error = x.what();
     cell.error_kind = x.kind();
+    record.fail(x.what());
+  } catch (const taskgraph::InstantiationError& x) {  // a size, work or loop bound of this binding: the input's
+    cell.error = x.what();
+    cell.error_kind = ErrorKind::Input;
+    record.fail(x.what());
+  } catch (const sim::SimulationLimitError& x) {  // beyond the clock or the memory limit: the input's
+    cell.error = x.what();
+    cell.error_kind = ErrorKind::Input;
     record.fail(x.what());
   } catch (const std::exception& x) {  // a library's own failure, reported as the evaluation's
     cell.error = x.what();

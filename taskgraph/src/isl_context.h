@@ -5,11 +5,19 @@
 #include <isl/ctx.h>
 #include <isl/options.h>
 
+#include "poems/base/limits.h"
+
 namespace poems::taskgraph {
 
+// Work is bounded by isl's own operation count (base::isl_operation_budget(), `--limit
+// isl-operations=N`), reset by each caller for each question it asks.
 struct IslContext {
   isl_ctx* ctx = isl_ctx_alloc();
-  IslContext() { isl_options_set_on_error(ctx, ISL_ON_ERROR_CONTINUE); }
+  IslContext() {
+    isl_options_set_on_error(ctx, ISL_ON_ERROR_CONTINUE);
+    isl_ctx_set_max_operations(ctx, base::isl_operation_budget());
+  }
+  bool over_budget() const { return isl_ctx_last_error(ctx) == isl_error_quota; }
   ~IslContext() { isl_ctx_free(ctx); }
   IslContext(const IslContext&) = delete;
   IslContext& operator=(const IslContext&) = delete;

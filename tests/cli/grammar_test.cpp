@@ -316,6 +316,19 @@ TEST_F(Grammar, AResultThatCannotBeStoredIsAnEvaluationFailure) {
     EXPECT_NE(failed.err.find("--no-store evaluates without storing"), std::string::npos) << failed.err;
     EXPECT_EQ(poems_run(command + nowhere + " --no-store").exit_code, 0) << command;
   }
+  // A file that is not a knowledge base (issue 25: refused unchanged, never
+  // replaced) fails the evaluation the same way, the file left as it was.
+  const std::string text = "not a knowledge base\n";
+  const std::string foreign = file("notes.db", text);
+  for (const std::string& command :
+       {"simulate --goal " + kSource + "/examples/goal/tree8.goal", "run " + kSweep3D + " --study scaling_50"}) {
+    CommandResult failed = poems_run(command + " --db " + foreign);
+    EXPECT_EQ(failed.exit_code, 3) << command;
+    EXPECT_NE(failed.err.find("cannot store results"), std::string::npos) << failed.err;
+    EXPECT_EQ(failed.out, "") << command;  // nothing evaluated
+  }
+  std::ifstream in(foreign);
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()), text);
 }
 
 // Exit codes follow the kind of error, whichever command meets it.

@@ -63,6 +63,10 @@ struct ClosedForm {
   // Binds the form to the model's parameter names; throws ParameterError
   // naming a parameter the form needs and the model lacks.
   std::function<std::unique_ptr<BoundClosedForm>(const std::vector<std::string>& parameters)> bind;
+  // Whether the form also holds under the loggopsim semantics (messages
+  // processed on arrival, no rendezvous synchronization); a form derived for
+  // the matched semantics is refused there (docs/simulator.md).
+  bool holds_under_loggopsim = false;
 };
 
 // Registers (or replaces) the closed form of `form.model`.

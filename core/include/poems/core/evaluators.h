@@ -44,6 +44,7 @@ struct Evaluation {
   // the simulator's per-rank results and a timeline.
   bool per_rank = false, timeline = false;
   std::size_t max_stuck_listed = 16;
+  std::string otf2_timeline;  // simulation[MPI-Sim]: write the run as this OTF2 archive (core/timeline.h)
   // The value of a model parameter or let by name; throws InputError.
   double value(const std::string& name) const;
 };

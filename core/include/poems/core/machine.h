@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -22,15 +23,19 @@ struct Machine {
   components::LogGOPS params;
   bool rendezvous_handshake = false;
   std::uint32_t cpus = 1, nics = 1;  // per process
-  std::string network;               // the component the parameters came from ("" = the command line)
+  // Message progress (docs/simulator.md): matched, or LogGOPSim's exactly.
+  sim::Semantics semantics = sim::Semantics::Matched;
+  std::string network;  // the component the parameters came from ("" = the command line)
   // A new option of the engine that changes results belongs here, in
   // machine_key and in simulation_options, so that runs key it.
 };
 
 // LogGOPS of a network component's parameter values (L, o, g: times; G, O:
 // times per byte; S: bytes). Throws InputError naming the parameter and
-// what it must be.
-components::LogGOPS loggops_of(const std::map<std::string, base::Value>& parameters, const std::string& component);
+// what it must be (and, given `where`, where the parameter is declared:
+// "file:line:col" of a parameter name, "" if unknown).
+components::LogGOPS loggops_of(const std::map<std::string, base::Value>& parameters, const std::string& component,
+                               const std::function<std::string(const std::string&)>& where = {});
 
 // The machine as run keys hold it: {"L_ps", "o_ps", "g_ps", "G_fs_per_byte",
 // "O_fs_per_byte", "S_bytes", "rendezvous_handshake", "cpus", "nics"}.
@@ -45,9 +50,11 @@ struct MachineOverrides {
   std::optional<std::string> L, o, g, G, O, S;
   std::optional<bool> rendezvous_handshake;
   std::optional<std::uint32_t> cpus, nics;
+  std::optional<std::string> semantics;  // --semantics matched|loggopsim
   bool empty() const;
 };
-// Applies the overrides; throws UsageError naming the option and its range.
+// Applies the overrides; throws UsageError naming the option and its range
+// (and for the handshake under loggopsim, a rule of the matched semantics).
 void apply_overrides(const MachineOverrides& overrides, Machine& machine);
 // The machine of the command line alone: LogGOPSim's example parameters
 // (L 2500, o 1500, g 1000, G 6 ns, O 0, S 65535 B) with the overrides applied.

@@ -43,6 +43,7 @@ struct CellRequest {
   bool reuse = true;  // false: evaluate even when the run is stored (a command asked for this evaluation)
   // Beside the record (poems simulate): per-rank results, a timeline.
   bool per_rank = false, timeline = false;
+  std::string otf2_timeline;  // simulation[MPI-Sim]: the run as this OTF2 archive
   std::size_t max_stuck_listed = 16;
 };
 
@@ -61,6 +62,7 @@ struct Cell {
   Evaluation evaluation;                             // what was evaluated: binding, machine, rates
   nlohmann::json compute = nlohmann::json::array();  // per compute node: evaluator, ns_per_work (as keyed)
   std::vector<std::string> processors;               // the components that time the compute nodes
+  std::string warnings;                              // rendered warnings of the input (a GOAL file's)
   bool ok() const { return error.empty(); }
 };
 

@@ -2,19 +2,41 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "poems/base/diagnostics.h"
+#include "poems/base/limits.h"
 #include "poems/base/source.h"
 #include "poems/psl/ast.h"
 
 namespace poems::psl {
 
-// Limits that keep hostile input from exhausting the stack or memory.
+// Limits that keep hostile input from exhausting the stack, memory or time
+// (docs/limits.md). All are checked before or while the tree is built, so
+// every later stage sees bounded input.
 struct FrontendLimits {
   std::size_t max_file_bytes = 16u << 20;
   std::size_t max_nesting = 200;  // brackets, prefix operators, ternaries, else-if chains
+  // Tokens per file: the parse tree costs about 1 KB a token, so this bounds
+  // a file's memory to about 1 GB (a real specification has a few thousand).
+  std::size_t max_tokens = 1'000'000;
+  // Elements of one list, tuple or argument list (a `vary` list is the big one).
+  std::size_t max_list_elements = 100'000;
+  // Operators on the longest path of one expression (`1 + 1 + ... + 1` of N
+  // terms is N - 1 deep); every stage after parsing recurses at most this deep.
+  std::size_t max_expression_depth = 1'000;
+  // isl's step budget is shared with the task graph: base::isl_operation_budget().
 };
+
+using base::kMaxProcessCoordinates;
+
+// Sets a limit by its name in docs/limits.md ("tokens", "list-elements",
+// "expression-depth", "nesting", "file-bytes", "isl-operations", "errors");
+// false for a name this library does not own.
+bool set_frontend_limit(std::string_view name, unsigned long value);
+// The limits every new Frontend starts with (the CLI may change them once).
+FrontendLimits& default_frontend_limits();
 
 class Frontend {
  public:

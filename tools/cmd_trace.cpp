@@ -1,0 +1,299 @@
+// `poems trace`: record an MPI run as an OTF2 archive, summarize an archive,
+// export its replay as GOAL; and the trace-replay options `poems simulate
+// --trace` and `poems analyze --trace` share (docs/trace.md). The replay
+// itself is the core's (core/trace_replay.h).
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <ostream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "options.h"
+#include "poems/trace/archive.h"
+#include "poems/trace/otf2_read.h"
+#include "poems/trace/record.h"
+
+namespace poems::cli {
+
+// Named, not anonymous: the tool is built as unity batches, where helper
+// names of other commands' files would collide.
+namespace trace_cli {
+
+std::string with_commas(std::uint64_t n) {
+  std::string s = std::to_string(n);
+  for (int i = static_cast<int>(s.size()) - 3; i > 0; i -= 3) s.insert(static_cast<std::size_t>(i), ",");
+  return s;
+}
+
+std::string seconds(taskgraph::Picoseconds ps) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%.6f s", static_cast<double>(ps) / 1e12);
+  return buffer;
+}
+
+}  // namespace trace_cli
+
+using namespace trace_cli;
+
+// ---- options shared with simulate and analyze -----------------------------------------
+
+void add_trace_options(CLI::App* cmd, TraceOptions& r, bool with_trace) {
+  if (with_trace)
+    cmd->add_option("--trace", r.archive,
+                    "Replay an OTF2 archive (poems trace, Score-P): its anchor file or directory");
+  cmd->add_option("--machines", r.machines,
+                  "Trace replay: PSL files with the machine components (--machine, --processor, "
+                  "--traced-processor; default: the examples' machines.psl)");
+  cmd->add_option(
+      "--traced-processor", r.traced_processor,
+      "Trace replay: hardware[processor] the trace was recorded on; computation x Wg(--processor) / Wg(this)");
+  cmd->add_option("--traced-wg", r.traced_wg, "Trace replay: Wg of the machine the trace was recorded on, e.g. 7.7ns");
+  cmd->add_option("--compute-scale", r.compute_scale,
+                  "Trace replay: simulated time per traced time of computation (default 1)");
+  cmd->add_option("--collective-algorithm", r.algorithms,
+                  "Trace replay: the modelled MPI's algorithm, OP=ALGORITHM (e.g. allreduce=ring); repeatable");
+  cmd->add_option("--computation", r.computation,
+                  "Trace replay: computation is the wall time between calls, or the thread's CPU time (archives "
+                  "recorded with poems trace --cpu-time)")
+      ->check(CLI::IsMember({"wall", "cpu"}))
+      ->capture_default_str();
+  cmd->add_option("--window", r.window,
+                  "Trace replay: only FROM[#N]..TO[#M], e.g. MPI_Barrier#1..MPI_Allreduce#-1 (after the first "
+                  "barrier, through the last allreduce)");
+}
+
+void reject_trace_options(const TraceOptions& r) {
+  const std::pair<bool, const char*> given[] = {{!r.machines.empty(), "--machines"},
+                                                {!r.traced_processor.empty(), "--traced-processor"},
+                                                {!r.traced_wg.empty(), "--traced-wg"},
+                                                {!r.compute_scale.empty(), "--compute-scale"},
+                                                {!r.algorithms.empty(), "--collective-algorithm"},
+                                                {!r.window.empty(), "--window"},
+                                                {r.computation != "wall", "--computation"}};
+  for (const auto& [set, option] : given)
+    if (set) throw core::UsageError(option, "applies to a trace replay only; give --trace ARCHIVE");
+}
+
+core::TraceRequest TraceOptions::request(const ChoiceOptions& choices, const MachineOptions& machine,
+                                         const std::string& wg) const {
+  core::TraceRequest r;
+  r.archive = archive;
+  r.machines = machines;
+  r.machine = choices.machine;
+  r.processor = choices.processor;
+  if (!wg.empty()) r.wg = wg;
+  r.traced_processor = traced_processor;
+  if (!traced_wg.empty()) r.traced_wg = traced_wg;
+  r.compute_scale = compute_scale;
+  r.algorithms = algorithms;
+  r.window = window;
+  r.cpu_time = computation == "cpu";
+  r.overrides = machine.overrides;
+  return r;
+}
+
+std::string replay_summary(const core::Replay& r, const trace::ReplayScope& scope) {
+  std::string s = "trace " + r.trace.path + " (" + std::to_string(r.trace.ranks.size()) + " ranks" +
+                  (r.options.cpu_time ? ", computation as CPU time" : "") +
+                  (r.trace.creator.empty() ? "" : ", recorded by " + r.trace.creator) + ")\n";
+  s += "  " + (r.options.window.whole() ? std::string("the whole run") : "window " + r.options.window.text()) + ": " +
+       with_commas(scope.calls) + " MPI calls, " + with_commas(scope.messages) + " messages, " +
+       with_commas(scope.collectives) + " collectives";
+  if (scope.messages_cut + scope.collectives_cut > 0)
+    s += " (cut by the window: " + with_commas(scope.messages_cut) + " messages, " +
+         with_commas(scope.collectives_cut) + " collectives)";
+  s += "\n  computation " + r.scale + "\n  machine " + r.machine_source + "\n";
+  return s;
+}
+
+// ---- poems trace ---------------------------------------------------------------------------
+
+namespace trace_cli {
+
+struct TraceCliOptions {
+  std::string procs = "1";
+  std::string mpirun_args, output = "poems-trace";
+  bool force = false;
+  double timeout = 0;
+  int nice = 0;
+  bool cpu_time = false;
+  bool info = false;
+  std::string goal;
+  std::string format;
+  std::vector<std::string> args;  // PROGRAM ARGS, or the ARCHIVE
+  ChoiceOptions choices;          // --processor for the GOAL's compute scale
+  std::string wg;
+  TraceOptions replay;
+};
+
+std::vector<std::string> split_words(const std::string& text) {
+  std::istringstream in(text);
+  std::vector<std::string> words;
+  for (std::string w; in >> w;) words.push_back(w);
+  return words;
+}
+
+trace::Trace read_archive(const std::string& path) {
+  try {
+    return trace::read_trace(path);
+  } catch (const trace::TraceError& e) {
+    throw core::InputError(e.what());
+  }
+}
+
+void show_info(const TraceCliOptions& o, Context& ctx) {
+  const trace::Trace t = read_archive(o.args.front());
+  std::map<std::string, std::uint64_t> per_region;
+  for (const trace::Rank& r : t.ranks)
+    for (const trace::CallRecord& c : r.calls) ++per_region[t.regions[c.region]];
+  std::uint64_t bytes = 0, collectives = 0;
+  for (const trace::Message& m : t.messages) bytes += t.ranks[m.sender].steps[m.send_step].value;
+  for (const trace::Rank& r : t.ranks)
+    for (const trace::Step& s : r.steps) collectives += s.kind == trace::StepKind::Collective && !s.dropped;
+  const std::uint64_t size = trace::archive_bytes(t.path);
+  const std::uint64_t calls = t.calls();
+  if (o.format == "json") {
+    nlohmann::json j = {{"archive", t.path},
+                        {"creator", t.creator},
+                        {"ranks", t.ranks.size()},
+                        {"events", t.events},
+                        {"calls", calls},
+                        {"calls_by_function", per_region},
+                        {"messages", t.messages.size()},
+                        {"message_bytes", bytes},
+                        {"collective_calls", collectives},
+                        {"communicators", t.comms.size()},
+                        {"compute_ns", static_cast<double>(t.compute()) / 1000.0},
+                        {"measured_ns", static_cast<double>(t.measured()) / 1000.0},
+                        {"archive_bytes", size},
+                        {"bytes_per_call", calls ? static_cast<double>(size) / static_cast<double>(calls) : 0.0},
+                        {"warnings", t.warnings}};
+    ctx.out << j.dump(2) << '\n';
+  } else {
+    TextTable table{{"archive", t.path},
+                    {"recorded by", t.creator.empty() ? "(unknown)" : t.creator},
+                    {"ranks", std::to_string(t.ranks.size())},
+                    {"events", with_commas(t.events)},
+                    {"MPI calls", with_commas(calls)},
+                    {"messages", with_commas(t.messages.size()) + " (" + with_commas(bytes) + " bytes)"},
+                    {"collective calls", with_commas(collectives)},
+                    {"communicators", std::to_string(t.comms.size())},
+                    {"computation", seconds(t.compute()) + " (all ranks)"},
+                    {"run", seconds(t.measured()) + " (first to last event)"},
+                    {"archive size", with_commas(size) + " bytes" +
+                                         (calls ? " (" + std::to_string(size / calls) + " per MPI call)" : "")}};
+    print_table(table, ctx.out);
+    ctx.out << "calls by function:\n";
+    TextTable by;
+    for (const auto& [name, n] : per_region) by.push_back({"  " + name, with_commas(n)});
+    print_table(by, ctx.out);
+  }
+  for (const std::string& w : t.warnings) ctx.warn(t.path + ": " + w);
+}
+
+void export_goal(const TraceCliOptions& o, Context& ctx) {
+  TraceOptions options = o.replay;
+  options.archive = o.args.front();
+  const auto replay = core::prepare_replay(options.request(o.choices, {}, o.wg));
+  for (const std::string& w : replay->trace.warnings) ctx.warn(replay->trace.path + ": " + w);
+  std::ofstream out(o.goal);
+  if (!out) throw core::UsageError("--goal", "cannot write '" + o.goal + "'");
+  const std::uint64_t messages = core::write_replay_goal(*replay, out);
+  ctx.err << "wrote " << o.goal << " (" << replay->trace.ranks.size() << " ranks, " << with_commas(messages)
+          << " messages)\n";
+}
+
+void record_run(const TraceCliOptions& o, Context& ctx) {
+  trace::RecordOptions r;
+  const double np = core::quantity("--procs", o.procs, base::kDimensionless, "an integer in 1..65536");
+  if (np < 1 || np > 65536 || np != std::floor(np))
+    throw core::UsageError("--procs", "'" + o.procs + "' is out of range; expected an integer in 1..65536");
+  r.ranks = static_cast<int>(np);
+  r.program = o.args.front();
+  r.args.assign(o.args.begin() + 1, o.args.end());
+  r.mpirun_args = split_words(o.mpirun_args);
+  r.output = o.output;
+  r.force = o.force;
+  r.timeout_seconds = o.timeout;
+  r.cpu_time = o.cpu_time;
+  trace::RecordResult rec;
+  {
+    const PriorityScope priority(o.nice, ctx);
+    rec = trace::record(r);
+  }
+  if (!rec.error.empty()) {
+    if (rec.started) throw core::EvaluationError(rec.error);
+    throw core::InputError(rec.error);
+  }
+  if (!rec.ok())
+    throw core::EvaluationError("the traced run failed (" +
+                                (rec.timed_out ? std::string("timed out")
+                                 : rec.signal  ? "signal " + std::to_string(rec.signal)
+                                               : "exit code " + std::to_string(rec.exit_code)) +
+                                ")" +
+                                (rec.anchor.empty() ? "; no archive was written" : "; the archive may be incomplete"));
+  if (rec.anchor.empty())
+    throw core::EvaluationError("the run wrote no archive in '" + o.output +
+                                "' (is it an MPI program, and does it call MPI_Finalize?)");
+  trace::Trace t;
+  try {
+    t = trace::read_trace(rec.anchor);
+  } catch (const trace::TraceError& e) {
+    throw core::EvaluationError(std::string("the archive cannot be read back: ") + e.what());
+  }
+  const std::uint64_t size = trace::archive_bytes(rec.anchor), calls = t.calls();
+  char line[400];
+  std::snprintf(line, sizeof line,
+                "poems trace: %d processes recorded in %s: %s MPI calls, %s messages, %s bytes (%.1f bytes per "
+                "call); run %.3f s\n",
+                r.ranks, rec.anchor.c_str(), with_commas(calls).c_str(), with_commas(t.messages.size()).c_str(),
+                with_commas(size).c_str(), calls ? static_cast<double>(size) / static_cast<double>(calls) : 0.0,
+                static_cast<double>(t.measured()) / 1e12);
+  ctx.err << line;
+  for (const std::string& w : t.warnings) ctx.warn(w);
+}
+
+}  // namespace trace_cli
+
+void register_trace(CLI::App& app, Context& ctx) {
+  auto o = std::make_shared<TraceCliOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "trace",
+      "Record an MPI run as an OTF2 archive (poems trace --procs N -- PROGRAM ARGS), summarize one (--info "
+      "ARCHIVE) or export its replay as GOAL (--goal OUT ARCHIVE)");
+  cmd->add_option("args", o->args, "PROGRAM and its arguments (after --), or the ARCHIVE with --info/--goal");
+  add_procs_option(cmd, o->procs, "Processes (also -np, --np, -n)", {"--np", "-n"})->capture_default_str();
+  cmd->add_option("--mpirun", o->mpirun_args, "More arguments for mpirun, e.g. \"--bind-to core\"");
+  cmd->add_option("-o,--output", o->output, "Directory of the archive (traces.otf2 in it)")->capture_default_str();
+  cmd->add_flag("--force", o->force, "Replace an archive already in the output directory");
+  add_timeout_option(cmd, o->timeout);
+  cmd->add_option("--nice", o->nice,
+                  "Run at this nice value, and this session's scheduling group too (negative needs root), as "
+                  "poems measure does")
+      ->check(CLI::Range(-20, 19));
+  cmd->add_flag("--cpu-time", o->cpu_time,
+                "Also record each process's CPU time at every MPI call, for replays with --computation cpu (costs "
+                "a system call per call)");
+  cmd->add_flag("--info", o->info, "Summarize the ARCHIVE: ranks, calls, messages, size per call");
+  cmd->add_option("--goal", o->goal, "Write the ARCHIVE's replay as a GOAL schedule (LogGOPSim's Schedgen)");
+  add_format_option(cmd, o->format, {"table", "json"});
+  cmd->add_option("--processor", o->choices.processor,
+                  "--goal: hardware[processor] the replay models (with --traced-*)");
+  add_wg_option(cmd, o->wg);
+  add_trace_options(cmd, o->replay, false);
+  cmd->callback([o, &ctx] {
+    if (o->args.empty())
+      throw core::UsageError("trace", "give -- PROGRAM ARGS to record, or an ARCHIVE with --info or --goal");
+    if (o->info || !o->goal.empty()) {
+      if (o->info && !o->goal.empty()) throw core::UsageError("trace", "give one of --info and --goal");
+      if (o->args.size() != 1) throw core::UsageError("trace", "--info and --goal take one ARCHIVE");
+      return o->info ? show_info(*o, ctx) : export_goal(*o, ctx);
+    }
+    record_run(*o, ctx);
+  });
+}
+
+}  // namespace poems::cli
