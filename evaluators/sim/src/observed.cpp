@@ -25,4 +25,19 @@ void Engine::observe_unexpected(std::uint32_t dest, std::uint32_t sender, std::u
   if (observer_->arrived_unexpected(dest, sender, op, now_)) wake(dest);
 }
 
+bool Engine::read_woken() { return read_named(observer_->take_woken()); }
+
+bool Engine::read_drained() { return read_named(observer_->drained(now_)); }
+
+bool Engine::read_named(std::span<const std::uint32_t> ranks) {
+  if (ranks.empty()) return false;
+  named_scratch_.assign(ranks.begin(), ranks.end());  // reading may call the observer again
+  for (std::uint32_t r : named_scratch_) {
+    if (r >= nranks_) throw SimulationError("the observer named rank " + std::to_string(r) + ", which is no rank");
+    wake(r);
+    read(r);
+  }
+  return true;
+}
+
 }  // namespace poems::sim::detail

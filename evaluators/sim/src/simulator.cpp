@@ -556,9 +556,13 @@ inline void Engine::prefetch_upcoming() const {
 SimulationResult Engine::run(std::size_t max_stuck_listed) {
   auto wall_start = std::chrono::steady_clock::now();
   for (std::uint32_t r = 0; r < nranks_; ++r) read(r);
+  if (observer_) [[unlikely]]
+    while (read_woken()) {
+    }
   const double initial_read = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   std::size_t peak_queue = 0;
-  while (!queue_.empty()) {
+  // An observed source may add operations once the queue has run dry.
+  while (!queue_.empty() || (observer_ && read_drained() && !queue_.empty())) {
     peak_queue = std::max(peak_queue, queue_.size());
     prefetch_upcoming();
     const Event ev = queue_.pop();
@@ -580,6 +584,9 @@ SimulationResult Engine::run(std::size_t max_stuck_listed) {
       // Windows read up front live in the arena until the end.
       if (lazy_ && rs.head < rs.slots.size() && finished(rs.slots[rs.head])) retire(t);
     }
+    if (observer_) [[unlikely]]
+      while (read_woken()) {
+      }
   }
   // Operations complete at known future times without an event of their own;
   // everything that completed is finished now.
