@@ -183,7 +183,9 @@ TEST(Probe, SeesTheMessageWhenItArrives) {
   ASSERT_TRUE(r.completed()) << r.error;
   EXPECT_EQ(st.MPI_SOURCE, 1);
   EXPECT_EQ(st.MPI_TAG, 5);
-  EXPECT_EQ(st.poems_bytes, 4);
+  int bytes = 0;
+  MPI_Get_count(&st, MPI_BYTE, &bytes);
+  EXPECT_EQ(bytes, 4);
   EXPECT_EQ(value, 77);
   EXPECT_EQ(probed, ns(10000) + kP.o + kP.L);    // the arrival
   EXPECT_EQ(received, probed + kP.recv_cpu(4));  // then the receive's processing

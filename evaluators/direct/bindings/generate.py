@@ -129,6 +129,9 @@ FORTRAN_BY_HAND = {
     "MPI_Keyval_create", "MPI_Type_get_attr", "MPI_Type_set_attr", "MPI_Type_create_keyval", "MPI_Win_get_attr",
     "MPI_Win_set_attr", "MPI_Win_create_keyval", "MPI_Op_create", "MPI_Comm_create_errhandler",
     "MPI_Errhandler_create", "MPI_Win_create_errhandler", "MPI_File_create_errhandler",
+    # MPI-1's Fortran bindings take default INTEGER where C takes MPI_Aint.
+    "MPI_Address", "MPI_Type_extent", "MPI_Type_struct", "MPI_Type_hvector", "MPI_Type_hindexed", "MPI_Type_lb",
+    "MPI_Type_ub",
 }
 # C-only functions (no Fortran binding).
 C_ONLY = re.compile(r"^MPI_(T_.*|.*_f2c|.*_c2f|Status_c2f|Status_f2c|Type_create_f90_.*)$")

@@ -3,7 +3,9 @@
 // MPI_WTIME and MPI_AINT_ADD, attributes (Fortran keeps values, C pointers),
 // keyvals and operators with Fortran procedures, and the common blocks that
 // hold mpif.h's sentinels.
+#include <algorithm>
 #include <cstring>
+#include <vector>
 
 #include "api.h"
 #include "fortran.h"
@@ -195,6 +197,46 @@ POEMS_F(mpi_win_create_errhandler_)(void* function, MPI_Fint* errhandler, MPI_Fi
 }
 POEMS_F(mpi_file_create_errhandler_)(void* function, MPI_Fint* errhandler, MPI_Fint* ierror) {
   *ierror = MPI_File_create_errhandler(reinterpret_cast<MPI_File_errhandler_function*>(function), errhandler);
+}
+
+}  // extern "C"
+
+// MPI-1's Fortran bindings: addresses, extents and displacements are default INTEGERs.
+extern "C" {
+
+POEMS_F(mpi_address_)(void* location, MPI_Fint* address, MPI_Fint* ierror) {
+  MPI_Aint a = 0;
+  *ierror = MPI_Get_address(poems_fbuf(location), &a);
+  *address = static_cast<MPI_Fint>(a);
+}
+POEMS_F(mpi_type_extent_)(const MPI_Fint* type, MPI_Fint* extent, MPI_Fint* ierror) {
+  MPI_Aint e = 0;
+  *ierror = MPI_Type_extent(*type, &e);
+  *extent = static_cast<MPI_Fint>(e);
+}
+POEMS_F(mpi_type_lb_)(const MPI_Fint* type, MPI_Fint* lb, MPI_Fint* ierror) {
+  MPI_Aint v = 0;
+  *ierror = MPI_Type_lb(*type, &v);
+  *lb = static_cast<MPI_Fint>(v);
+}
+POEMS_F(mpi_type_ub_)(const MPI_Fint* type, MPI_Fint* ub, MPI_Fint* ierror) {
+  MPI_Aint v = 0;
+  *ierror = MPI_Type_ub(*type, &v);
+  *ub = static_cast<MPI_Fint>(v);
+}
+POEMS_F(mpi_type_hvector_)(const MPI_Fint* count, const MPI_Fint* blocklength, const MPI_Fint* stride,
+                           const MPI_Fint* oldtype, MPI_Fint* newtype, MPI_Fint* ierror) {
+  *ierror = MPI_Type_create_hvector(*count, *blocklength, *stride, *oldtype, newtype);
+}
+POEMS_F(mpi_type_hindexed_)(const MPI_Fint* count, MPI_Fint* blocklengths, const MPI_Fint* displacements,
+                            const MPI_Fint* oldtype, MPI_Fint* newtype, MPI_Fint* ierror) {
+  std::vector<MPI_Aint> d(displacements, displacements + std::max(*count, 0));
+  *ierror = MPI_Type_create_hindexed(*count, blocklengths, d.data(), *oldtype, newtype);
+}
+POEMS_F(mpi_type_struct_)(const MPI_Fint* count, MPI_Fint* blocklengths, const MPI_Fint* displacements,
+                          MPI_Fint* types, MPI_Fint* newtype, MPI_Fint* ierror) {
+  std::vector<MPI_Aint> d(displacements, displacements + std::max(*count, 0));
+  *ierror = MPI_Type_create_struct(*count, blocklengths, d.data(), types, newtype);
 }
 
 }  // extern "C"

@@ -222,6 +222,11 @@ int MPI_Type_free(MPI_Datatype* datatype) {
 }
 
 int MPI_Type_size(MPI_Datatype datatype, int* size) {
+  if (!(Runtime::active() && Runtime::active()->running())) {  // predefined types work outside a rank too
+    if (!is_predefined(datatype)) return MPI_ERR_TYPE;
+    *size = static_cast<int>(predefined_size(datatype));
+    return MPI_SUCCESS;
+  }
   return mpi_call(
       "MPI_Type_size",
       [&](Runtime& rt) {

@@ -596,18 +596,25 @@ int MPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status
 }
 
 int MPI_Get_count(const MPI_Status* status, MPI_Datatype datatype, int* count) {
-  return mpi_call(
-      "MPI_Get_count",
-      [&](Runtime& rt) {
-        const TypeInfo& t = check_type(rt, "MPI_Get_count", datatype);
-        const std::uint64_t bytes = status_bytes(status);
-        if (t.size == 0)
-          *count = bytes == 0 ? 0 : MPI_UNDEFINED;
-        else
-          *count = bytes % t.size == 0 ? static_cast<int>(bytes / t.size) : MPI_UNDEFINED;
-        return MPI_SUCCESS;
-      },
-      false);
+  // A pure function: it also works outside a rank on a kept status (predefined types).
+  const std::uint64_t bytes = status_bytes(status);
+  std::uint64_t size = predefined_size(datatype);
+  if (Runtime::active() && Runtime::active()->running()) {
+    mpi_call(
+        "MPI_Get_count",
+        [&](Runtime& rt) {
+          size = check_type(rt, "MPI_Get_count", datatype).size;
+          return MPI_SUCCESS;
+        },
+        false);
+  } else if (!is_predefined(datatype)) {
+    return MPI_ERR_TYPE;
+  }
+  if (size == 0)
+    *count = bytes == 0 ? 0 : MPI_UNDEFINED;
+  else
+    *count = bytes % size == 0 ? static_cast<int>(bytes / size) : MPI_UNDEFINED;
+  return MPI_SUCCESS;
 }
 
 int MPI_Get_elements(const MPI_Status* status, MPI_Datatype datatype, int* count) {

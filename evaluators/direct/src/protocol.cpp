@@ -31,6 +31,9 @@ T field_or(const json& j, const char* name, T fallback) {
 json options_to_json(const DirectOptions& o) {
   const sim::LogGOPS& p = o.sim.params;
   json j = {{"ranks", o.ranks},
+            {"isolation", o.isolation == Isolation::Threads ? "threads" : "processes"},
+            {"ranks_per_node", o.ranks_per_node},
+            {"shared_bytes", o.shared_bytes},
             {"L_ps", p.L},
             {"o_ps", p.o},
             {"g_ps", p.g},
@@ -62,6 +65,14 @@ DirectOptions options_from_json(const json& j) {
   if (!j.is_object()) throw std::invalid_argument("direct-execution options: not a JSON object");
   DirectOptions o;
   o.ranks = field<std::uint32_t>(j, "ranks");
+  const std::string isolation = field_or<std::string>(j, "isolation", "processes");
+  if (isolation != "processes" && isolation != "threads")
+    throw std::invalid_argument("direct-execution options: isolation must be 'processes' or 'threads', not '" +
+                                isolation + "'");
+  o.isolation = isolation == "threads" ? Isolation::Threads : Isolation::Processes;
+  o.ranks_per_node = field_or<std::uint32_t>(j, "ranks_per_node", 1);
+  if (o.ranks_per_node == 0) throw std::invalid_argument("direct-execution options: ranks_per_node must be >= 1");
+  o.shared_bytes = field_or<std::size_t>(j, "shared_bytes", 0);
   sim::LogGOPS& p = o.sim.params;
   p.L = field_or<Picoseconds>(j, "L_ps", p.L);
   p.o = field_or<Picoseconds>(j, "o_ps", p.o);

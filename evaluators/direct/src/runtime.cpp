@@ -374,6 +374,10 @@ void Runtime::matched(std::uint32_t rank, std::uint64_t recv_op, std::uint32_t s
 }
 
 bool Runtime::arrived_unexpected(std::uint32_t rank, std::uint32_t sender, std::uint64_t send_op, Picoseconds) {
+  if (rank >= programs_) {  // a one-sided message reached the target's companion
+    serve_rma(rank, sender, send_op);
+    return true;
+  }
   auto m = messages_.find(op_key(sender, send_op));
   if (m == messages_.end()) return false;
   Rank& k = ranks_[rank];

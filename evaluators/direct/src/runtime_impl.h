@@ -85,7 +85,7 @@ struct DeferredSchedule {
 };
 
 struct Request {
-  enum class Kind : std::uint8_t { Free, Send, Recv, Marker, Collective, Persistent, Generalized, Deferred };
+  enum class Kind : std::uint8_t { Free, Send, Recv, Marker, Collective, Persistent, Generalized, Deferred, Rma };
   Kind kind = Kind::Free;
   bool done = false;
   bool waited = false;     // its rank is blocked until it is done
@@ -189,6 +189,56 @@ struct Collective {
 // companion carries the rank's nonblocking collectives and serves the
 // one-sided operations that target it, with a CPU and NIC of its own, so the
 // program's own stream never waits behind them (docs/direct.md).
+// One-sided communication (mpi_rma.cpp). A window's memory at each of its
+// ranks, the lock each target's companion keeps, and what each origin has
+// outstanding at each target.
+struct WindowRank {
+  std::uintptr_t base = 0;
+  MPI_Aint size = 0;
+  int disp_unit = 1;
+  std::uint32_t world = 0;
+  bool shared = false;  // in the shared region (MPI_Win_allocate*): any rank reads it directly
+};
+struct LockWaiter {
+  std::uint32_t origin = 0;  // world rank
+  int tag = 0;
+  int type = 0;
+};
+struct TargetLock {
+  int exclusive = -1;      // world rank holding it exclusively, or -1
+  std::uint32_t shared = 0;
+  svector<LockWaiter> waiting;
+};
+struct Outstanding {
+  int target = 0;            // communicator rank
+  std::uint32_t request = 0;  // a reply the origin waits for (get, fetch) or kNoRequest
+};
+struct Window {
+  bool used = false;
+  MPI_Comm comm = MPI_COMM_NULL;
+  int flavor = MPI_WIN_FLAVOR_CREATE;
+  svector<WindowRank> ranks;  // by communicator rank
+  svector<TargetLock> locks;  // by communicator rank
+  smap<std::uint32_t, svector<Outstanding>> outstanding;  // by origin world rank
+  smap<std::uint32_t, svector<int>> accessed;             // targets since the last synchronization, by origin
+  smap<std::uint32_t, svector<int>> post_group, start_group;  // PSCW, by world rank
+  svector<std::pair<std::uintptr_t, MPI_Aint>> attached;  // dynamic windows
+  std::uintptr_t shared_block = 0;                         // MPI_Win_allocate_shared: one block for all
+  std::uint32_t freed = 0;
+  sstring name;
+};
+// A one-sided message in flight to a companion: what the companion does with it.
+struct RmaMessage {
+  enum Kind : std::uint8_t { Data, Fetch, Flush, Lock, Unlock } kind = Data;
+  std::uint32_t window = 0;
+  std::uint32_t origin = 0;  // world rank
+  int target = 0;            // communicator rank
+  int tag = 0;
+  std::uint64_t bytes = 0;  // of the message itself
+  std::uint64_t reply_bytes = 0;
+  int lock_type = 0;
+};
+
 struct Rank {
   enum class State : std::uint8_t { NotStarted, Ready, Blocked, Finished };
   State state = State::NotStarted;
@@ -228,6 +278,7 @@ struct Rank {
   const char* blocked_in = "";  // the MPI call it waits in
   svector<sstring> args;
   svector<char*> argv;
+  std::uint32_t rma_tags = 0;     // one-sided messages sent (their tags)
   void* bsend_buffer = nullptr;  // MPI_Buffer_attach
   int bsend_size = 0;
   // Processes: the turn (futex word: 1 = run) and the process.
@@ -417,6 +468,17 @@ class Runtime final : public taskgraph::ScheduleSource, public sim::ExecutionObs
   // Computation.
   void start_cpu_mark();
 
+  // One-sided communication.
+  svector<Window>& windows() { return windows_; }
+  pid_t pid_of(std::uint32_t world) const { return ranks_[world].pid; }
+  // Sends a one-sided message from the running rank to the companion of
+  // world rank `target_world`; with reply_bytes the companion answers and
+  // the returned request waits for the answer (kNoRequest otherwise).
+  std::uint32_t rma_send(const RmaMessage& m, std::uint32_t target_world, std::uint64_t bytes, bool reply,
+                         const char* call);
+  // Whether the messages of window `win` go to a companion that serves it.
+  void serve_rma(std::uint32_t companion, std::uint32_t sender, std::uint64_t send_op);
+
  private:
   friend struct ProcessControl;
   void start_rank_thread(std::uint32_t r);
@@ -463,6 +525,8 @@ class Runtime final : public taskgraph::ScheduleSource, public sim::ExecutionObs
   svector<UserOp> user_ops_;
   svector<Keyval> keyvals_;
   smap<AttrKey, std::uintptr_t> attributes_;
+  svector<Window> windows_;
+  sunordered_map<std::uint64_t, RmaMessage> rma_messages_;  // op_key of the send -> what it asks
   svector<InfoObject> infos_;
   smap<CollectiveKey, Collective> collectives_;
   std::unique_ptr<processor::ProcessorModel> processor_;

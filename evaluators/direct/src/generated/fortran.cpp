@@ -50,14 +50,6 @@ void pmpi_add_error_string_(const MPI_Fint* errorcode, const char* string, MPI_F
   const int rc = MPI_Add_error_string(static_cast<int>(*errorcode), string_c.c_str());
   *ierror = rc;
 }
-void mpi_address_(void* location, MPI_Aint* address, MPI_Fint* ierror) {
-  const int rc = MPI_Address(poems_fbuf(location), reinterpret_cast<MPI_Aint*>(address));
-  *ierror = rc;
-}
-void pmpi_address_(void* location, MPI_Aint* address, MPI_Fint* ierror) {
-  const int rc = MPI_Address(poems_fbuf(location), reinterpret_cast<MPI_Aint*>(address));
-  *ierror = rc;
-}
 void mpi_allgather_(void* sendbuf, const MPI_Fint* sendcount, const MPI_Fint* sendtype, void* recvbuf, const MPI_Fint* recvcount, const MPI_Fint* recvtype, const MPI_Fint* comm, MPI_Fint* ierror) {
   const int rc = MPI_Allgather(poems_fbuf(sendbuf), static_cast<int>(*sendcount), static_cast<MPI_Datatype>(*sendtype), poems_fbuf(recvbuf), static_cast<int>(*recvcount), static_cast<MPI_Datatype>(*recvtype), static_cast<MPI_Comm>(*comm));
   *ierror = rc;
@@ -2256,14 +2248,6 @@ void pmpi_type_dup_(const MPI_Fint* type, MPI_Fint* newtype, MPI_Fint* ierror) {
   const int rc = MPI_Type_dup(static_cast<MPI_Datatype>(*type), reinterpret_cast<MPI_Datatype*>(newtype));
   *ierror = rc;
 }
-void mpi_type_extent_(const MPI_Fint* type, MPI_Aint* extent, MPI_Fint* ierror) {
-  const int rc = MPI_Type_extent(static_cast<MPI_Datatype>(*type), reinterpret_cast<MPI_Aint*>(extent));
-  *ierror = rc;
-}
-void pmpi_type_extent_(const MPI_Fint* type, MPI_Aint* extent, MPI_Fint* ierror) {
-  const int rc = MPI_Type_extent(static_cast<MPI_Datatype>(*type), reinterpret_cast<MPI_Aint*>(extent));
-  *ierror = rc;
-}
 void mpi_type_free_(MPI_Fint* type, MPI_Fint* ierror) {
   const int rc = MPI_Type_free(reinterpret_cast<MPI_Datatype*>(type));
   *ierror = rc;
@@ -2340,36 +2324,12 @@ void pmpi_type_get_true_extent_x_(const MPI_Fint* datatype, MPI_Count* true_lb, 
   const int rc = MPI_Type_get_true_extent_x(static_cast<MPI_Datatype>(*datatype), reinterpret_cast<MPI_Count*>(true_lb), reinterpret_cast<MPI_Count*>(true_extent));
   *ierror = rc;
 }
-void mpi_type_hindexed_(const MPI_Fint* count, MPI_Fint* array_of_blocklengths, MPI_Aint* array_of_displacements, const MPI_Fint* oldtype, MPI_Fint* newtype, MPI_Fint* ierror) {
-  const int rc = MPI_Type_hindexed(static_cast<int>(*count), reinterpret_cast<int*>(array_of_blocklengths), reinterpret_cast<MPI_Aint*>(array_of_displacements), static_cast<MPI_Datatype>(*oldtype), reinterpret_cast<MPI_Datatype*>(newtype));
-  *ierror = rc;
-}
-void pmpi_type_hindexed_(const MPI_Fint* count, MPI_Fint* array_of_blocklengths, MPI_Aint* array_of_displacements, const MPI_Fint* oldtype, MPI_Fint* newtype, MPI_Fint* ierror) {
-  const int rc = MPI_Type_hindexed(static_cast<int>(*count), reinterpret_cast<int*>(array_of_blocklengths), reinterpret_cast<MPI_Aint*>(array_of_displacements), static_cast<MPI_Datatype>(*oldtype), reinterpret_cast<MPI_Datatype*>(newtype));
-  *ierror = rc;
-}
-void mpi_type_hvector_(const MPI_Fint* count, const MPI_Fint* blocklength, const MPI_Aint* stride, const MPI_Fint* oldtype, MPI_Fint* newtype, MPI_Fint* ierror) {
-  const int rc = MPI_Type_hvector(static_cast<int>(*count), static_cast<int>(*blocklength), static_cast<MPI_Aint>(*stride), static_cast<MPI_Datatype>(*oldtype), reinterpret_cast<MPI_Datatype*>(newtype));
-  *ierror = rc;
-}
-void pmpi_type_hvector_(const MPI_Fint* count, const MPI_Fint* blocklength, const MPI_Aint* stride, const MPI_Fint* oldtype, MPI_Fint* newtype, MPI_Fint* ierror) {
-  const int rc = MPI_Type_hvector(static_cast<int>(*count), static_cast<int>(*blocklength), static_cast<MPI_Aint>(*stride), static_cast<MPI_Datatype>(*oldtype), reinterpret_cast<MPI_Datatype*>(newtype));
-  *ierror = rc;
-}
 void mpi_type_indexed_(const MPI_Fint* count, MPI_Fint* array_of_blocklengths, MPI_Fint* array_of_displacements, const MPI_Fint* oldtype, MPI_Fint* newtype, MPI_Fint* ierror) {
   const int rc = MPI_Type_indexed(static_cast<int>(*count), reinterpret_cast<const int*>(array_of_blocklengths), reinterpret_cast<const int*>(array_of_displacements), static_cast<MPI_Datatype>(*oldtype), reinterpret_cast<MPI_Datatype*>(newtype));
   *ierror = rc;
 }
 void pmpi_type_indexed_(const MPI_Fint* count, MPI_Fint* array_of_blocklengths, MPI_Fint* array_of_displacements, const MPI_Fint* oldtype, MPI_Fint* newtype, MPI_Fint* ierror) {
   const int rc = MPI_Type_indexed(static_cast<int>(*count), reinterpret_cast<const int*>(array_of_blocklengths), reinterpret_cast<const int*>(array_of_displacements), static_cast<MPI_Datatype>(*oldtype), reinterpret_cast<MPI_Datatype*>(newtype));
-  *ierror = rc;
-}
-void mpi_type_lb_(const MPI_Fint* type, MPI_Aint* lb, MPI_Fint* ierror) {
-  const int rc = MPI_Type_lb(static_cast<MPI_Datatype>(*type), reinterpret_cast<MPI_Aint*>(lb));
-  *ierror = rc;
-}
-void pmpi_type_lb_(const MPI_Fint* type, MPI_Aint* lb, MPI_Fint* ierror) {
-  const int rc = MPI_Type_lb(static_cast<MPI_Datatype>(*type), reinterpret_cast<MPI_Aint*>(lb));
   *ierror = rc;
 }
 void mpi_type_match_size_(const MPI_Fint* typeclass, const MPI_Fint* size, MPI_Fint* type, MPI_Fint* ierror) {
@@ -2404,22 +2364,6 @@ void mpi_type_size_x_(const MPI_Fint* type, MPI_Count* size, MPI_Fint* ierror) {
 }
 void pmpi_type_size_x_(const MPI_Fint* type, MPI_Count* size, MPI_Fint* ierror) {
   const int rc = MPI_Type_size_x(static_cast<MPI_Datatype>(*type), reinterpret_cast<MPI_Count*>(size));
-  *ierror = rc;
-}
-void mpi_type_struct_(const MPI_Fint* count, MPI_Fint* array_of_blocklengths, MPI_Aint* array_of_displacements, MPI_Fint* array_of_types, MPI_Fint* newtype, MPI_Fint* ierror) {
-  const int rc = MPI_Type_struct(static_cast<int>(*count), reinterpret_cast<int*>(array_of_blocklengths), reinterpret_cast<MPI_Aint*>(array_of_displacements), reinterpret_cast<MPI_Datatype*>(array_of_types), reinterpret_cast<MPI_Datatype*>(newtype));
-  *ierror = rc;
-}
-void pmpi_type_struct_(const MPI_Fint* count, MPI_Fint* array_of_blocklengths, MPI_Aint* array_of_displacements, MPI_Fint* array_of_types, MPI_Fint* newtype, MPI_Fint* ierror) {
-  const int rc = MPI_Type_struct(static_cast<int>(*count), reinterpret_cast<int*>(array_of_blocklengths), reinterpret_cast<MPI_Aint*>(array_of_displacements), reinterpret_cast<MPI_Datatype*>(array_of_types), reinterpret_cast<MPI_Datatype*>(newtype));
-  *ierror = rc;
-}
-void mpi_type_ub_(const MPI_Fint* mtype, MPI_Aint* ub, MPI_Fint* ierror) {
-  const int rc = MPI_Type_ub(static_cast<MPI_Datatype>(*mtype), reinterpret_cast<MPI_Aint*>(ub));
-  *ierror = rc;
-}
-void pmpi_type_ub_(const MPI_Fint* mtype, MPI_Aint* ub, MPI_Fint* ierror) {
-  const int rc = MPI_Type_ub(static_cast<MPI_Datatype>(*mtype), reinterpret_cast<MPI_Aint*>(ub));
   *ierror = rc;
 }
 void mpi_type_vector_(const MPI_Fint* count, const MPI_Fint* blocklength, const MPI_Fint* stride, const MPI_Fint* oldtype, MPI_Fint* newtype, MPI_Fint* ierror) {
