@@ -274,6 +274,23 @@ void apply(MPI_Op op, T& a, const T& b) {
 
 Family family(MPI_Datatype type) { return is_predefined(type) ? kTypes[type].family : Family::None; }
 
+void add_runs(svector<std::pair<std::uint32_t, std::uint64_t>>& runs,
+              const svector<std::pair<std::uint32_t, std::uint64_t>>& more, std::uint64_t times) {
+  for (std::uint64_t t = 0; t < times; ++t) {
+    for (const auto& [size, n] : more) {
+      if (!runs.empty() && runs.back().first == size)
+        runs.back().second += n;
+      else
+        runs.emplace_back(size, n);
+    }
+    // One repetition of a single run is all the runs need (the rest only adds to its count).
+    if (more.size() == 1 && times > 1) {
+      runs.back().second += more.front().second * (times - 1 - t);
+      break;
+    }
+  }
+}
+
 void add_block(svector<Block>& blocks, std::int64_t disp, std::uint64_t len) {
   if (len == 0) return;
   if (!blocks.empty() && blocks.back().disp + static_cast<std::int64_t>(blocks.back().len) == disp) {
@@ -330,6 +347,7 @@ struct Builder {
       if (t.element == MPI_DATATYPE_NULL && !mixed) t.element = old.element;
       t.elements += old.elements * static_cast<std::uint64_t>(count);
       t.size += old.size * static_cast<std::uint64_t>(count);
+      add_runs(t.basic_runs, old.basic_runs, static_cast<std::uint64_t>(count));
       if (old.contiguous() && old.blocks.size() == 1) {
         add_block(t.blocks, disp, old.size * static_cast<std::uint64_t>(count));
       } else {
@@ -387,6 +405,7 @@ TypeInfo predefined_info(MPI_Datatype type) {
   }
   t.element = type;
   t.elements = 1;
+  t.basic_runs.emplace_back(p.size, 1);
   // The C pairs' fields, as they lie in memory.
   switch (type) {
     case MPI_DOUBLE_INT:
@@ -454,6 +473,21 @@ void reduce_into(MPI_Op op, MPI_Datatype element, void* acc, const void* in, std
       store(a + i * step, x);
     }
   });
+}
+
+std::int64_t basic_elements(const TypeInfo& t, std::uint64_t bytes) {
+  if (t.size == 0) return bytes == 0 ? 0 : -1;
+  std::uint64_t per_item = 0;
+  for (const auto& [size, n] : t.basic_runs) per_item += n;
+  std::uint64_t elements = bytes / t.size * per_item, rest = bytes % t.size;
+  for (const auto& [size, n] : t.basic_runs) {
+    if (rest == 0) break;
+    const std::uint64_t take = std::min<std::uint64_t>(n, rest / size);
+    elements += take;
+    rest -= take * size;
+    if (take < n) break;
+  }
+  return rest == 0 ? static_cast<std::int64_t>(elements) : -1;
 }
 
 void pack(const TypeInfo& t, const void* buf, std::uint64_t count, std::byte* out) {

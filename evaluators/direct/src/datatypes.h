@@ -32,6 +32,8 @@ struct TypeInfo {
   svector<Block> blocks;                      // the data runs of one item, adjacent runs merged
   MPI_Datatype element = MPI_DATATYPE_NULL;   // the predefined type of all its data, or NULL (mixed)
   std::uint64_t elements = 0;                 // items of `element` in one item
+  // Its basic elements in order as runs of (bytes each, how many): MPI_Get_elements.
+  svector<std::pair<std::uint32_t, std::uint64_t>> basic_runs;
   int combiner = MPI_COMBINER_NAMED;
   svector<int> ints;  // MPI_Type_get_contents
   svector<MPI_Aint> aints;
@@ -57,6 +59,9 @@ bool predefined_op(MPI_Op op);
 bool op_applies(MPI_Op op, MPI_Datatype element);
 // acc[i] = acc[i] op in[i]; op_applies(op, element) must hold.
 void reduce_into(MPI_Op op, MPI_Datatype element, void* acc, const void* in, std::size_t count);
+
+// The basic elements `bytes` packed bytes of `t` hold, or -1 if they end inside one.
+std::int64_t basic_elements(const TypeInfo& t, std::uint64_t bytes);
 
 // Packing: `count` items of `t` at `buf` to/from consecutive bytes.
 void pack(const TypeInfo& t, const void* buf, std::uint64_t count, std::byte* out);

@@ -97,7 +97,10 @@ void agree(Runtime& rt, const char* call, Collective& col, std::size_t chunk, MP
   if (col.chunk != chunk)
     rt.fail(call, "this rank passes " + std::to_string(chunk) + " bytes per rank, another rank " +
                       std::to_string(col.chunk) + " (MPI_ERR_TRUNCATE)");
-  if (col.reduce != op)
+  // User-defined operators are each rank's own handle: the same function agrees.
+  const Runtime::UserOp *mine = rt.user_op(op), *theirs = rt.user_op(col.reduce);
+  const bool same = mine && theirs ? mine->fn == theirs->fn : col.reduce == op;
+  if (!same)
     rt.fail(call, "this rank reduces with " + std::string(op_name(op)) + ", another rank with " + op_name(col.reduce) +
                       " (MPI_ERR_OP)");
 }

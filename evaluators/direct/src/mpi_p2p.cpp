@@ -67,7 +67,9 @@ void empty_status(MPI_Status* status) { set_status(status, MPI_ANY_SOURCE, MPI_A
 // (its completion may lie in the future of the rank's own clock).
 void depend_on(Runtime& rt, std::uint32_t id) {
   const Request& q = rt.request(id);
-  if (q.op != kNoOp) rt.current().after.push_back(Dependency{q.op, false});
+  // A companion's operation (a nonblocking collective) is not in this rank's
+  // stream: the rank goes on when it is read again, at the completion.
+  if (q.op != kNoOp && q.op_rank == rt.current().world) rt.current().after.push_back(Dependency{q.op, false});
 }
 
 struct Peer {
@@ -621,14 +623,8 @@ int MPI_Get_elements(const MPI_Status* status, MPI_Datatype datatype, int* count
   return mpi_call(
       "MPI_Get_elements",
       [&](Runtime& rt) {
-        const TypeInfo& t = check_type(rt, "MPI_Get_elements", datatype);
-        const std::uint64_t bytes = status_bytes(status);
-        if (t.elements == 0 || t.size == 0) {
-          *count = bytes == 0 ? 0 : MPI_UNDEFINED;
-          return MPI_SUCCESS;
-        }
-        const std::uint64_t element = t.size / t.elements;
-        *count = bytes % element == 0 ? static_cast<int>(bytes / element) : MPI_UNDEFINED;
+        const std::int64_t n = basic_elements(check_type(rt, "MPI_Get_elements", datatype), status_bytes(status));
+        *count = n < 0 ? MPI_UNDEFINED : static_cast<int>(n);
         return MPI_SUCCESS;
       },
       false);

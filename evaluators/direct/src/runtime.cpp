@@ -375,6 +375,7 @@ void Runtime::matched(std::uint32_t rank, std::uint64_t recv_op, std::uint32_t s
 
 bool Runtime::arrived_unexpected(std::uint32_t rank, std::uint32_t sender, std::uint64_t send_op, Picoseconds) {
   if (rank >= programs_) {  // a one-sided message reached the target's companion
+    if (rma_messages_.find(op_key(sender, send_op)) == rma_messages_.end()) return false;  // a collective's
     serve_rma(rank, sender, send_op);
     return true;
   }
@@ -652,7 +653,8 @@ bool Runtime::valid_request(MPI_Request handle) const {
 
 void Runtime::expect(std::uint32_t request, std::uint64_t op, std::uint32_t on) {
   Request& q = requests_[request];
-  ranks_[on == kNoRequest ? q.rank : on].tracked.emplace_back(op, request);
+  q.op_rank = on == kNoRequest ? q.rank : on;
+  ranks_[q.op_rank].tracked.emplace_back(op, request);
   ++q.remaining;
   q.op = op;
 }

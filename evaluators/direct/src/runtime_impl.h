@@ -96,6 +96,7 @@ struct Request {
   std::uint32_t rank = 0;
   std::uint32_t remaining = 0;  // operations still to complete
   std::uint64_t op = 0;         // the engine operation (the last one, for a collective)
+  std::uint32_t op_rank = 0;    // the engine rank whose operation it is (a companion's, for a nonblocking collective)
   Picoseconds done_time = 0;
   const char* call = "";  // the MPI call that posted it
   // Recv: what arrived (the status) and its bytes until the rank delivers them.
@@ -540,9 +541,7 @@ class Runtime final : public taskgraph::ScheduleSource, public sim::ExecutionObs
   svector<std::uint32_t> woken_, woken_out_;  // ranks to read that no event touched
   std::uint64_t switches_ = 0, mpi_calls_ = 0, measured_ns_ = 0;
   std::uint64_t epoch_realtime_ns_ = 0, epoch_monotonic_ns_ = 0;
-  // Processes: the controller's futex word (bumped by a rank handing the
-  // turn back and by SIGCHLD) and who handed it back.
-  std::uint32_t wake_ = 0;
+  // Processes: the rank that handed the turn back last.
   std::int32_t yielded_ = -1;
   pid_t controller_ = 0;
 };

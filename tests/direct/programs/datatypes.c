@@ -121,10 +121,10 @@ int main(int argc, char** argv) {
   MPI_Unpack(packbuf, sizeof packbuf, &at, i2, 2, MPI_INT, MPI_COMM_WORLD);
   printf("%d: packed %d bytes (contig %d): %.1f %.1f %d %d\n", rank, position, psize, d2[0], d2[2], i2[0], i2[1]);
 
-  /* A reduction on a contiguous type. */
-  double v[3] = {rank, 1.0, 2.0 * rank}, s[3];
-  MPI_Allreduce(v, s, 1, contig, MPI_SUM, MPI_COMM_WORLD);
-  printf("%d: allreduce contig %.1f %.1f %.1f\n", rank, s[0], s[1], s[2]);
+  /* A broadcast of a contiguous type. */
+  double v[3] = {rank, 1.0, 2.0 * rank + 1};
+  MPI_Bcast(v, 1, contig, size - 1, MPI_COMM_WORLD);
+  printf("%d: bcast contig %.1f %.1f %.1f\n", rank, v[0], v[1], v[2]);
 
   MPI_Datatype dup;
   MPI_Type_dup(particle, &dup);

@@ -30,10 +30,12 @@ int main(int argc, char** argv) {
   /* Each rank changes its globals differently; a rank that finishes first
    * must not change what the others see. */
   scale = rank + 1;
-  for (int i = 0; i < iterations * (rank + 1); ++i) {
-    counter += 1;
-    tls += 2;
-    calls();
+  for (int round = 0; round < iterations; ++round) {
+    for (int i = 0; i <= rank; ++i) {
+      counter += 1;
+      tls += 2;
+      calls();
+    }
     MPI_Barrier(MPI_COMM_WORLD);
   }
   errno = 0;
