@@ -41,6 +41,7 @@ struct DirectCliOptions {
   std::string stack = "256KiB";
   std::string isolation = "processes";
   std::uint32_t ranks_per_node = 1;
+  std::int64_t epoch = -1;
   std::string format = "table";
   std::size_t max_ranks_listed = 1024;
   double timeout = 0;
@@ -109,6 +110,7 @@ direct::DirectOptions direct_options(const DirectCliOptions& o, std::string& mac
   d.stack_bytes = static_cast<std::size_t>(stack);
   d.isolation = o.isolation == "threads" ? direct::Isolation::Threads : direct::Isolation::Processes;
   d.ranks_per_node = o.ranks_per_node;
+  d.epoch_seconds = o.epoch;
   for (const std::string& a : o.algorithms) {
     const auto eq = a.find('=');
     auto op = taskgraph::parse_collective_op(a.substr(0, eq));
@@ -263,6 +265,9 @@ void register_direct(CLI::App& app, int& result) {
                   "Ranks MPI_Comm_split_type(MPI_COMM_TYPE_SHARED) groups together")
       ->check(CLI::Range(1u, 16777216u))
       ->capture_default_str();
+  cmd->add_option("--epoch", o->epoch,
+                  "Seconds since 1970 the program's wall clock starts at (default: the host's time at the start)")
+      ->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 40));
   cmd->add_option("--stack-size", o->stack, "Stack of each simulated rank with --isolation threads (virtual memory)")
       ->capture_default_str();
   cmd->add_option("--timeout", o->timeout, "Kill the program after this many seconds (0: no limit)")

@@ -34,6 +34,7 @@ json options_to_json(const DirectOptions& o) {
             {"isolation", o.isolation == Isolation::Threads ? "threads" : "processes"},
             {"ranks_per_node", o.ranks_per_node},
             {"shared_bytes", o.shared_bytes},
+            {"epoch_s", o.epoch_seconds},
             {"L_ps", p.L},
             {"o_ps", p.o},
             {"g_ps", p.g},
@@ -73,6 +74,7 @@ DirectOptions options_from_json(const json& j) {
   o.ranks_per_node = field_or<std::uint32_t>(j, "ranks_per_node", 1);
   if (o.ranks_per_node == 0) throw std::invalid_argument("direct-execution options: ranks_per_node must be >= 1");
   o.shared_bytes = field_or<std::size_t>(j, "shared_bytes", 0);
+  o.epoch_seconds = field_or<std::int64_t>(j, "epoch_s", -1);
   sim::LogGOPS& p = o.sim.params;
   p.L = field_or<Picoseconds>(j, "L_ps", p.L);
   p.o = field_or<Picoseconds>(j, "o_ps", p.o);
@@ -133,6 +135,7 @@ json result_to_json(const DirectResult& r) {
           {"peak_window_ops", s.peak_window_ops},
           {"simulation_wall_seconds", s.wall_seconds},
           {"completed", s.completed},
+          {"read_lazily", s.read_lazily},
           {"stuck", stuck},
           {"stuck_total", s.stuck_total},
           {"exit_codes", r.exit_codes},
@@ -167,6 +170,7 @@ DirectResult result_from_json(const json& j) {
   s.peak_window_ops = field<std::uint64_t>(j, "peak_window_ops");
   s.wall_seconds = field<double>(j, "simulation_wall_seconds");
   s.completed = field<bool>(j, "completed");
+  s.read_lazily = field_or<bool>(j, "read_lazily", false);
   for (const json& st : field<json>(j, "stuck"))
     s.stuck.push_back({field<std::uint32_t>(st, "rank"), field<std::vector<std::string>>(st, "waits")});
   s.stuck_total = field<std::uint64_t>(j, "stuck_total");

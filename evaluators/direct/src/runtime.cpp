@@ -61,7 +61,8 @@ Runtime::Runtime(const Program& program, const std::vector<std::string>& args, c
   if (options.processor) processor_ = processor::make_processor_model(*options.processor);
   timespec ts{};
   real_clock_gettime(CLOCK_REALTIME, &ts);
-  epoch_realtime_ns_ = static_cast<std::uint64_t>(ts.tv_sec) * 1'000'000'000ull;  // whole seconds
+  epoch_realtime_ns_ = static_cast<std::uint64_t>(options.epoch_seconds >= 0 ? options.epoch_seconds : ts.tv_sec) *
+                       1'000'000'000ull;  // whole seconds
   real_clock_gettime(CLOCK_MONOTONIC, &ts);
   epoch_monotonic_ns_ = static_cast<std::uint64_t>(ts.tv_sec) * 1'000'000'000ull;
   nodes_.emplace_back();  // node 0: none

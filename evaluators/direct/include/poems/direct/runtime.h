@@ -43,6 +43,11 @@ struct DirectOptions {
   // Processes: the shared region holding the runtime's state and messages in
   // flight (address space; pages are used as touched). 0: the machine's memory.
   std::size_t shared_bytes = 0;
+  // The wall-clock time (seconds since 1970) the run starts at, for the
+  // program's gettimeofday, clock_gettime(CLOCK_REALTIME) and time(); -1: the
+  // host's time when the run starts. A fixed epoch makes programs that seed
+  // with time() repeat.
+  std::int64_t epoch_seconds = -1;
   sim::SimulationOptions sim;  // LogGOPS parameters, CPUs/NICs, handshake (observer is set internally)
   ComputeMode compute = ComputeMode::Measured;
   double compute_scale = 1.0;  // Measured: host CPU ns × scale = simulated ns
