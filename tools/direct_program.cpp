@@ -62,8 +62,8 @@ std::string mpicxx_path() { return bin_path("poems-mpicxx"); }
 std::string wrapper_for(const std::string& source) {
   const std::string ext = fs::path(source).extension().string();
   if (ext == ".c") return bin_path("poems-mpicc");
-  if (ext == ".f" || ext == ".F" || ext == ".f90" || ext == ".F90" || ext == ".f95" || ext == ".f03" ||
-      ext == ".f08" || ext == ".for" || ext == ".f77")
+  if (ext == ".f" || ext == ".F" || ext == ".f90" || ext == ".F90" || ext == ".f95" || ext == ".f03" || ext == ".f08" ||
+      ext == ".for" || ext == ".f77")
     return bin_path("poems-mpif90");
   return mpicxx_path();
 }

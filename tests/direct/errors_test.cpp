@@ -62,7 +62,8 @@ TEST(Errors, UnsupportedCallNamesItself) {
     }
     MPI_Barrier(MPI_COMM_WORLD);
   });
-  EXPECT_EQ(r.error, "rank 2: MPI_File_open: is not supported by POEMS direct execution (docs/direct.md lists what is)");
+  EXPECT_EQ(r.error,
+            "rank 2: MPI_File_open: is not supported by POEMS direct execution (docs/direct.md lists what is)");
   // Not a deadlock: nothing to report about the ranks that wait for rank 2.
   EXPECT_EQ(r.sim.stuck_total, 0u);
 }

@@ -54,8 +54,8 @@ typedef struct MPI_Status {
 } MPI_Status;
 
 typedef void(MPI_User_function)(void* invec, void* inoutvec, int* len, MPI_Datatype* datatype);
-typedef int(MPI_Comm_copy_attr_function)(MPI_Comm oldcomm, int comm_keyval, void* extra_state,
-                                         void* attribute_val_in, void* attribute_val_out, int* flag);
+typedef int(MPI_Comm_copy_attr_function)(MPI_Comm oldcomm, int comm_keyval, void* extra_state, void* attribute_val_in,
+                                         void* attribute_val_out, int* flag);
 typedef int(MPI_Comm_delete_attr_function)(MPI_Comm comm, int comm_keyval, void* attribute_val, void* extra_state);
 typedef int(MPI_Type_copy_attr_function)(MPI_Datatype oldtype, int type_keyval, void* extra_state,
                                          void* attribute_val_in, void* attribute_val_out, int* flag);

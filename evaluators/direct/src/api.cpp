@@ -82,14 +82,13 @@ int check_root(Runtime& rt, const char* call, const Comm& c, int root) {
 void check_op(Runtime& rt, const char* call, MPI_Op op, MPI_Datatype type) {
   const TypeInfo& t = check_type(rt, call, type);
   if (rt.user_op(op)) return;
-  if (!predefined_op(op))
-    rt.fail(call, "operator " + std::to_string(op) + " is not a reduction operator (MPI_ERR_OP)");
+  if (!predefined_op(op)) rt.fail(call, "operator " + std::to_string(op) + " is not a reduction operator (MPI_ERR_OP)");
   if (t.size > 0 && (t.element == MPI_DATATYPE_NULL || !op_applies(op, t.element)))
     rt.fail(call, std::string(op_name(op)) + " does not apply to " +
                       (t.predefined ? std::string(predefined_name(type))
                                     : "a derived datatype of " + std::string(t.element == MPI_DATATYPE_NULL
-                                                                                  ? "mixed types"
-                                                                                  : predefined_name(t.element))) +
+                                                                                 ? "mixed types"
+                                                                                 : predefined_name(t.element))) +
                       " (MPI_ERR_OP)");
 }
 

@@ -409,9 +409,7 @@ TypeInfo predefined_info(MPI_Datatype type) {
   // The C pairs' fields, as they lie in memory.
   switch (type) {
     case MPI_DOUBLE_INT:
-    case MPI_LONG_INT:
-      t.blocks = {Block{0, 8}, Block{8, 4}};
-      break;
+    case MPI_LONG_INT: t.blocks = {Block{0, 8}, Block{8, 4}}; break;
     case MPI_SHORT_INT: t.blocks = {Block{0, 2}, Block{4, 4}}; break;
     case MPI_LONG_DOUBLE_INT: t.blocks = {Block{0, 16}, Block{16, 4}}; break;
     default: t.blocks = {Block{0, p.size}};

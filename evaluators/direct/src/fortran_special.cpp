@@ -47,8 +47,8 @@ POEMS_F(mpi_pcontrol_)(const MPI_Fint*, MPI_Fint* ierror) { *ierror = MPI_SUCCES
 // The predefined communicator attributes are integers (C: pointers to them).
 static bool predefined_int_attribute(int keyval) { return keyval >= MPI_TAG_UB && keyval <= MPI_APPNUM; }
 
-POEMS_F(mpi_comm_get_attr_)(const MPI_Fint* comm, const MPI_Fint* keyval, MPI_Aint* value, MPI_Fint* flag,
-                            MPI_Fint* ierror) {
+POEMS_F(mpi_comm_get_attr_)
+(const MPI_Fint* comm, const MPI_Fint* keyval, MPI_Aint* value, MPI_Fint* flag, MPI_Fint* ierror) {
   void* p = nullptr;
   *ierror = MPI_Comm_get_attr(*comm, *keyval, &p, flag);
   if (*ierror == MPI_SUCCESS && *flag)
@@ -58,8 +58,8 @@ POEMS_F(mpi_comm_set_attr_)(const MPI_Fint* comm, const MPI_Fint* keyval, const 
   *ierror = MPI_Comm_set_attr(*comm, *keyval, reinterpret_cast<void*>(*value));
 }
 // MPI-1: default INTEGER values.
-POEMS_F(mpi_attr_get_)(const MPI_Fint* comm, const MPI_Fint* keyval, MPI_Fint* value, MPI_Fint* flag,
-                       MPI_Fint* ierror) {
+POEMS_F(mpi_attr_get_)
+(const MPI_Fint* comm, const MPI_Fint* keyval, MPI_Fint* value, MPI_Fint* flag, MPI_Fint* ierror) {
   void* p = nullptr;
   *ierror = MPI_Comm_get_attr(*comm, *keyval, &p, flag);
   if (*ierror == MPI_SUCCESS && *flag)
@@ -69,8 +69,8 @@ POEMS_F(mpi_attr_get_)(const MPI_Fint* comm, const MPI_Fint* keyval, MPI_Fint* v
 POEMS_F(mpi_attr_put_)(const MPI_Fint* comm, const MPI_Fint* keyval, const MPI_Fint* value, MPI_Fint* ierror) {
   *ierror = MPI_Comm_set_attr(*comm, *keyval, reinterpret_cast<void*>(static_cast<MPI_Aint>(*value)));
 }
-POEMS_F(mpi_type_get_attr_)(const MPI_Fint* type, const MPI_Fint* keyval, MPI_Aint* value, MPI_Fint* flag,
-                            MPI_Fint* ierror) {
+POEMS_F(mpi_type_get_attr_)
+(const MPI_Fint* type, const MPI_Fint* keyval, MPI_Aint* value, MPI_Fint* flag, MPI_Fint* ierror) {
   void* p = nullptr;
   *ierror = MPI_Type_get_attr(*type, *keyval, &p, flag);
   if (*ierror == MPI_SUCCESS && *flag) *value = reinterpret_cast<MPI_Aint>(p);
@@ -78,8 +78,8 @@ POEMS_F(mpi_type_get_attr_)(const MPI_Fint* type, const MPI_Fint* keyval, MPI_Ai
 POEMS_F(mpi_type_set_attr_)(const MPI_Fint* type, const MPI_Fint* keyval, const MPI_Aint* value, MPI_Fint* ierror) {
   *ierror = MPI_Type_set_attr(*type, *keyval, reinterpret_cast<void*>(*value));
 }
-POEMS_F(mpi_win_get_attr_)(const MPI_Fint* win, const MPI_Fint* keyval, MPI_Aint* value, MPI_Fint* flag,
-                           MPI_Fint* ierror) {
+POEMS_F(mpi_win_get_attr_)
+(const MPI_Fint* win, const MPI_Fint* keyval, MPI_Aint* value, MPI_Fint* flag, MPI_Fint* ierror) {
   void* p = nullptr;
   *ierror = MPI_Win_get_attr(*win, *keyval, &p, flag);
   if (*ierror != MPI_SUCCESS || !*flag) return;
@@ -137,8 +137,8 @@ POEMS_F(mpi_win_create_keyval_)(void* copy, void* del, MPI_Fint* keyval, const M
   *ierror = fortran_keyval("MPI_Win_create_keyval", copy, del, keyval, reinterpret_cast<void*>(*extra));
 }
 POEMS_F(mpi_keyval_create_)(void* copy, void* del, MPI_Fint* keyval, const MPI_Fint* extra, MPI_Fint* ierror) {
-  *ierror = fortran_keyval("MPI_Keyval_create", copy, del, keyval,
-                           reinterpret_cast<void*>(static_cast<MPI_Aint>(*extra)));
+  *ierror =
+      fortran_keyval("MPI_Keyval_create", copy, del, keyval, reinterpret_cast<void*>(static_cast<MPI_Aint>(*extra)));
 }
 
 // The predefined callbacks as Fortran procedures (EXTERNAL in mpif.h).
@@ -224,17 +224,20 @@ POEMS_F(mpi_type_ub_)(const MPI_Fint* type, MPI_Fint* ub, MPI_Fint* ierror) {
   *ierror = MPI_Type_ub(*type, &v);
   *ub = static_cast<MPI_Fint>(v);
 }
-POEMS_F(mpi_type_hvector_)(const MPI_Fint* count, const MPI_Fint* blocklength, const MPI_Fint* stride,
-                           const MPI_Fint* oldtype, MPI_Fint* newtype, MPI_Fint* ierror) {
+POEMS_F(mpi_type_hvector_)
+(const MPI_Fint* count, const MPI_Fint* blocklength, const MPI_Fint* stride, const MPI_Fint* oldtype, MPI_Fint* newtype,
+ MPI_Fint* ierror) {
   *ierror = MPI_Type_create_hvector(*count, *blocklength, *stride, *oldtype, newtype);
 }
-POEMS_F(mpi_type_hindexed_)(const MPI_Fint* count, MPI_Fint* blocklengths, const MPI_Fint* displacements,
-                            const MPI_Fint* oldtype, MPI_Fint* newtype, MPI_Fint* ierror) {
+POEMS_F(mpi_type_hindexed_)
+(const MPI_Fint* count, MPI_Fint* blocklengths, const MPI_Fint* displacements, const MPI_Fint* oldtype,
+ MPI_Fint* newtype, MPI_Fint* ierror) {
   std::vector<MPI_Aint> d(displacements, displacements + std::max(*count, 0));
   *ierror = MPI_Type_create_hindexed(*count, blocklengths, d.data(), *oldtype, newtype);
 }
-POEMS_F(mpi_type_struct_)(const MPI_Fint* count, MPI_Fint* blocklengths, const MPI_Fint* displacements,
-                          MPI_Fint* types, MPI_Fint* newtype, MPI_Fint* ierror) {
+POEMS_F(mpi_type_struct_)
+(const MPI_Fint* count, MPI_Fint* blocklengths, const MPI_Fint* displacements, MPI_Fint* types, MPI_Fint* newtype,
+ MPI_Fint* ierror) {
   std::vector<MPI_Aint> d(displacements, displacements + std::max(*count, 0));
   *ierror = MPI_Type_create_struct(*count, blocklengths, d.data(), types, newtype);
 }

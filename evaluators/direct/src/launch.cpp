@@ -126,7 +126,7 @@ __attribute__((constructor)) void poems_direct_launch(int argc, char** argv, cha
 // Called by __wrap_main (main_stub.c): threads run the program here; a rank
 // process (or a program not run by the launcher) calls its main.
 extern "C" __attribute__((visibility("default"))) int poems_direct_main(int argc, char** argv, char** envp,
-                                                                       int (*real_main)(int, char**, char**)) {
+                                                                        int (*real_main)(int, char**, char**)) {
   Launch* l = g_launch;
   if (!l || !l->threads_pending) return real_main(argc, argv, envp);
   l->threads_pending = false;

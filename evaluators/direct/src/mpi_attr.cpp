@@ -106,8 +106,7 @@ void delete_attributes(Runtime& rt, int kind, int object) {
   const std::uint32_t me = rt.current().world;
   std::vector<std::pair<int, std::uintptr_t>> mine;
   for (auto it = attrs.lower_bound(AttrKey{kind, object, me, 0});
-       it != attrs.end() && it->first.kind == kind && it->first.object == object && it->first.rank == me;)
-    {
+       it != attrs.end() && it->first.kind == kind && it->first.object == object && it->first.rank == me;) {
     mine.emplace_back(it->first.keyval, it->second);
     it = attrs.erase(it);
   }
@@ -149,8 +148,8 @@ int free_keyval(const char* call, int* keyval) {
 
 // The predefined communicator attributes: pointers to values each rank keeps.
 bool predefined_comm_attribute(Runtime& rt, int keyval, void* attribute_val) {
-  static int tag_ub = 0x3fffffff, host = MPI_PROC_NULL, io = MPI_ANY_SOURCE, wtime_global = 1, universe = 0,
-             appnum = 0, lastcode = MPI_ERR_LASTCODE;
+  static int tag_ub = 0x3fffffff, host = MPI_PROC_NULL, io = MPI_ANY_SOURCE, wtime_global = 1, universe = 0, appnum = 0,
+             lastcode = MPI_ERR_LASTCODE;
   int* value = nullptr;
   switch (keyval) {
     case MPI_TAG_UB: value = &tag_ub; break;

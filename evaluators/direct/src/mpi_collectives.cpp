@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "api.h"
+#include "reduction_order.h"
 
 namespace poems::direct::detail {
 
@@ -72,8 +73,8 @@ Collective& begin(Runtime& rt, bool nonblocking, MPI_Comm comm, CollectiveOp op,
   return rt.start_collective(comm, op, bytes, root, call, wait, part);
 }
 
-Collective& begin_custom(Runtime& rt, bool nonblocking, MPI_Comm comm, int kind, int root, const char* call,
-                         bool wait, std::uint32_t& part, const Runtime::ScheduleBuilder& build) {
+Collective& begin_custom(Runtime& rt, bool nonblocking, MPI_Comm comm, int kind, int root, const char* call, bool wait,
+                         std::uint32_t& part, const Runtime::ScheduleBuilder& build) {
   if (nonblocking) return rt.start_nonblocking_collective(comm, kind, root, call, part, build);
   return rt.start_custom_collective(comm, kind, root, call, wait, part, build);
 }
@@ -81,9 +82,7 @@ Collective& begin_custom(Runtime& rt, bool nonblocking, MPI_Comm comm, int kind,
 // The record of a collective once a rank's part is complete (it exists until every rank has finished).
 Collective& record(Runtime& rt, const CollectiveKey& key) { return *rt.find_collective(key); }
 
-void finish_record(Runtime& rt, const CollectiveKey& key) {
-  rt.finish_collective(key.comm, *rt.find_collective(key));
-}
+void finish_record(Runtime& rt, const CollectiveKey& key) { rt.finish_collective(key.comm, *rt.find_collective(key)); }
 
 // Checks that every rank passes the same amount, type and operator.
 void agree(Runtime& rt, const char* call, Collective& col, std::size_t chunk, MPI_Datatype type, int count, MPI_Op op) {
@@ -143,11 +142,48 @@ svector<std::byte> fold(Runtime& rt, const Collective& col, int first, int last,
   return acc;
 }
 
-// The whole communicator's reduction, computed once.
+// The whole communicator's reduction, computed once, in rank order.
 const std::byte* reduced(Runtime& rt, const char* call, Collective& col, int procs) {
   require_all(rt, call, col, static_cast<std::uint32_t>(procs));
   if (!col.result_ready) {
     col.result = fold(rt, col, 0, procs - 1, col.chunk);
+    col.result_ready = true;
+  }
+  return col.result.data();
+}
+
+// Node `r`'s value in `tree` for items [first, first + items): its own
+// contribution combined with its children's values, left to right.
+std::vector<std::byte> tree_value(Runtime& rt, const Collective& col, const ReductionTree& tree, int r,
+                                  std::uint64_t first, std::uint64_t items, std::uint64_t item_bytes) {
+  const std::byte* own = col.data.data() + static_cast<std::size_t>(r) * col.chunk + first * item_bytes;
+  std::vector<std::byte> acc(own, own + items * item_bytes);
+  for (const int child : tree.children[static_cast<std::size_t>(r)]) {
+    const std::vector<std::byte> in = tree_value(rt, col, tree, child, first, items, item_bytes);
+    reduce_packed(rt, col.reduce, col.type, items, acc.data(), in.data(), false);
+  }
+  return acc;
+}
+
+// MPI_Reduce's and MPI_Allreduce's result, computed once, associated as Open
+// MPI associates it (reduction_order.h), so that floating-point results agree
+// with mpirun's to the last digit.
+const std::byte* reduced_in_order(Runtime& rt, const char* call, Collective& col, int procs, ReductionKind kind,
+                                  int root) {
+  require_all(rt, call, col, static_cast<std::uint32_t>(procs));
+  if (!col.result_ready) {
+    const std::uint64_t item_bytes = rt.type(col.type)->size;
+    const Runtime::UserOp* user = rt.user_op(col.reduce);
+    const bool commutative = user == nullptr || user->commute;
+    col.result.resize(col.chunk);
+    if (item_bytes > 0)
+      for (const ReductionPiece& piece :
+           reduction_order(kind, procs, root, static_cast<std::uint64_t>(col.count), item_bytes, commutative)) {
+        const std::vector<std::byte> value =
+            tree_value(rt, col, piece.tree, piece.tree.root, piece.first, piece.items, item_bytes);
+        std::copy(value.begin(), value.end(),
+                  col.result.begin() + static_cast<std::ptrdiff_t>(piece.first * item_bytes));
+      }
     col.result_ready = true;
   }
   return col.result.data();
@@ -188,7 +224,8 @@ struct Builder {
 // Linear: the root receives (gather) or sends (scatter) `bytes[i]` to every other rank; each
 // other rank sends or receives its own.
 std::vector<std::uint64_t> linear_rooted(Builder& b, int me, int procs, int root, bool to_root,
-                                         const std::vector<std::uint64_t>& bytes, const std::vector<Dependency>& entry) {
+                                         const std::vector<std::uint64_t>& bytes,
+                                         const std::vector<Dependency>& entry) {
   std::vector<std::uint64_t> exits;
   if (me == root) {
     for (int i = 0; i < procs; ++i) {
@@ -283,8 +320,8 @@ Runtime::ScheduleBuilder reduce_scatter_schedule(Runtime& rt, const Comm& c, MPI
   taskgraph::CollectiveCall cc;
   cc.op = CollectiveOp::Reduce;
   auto chosen = rt.options().algorithms.find(CollectiveOp::Reduce);
-  cc.algorithm =
-      chosen != rt.options().algorithms.end() ? chosen->second : taskgraph::algorithms_for(CollectiveOp::Reduce).front();
+  cc.algorithm = chosen != rt.options().algorithms.end() ? chosen->second
+                                                         : taskgraph::algorithms_for(CollectiveOp::Reduce).front();
   cc.procs = static_cast<std::uint32_t>(procs);
   cc.rank = static_cast<std::uint32_t>(me);
   cc.bytes = total;
@@ -370,7 +407,8 @@ int reduce(const char* call, const void* sendbuf, void* recvbuf, int count, MPI_
     return [=](Runtime& r) {
       Collective& done = record(r, key);
       if (is_root && bytes > 0)
-        unpack_into(r, reduced(r, call, done, procs), bytes, recvbuf, static_cast<std::uint64_t>(count), datatype);
+        unpack_into(r, reduced_in_order(r, call, done, procs, poems::direct::ReductionKind::Reduce, root), bytes,
+                    recvbuf, static_cast<std::uint64_t>(count), datatype);
       finish_record(r, key);
     };
   });
@@ -394,7 +432,8 @@ int allreduce(const char* call, const void* sendbuf, void* recvbuf, int count, M
     return [=](Runtime& r) {
       Collective& done = record(r, key);
       if (bytes > 0)
-        unpack_into(r, reduced(r, call, done, procs), bytes, recvbuf, static_cast<std::uint64_t>(count), datatype);
+        unpack_into(r, reduced_in_order(r, call, done, procs, poems::direct::ReductionKind::Allreduce, 0), bytes,
+                    recvbuf, static_cast<std::uint64_t>(count), datatype);
       finish_record(r, key);
     };
   });
@@ -460,8 +499,8 @@ int scatter(const char* call, const void* sendbuf, int sendcount, MPI_Datatype s
       const std::int64_t sext = rt.type(sendtype)->extent() * sendcount;
       if (col.data.size() < procs * chunk) col.data.resize(procs * chunk);
       for (std::size_t i = 0; i < procs && chunk > 0; ++i)
-        pack_into(rt, at(sendbuf, static_cast<std::int64_t>(i) * sext), static_cast<std::uint64_t>(sendcount),
-                  sendtype, col.data.data() + i * chunk);
+        pack_into(rt, at(sendbuf, static_cast<std::int64_t>(i) * sext), static_cast<std::uint64_t>(sendcount), sendtype,
+                  col.data.data() + i * chunk);
       ++col.contributed;
     }
     const CollectiveKey key = col.key;
@@ -477,8 +516,8 @@ int scatter(const char* call, const void* sendbuf, int sendcount, MPI_Datatype s
   });
 }
 
-int allgather(const char* call, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-              int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+int allgather(const char* call, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+              MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
   return collective(call, request, [&](Runtime& rt, bool nb, std::uint32_t& part) -> Finish {
     const Comm& c = check_comm(rt, call, comm);
     const int me = my_rank(rt, c);
@@ -507,8 +546,8 @@ int allgather(const char* call, const void* sendbuf, int sendcount, MPI_Datatype
   });
 }
 
-int alltoall(const char* call, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-             int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+int alltoall(const char* call, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+             MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
   return collective(call, request, [&](Runtime& rt, bool nb, std::uint32_t& part) -> Finish {
     const Comm& c = check_comm(rt, call, comm);
     const int me = my_rank(rt, c);
@@ -559,7 +598,8 @@ int gatherv(const char* call, const void* sendbuf, int sendcount, MPI_Datatype s
       rext = rt.type(recvtype)->extent();
       counts.assign(recvcounts, recvcounts + procs);
       offsets.assign(displs, displs + procs);
-      for (int i = 0; i < procs; ++i) bytes[static_cast<std::size_t>(i)] = static_cast<std::uint64_t>(recvcounts[i]) * rsize;
+      for (int i = 0; i < procs; ++i)
+        bytes[static_cast<std::size_t>(i)] = static_cast<std::uint64_t>(recvcounts[i]) * rsize;
     }
     if (!in_place) bytes[static_cast<std::size_t>(me)] = check_bytes(rt, call, sendcount, sendtype);
     Collective& col = begin_custom(rt, nb, comm, kGatherv, root, call, is_root, part,
@@ -602,7 +642,8 @@ int scatterv(const char* call, const void* sendbuf, const int sendcounts[], cons
     if (is_root) {
       check_counts(rt, call, sendcounts, procs);
       const std::uint64_t ssize = check_type(rt, call, sendtype).size;
-      for (int i = 0; i < procs; ++i) bytes[static_cast<std::size_t>(i)] = static_cast<std::uint64_t>(sendcounts[i]) * ssize;
+      for (int i = 0; i < procs; ++i)
+        bytes[static_cast<std::size_t>(i)] = static_cast<std::uint64_t>(sendcounts[i]) * ssize;
     }
     if (!in_place) {
       const std::uint64_t mine = check_bytes(rt, call, recvcount, recvtype);
@@ -643,7 +684,8 @@ int allgatherv(const char* call, const void* sendbuf, int sendcount, MPI_Datatyp
     const std::uint64_t rsize = check_type(rt, call, recvtype).size;
     const std::int64_t rext = rt.type(recvtype)->extent();
     std::vector<std::uint64_t> bytes(static_cast<std::size_t>(procs));
-    for (int i = 0; i < procs; ++i) bytes[static_cast<std::size_t>(i)] = static_cast<std::uint64_t>(recvcounts[i]) * rsize;
+    for (int i = 0; i < procs; ++i)
+      bytes[static_cast<std::size_t>(i)] = static_cast<std::uint64_t>(recvcounts[i]) * rsize;
     const bool in_place = sendbuf == MPI_IN_PLACE;
     Collective& col =
         begin_custom(rt, nb, comm, kAllgatherv, 0, call, true, part, ring_schedule(rt, c, comm, call, bytes));
@@ -660,8 +702,9 @@ int allgatherv(const char* call, const void* sendbuf, int sendcount, MPI_Datatyp
       for (int i = 0; i < procs; ++i) {
         const svector<std::byte>& p = done.parts[static_cast<std::size_t>(i)];
         if (p.size() > bytes[static_cast<std::size_t>(i)])
-          r.fail(call, "rank " + std::to_string(i) + " sends " + std::to_string(p.size()) + " bytes, this rank receives " +
-                           std::to_string(bytes[static_cast<std::size_t>(i)]) + " (MPI_ERR_TRUNCATE)");
+          r.fail(call, "rank " + std::to_string(i) + " sends " + std::to_string(p.size()) +
+                           " bytes, this rank receives " + std::to_string(bytes[static_cast<std::size_t>(i)]) +
+                           " (MPI_ERR_TRUNCATE)");
         unpack_into(r, p.data(), p.size(), at(recvbuf, offsets[static_cast<std::size_t>(i)] * rext),
                     static_cast<std::uint64_t>(counts[static_cast<std::size_t>(i)]), recvtype);
       }
@@ -691,7 +734,8 @@ int alltoallvw(const char* call, bool w, const void* sendbuf, const int sendcoun
     };
     std::vector<std::uint64_t> sbytes(static_cast<std::size_t>(procs)), rbytes(static_cast<std::size_t>(procs));
     for (int i = 0; i < procs; ++i) {
-      sbytes[static_cast<std::size_t>(i)] = static_cast<std::uint64_t>(scounts[i]) * check_type(rt, call, type_at(stypes, i)).size;
+      sbytes[static_cast<std::size_t>(i)] =
+          static_cast<std::uint64_t>(scounts[i]) * check_type(rt, call, type_at(stypes, i)).size;
       rbytes[static_cast<std::size_t>(i)] =
           static_cast<std::uint64_t>(recvcounts[i]) * check_type(rt, call, type_at(recvtypes, i)).size;
     }
@@ -717,8 +761,8 @@ int alltoallvw(const char* call, bool w, const void* sendbuf, const int sendcoun
         if (part_i.size() > rbytes[i])
           r.fail(call, "rank " + std::to_string(i) + " sends " + std::to_string(part_i.size()) +
                            " bytes, this rank receives " + std::to_string(rbytes[i]) + " (MPI_ERR_TRUNCATE)");
-        unpack_into(r, part_i.data(), part_i.size(), at(recvbuf, roffsets[i]),
-                    static_cast<std::uint64_t>(rcounts[i]), rtypes[i]);
+        unpack_into(r, part_i.data(), part_i.size(), at(recvbuf, roffsets[i]), static_cast<std::uint64_t>(rcounts[i]),
+                    rtypes[i]);
       }
       finish_record(r, key);
     };
@@ -870,8 +914,8 @@ int MPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[]
   return scatterv("MPI_Scatterv", sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm,
                   nullptr);
 }
-int MPI_Iscatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
-                  void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
+int MPI_Iscatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void* recvbuf,
+                  int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
   return scatterv("MPI_Iscatterv", sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm,
                   request);
 }
@@ -969,7 +1013,8 @@ int MPI_Op_free(MPI_Op* op) {
   return mpi_call(
       "MPI_Op_free",
       [&](Runtime& rt) {
-        if (!rt.user_op(*op)) rt.fail("MPI_Op_free", "operator " + std::to_string(*op) + " is not user-defined (MPI_ERR_OP)");
+        if (!rt.user_op(*op))
+          rt.fail("MPI_Op_free", "operator " + std::to_string(*op) + " is not user-defined (MPI_ERR_OP)");
         rt.free_op(*op);
         *op = MPI_OP_NULL;
         return MPI_SUCCESS;

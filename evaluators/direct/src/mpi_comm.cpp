@@ -151,9 +151,8 @@ int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info, MPI_Co
       rt.fail("MPI_Comm_split_type", "split type " + std::to_string(split_type) +
                                          " is neither MPI_COMM_TYPE_SHARED nor MPI_UNDEFINED (MPI_ERR_ARG)");
     // A simulated node holds --ranks-per-node consecutive world ranks.
-    const int color = split_type == MPI_UNDEFINED
-                          ? MPI_UNDEFINED
-                          : static_cast<int>(rt.current().world / rt.options().ranks_per_node);
+    const int color = split_type == MPI_UNDEFINED ? MPI_UNDEFINED
+                                                  : static_cast<int>(rt.current().world / rt.options().ranks_per_node);
     *newcomm = split(rt, "MPI_Comm_split_type", comm, color, key);
     return MPI_SUCCESS;
   });
@@ -178,6 +177,13 @@ int MPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) {
 
 int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info, MPI_Comm* newcomm) { return MPI_Comm_dup(comm, newcomm); }
 
+// Duplicates at once (a blocking duplicate); the request is already complete.
+int MPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request) {
+  const int rc = MPI_Comm_dup(comm, newcomm);
+  *request = MPI_REQUEST_NULL;
+  return rc;
+}
+
 int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm) {
   return mpi_call("MPI_Comm_create", [&](Runtime& rt) {
     const Comm& c = check_comm(rt, "MPI_Comm_create", comm);
@@ -197,8 +203,10 @@ int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* new
     const Group& g = check_group(rt, "MPI_Comm_create_group", group);
     check_tag(rt, "MPI_Comm_create_group", tag, false);
     const std::uint32_t me = rt.current().world;
-    if (std::find(g.members.begin(), g.members.end(), me) == g.members.end())
-      rt.fail("MPI_Comm_create_group", "the calling rank is not in the group (MPI_ERR_GROUP)");
+    if (std::find(g.members.begin(), g.members.end(), me) == g.members.end()) {
+      *newcomm = MPI_COMM_NULL;  // MPI-3.1 6.4.2: a local operation for a rank outside the group
+      return MPI_SUCCESS;
+    }
     for (std::uint32_t w : g.members)
       if (rt.comm_rank(c, w) < 0)
         rt.fail("MPI_Comm_create_group", "the group holds world rank " + std::to_string(w) +
@@ -208,8 +216,7 @@ int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* new
     const MPI_Comm made = rt.group_comm(comm, tag, g.members);
     // Its creation costs an allreduce among the members, on the new communicator.
     std::uint32_t request;
-    Collective& col =
-        rt.start_collective(made, CollectiveOp::Allreduce, 4, 0, "MPI_Comm_create_group", true, request);
+    Collective& col = rt.start_collective(made, CollectiveOp::Allreduce, 4, 0, "MPI_Comm_create_group", true, request);
     wait_part(rt, request, "MPI_Comm_create_group");
     rt.finish_collective(made, col);
     *newcomm = made;
@@ -386,7 +393,9 @@ int set_op(const char* call, MPI_Group a, MPI_Group b, MPI_Group* out, int which
   return mpi_call(call, [&](Runtime& rt) {
     const svector<std::uint32_t> ma = check_group(rt, call, a).members;
     const svector<std::uint32_t> mb = check_group(rt, call, b).members;
-    auto in = [](const svector<std::uint32_t>& m, std::uint32_t w) { return std::find(m.begin(), m.end(), w) != m.end(); };
+    auto in = [](const svector<std::uint32_t>& m, std::uint32_t w) {
+      return std::find(m.begin(), m.end(), w) != m.end();
+    };
     svector<std::uint32_t> m;
     if (which == 0) {  // union: a, then b's not in a
       m = ma;
@@ -405,7 +414,9 @@ int set_op(const char* call, MPI_Group a, MPI_Group b, MPI_Group* out, int which
 }
 }  // namespace
 
-int MPI_Group_union(MPI_Group a, MPI_Group b, MPI_Group* newgroup) { return set_op("MPI_Group_union", a, b, newgroup, 0); }
+int MPI_Group_union(MPI_Group a, MPI_Group b, MPI_Group* newgroup) {
+  return set_op("MPI_Group_union", a, b, newgroup, 0);
+}
 int MPI_Group_intersection(MPI_Group a, MPI_Group b, MPI_Group* newgroup) {
   return set_op("MPI_Group_intersection", a, b, newgroup, 1);
 }
@@ -480,8 +491,7 @@ int MPI_Dims_create(int nnodes, int ndims, int dims[]) {
   return MPI_SUCCESS;
 }
 
-int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[], int,
-                    MPI_Comm* comm_cart) {
+int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[], int, MPI_Comm* comm_cart) {
   return mpi_call("MPI_Cart_create", [&](Runtime& rt) {
     const Comm& c = check_comm(rt, "MPI_Cart_create", comm_old);
     if (ndims < 0) rt.fail("MPI_Cart_create", "ndims " + std::to_string(ndims) + " is negative (MPI_ERR_DIMS)");
@@ -489,7 +499,8 @@ int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int pe
     CartTopology cart;
     for (int i = 0; i < ndims; ++i) {
       if (dims[i] <= 0)
-        rt.fail("MPI_Cart_create", "dimension " + std::to_string(i) + " is " + std::to_string(dims[i]) + " (MPI_ERR_DIMS)");
+        rt.fail("MPI_Cart_create",
+                "dimension " + std::to_string(i) + " is " + std::to_string(dims[i]) + " (MPI_ERR_DIMS)");
       total *= dims[i];
       cart.dims.push_back(dims[i]);
       cart.periods.push_back(periods[i] != 0);
@@ -615,13 +626,12 @@ int MPI_Topo_test(MPI_Comm comm, int* status) {
 
 // ---- graph topologies ------------------------------------------------------------------------
 
-int MPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int edges[], int,
-                     MPI_Comm* comm_graph) {
+int MPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int edges[], int, MPI_Comm* comm_graph) {
   return mpi_call("MPI_Graph_create", [&](Runtime& rt) {
     const Comm& c = check_comm(rt, "MPI_Graph_create", comm_old);
     if (nnodes < 0 || nnodes > c.size())
-      rt.fail("MPI_Graph_create", "nnodes " + std::to_string(nnodes) + " is not in 0.." + std::to_string(c.size()) +
-                                      " (MPI_ERR_ARG)");
+      rt.fail("MPI_Graph_create",
+              "nnodes " + std::to_string(nnodes) + " is not in 0.." + std::to_string(c.size()) + " (MPI_ERR_ARG)");
     svector<int> idx(index, index + nnodes), e(edges, edges + (nnodes > 0 ? index[nnodes - 1] : 0));
     svector<std::uint32_t> members;
     for (int r = 0; r < nnodes; ++r) members.push_back(rt.world_rank(c, r));
@@ -695,9 +705,8 @@ int MPI_Graph_map(MPI_Comm comm, int nnodes, const int[], const int[], int* newr
   });
 }
 
-int MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[], const int[],
-                                   int outdegree, const int destinations[], const int[], MPI_Info, int,
-                                   MPI_Comm* comm_dist_graph) {
+int MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[], const int[], int outdegree,
+                                   const int destinations[], const int[], MPI_Info, int, MPI_Comm* comm_dist_graph) {
   return mpi_call("MPI_Dist_graph_create_adjacent", [&](Runtime& rt) {
     const Comm& c = check_comm(rt, "MPI_Dist_graph_create_adjacent", comm_old);
     const svector<std::uint32_t> members = members_of(rt, c);
@@ -717,7 +726,8 @@ int MPI_Dist_graph_neighbors_count(MPI_Comm comm, int* indegree, int* outdegree,
   return mpi_call("MPI_Dist_graph_neighbors_count", [&](Runtime& rt) {
     Comm& c = check_comm(rt, "MPI_Dist_graph_neighbors_count", comm);
     if (c.topology != MPI_DIST_GRAPH)
-      rt.fail("MPI_Dist_graph_neighbors_count", "the communicator has no distributed graph topology (MPI_ERR_TOPOLOGY)");
+      rt.fail("MPI_Dist_graph_neighbors_count",
+              "the communicator has no distributed graph topology (MPI_ERR_TOPOLOGY)");
     const Neighbors& mine = c.neighbors[rt.current().world];
     *indegree = static_cast<int>(mine.sources.size());
     *outdegree = static_cast<int>(mine.destinations.size());
@@ -726,8 +736,8 @@ int MPI_Dist_graph_neighbors_count(MPI_Comm comm, int* indegree, int* outdegree,
   });
 }
 
-int MPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[], int[], int maxoutdegree,
-                             int destinations[], int[]) {
+int MPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[], int[], int maxoutdegree, int destinations[],
+                             int[]) {
   return mpi_call("MPI_Dist_graph_neighbors", [&](Runtime& rt) {
     Comm& c = check_comm(rt, "MPI_Dist_graph_neighbors", comm);
     if (c.topology != MPI_DIST_GRAPH)

@@ -90,8 +90,8 @@ int MPI_Type_indexed(int count, const int blocklengths[], const int displacement
   });
 }
 
-int MPI_Type_create_hindexed(int count, const int blocklengths[], const MPI_Aint displacements[],
-                             MPI_Datatype oldtype, MPI_Datatype* newtype) {
+int MPI_Type_create_hindexed(int count, const int blocklengths[], const MPI_Aint displacements[], MPI_Datatype oldtype,
+                             MPI_Datatype* newtype) {
   return new_type("MPI_Type_create_hindexed", newtype, [&](Runtime& rt) {
     check_count(rt, "MPI_Type_create_hindexed", count);
     TypeInfo t = make_hindexed(count, widen(blocklengths, count).data(), widen(displacements, count).data(),
@@ -143,8 +143,7 @@ int MPI_Type_create_struct(int count, const int blocklengths[], const MPI_Aint d
     for (int i = 0; i < count; ++i) copies.push_back(check_type_handle(rt, "MPI_Type_create_struct", types[i]));
     std::vector<const TypeInfo*> ptrs;
     for (const TypeInfo& c : copies) ptrs.push_back(&c);
-    TypeInfo t = make_struct(count, widen(blocklengths, count).data(), widen(displacements, count).data(),
-                             ptrs.data());
+    TypeInfo t = make_struct(count, widen(blocklengths, count).data(), widen(displacements, count).data(), ptrs.data());
     record(t, MPI_COMBINER_STRUCT, {count}, std::vector<MPI_Aint>(displacements, displacements + count),
            std::vector<MPI_Datatype>(types, types + count));
     t.ints.insert(t.ints.end(), blocklengths, blocklengths + count);
@@ -189,10 +188,13 @@ int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype* newtype) {
     return t;
   });
   if (rc == MPI_SUCCESS)
-    mpi_call("MPI_Type_dup", [&](Runtime& rt) {
-      copy_attributes(rt, Runtime::kTypeAttr, oldtype, *newtype);
-      return MPI_SUCCESS;
-    }, false);
+    mpi_call(
+        "MPI_Type_dup",
+        [&](Runtime& rt) {
+          copy_attributes(rt, Runtime::kTypeAttr, oldtype, *newtype);
+          return MPI_SUCCESS;
+        },
+        false);
   return rc;
 }
 
@@ -360,12 +362,34 @@ int MPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addre
 int MPI_Type_match_size(int typeclass, int size, MPI_Datatype* datatype) {
   *datatype = MPI_DATATYPE_NULL;
   if (typeclass == MPI_TYPECLASS_INTEGER)
-    *datatype = size == 1 ? MPI_INTEGER1 : size == 2 ? MPI_INTEGER2 : size == 4 ? MPI_INTEGER4 : size == 8 ? MPI_INTEGER8 : 0;
+    *datatype = size == 1   ? MPI_INTEGER1
+                : size == 2 ? MPI_INTEGER2
+                : size == 4 ? MPI_INTEGER4
+                : size == 8 ? MPI_INTEGER8
+                            : 0;
   else if (typeclass == MPI_TYPECLASS_REAL)
     *datatype = size == 4 ? MPI_REAL4 : size == 8 ? MPI_REAL8 : size == 16 ? MPI_REAL16 : 0;
   else if (typeclass == MPI_TYPECLASS_COMPLEX)
     *datatype = size == 8 ? MPI_COMPLEX8 : size == 16 ? MPI_COMPLEX16 : 0;
   return *datatype == MPI_DATATYPE_NULL ? MPI_ERR_ARG : MPI_SUCCESS;
+}
+
+// Fortran's selected kinds (MPI 3.1 17.1.9): the predefined type of the
+// precision and range asked for, as far as the basic types reach.
+int MPI_Type_create_f90_integer(int r, MPI_Datatype* newtype) {
+  *newtype = r <= 2 ? MPI_INTEGER1 : r <= 4 ? MPI_INTEGER2 : r <= 9 ? MPI_INTEGER4 : r <= 18 ? MPI_INTEGER8 : 0;
+  return *newtype == MPI_DATATYPE_NULL ? MPI_ERR_ARG : MPI_SUCCESS;
+}
+int MPI_Type_create_f90_real(int p, int r, MPI_Datatype* newtype) {
+  const bool single = (p == MPI_UNDEFINED || p <= 6) && (r == MPI_UNDEFINED || r <= 37);
+  const bool dbl = (p == MPI_UNDEFINED || p <= 15) && (r == MPI_UNDEFINED || r <= 307);
+  *newtype = single ? MPI_REAL : dbl ? MPI_DOUBLE_PRECISION : MPI_DATATYPE_NULL;
+  return *newtype == MPI_DATATYPE_NULL ? MPI_ERR_ARG : MPI_SUCCESS;
+}
+int MPI_Type_create_f90_complex(int p, int r, MPI_Datatype* newtype) {
+  const int rc = MPI_Type_create_f90_real(p, r, newtype);
+  if (rc == MPI_SUCCESS) *newtype = *newtype == MPI_REAL ? MPI_COMPLEX : MPI_DOUBLE_COMPLEX;
+  return rc;
 }
 
 // ---- packing --------------------------------------------------------------------------------

@@ -128,9 +128,9 @@ int MPI_Get_version(int* version, int* subversion) {
 }
 
 int MPI_Get_library_version(char* version, int* resultlen) {
-  *resultlen = std::snprintf(version, MPI_MAX_LIBRARY_VERSION_STRING,
-                             "POEMS direct execution: MPI %d.%d simulated on the LogGOPS engine", MPI_VERSION,
-                             MPI_SUBVERSION);
+  *resultlen =
+      std::snprintf(version, MPI_MAX_LIBRARY_VERSION_STRING,
+                    "POEMS direct execution: MPI %d.%d simulated on the LogGOPS engine", MPI_VERSION, MPI_SUBVERSION);
   return MPI_SUCCESS;
 }
 
@@ -211,6 +211,15 @@ int MPI_Win_create_errhandler(MPI_Win_errhandler_function*, MPI_Errhandler* errh
 }
 int MPI_File_create_errhandler(MPI_File_errhandler_function*, MPI_Errhandler* errhandler) {
   return new_handler(errhandler);
+}
+int MPI_Win_get_errhandler(MPI_Win, MPI_Errhandler* errhandler) {
+  *errhandler = MPI_ERRORS_ARE_FATAL;  // errors are fatal whatever the handler (docs/direct.md)
+  return MPI_SUCCESS;
+}
+int MPI_Win_call_errhandler(MPI_Win, int errorcode) {
+  return mpi_call("MPI_Win_call_errhandler", [&](Runtime& rt) -> int {
+    rt.fail("MPI_Win_call_errhandler", "the program raised error " + std::to_string(errorcode));
+  });
 }
 int MPI_Comm_call_errhandler(MPI_Comm comm, int errorcode) {
   return mpi_call("MPI_Comm_call_errhandler", [&](Runtime& rt) -> int {

@@ -36,8 +36,9 @@ std::uint32_t inner(Runtime& rt, std::uint32_t id) {
 
 // An inactive persistent request (or MPI_REQUEST_NULL) counts as complete with an empty status.
 bool inactive(Runtime& rt, MPI_Request handle) {
-  return handle == MPI_REQUEST_NULL || (rt.valid_request(handle) && rt.request(static_cast<std::uint32_t>(handle)).persistent &&
-                                        rt.request(static_cast<std::uint32_t>(handle)).inner == kNoRequest);
+  return handle == MPI_REQUEST_NULL ||
+         (rt.valid_request(handle) && rt.request(static_cast<std::uint32_t>(handle)).persistent &&
+          rt.request(static_cast<std::uint32_t>(handle)).inner == kNoRequest);
 }
 
 // The status of a finished request; frees it (a persistent one becomes inactive).
@@ -94,8 +95,8 @@ Peer recv_args(Runtime& rt, const char* call, const void* buf, int count, MPI_Da
 }
 
 // mode: 0 standard (also buffered and ready), 1 synchronous.
-int blocking_send(const char* call, const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
-                  MPI_Comm comm, int mode) {
+int blocking_send(const char* call, const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                  int mode) {
   return mpi_call(call, [&](Runtime& rt) {
     const Peer p = send_args(rt, call, buf, count, datatype, dest, tag, comm);
     if (p.world == -2) return MPI_SUCCESS;
@@ -117,9 +118,9 @@ int nonblocking_send(const char* call, const void* buf, int count, MPI_Datatype 
       *request = static_cast<MPI_Request>(null_peer_request(rt, Request::Kind::Send, call));
       return MPI_SUCCESS;
     }
-    *request = static_cast<MPI_Request>(rt.post_send(pack_data(rt, buf, count, datatype),
-                                                     static_cast<std::uint32_t>(p.world), p.tag, comm, false, mode,
-                                                     rt.node_of(call), call));
+    *request =
+        static_cast<MPI_Request>(rt.post_send(pack_data(rt, buf, count, datatype), static_cast<std::uint32_t>(p.world),
+                                              p.tag, comm, false, mode, rt.node_of(call), call));
     return MPI_SUCCESS;
   });
 }
@@ -462,15 +463,15 @@ void start_one(Runtime& rt, const char* call, MPI_Request handle) {
   std::uint32_t started;
   if (q.kind == Request::Kind::Send) {
     const std::int32_t dest = check_peer(rt, call, c, q.peer, false);
-    started = dest == -2 ? null_peer_request(rt, Request::Kind::Send, call)
-                         : rt.post_send(pack_data(rt, q.send_buffer, q.count, q.ptype),
-                                        static_cast<std::uint32_t>(dest), q.ptag, q.comm, false, q.mode,
-                                        rt.node_of(call), call);
+    started = dest == -2
+                  ? null_peer_request(rt, Request::Kind::Send, call)
+                  : rt.post_send(pack_data(rt, q.send_buffer, q.count, q.ptype), static_cast<std::uint32_t>(dest),
+                                 q.ptag, q.comm, false, q.mode, rt.node_of(call), call);
   } else {
     const std::int32_t src = check_peer(rt, call, c, q.peer, true);
     started = src == -2 ? null_peer_request(rt, Request::Kind::Recv, call)
-                        : rt.post_recv(recv_target(rt, const_cast<void*>(q.send_buffer), q.count, q.ptype), src,
-                                       q.ptag, q.comm, rt.node_of(call), call);
+                        : rt.post_recv(recv_target(rt, const_cast<void*>(q.send_buffer), q.count, q.ptype), src, q.ptag,
+                                       q.comm, rt.node_of(call), call);
   }
   rt.request(id).inner = started;
 }
@@ -531,9 +532,9 @@ int MPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int 
       done.push_back(Dependency{rt.request(rid).op, false});
     }
     if (s.world != -2) {
-      const std::uint32_t sid = rt.post_send(pack_data(rt, sendbuf, sendcount, sendtype),
-                                             static_cast<std::uint32_t>(s.world), s.tag, comm, false, 0, node,
-                                             "MPI_Sendrecv");
+      const std::uint32_t sid =
+          rt.post_send(pack_data(rt, sendbuf, sendcount, sendtype), static_cast<std::uint32_t>(s.world), s.tag, comm,
+                       false, 0, node, "MPI_Sendrecv");
       ids.push_back(sid);
       done.push_back(Dependency{rt.request(sid).op, false});
     }
@@ -736,9 +737,9 @@ int MPI_Imrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message
     check_bytes(rt, "MPI_Imrecv", count, datatype);
     // The receive names the message's sender and tag: the first such message
     // in the queue is the probed one (messages from one sender stay in order).
-    *request = static_cast<MPI_Request>(rt.post_recv(recv_target(rt, buf, count, datatype),
-                                                     static_cast<std::int32_t>(m.peer), m.ptag, m.comm,
-                                                     rt.node_of("MPI_Imrecv"), "MPI_Imrecv"));
+    *request =
+        static_cast<MPI_Request>(rt.post_recv(recv_target(rt, buf, count, datatype), static_cast<std::int32_t>(m.peer),
+                                              m.ptag, m.comm, rt.node_of("MPI_Imrecv"), "MPI_Imrecv"));
     *message = MPI_MESSAGE_NULL;
     return MPI_SUCCESS;
   });

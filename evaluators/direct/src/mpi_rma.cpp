@@ -127,8 +127,8 @@ std::uint32_t access_message(Runtime& rt, MPI_Win win, Window& w, int target, Rm
   m.origin = rt.current().world;
   m.target = target;
   m.reply_bytes = reply_bytes;
-  const std::uint32_t request = rt.rma_send(m, w.ranks[static_cast<std::size_t>(target)].world, bytes,
-                                            kind == RmaMessage::Fetch, call);
+  const std::uint32_t request =
+      rt.rma_send(m, w.ranks[static_cast<std::size_t>(target)].world, bytes, kind == RmaMessage::Fetch, call);
   note_access(w, rt.current().world, target);
   if (request != kNoRequest) w.outstanding[rt.current().world].push_back(Outstanding{target, request});
   return request;
@@ -190,7 +190,8 @@ MPI_Win create_window(Runtime& rt, const char* call, MPI_Comm comm, int flavor, 
                       int disp_unit, bool shared) {
   const Comm& c = check_comm(rt, call, comm);
   if (size < 0) rt.fail(call, "size " + std::to_string(size) + " is negative (MPI_ERR_SIZE)");
-  if (disp_unit <= 0) rt.fail(call, "displacement unit " + std::to_string(disp_unit) + " is not positive (MPI_ERR_ARG)");
+  if (disp_unit <= 0)
+    rt.fail(call, "displacement unit " + std::to_string(disp_unit) + " is not positive (MPI_ERR_ARG)");
   const int me = rt.comm_rank(c, rt.current().world);
   std::uint32_t request;
   Collective& col = rt.start_collective(comm, taskgraph::CollectiveOp::Allgather, 24, 0, call, true, request);
@@ -416,7 +417,8 @@ int accumulate(const char* call, const void* origin_addr, int origin_count, MPI_
         if (op == MPI_REPLACE)
           data = std::move(in);
         else
-          reduce_into(op, ttype.element, data.data(), in.data(), static_cast<std::size_t>(target_count) * ttype.elements);
+          reduce_into(op, ttype.element, data.data(), in.data(),
+                      static_cast<std::size_t>(target_count) * ttype.elements);
         target_io(rt, call, w, target_rank, addr, target_count, ttype, data.data(), true);
       }
       const std::uint64_t sent = op == MPI_NO_OP ? 16 : tbytes;
@@ -449,8 +451,8 @@ extern "C" {
 
 int MPI_Win_create(void* base, MPI_Aint size, int disp_unit, MPI_Info, MPI_Comm comm, MPI_Win* win) {
   return mpi_call("MPI_Win_create", [&](Runtime& rt) {
-    *win = create_window(rt, "MPI_Win_create", comm, MPI_WIN_FLAVOR_CREATE, reinterpret_cast<std::uintptr_t>(base), size,
-                         disp_unit, false);
+    *win = create_window(rt, "MPI_Win_create", comm, MPI_WIN_FLAVOR_CREATE, reinterpret_cast<std::uintptr_t>(base),
+                         size, disp_unit, false);
     return MPI_SUCCESS;
   });
 }
@@ -553,7 +555,8 @@ int MPI_Win_free(MPI_Win* win) {
     if (after.flavor == MPI_WIN_FLAVOR_ALLOCATE && mine.base != 0)
       SharedAlloc<std::byte>().deallocate(reinterpret_cast<std::byte*>(mine.base), 0);
     if (++after.freed == after.ranks.size()) {
-      if (after.shared_block != 0) SharedAlloc<std::byte>().deallocate(reinterpret_cast<std::byte*>(after.shared_block), 0);
+      if (after.shared_block != 0)
+        SharedAlloc<std::byte>().deallocate(reinterpret_cast<std::byte*>(after.shared_block), 0);
       after = Window{};
     }
     *win = MPI_WIN_NULL;
@@ -664,15 +667,14 @@ int MPI_Get_accumulate(const void* origin_addr, int origin_count, MPI_Datatype o
 }
 int MPI_Rget_accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, void* result_addr,
                         int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp,
-                        int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win,
-                        MPI_Request* request) {
+                        int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request* request) {
   return accumulate("MPI_Rget_accumulate", origin_addr, origin_count, origin_datatype, result_addr, result_count,
                     result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
 }
 int MPI_Fetch_and_op(const void* origin_addr, void* result_addr, MPI_Datatype datatype, int target_rank,
                      MPI_Aint target_disp, MPI_Op op, MPI_Win win) {
-  return accumulate("MPI_Fetch_and_op", origin_addr, 1, datatype, result_addr, 1, datatype, target_rank, target_disp,
-                    1, datatype, op, win, nullptr);
+  return accumulate("MPI_Fetch_and_op", origin_addr, 1, datatype, result_addr, 1, datatype, target_rank, target_disp, 1,
+                    datatype, op, win, nullptr);
 }
 
 int MPI_Compare_and_swap(const void* origin_addr, const void* compare_addr, void* result_addr, MPI_Datatype datatype,
@@ -690,7 +692,8 @@ int MPI_Compare_and_swap(const void* origin_addr, const void* compare_addr, void
     target_io(rt, call, w, target_rank, addr, 1, t, old.data(), false);
     std::memcpy(result_addr, old.data(), bytes);
     if (std::memcmp(old.data(), compare_addr, bytes) == 0) {
-      svector<std::byte> in(static_cast<const std::byte*>(origin_addr), static_cast<const std::byte*>(origin_addr) + bytes);
+      svector<std::byte> in(static_cast<const std::byte*>(origin_addr),
+                            static_cast<const std::byte*>(origin_addr) + bytes);
       target_io(rt, call, w, target_rank, addr, 1, t, in.data(), true);
     }
     access_message(rt, win, w, target_rank, RmaMessage::Fetch, 2 * bytes, bytes, call);
@@ -831,8 +834,8 @@ std::vector<int> group_ranks(Runtime& rt, const char* call, const Window& w, MPI
 // Zero-byte notifications between the programs (post -> origins, complete -> targets).
 void notify(Runtime& rt, const Window& w, const std::vector<int>& to, int tag, const char* call) {
   for (int r : to)
-    rt.post_send(svector<std::byte>(), w.ranks[static_cast<std::size_t>(r)].world, tag, w.comm, false, 0, rt.node_of(call),
-                 call);
+    rt.post_send(svector<std::byte>(), w.ranks[static_cast<std::size_t>(r)].world, tag, w.comm, false, 0,
+                 rt.node_of(call), call);
 }
 
 void await(Runtime& rt, const Window& w, const std::vector<int>& from, int tag, const char* call) {

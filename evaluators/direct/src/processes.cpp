@@ -155,7 +155,7 @@ int Runtime::start_processes() {
       ::dup2(err[1], STDERR_FILENO);
       for (int fd : {out[0], out[1], err[0], err[1]}) ::close(fd);
       g_output = nullptr;  // (the controller's; this process only writes)
-      if (r > 0) {  // as under mpirun: standard input goes to rank 0 only
+      if (r > 0) {         // as under mpirun: standard input goes to rank 0 only
         const int null = ::open("/dev/null", O_RDONLY);
         if (null >= 0) {
           ::dup2(null, STDIN_FILENO);
@@ -208,7 +208,7 @@ void Runtime::process_resume(Rank& k) {
     // A one-second timeout is the safety net.
     const int ready = ::poll(fds, 3, 1000);
     for (int i = 1; i < 3; ++i)
-      if (fds[i].revents & (POLLHUP | POLLERR)) fds[i].fd = -1;  // no writer left: stop asking
+      if (fds[i].revents & (POLLHUP | POLLERR)) fds[i].fd = -1;   // no writer left: stop asking
     if (fds[1].revents || fds[2].revents) drain_output(k.world);  // a full pipe would stop the rank
     if (ready > 0 && (fds[0].revents & POLLIN)) {
       std::uint64_t count;
@@ -255,8 +255,7 @@ void Runtime::reap(Rank& k, int status) {
     stop(who + " exited with status " + std::to_string(code));
 }
 
-DirectResult run_processes(const Program& program, const std::vector<std::string>& args,
-                           const DirectOptions& options) {
+DirectResult run_processes(const Program& program, const std::vector<std::string>& args, const DirectOptions& options) {
   SharedRegion::create(options.shared_bytes != 0 ? options.shared_bytes : default_shared_bytes());
   Runtime* rt = nullptr;
   DirectResult result;
@@ -302,8 +301,8 @@ void Runtime::reap_all() {
 
 std::size_t default_shared_bytes() {
   const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
-  const std::size_t ram = pages > 0 && page > 0 ? static_cast<std::size_t>(pages) * static_cast<std::size_t>(page)
-                                                : std::size_t{16} << 30;
+  const std::size_t ram =
+      pages > 0 && page > 0 ? static_cast<std::size_t>(pages) * static_cast<std::size_t>(page) : std::size_t{16} << 30;
   return std::max(ram, std::size_t{1} << 30);
 }
 

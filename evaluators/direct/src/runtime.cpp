@@ -216,8 +216,7 @@ void Runtime::unwind_all() {
       RankThread& t = threads_->threads[k.world];
       if (!t.started() || t.finished()) continue;
       resume(k);  // the rank's program unwinds from its MPI call
-      if (!t.finished())
-        std::fprintf(stderr, "poems: warning: rank %u did not end when the run stopped\n", k.world);
+      if (!t.finished()) std::fprintf(stderr, "poems: warning: rank %u did not end when the run stopped\n", k.world);
     } else if (k.pid > 0) {
       resume(k);  // the rank's process ends in its MPI call (or before it started)
     }
@@ -296,7 +295,8 @@ void Runtime::run_deferred(std::uint32_t index) {
   for (Operation o : d.ops) {
     const Dependency* deps = d.deps.data() + o.first_dep;
     o.first_dep = static_cast<std::uint32_t>(c.out_deps.size());
-    for (std::uint32_t i = 0; i < o.dep_count; ++i) c.out_deps.push_back(Dependency{first + deps[i].op, deps[i].on_start});
+    for (std::uint32_t i = 0; i < o.dep_count; ++i)
+      c.out_deps.push_back(Dependency{first + deps[i].op, deps[i].on_start});
     c.out_ops.push_back(o);
     ++c.next_op;
   }
@@ -418,9 +418,9 @@ DirectResult Runtime::run() {
     describe_blocked(out);
     error_ = ("deadlock: " + std::to_string(out.sim.stuck_total) + " rank(s) cannot go on").c_str();
     if (!out.sim.stuck.empty() && !out.sim.stuck.front().waits.empty())
-      error_ += (" (rank " + std::to_string(out.sim.stuck.front().rank) + ": " + out.sim.stuck.front().waits.front() +
-                 ")")
-                    .c_str();
+      error_ +=
+          (" (rank " + std::to_string(out.sim.stuck.front().rank) + ": " + out.sim.stuck.front().waits.front() + ")")
+              .c_str();
   }
   if (!error_.empty() && out.sim.stuck_total == 0) out.sim.completed = false;
   unwind_all();
@@ -475,7 +475,8 @@ void Runtime::strip_companions(DirectResult& out) const {
       if (s.stuck_total > 0) --s.stuck_total;
     }
   }
-  std::sort(merged.begin(), merged.end(), [](const sim::StuckRank& a, const sim::StuckRank& b) { return a.rank < b.rank; });
+  std::sort(merged.begin(), merged.end(),
+            [](const sim::StuckRank& a, const sim::StuckRank& b) { return a.rank < b.rank; });
   s.stuck = std::move(merged);
 }
 

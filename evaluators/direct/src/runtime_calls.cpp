@@ -8,8 +8,8 @@
 
 namespace poems::direct::detail {
 
-std::uint32_t Runtime::post_send(svector<std::byte>&& data, std::uint32_t dest, int tag, MPI_Comm comm,
-                                 bool blocking, int mode, std::uint32_t node, const char* call) {
+std::uint32_t Runtime::post_send(svector<std::byte>&& data, std::uint32_t dest, int tag, MPI_Comm comm, bool blocking,
+                                 int mode, std::uint32_t node, const char* call) {
   Rank& k = *current_;
   issue_compute();
   const std::uint64_t bytes = data.size();
@@ -53,8 +53,8 @@ std::uint32_t Runtime::post_send(svector<std::byte>&& data, std::uint32_t dest, 
   return id;
 }
 
-std::uint32_t Runtime::post_recv(RecvTarget&& target, std::int32_t source, int tag, MPI_Comm comm,
-                                 std::uint32_t node, const char* call) {
+std::uint32_t Runtime::post_recv(RecvTarget&& target, std::int32_t source, int tag, MPI_Comm comm, std::uint32_t node,
+                                 const char* call) {
   Rank& k = *current_;
   issue_compute();
   Operation op;

@@ -88,8 +88,8 @@ struct Request {
   enum class Kind : std::uint8_t { Free, Send, Recv, Marker, Collective, Persistent, Generalized, Deferred, Rma };
   Kind kind = Kind::Free;
   bool done = false;
-  bool waited = false;     // its rank is blocked until it is done
-  bool delivered = true;   // Recv: its data (payload) reached the buffer
+  bool waited = false;      // its rank is blocked until it is done
+  bool delivered = true;    // Recv: its data (payload) reached the buffer
   bool persistent = false;  // MPI_Send_init / MPI_Recv_init: survives completion
   bool active = true;       // persistent: started
   bool cancelled = false;
@@ -109,9 +109,9 @@ struct Request {
   int peer = 0, ptag = 0, count = 0;
   MPI_Datatype ptype = MPI_DATATYPE_NULL;
   MPI_Comm comm = MPI_COMM_NULL;
-  int mode = 0;                         // persistent sends: 0 standard, 1 synchronous
-  std::uint32_t inner = kNoRequest;      // persistent: the request of the current start
-  std::uint32_t deferred = 0;            // Kind::Deferred: index into deferred_
+  int mode = 0;                      // persistent sends: 0 standard, 1 synchronous
+  std::uint32_t inner = kNoRequest;  // persistent: the request of the current start
+  std::uint32_t deferred = 0;        // Kind::Deferred: index into deferred_
   std::uint32_t next_free = 0;
 };
 
@@ -122,8 +122,8 @@ struct Message {
   svector<std::byte> data;
   std::uint64_t bytes = 0;
   int tag = 0;
-  int source = 0;                    // the sender's rank in the communicator
-  std::uint32_t comm = 0;            // communicator handle (the engine's communicator id)
+  int source = 0;                      // the sender's rank in the communicator
+  std::uint32_t comm = 0;              // communicator handle (the engine's communicator id)
   std::uint32_t ack_tag = kNoRequest;  // synchronous send: the receiver acknowledges the match
 };
 
@@ -137,15 +137,15 @@ struct Neighbors {
 };
 
 struct Comm {
-  svector<std::uint32_t> members;                   // world ranks by communicator rank
-  sunordered_map<std::uint32_t, int> rank_of;       // world rank -> rank (empty for the world: identity)
-  svector<std::uint64_t> started;                   // per member: collectives it has started
-  bool self = false;                                // MPI_COMM_SELF: one member, whoever asks
+  svector<std::uint32_t> members;              // world ranks by communicator rank
+  sunordered_map<std::uint32_t, int> rank_of;  // world rank -> rank (empty for the world: identity)
+  svector<std::uint64_t> started;              // per member: collectives it has started
+  bool self = false;                           // MPI_COMM_SELF: one member, whoever asks
   bool freed = false;
-  int topology = 0;                                 // MPI_CART, MPI_GRAPH, MPI_DIST_GRAPH or 0
+  int topology = 0;  // MPI_CART, MPI_GRAPH, MPI_DIST_GRAPH or 0
   CartTopology cart;
-  svector<int> graph_index, graph_edges;            // MPI_Graph_create
-  smap<std::uint32_t, Neighbors> neighbors;         // distributed graph: by world rank
+  svector<int> graph_index, graph_edges;     // MPI_Graph_create
+  smap<std::uint32_t, Neighbors> neighbors;  // distributed graph: by world rank
   sstring name;
   int errhandler = MPI_ERRORS_ARE_FATAL;
   std::uint32_t ranks_per_node = 0;  // MPI_Comm_split_type results (0: not from one)
@@ -177,13 +177,13 @@ struct Collective {
   MPI_Op reduce = MPI_OP_NULL;
   std::size_t chunk = 0;  // bytes of one rank's contribution (packed)
   svector<std::byte> data;
-  svector<svector<std::byte>> parts;       // v-collectives: each rank's (or pair's) packed part
+  svector<svector<std::byte>> parts;  // v-collectives: each rank's (or pair's) packed part
   svector<std::byte> result;
   bool result_ready = false;
   std::uint32_t entered = 0, left = 0, contributed = 0;
-  svector<std::pair<int, int>> split;       // Comm_split: (color, key) by communicator rank
-  smap<int, MPI_Comm> created;              // Comm_split / Comm_dup: new communicator by color
-  svector<std::int64_t> values;             // small per-rank values (window creation)
+  svector<std::pair<int, int>> split;  // Comm_split: (color, key) by communicator rank
+  smap<int, MPI_Comm> created;         // Comm_split / Comm_dup: new communicator by color
+  svector<std::int64_t> values;        // small per-rank values (window creation)
 };
 
 // A program rank, or the companion of one (ranks P..2P-1 of the engine): the
@@ -206,25 +206,25 @@ struct LockWaiter {
   int type = 0;
 };
 struct TargetLock {
-  int exclusive = -1;      // world rank holding it exclusively, or -1
+  int exclusive = -1;  // world rank holding it exclusively, or -1
   std::uint32_t shared = 0;
   svector<LockWaiter> waiting;
 };
 struct Outstanding {
-  int target = 0;            // communicator rank
+  int target = 0;             // communicator rank
   std::uint32_t request = 0;  // a reply the origin waits for (get, fetch) or kNoRequest
 };
 struct Window {
   bool used = false;
   MPI_Comm comm = MPI_COMM_NULL;
   int flavor = MPI_WIN_FLAVOR_CREATE;
-  svector<WindowRank> ranks;  // by communicator rank
-  svector<TargetLock> locks;  // by communicator rank
-  smap<std::uint32_t, svector<Outstanding>> outstanding;  // by origin world rank
-  smap<std::uint32_t, svector<int>> accessed;             // targets since the last synchronization, by origin
+  svector<WindowRank> ranks;                                  // by communicator rank
+  svector<TargetLock> locks;                                  // by communicator rank
+  smap<std::uint32_t, svector<Outstanding>> outstanding;      // by origin world rank
+  smap<std::uint32_t, svector<int>> accessed;                 // targets since the last synchronization, by origin
   smap<std::uint32_t, svector<int>> post_group, start_group;  // PSCW, by world rank
-  svector<std::pair<std::uintptr_t, MPI_Aint>> attached;  // dynamic windows
-  std::uintptr_t shared_block = 0;                         // MPI_Win_allocate_shared: one block for all
+  svector<std::pair<std::uintptr_t, MPI_Aint>> attached;      // dynamic windows
+  std::uintptr_t shared_block = 0;                            // MPI_Win_allocate_shared: one block for all
   std::uint32_t freed = 0;
   sstring name;
 };
@@ -249,11 +249,11 @@ struct Rank {
   svector<Operation> out_ops;
   svector<Dependency> out_deps;
   std::size_t out_read = 0;
-  std::uint64_t next_op = 0;       // rank-local index of the next operation
-  svector<Dependency> after;       // what the next operation depends on
-  double compute_ps = 0;           // computation not yet issued
-  std::uint64_t cpu_mark = 0;      // host CPU clock when the program last left an MPI call
-  std::uint32_t waiting = 0;       // request completions it still waits for
+  std::uint64_t next_op = 0;   // rank-local index of the next operation
+  svector<Dependency> after;   // what the next operation depends on
+  double compute_ps = 0;       // computation not yet issued
+  std::uint64_t cpu_mark = 0;  // host CPU clock when the program last left an MPI call
+  std::uint32_t waiting = 0;   // request completions it still waits for
   // Operations whose completion a request counts: (operation, request). A
   // rank has a few at a time, completing mostly in order.
   svector<std::pair<std::uint64_t, std::uint32_t>> tracked;
@@ -271,15 +271,15 @@ struct Rank {
     std::int32_t source = -1;  // world rank or -1
     int tag = MPI_ANY_TAG;
     MPI_Comm comm = MPI_COMM_WORLD;
-  } probe;                                                           // blocked in MPI_Probe
-  svector<std::pair<std::uint32_t, std::uint64_t>> unexpected;       // arrived, unmatched: (sender, send op)
+  } probe;                                                      // blocked in MPI_Probe
+  svector<std::pair<std::uint32_t, std::uint64_t>> unexpected;  // arrived, unmatched: (sender, send op)
   bool initialized = false, finalized = false;
   bool exiting = false;  // processes: its exit handler ran
   int exit_code = -1;
   const char* blocked_in = "";  // the MPI call it waits in
   svector<sstring> args;
   svector<char*> argv;
-  std::uint32_t rma_tags = 0;     // one-sided messages sent (their tags)
+  std::uint32_t rma_tags = 0;    // one-sided messages sent (their tags)
   void* bsend_buffer = nullptr;  // MPI_Buffer_attach
   int bsend_size = 0;
   // Processes: the turn (futex word: 1 = run) and the process.
@@ -449,8 +449,8 @@ class Runtime final : public taskgraph::ScheduleSource, public sim::ExecutionObs
   // A nonblocking collective: the rank's schedule runs on its companion from
   // the rank's present virtual time on; `request` (a program-visible request)
   // completes with it.
-  Collective& start_nonblocking_collective(MPI_Comm comm, int kind, int root, const char* call,
-                                           std::uint32_t& request, const ScheduleBuilder& build);
+  Collective& start_nonblocking_collective(MPI_Comm comm, int kind, int root, const char* call, std::uint32_t& request,
+                                           const ScheduleBuilder& build);
   Collective& start_nonblocking_collective(MPI_Comm comm, taskgraph::CollectiveOp op, std::uint64_t bytes, int root,
                                            const char* call, std::uint32_t& request);
   // The rank is done with the call's data (the last one frees it).
@@ -512,8 +512,8 @@ class Runtime final : public taskgraph::ScheduleSource, public sim::ExecutionObs
   sunordered_map<const char*, std::uint32_t> node_by_literal_;  // labels are string literals
   std::uint32_t compute_node_ = 0;
   svector<Request> requests_;
-  std::uint32_t free_requests_ = 0;                       // 1 + index of the first free request; 0 = none
-  sunordered_map<std::uint64_t, Message> messages_;       // op_key of the send -> message
+  std::uint32_t free_requests_ = 0;                  // 1 + index of the first free request; 0 = none
+  sunordered_map<std::uint64_t, Message> messages_;  // op_key of the send -> message
   svector<Comm*> comms_;
   svector<Group> groups_;
   struct GroupComms {
@@ -533,11 +533,11 @@ class Runtime final : public taskgraph::ScheduleSource, public sim::ExecutionObs
   std::unique_ptr<processor::ProcessorModel> processor_;
   sstring error_;
   int abort_code_ = 0;
-  bool stopping_ = false;  // the run is being stopped: ranks unwind
+  bool stopping_ = false;           // the run is being stopped: ranks unwind
   bool synchronous_sends_ = false;  // some receive may owe an acknowledgement (MPI_Ssend)
-  bool companions_done_ = false;     // the queue ran dry: companions end
+  bool companions_done_ = false;    // the queue ran dry: companions end
   svector<DeferredSchedule> deferred_;
-  std::uint32_t free_deferred_ = 0;  // 1 + first free entry
+  std::uint32_t free_deferred_ = 0;           // 1 + first free entry
   svector<std::uint32_t> woken_, woken_out_;  // ranks to read that no event touched
   std::uint64_t switches_ = 0, mpi_calls_ = 0, measured_ns_ = 0;
   std::uint64_t epoch_realtime_ns_ = 0, epoch_monotonic_ns_ = 0;
@@ -550,8 +550,7 @@ class Runtime final : public taskgraph::ScheduleSource, public sim::ExecutionObs
 std::int32_t self_rank_process();
 
 // Runs `program` with one process per rank (poems::direct::run for Isolation::Processes).
-DirectResult run_processes(const Program& program, const std::vector<std::string>& args,
-                           const DirectOptions& options);
+DirectResult run_processes(const Program& program, const std::vector<std::string>& args, const DirectOptions& options);
 // After a run with processes: reaps the ranks, destroys the runtime, restores SIGCHLD.
 void finish_processes(Runtime* rt);
 // The shared region's size when the options leave it open: the machine's memory.

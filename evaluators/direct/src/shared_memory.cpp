@@ -34,8 +34,8 @@ void SharedRegion::create(std::size_t bytes) {
   if (g_region.base) throw std::logic_error("a shared region is active already");
   void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (p == MAP_FAILED)
-    throw std::runtime_error("cannot map " + std::to_string(bytes >> 20) + " MiB of shared memory for the ranks: " +
-                             std::strerror(errno));
+    throw std::runtime_error("cannot map " + std::to_string(bytes >> 20) +
+                             " MiB of shared memory for the ranks: " + std::strerror(errno));
   g_region.base = static_cast<char*>(p);
   g_region.bytes = bytes;
   g_region.segment.emplace(bi::create_only, p, bytes);

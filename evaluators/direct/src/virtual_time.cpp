@@ -21,7 +21,7 @@ ClockGettime real() {
 
 bool cpu_clock(clockid_t clock) {
   return clock == CLOCK_PROCESS_CPUTIME_ID || clock == CLOCK_THREAD_CPUTIME_ID || clock < 0;  // < 0: another
-                                                                                            // thread's or process's
+                                                                                              // thread's or process's
 }
 
 bool wall_clock(clockid_t clock) {

@@ -78,7 +78,8 @@ int main(int argc, char** argv) {
     displs[static_cast<std::size_t>(i)] = i * (i + 1) / 2 + i;  // a gap of one between blocks
   }
   const int total = displs.back() + counts.back();
-  std::vector<int> contribution(static_cast<std::size_t>(rank) + 1, rank + 1), gathered(static_cast<std::size_t>(total), -1);
+  std::vector<int> contribution(static_cast<std::size_t>(rank) + 1, rank + 1),
+      gathered(static_cast<std::size_t>(total), -1);
   MPI_Gatherv(contribution.data(), rank + 1, MPI_INT, gathered.data(), counts.data(), displs.data(), MPI_INT, root,
               MPI_COMM_WORLD);
   if (rank == root) print(rank, "gatherv", gathered);
@@ -109,7 +110,8 @@ int main(int argc, char** argv) {
                 MPI_INT, MPI_COMM_WORLD);
   print(rank, "alltoallv", recvv);
   // Alltoallw with byte displacements and one type per peer.
-  std::vector<int> wsd(static_cast<std::size_t>(size)), wrd(static_cast<std::size_t>(size)), wc(static_cast<std::size_t>(size), 1);
+  std::vector<int> wsd(static_cast<std::size_t>(size)), wrd(static_cast<std::size_t>(size)),
+      wc(static_cast<std::size_t>(size), 1);
   std::vector<MPI_Datatype> wt(static_cast<std::size_t>(size), MPI_DOUBLE);
   std::vector<double> wsend(static_cast<std::size_t>(size)), wrecv(static_cast<std::size_t>(size), -1);
   for (int j = 0; j < size; ++j) {

@@ -97,7 +97,10 @@ int main(int argc, char** argv) {
   MPI_Group_translate_ranks(evens, 1, &zero, world, &translated);
   printf("%d: evens %d rank %d union %d inter %d diff %d compare %s first even %d\n", rank, gsize,
          grank == MPI_UNDEFINED ? -1 : grank, usize, isize, dsize,
-         cmp == MPI_SIMILAR ? "similar" : cmp == MPI_IDENT ? "ident" : "unequal", translated);
+         cmp == MPI_SIMILAR ? "similar"
+         : cmp == MPI_IDENT ? "ident"
+                            : "unequal",
+         translated);
   MPI_Comm ecomm;
   MPI_Comm_create(MPI_COMM_WORLD, evens, &ecomm);
   if (ecomm != MPI_COMM_NULL) {
@@ -110,9 +113,11 @@ int main(int argc, char** argv) {
   } else {
     printf("%d: create null\n", rank);
   }
+  /* Ranks outside the group may call too: they get MPI_COMM_NULL. */
+  MPI_Comm gcomm;
+  MPI_Comm_create_group(MPI_COMM_WORLD, evens, 5, &gcomm);
+  if (gcomm == MPI_COMM_NULL) printf("%d: create_group null\n", rank);
   if (rank % 2 == 0) {
-    MPI_Comm gcomm;
-    MPI_Comm_create_group(MPI_COMM_WORLD, evens, 5, &gcomm);
     int gr, gmax;
     MPI_Comm_rank(gcomm, &gr);
     MPI_Allreduce(&rank, &gmax, 1, MPI_INT, MPI_MAX, gcomm);

@@ -38,8 +38,8 @@ int main(int argc, char** argv) {
   MPI_Type_create_subarray(2, sizes, subsizes, starts, MPI_ORDER_C, MPI_DOUBLE, &sub);
   MPI_Type_create_resized(column, 0, sizeof(int), &resized); /* consecutive columns */
   MPI_Datatype all[9] = {contig, column, hvec, indexed, hindexed, block, particle, sub, resized};
-  const char* names[9] = {"contig", "column", "hvector", "indexed", "hindexed", "indexed_block", "struct", "subarray",
-                          "resized"};
+  const char* names[9] = {"contig",        "column", "hvector",  "indexed", "hindexed",
+                          "indexed_block", "struct", "subarray", "resized"};
   for (int i = 0; i < 9; ++i) {
     MPI_Type_commit(&all[i]);
     int tsize;
@@ -47,8 +47,9 @@ int main(int argc, char** argv) {
     MPI_Type_size(all[i], &tsize);
     MPI_Type_get_extent(all[i], &lb, &extent);
     MPI_Type_get_true_extent(all[i], &tlb, &textent);
-    if (rank == 0) printf("%s: size %d lb %ld extent %ld true %ld %ld\n", names[i], tsize, (long)lb, (long)extent,
-                          (long)tlb, (long)textent);
+    if (rank == 0)
+      printf("%s: size %d lb %ld extent %ld true %ld %ld\n", names[i], tsize, (long)lb, (long)extent, (long)tlb,
+             (long)textent);
   }
   contig = all[0];
   column = all[1];

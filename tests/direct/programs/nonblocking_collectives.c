@@ -26,8 +26,8 @@ int main(int argc, char** argv) {
   MPI_Ibarrier(MPI_COMM_WORLD, &r[n++]);
   /* Point to point while the collectives are in flight. */
   int token = rank, back = -1;
-  MPI_Sendrecv(&token, 1, MPI_INT, (rank + 1) % size, 3, &back, 1, MPI_INT, (rank + size - 1) % size, 3,
-               MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  MPI_Sendrecv(&token, 1, MPI_INT, (rank + 1) % size, 3, &back, 1, MPI_INT, (rank + size - 1) % size, 3, MPI_COMM_WORLD,
+               MPI_STATUS_IGNORE);
   MPI_Waitall(n, r, MPI_STATUSES_IGNORE);
   printf("%d: ibcast %.2f iallreduce %d sendrecv %d iscatter %d\n", rank, bval, sum, back, scattered);
   if (rank == 0) {

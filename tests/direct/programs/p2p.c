@@ -130,8 +130,10 @@ int main(int argc, char** argv) {
   } else {
     MPI_Status st;
     int f = 0;
-    while (!f) MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &f, &st);
-    MPI_Probe(0, st.MPI_TAG, MPI_COMM_WORLD, &st);
+    /* Any tag from rank 0 (the previous rank's tag-30 message below may already be here), then any source with that
+     * tag. */
+    while (!f) MPI_Iprobe(0, MPI_ANY_TAG, MPI_COMM_WORLD, &f, &st);
+    MPI_Probe(MPI_ANY_SOURCE, st.MPI_TAG, MPI_COMM_WORLD, &st);
     int n;
     MPI_Get_count(&st, MPI_INT, &n);
     int data[16];
