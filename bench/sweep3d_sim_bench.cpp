@@ -1,7 +1,8 @@
 // Simulating Sweep3D: the lazy PSL task graph and the same graph through its
 // GOAL export, events per second and peak memory for each.
-//   sweep3d_sim_bench [npe_i npe_j [iterations [psl|goal|both [runs]]]]
-// `runs` simulates each schedule that many times (a GOAL file is parsed once).
+//   sweep3d_sim_bench [npe_i npe_j [iterations [psl|goal|both [runs [matched|loggopsim]]]]]
+// `runs` simulates each schedule that many times (a GOAL file is parsed
+// once); the last argument picks the message-progress semantics.
 #include <sys/resource.h>
 
 #include <chrono>
@@ -25,8 +26,11 @@ double peak_mib() {
   return u.ru_maxrss / 1024.0;
 }
 
+sim::Semantics semantics = sim::Semantics::Matched;
+
 sim::SimulationOptions odin() {
   sim::SimulationOptions o;
+  o.semantics = semantics;
   o.params.L = 5'300'000;
   o.params.o = 2'300'000;
   o.params.g = 2'000'000;
@@ -54,6 +58,11 @@ int main(int argc, char** argv) {
   double iterations = argc > 3 ? std::atof(argv[3]) : 1;
   const char* which = argc > 4 ? argv[4] : "both";
   const int runs = argc > 5 ? std::max(1, std::atoi(argv[5])) : 1;
+  if (argc > 6) {
+    auto s = sim::parse_semantics(argv[6]);
+    if (!s) return 2;
+    semantics = *s;
+  }
   psl::Frontend fe;
   if (!fe.load_files({std::string(POEMS_SOURCE_DIR) + "/examples/sweep3d/sweep3d.psl"})) return 1;
   auto graph = std::make_shared<taskgraph::StaticTaskGraph>(taskgraph::lower_model(fe.program(), fe.sources(), ""));
@@ -64,8 +73,8 @@ int main(int argc, char** argv) {
                                 {"jt_g", std::max(150.0, npe_j)}};
   taskgraph::InstantiateOptions inst;
   inst.ns_per_work = 60;
-  std::printf("Sweep3D %gx%g = %g processes, %g iteration(s), 150^3 or larger grid, mk=10 mmi=3\n", npe_i, npe_j,
-              npe_i * npe_j, iterations);
+  std::printf("Sweep3D %gx%g = %g processes, %g iteration(s), 150^3 or larger grid, mk=10 mmi=3, %s semantics\n", npe_i,
+              npe_j, npe_i * npe_j, iterations, sim::semantics_name(semantics));
   if (std::strcmp(which, "goal") != 0) {
     for (int run = 0; run < runs; ++run) {
       taskgraph::ModelSchedule lazy(graph, b, inst);

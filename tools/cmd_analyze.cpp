@@ -13,7 +13,9 @@
 #include "poems/loggp/critical_path.h"
 #include "poems/taskgraph/collectives.h"
 #include "poems/taskgraph/explicit_schedule.h"
+#include "poems/taskgraph/limits.h"
 #include "result_store.h"
+#include "trace_options.h"
 
 namespace poems::cli {
 
@@ -23,15 +25,63 @@ struct AnalyzeOptions : ModelRequest, CollectiveRequest {
   StoreOptions store;
   std::string method;  // "" = closed form if one applies, else critical path
   std::string format = "table";
+  std::string semantics = "matched";
+  std::string memory_limit;
+  TraceReplayRequest trace;  // --trace ARCHIVE (cmd_trace.cpp)
 };
+
+// Why a closed form does not hold under the semantics (empty: it does). The
+// Sweep3D form is derived for the matched semantics (under loggopsim,
+// arrivals that take the CPU delay the wavefront, by up to 37 % measured);
+// the collective forms hold under loggopsim without the rendezvous
+// synchronization, except that LogGOPSim charges a 0-byte message o - G.
+std::string closed_form_refusal(sim::Semantics semantics, bool sweep3d, const taskgraph::CollectiveCall* call) {
+  if (semantics != sim::Semantics::Loggopsim) return {};
+  if (sweep3d)
+    return "the Sweep3D closed form holds for the matched semantics only (docs/models/sweep3d.md); use "
+           "critical-path, or simulate";
+  if (call && (call->op == taskgraph::CollectiveOp::Barrier || call->bytes == 0))
+    return "under the loggopsim semantics a 0-byte message costs o - G (LogGOPSim's (s-1)G wraps), which the "
+           "closed forms do not model; use critical-path";
+  return {};
+}
 
 double ns(taskgraph::Picoseconds ps) { return static_cast<double>(ps) / 1000.0; }
 
 void run(const AnalyzeOptions& o, int& result) {
-  if (o.spec.empty() == o.collective.empty())
-    throw CLI::ValidationError("analyze", "give exactly one of SPEC or --collective NAME");
+  if (!o.spec.empty() + !o.collective.empty() + !o.trace.trace.empty() != 1)
+    throw CLI::ValidationError("analyze", "give exactly one of SPEC, --collective NAME or --trace ARCHIVE");
+  if (!o.trace.trace.empty() && o.semantics != "matched")
+    throw CLI::ValidationError("--semantics", "a trace replay takes the matched semantics only, for now");
+  if (!o.trace.trace.empty()) {
+    if (o.method == "closed-form")
+      throw CLI::ValidationError("--method", "a trace has no closed form; use critical-path");
+    return analyze_trace(o, o.trace, o.format, o.store, result);
+  }
+  reject_replay_options_without_trace(o.trace);
   sim::SimulationOptions options = command_line_machine(o);
-  const taskgraph::Picoseconds sync = o.handshake ? 2 * (options.params.L + options.params.o) : options.params.L;
+  options.semantics = *sim::parse_semantics(o.semantics);
+  if (!o.memory_limit.empty()) {
+    const double bytes =
+        quantity("--memory-limit", o.memory_limit, psl::kBytes, "a size in 1..1.8e19 bytes, e.g. 32GiB");
+    if (!(bytes >= 1 && bytes < 1.8e19))
+      usage_error("--memory-limit", "'" + o.memory_limit + "' is out of range; expected a size in 1..1.8e19 bytes");
+    options.memory_limit = static_cast<std::uint64_t>(bytes);
+  }
+  // One limit for the whole command: this option or the global `poems --memory-limit`
+  // (which the PSL instantiation reads, docs/limits.md).
+  auto& instantiation_limit = taskgraph::default_instantiation_limits().memory_limit_bytes;
+  if (options.memory_limit != 0)
+    instantiation_limit = options.memory_limit;
+  else
+    options.memory_limit = instantiation_limit;
+  if (options.semantics == sim::Semantics::Loggopsim && o.handshake)
+    throw CLI::ValidationError("--rendezvous-handshake",
+                               "is a rule of the matched semantics; LogGOPSim's rendezvous has no handshake");
+  // The rendezvous synchronization the closed forms charge: none under loggopsim.
+  const taskgraph::Picoseconds sync = options.semantics == sim::Semantics::Loggopsim ? 0
+                                      : o.handshake ? 2 * (options.params.L + options.params.o)
+                                                    : options.params.L;
 
   nlohmann::json out;
   EvaluationKey key;
@@ -43,10 +93,13 @@ void run(const AnalyzeOptions& o, int& result) {
   if (!o.spec.empty()) {
     model = psl_source(o, options, result);
     if (!model) return;
-    if (method.empty()) method = has_closed_form(model->loaded.graph->model) ? "closed-form" : "critical-path";
-    if (method == "closed-form" && !has_closed_form(model->loaded.graph->model))
+    const bool form = has_closed_form(model->loaded.graph->model);
+    const std::string refusal = closed_form_refusal(options.semantics, form, nullptr);
+    if (method.empty()) method = form && refusal.empty() ? "closed-form" : "critical-path";
+    if (method == "closed-form" && !form)
       throw CLI::ValidationError("--method", "model " + model->loaded.graph->model +
                                                  " has no closed form (closed forms: Sweep3D); use critical-path");
+    if (method == "closed-form" && !refusal.empty()) throw CLI::ValidationError("--method", refusal);
     nlohmann::json params = nlohmann::json::object();
     for (std::size_t i = 0; i < model->loaded.graph->params.size(); ++i)
       params[model->loaded.graph->params[i]] = model->schedule->model_values()[i];
@@ -55,8 +108,10 @@ void run(const AnalyzeOptions& o, int& result) {
     key.binding = {{"parameters", params}, {"wg_ns", model->wg_ns}};
   } else {
     const taskgraph::CollectiveCall call = collective_call(o);
-    collective_form = components::collective_time(call, options.params, sync);
+    const std::string refusal = closed_form_refusal(options.semantics, false, &call);
+    if (refusal.empty()) collective_form = components::collective_time(call, options.params, sync);
     if (method.empty()) method = collective_form ? "closed-form" : "critical-path";
+    if (method == "closed-form" && !refusal.empty()) throw CLI::ValidationError("--method", refusal);
     if (method == "closed-form" && !collective_form)
       throw CLI::ValidationError("--method", std::string("no closed form of ") + o.collective + "/" +
                                                  taskgraph::collective_algorithm_name(call.algorithm) +
@@ -79,6 +134,8 @@ void run(const AnalyzeOptions& o, int& result) {
                             {"S_bytes", p.S},
                             {"rendezvous_handshake", o.handshake}};
   key.binding["method"] = method;
+  // Only when not the matched semantics, so earlier runs' keys still match.
+  if (options.semantics != sim::Semantics::Matched) key.binding["semantics"] = sim::semantics_name(options.semantics);
 
   StoredEvaluation stored(o.store, key);
   loggp::AnalyticResult r;
@@ -104,7 +161,17 @@ void run(const AnalyzeOptions& o, int& result) {
       out["messages"] = r.messages;
       out["last_rank"] = r.last_rank;
     }
+  } catch (const sim::SimulationLimitError& e) {  // beyond the clock or the memory limit
+    std::cerr << "poems: error: " << e.what() << '\n';
+    stored.fail(e.what());
+    result = kExitInputError;
+    return;
   } catch (const components::Sweep3DParameterError& e) {
+    std::cerr << "poems: error: " << e.what() << '\n';
+    stored.fail(e.what());
+    result = kExitInputError;
+    return;
+  } catch (const taskgraph::InstantiationError& e) {  // a bad size, work or loop bound: the input's fault
     std::cerr << "poems: error: " << e.what() << '\n';
     stored.fail(e.what());
     result = kExitInputError;
@@ -118,6 +185,7 @@ void run(const AnalyzeOptions& o, int& result) {
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   out["evaluator"] = "analytic[LogGP]";
   out["method"] = method;
+  out["semantics"] = sim::semantics_name(options.semantics);
   out["model"] = key.model;
   out["time_ns"] = ns(r.time);
   out["compute_ns"] = ns(r.compute);
@@ -128,7 +196,8 @@ void run(const AnalyzeOptions& o, int& result) {
     std::cout << out.dump(2) << '\n';
   } else {
     if (model) std::cout << model->description << '\n';
-    std::printf("analytic[LogGP] %s: time %.3f ns\n", method.c_str(), ns(r.time));
+    std::printf("analytic[LogGP] %s (%s semantics): time %.3f ns\n", method.c_str(),
+                sim::semantics_name(options.semantics), ns(r.time));
     std::printf("  compute %.3f ns, comm %.3f ns, sync %.3f ns (per-process means; sync is the rest)\n", ns(r.compute),
                 ns(r.comm), ns(r.sync));
     std::printf("  evaluated in %.6f s\n", wall);
@@ -153,7 +222,14 @@ void register_analyze(CLI::App& app, int& result) {
       ->check(CLI::IsMember({"closed-form", "critical-path"}));
   add_collective_options(cmd, *o, "Analyze");
   cmd->add_option("--format", o->format, "Output format")->check(CLI::IsMember({"table", "json"}));
+  cmd->add_option("--semantics", o->semantics,
+                  "Message progress the critical path follows: matched or loggopsim (docs/simulator.md)")
+      ->check(CLI::IsMember({"matched", "loggopsim"}))
+      ->capture_default_str();
+  cmd->add_option("--memory-limit", o->memory_limit,
+                  "Memory the critical path may take (bytes, e.g. 32GiB; default: what the machine has available)");
   add_store_options(cmd, o->store);
+  add_trace_replay_options(cmd, o->trace, true);
   cmd->callback([o, cmd, &result] {
     note_explicit_params(cmd, *o);
     run(*o, result);

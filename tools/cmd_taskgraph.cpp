@@ -4,6 +4,7 @@
 
 #include "cli_common.h"
 #include "loaded_model.h"
+#include "machine_model.h"
 #include "nlohmann/json.hpp"
 #include "poems/psl/units.h"
 #include "poems/taskgraph/dot.h"
@@ -18,7 +19,7 @@ void register_taskgraph(CLI::App& app, int& result) {
   struct Options {
     std::string spec, model, format = "table";
     std::vector<std::string> sets;
-    std::string dot, goal, wg = "1ns";
+    std::string dot, goal, wg = "1ns", machine, processor;
     bool stats = false, dynamic = false;
   };
   auto opts = std::make_shared<Options>();
@@ -31,9 +32,12 @@ void register_taskgraph(CLI::App& app, int& result) {
   cmd->add_option("--dot", opts->dot, "Write the static task graph (or with --dynamic the instantiated one) as DOT");
   cmd->add_flag("--dynamic", opts->dynamic, "With --dot: draw the dynamic task graph (small bindings only)");
   cmd->add_option("--goal", opts->goal, "Write the instantiated task graph as a GOAL schedule (LogGOPSim's format)");
-  cmd->add_option("--wg", opts->wg, "Compute time per unit of work for calc durations (--goal, --dot)")
-      ->capture_default_str();
-  cmd->callback([opts, &result] {
+  cmd->add_option("--wg", opts->wg,
+                  "Compute time per unit of work for calc durations (--goal, --dot); default: Wg of the "
+                  "specification's hardware[processor] component, else 1ns");
+  cmd->add_option("--machine", opts->machine, "hardware[network] component the processor goes with (--goal)");
+  cmd->add_option("--processor", opts->processor, "hardware[processor] component whose Wg times calcs (--goal)");
+  cmd->callback([opts, cmd, &result] {
     auto binding = parse_bindings(opts->sets);
     std::string wg_error;
     auto wg = psl::parse_quantity(opts->wg, &wg_error);
@@ -43,6 +47,26 @@ void register_taskgraph(CLI::App& app, int& result) {
     inst.ns_per_work = wg->value;
     LoadedModel loaded;
     if (!load_model(opts->spec, opts->model, loaded, result)) return;
+    // Without --wg, calcs take the bound machine's Wg, as `poems simulate SPEC` does.
+    if (cmd->count("--wg") == 0) {
+      bool has_processor = false;
+      for (const psl::Module& m : loaded.frontend->program().modules)
+        for (const psl::ComponentDecl& c : m.components)
+          has_processor = has_processor || (c.domain.head == "hardware" && c.domain.path == "processor");
+      if (has_processor) {
+        try {
+          std::map<std::string, double> overrides;
+          for (const auto& [name, value] : binding)
+            if (name.find('.') != std::string::npos) overrides[name] = value;
+          inst.ns_per_work =
+              resolve_machine(loaded.frontend->program(), opts->machine, opts->processor, overrides).wg_ns;
+        } catch (const std::runtime_error& e) {
+          std::cerr << "poems: error: " << e.what() << '\n';
+          result = kExitInputError;
+          return;
+        }
+      }
+    }
     try {
       if (!opts->dot.empty()) {
         std::ofstream out(opts->dot);
@@ -59,8 +83,13 @@ void register_taskgraph(CLI::App& app, int& result) {
         std::ofstream out(opts->goal);
         if (!out) throw std::runtime_error("cannot write '" + opts->goal + "'");
         taskgraph::ModelSchedule exported(loaded.graph, binding, inst);
-        taskgraph::write_goal(out, exported);
-        std::cerr << "wrote " << opts->goal << '\n';
+        const taskgraph::GoalWriteStats stats = taskgraph::write_goal(out, exported);
+        std::cerr << "wrote " << opts->goal << " (calcs at Wg=" << inst.ns_per_work << "ns";
+        if (stats.rounded_calcs) std::cerr << "; " << stats.rounded_calcs << " calc durations rounded to whole ns";
+        if (stats.folded_messages)
+          std::cerr << "; " << stats.folded_messages
+                    << " sends and receives with their communicator folded into the tag";
+        std::cerr << ")\n";
       }
       if (!opts->stats && (!opts->dot.empty() || !opts->goal.empty())) {
         result = kExitOk;

@@ -64,11 +64,26 @@ MachineModel resolve_machine(const psl::Program& program, const std::string& net
   const psl::ComponentDecl* net = pick(program, network, "network", "machine; name one with --machine");
   auto v = component_values(*net, overrides);
   m.network = net->name.name;
-  auto ps = [&](const char* n) { return sim::ns_to_ps(number(v, *net, n, psl::kTime, "5.3us")); };
-  auto fs = [&](const char* n) { return sim::ns_per_byte_to_fs(number(v, *net, n, psl::kTimePerByte, "2.5ns/B")); };
+  // Out of the simulator's range: say which parameter, its value, the range and where it is declared.
+  auto out_of_range = [&](const char* n, const char* range) -> std::runtime_error {
+    std::string at;
+    for (const psl::Binding& p : net->params)
+      if (p.name.name == n) at = program.location_text(p.name.location);
+    return std::runtime_error((at.empty() ? "" : at + ": ") + "machine parameter " + m.network + "." + n + " = " +
+                              v.at(n).str() + " is out of range; it must be from 0 to " + range);
+  };
+  auto ps = [&](const char* n) {
+    auto x = sim::ns_to_ps(number(v, *net, n, psl::kTime, "5.3us"));
+    if (!x) throw out_of_range(n, "9e+15ns");
+    return x;
+  };
+  auto fs = [&](const char* n) {
+    auto x = sim::ns_per_byte_to_fs(number(v, *net, n, psl::kTimePerByte, "2.5ns/B"));
+    if (!x) throw out_of_range(n, "9e+12ns/B");
+    return x;
+  };
   auto L = ps("L"), o = ps("o"), g = ps("g");
   auto G = fs("G"), O = fs("O");
-  if (!L || !o || !g || !G || !O) throw std::runtime_error("machine '" + m.network + "' has a parameter out of range");
   m.params.L = *L;
   m.params.o = *o;
   m.params.g = *g;

@@ -1,14 +1,41 @@
 #include "study_output.h"
 
+#include <fcntl.h>
+#include <spawn.h>
 #include <sys/wait.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <sstream>
 
 #include "cli_common.h"
 
+extern char** environ;
+
 namespace poems::cli {
+
+std::string printable_text(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    const auto u = static_cast<unsigned char>(c);
+    if (c == '\n') {
+      out += "\\n";
+    } else if (u < 0x20 || u == 0x7f) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\x%02x", u);
+      out += buf;
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
 
 namespace {
 
@@ -180,7 +207,7 @@ std::string table_text(const StudyTable& t, const psl::StudyDecl& study) {
     std::vector<std::string> line;
     for (const std::string& n : t.targets) {
       auto it = std::find_if(r.binding.begin(), r.binding.end(), [&](const auto& b) { return b.first == n; });
-      line.push_back(it == r.binding.end() ? "" : value_text(it->second));
+      line.push_back(it == r.binding.end() ? "" : printable_text(value_text(it->second)));
     }
     line.push_back(std::to_string(r.processes));
     for (const std::string& p : t.paradigms) {
@@ -215,10 +242,69 @@ std::string table_text(const StudyTable& t, const psl::StudyDecl& study) {
       if (!c.ok()) {
         std::string b;
         for (const auto& [k, v] : r.binding) b += (b.empty() ? "" : " ") + k + "=" + value_text(v);
-        out << (c.skipped ? "skipped: " : "failed: ") << b << " " << p << ": " << c.error << '\n';
+        out << (c.skipped ? "skipped: " : "failed: ") << printable_text(b) << " " << p << ": "
+            << printable_text(c.error) << '\n';
       }
   return out.str();
 }
+
+std::string gnuplot_string(std::string_view text) {
+  // Inside single quotes gnuplot substitutes nothing (no backquote commands,
+  // no @macros, no backslash escapes) and '' is a quote; a newline would end
+  // the command, so control characters are spelled out as \xNN text.
+  std::string out = "'";
+  for (char c : text) {
+    const auto u = static_cast<unsigned char>(c);
+    if (c == '\'') {
+      out += "''";
+    } else if (u < 0x20 || u == 0x7f) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\x%02x", u);
+      out += buf;
+    } else {
+      out += c;
+    }
+  }
+  return out + "'";
+}
+
+namespace {
+
+// Runs gnuplot on `script` in `dir` (no shell: argv only), its stdout to
+// `output`; returns an error message or "".
+std::string run_gnuplot(const std::filesystem::path& dir, const std::string& script,
+                        const std::filesystem::path& output) {
+  {
+    std::ofstream s(dir / "plot.gp", std::ios::binary);
+    s << script;
+    if (!s) return "cannot write the gnuplot script in " + dir.string();
+  }
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addchdir_np(&actions, dir.c_str());
+  posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, output.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  const std::string errors = (dir / "gnuplot.err").string();
+  posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, errors.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  std::string program = "gnuplot", script_name = "plot.gp";
+  char* argv[] = {program.data(), script_name.data(), nullptr};
+  pid_t pid = -1;
+  const int rc = ::posix_spawnp(&pid, "gnuplot", &actions, nullptr, argv, environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (rc != 0)
+    return "cannot start gnuplot (" + std::string(std::strerror(rc)) + "; install it: apt-get install gnuplot-nox)";
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 127) return "gnuplot is not installed (apt-get install gnuplot-nox)";
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return "";
+  std::ifstream in(errors);
+  std::string first, line;
+  for (int n = 0; n < 4 && std::getline(in, line); ++n) first += (first.empty() ? "" : " | ") + line;
+  return "gnuplot failed" + (first.empty() ? std::string() : ": " + printable_text(first.substr(0, 400)));
+}
+
+}  // namespace
 
 std::string plot_table(const StudyTable& t, const std::string& path) {
   const bool svg = path.size() > 4 && path.substr(path.size() - 4) == ".svg";
@@ -238,38 +324,49 @@ std::string plot_table(const StudyTable& t, const std::string& path) {
     }
   }
   if (curves.empty()) return "nothing to plot: no evaluation succeeded";
-  auto quote = [](const std::string& s) {
-    std::string out = "'";
-    for (char c : s) out += c == '\'' ? std::string("''") : std::string(1, c);
-    return out + "'";
-  };
+  // gnuplot reads numbers from a data file and a script whose only variable
+  // parts are strings quoted by gnuplot_string(); it writes the picture to
+  // its stdout, which goes to a file in a private directory: the output path
+  // never reaches gnuplot, and no text of the study is ever a command.
+  std::error_code ec;
+  std::string pattern = (std::filesystem::temp_directory_path(ec) / "poems-plot-XXXXXX").string();
+  if (ec || !::mkdtemp(pattern.data())) return "cannot create a temporary directory for gnuplot";
+  const std::filesystem::path dir = pattern;
+  struct Cleanup {
+    std::filesystem::path dir;
+    ~Cleanup() {
+      std::error_code ignored;
+      std::filesystem::remove_all(dir, ignored);
+    }
+  } cleanup{dir};
+  std::ofstream data(dir / "curves.dat", std::ios::binary);
+  for (auto& [title, points] : curves) {
+    std::sort(points.begin(), points.end());
+    for (const auto& [x, y] : points)
+      data << number(x, 12) << ' ' << number(y.first, 12) << ' ' << number(y.second, 12) << '\n';
+    data << "\n\n";  // the next index
+  }
+  data.close();
+  if (!data) return "cannot write the plot's data in " + dir.string();
   std::ostringstream script;
   script << (svg ? "set terminal svg size 1100,460 dynamic\n" : "set terminal pngcairo size 1100,460\n");
-  script << "set output " << quote(path) << "\n";
-  script << "set multiplot layout 1,2 title " << quote("POEMS study " + t.study + " (" + t.model + ")") << "\n";
-  script << "set logscale x\nset xlabel 'processes'\nset grid\nset key top right font ',8'\n";
+  script << "set multiplot layout 1,2 title " << gnuplot_string("POEMS study " + t.study + " (" + t.model + ")")
+         << " noenhanced\n";
+  script << "set logscale x\nset xlabel 'processes'\nset grid\nset key top right font ',8' noenhanced\n";
   for (int panel = 0; panel < 2; ++panel) {
     script << (panel == 0 ? "set logscale y\nset ylabel 'time (s)'\n" : "unset logscale y\nset ylabel 'speedup'\n");
     script << "plot ";
     for (std::size_t i = 0; i < curves.size(); ++i)
-      script << (i ? ", " : "") << "'-' using 1:2 with linespoints title " << quote(curves[i].first);
+      script << (i ? ", " : "") << "'curves.dat' index " << i << " using 1:" << (panel == 0 ? 2 : 3)
+             << " with linespoints title " << gnuplot_string(curves[i].first) << " noenhanced";
     script << "\n";
-    for (auto& [title, points] : curves) {
-      std::sort(points.begin(), points.end());
-      for (const auto& [x, y] : points)
-        script << number(x, 12) << ' ' << number(panel == 0 ? y.first : y.second, 12) << '\n';
-      script << "e\n";
-    }
   }
   script << "unset multiplot\n";
-  FILE* gp = popen("gnuplot 2>&1", "w");
-  if (!gp) return "cannot start gnuplot (install it: apt-get install gnuplot-nox)";
-  const std::string text = script.str();
-  std::fwrite(text.data(), 1, text.size(), gp);
-  int status = pclose(gp);
-  if (status != 0)
-    return WIFEXITED(status) && WEXITSTATUS(status) == 127 ? "gnuplot is not installed (apt-get install gnuplot-nox)"
-                                                           : "gnuplot failed to draw " + path;
+  const std::filesystem::path picture = dir / (svg ? "plot.svg" : "plot.png");
+  if (std::string error = run_gnuplot(dir, script.str(), picture); !error.empty())
+    return error + " (drawing " + printable_text(path) + ")";
+  std::filesystem::copy_file(picture, path, std::filesystem::copy_options::overwrite_existing, ec);
+  if (ec) return "cannot write '" + printable_text(path) + "': " + ec.message();
   return "";
 }
 
@@ -288,7 +385,7 @@ int print_study_table(StudyTable& table, const psl::StudyDecl& study, const std:
       std::cerr << "poems: error: " << error << '\n';
       return kExitEvaluation;
     }
-    std::cerr << "plot written to " << plot << '\n';
+    std::cerr << "plot written to " << printable_text(plot) << '\n';
   }
   return table.failures ? kExitEvaluation : kExitOk;
 }

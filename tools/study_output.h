@@ -8,6 +8,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -58,8 +59,15 @@ void finish_table(StudyTable& table, const psl::StudyDecl& study);
 nlohmann::json table_json(const StudyTable& table);
 std::string table_csv(const StudyTable& table);
 std::string table_text(const StudyTable& table, const psl::StudyDecl& study);
-// Writes OUT.png or OUT.svg; returns an error message or "".
+// Writes OUT.png or OUT.svg; returns an error message or "". gnuplot gets a
+// data file and a script in a private directory and writes to its stdout:
+// neither the path nor any study text can become a gnuplot command.
 std::string plot_table(const StudyTable& table, const std::string& out);
+// `text` as a gnuplot single-quoted string: ' doubled, control characters
+// (newlines included) spelled \xNN, so it can never end the command.
+std::string gnuplot_string(std::string_view text);
+// `text` safe for a terminal: control characters spelled \n or \xNN.
+std::string printable_text(std::string_view text);
 
 // What `poems run` and `poems measure` print: finishes the table, writes it
 // to stdout as `format` (json, csv, else text) and plots it to `plot` if

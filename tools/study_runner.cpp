@@ -97,11 +97,11 @@ class PlanRunner {
         const ComposedSystem* composed = composition(request, result);
         if (!composed) return false;
         StudyCell cell = evaluate(*composed, params, paradigm, b);
-        std::fprintf(stderr, "[%zu/%zu] %s %s: %s\n", done, total, binding_text(b).c_str(), paradigm.c_str(),
-                     cell.skipped          ? cell.error.c_str()
-                     : !cell.error.empty() ? cell.error.c_str()
-                     : cell.reused         ? "stored result"
-                                           : "evaluated");
+        std::fprintf(stderr, "[%zu/%zu] %s %s: %s\n", done, total, printable_text(binding_text(b)).c_str(),
+                     paradigm.c_str(),
+                     !cell.error.empty() ? printable_text(cell.error).c_str()
+                     : cell.reused       ? "stored result"
+                                         : "evaluated");
         if (!cell.error.empty() && !cell.skipped) table.failures++;
         if (cell.processes) row.processes = cell.processes;
         row.cells[paradigm] = std::move(cell);

@@ -58,12 +58,16 @@ LogGOPS network_params(const std::map<std::string, psl::Value>& v, const std::st
   LogGOPS p;
   auto ps = [&](const char* n) {
     auto x = ns_to_ps(number(v, component, n, psl::kTime, "5.3us"));
-    if (!x) throw PlanError("network parameter " + component + "." + n + " is out of range");
+    if (!x)
+      throw PlanError("network parameter " + component + "." + n + " = " + v.at(n).str() +
+                      " is out of range; it must be from 0 to 9e+15ns");
     return *x;
   };
   auto fs = [&](const char* n) {
     auto x = ns_per_byte_to_fs(number(v, component, n, psl::kTimePerByte, "2.5ns/B"));
-    if (!x) throw PlanError("network parameter " + component + "." + n + " is out of range");
+    if (!x)
+      throw PlanError("network parameter " + component + "." + n + " = " + v.at(n).str() +
+                      " is out of range; it must be from 0 to 9e+12ns/B");
     return *x;
   };
   p.L = ps("L");

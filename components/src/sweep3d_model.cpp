@@ -232,7 +232,27 @@ Sweep3DPrediction predict_sweep3d(const Sweep3DConfig& c, const Sweep3DMachine& 
       // A: the first block's compute start; Z, Z2: the last and next-to-last
       // block's compute start; first_posted: above S, when the receivers of the
       // first block's sends have posted (local representative indices).
-      Grid A, Z, Z2, first_posted;
+      Grid A, Z, Z2, first_posted, pace;
+      // pace: above S a sender's blocks follow its receivers' posting, so from
+      // the second block on a process runs no faster than any process
+      // downstream of it along rendezvous messages (the slowest period there).
+      for (int i = nx - 1; i >= 0; --i)
+        for (int j = ny - 1; j >= 0; --j) {
+          const Shape& h = shapes[i][j];
+          Picoseconds v = h.period;
+          if (h.has_si && ci.rendezvous && i + 1 < nx) v = std::max(v, pace[i + 1][j]);
+          if (h.has_sj && cj.rendezvous && j + 1 < ny) v = std::max(v, pace[i][j + 1]);
+          pace[i][j] = v;
+        }
+      // The first blocks first: the posting times below read any of them.
+      for (int i = 0; i < nx; ++i)
+        for (int j = 0; j < ny; ++j) {
+          const Shape& h = shapes[i][j];
+          Picoseconds a = entry[gi(i)][gj(j)] + h.recvs;
+          if (i > 0) a = std::max(a, A[i - 1][j] + h.step_x);
+          if (j > 0) a = std::max(a, A[i][j - 1] + h.step_y);
+          A[i][j] = a;
+        }
       for (int i = 0; i < nx; ++i) {
         for (int j = 0; j < ny; ++j) {
           const Shape& h = shapes[i][j];
@@ -241,20 +261,24 @@ Sweep3DPrediction predict_sweep3d(const Sweep3DConfig& c, const Sweep3DMachine& 
             if (j > 0) v = std::max(v, g[i][j - 1] + h.step_y);
             return v;
           };
-          const Picoseconds a = hops(A, entry[gi(i)][gj(j)] + h.recvs);
-          A[i][j] = a;
+          const Picoseconds a = A[i][j];
           // Above S the first block's sends complete only once the receivers
           // have posted, which they do when they finish the previous octant pair.
           Picoseconds posted = 0;
           if (h.has_si && ci.rendezvous) posted = entry_at(next_x[i], here_y[j]) + (h.has_sj ? cj.complete : 0);
-          if (h.has_sj && cj.rendezvous)
-            posted = std::max(posted, entry_at(here_x[i], next_y[j]) + (h.has_ri ? ci.recv : 0));
+          if (h.has_sj && cj.rendezvous) {
+            // (x, y+1) posts its j receive once its i receive completed: the
+            // i message of (x-1, y+1)'s first block.
+            Picoseconds ready = entry_at(here_x[i], next_y[j]);
+            if (h.has_ri) ready = std::max(ready, local_at(A, prev_x[i], next_y[j]) + W + ci.arrive) + ci.recv;
+            posted = std::max(posted, ready);
+          }
           first_posted[i][j] = posted;
           const Picoseconds first_done = std::max(a + W + h.sends, posted);
           auto stacked = [&](Picoseconds blocks_after_first) {
             if (blocks_after_first == 0) return a;
             return std::max(a + blocks_after_first * h.period,
-                            first_done + h.recvs + (blocks_after_first - 1) * h.period);
+                            first_done + h.recvs + (blocks_after_first - 1) * pace[i][j]);
           };
           Z[i][j] = hops(Z, stacked(B - 1));
           Z2[i][j] = B >= 2 ? hops(Z2, stacked(B - 2)) : 0;

@@ -14,7 +14,8 @@ Provenance parse_provenance(const std::string& text) {
 }
 
 Machine read_machine(const sql::Statement& s) {
-  return {s.text(0), nlohmann::json::parse(s.text(1)), parse_provenance(s.text(2)), s.text(3), s.text(4)};
+  return {s.text(0), detail::parse_column(s, 1, "machine '" + s.text(0) + "'", "parameters", 0),
+          parse_provenance(s.text(2)), s.text(3), s.text(4)};
 }
 
 constexpr const char* kMachineColumns = "SELECT name, parameters, provenance, source, updated_at FROM machines";
@@ -120,7 +121,9 @@ RowId KnowledgeBase::put_task_graph(const std::string& model, const std::string&
 std::vector<TaskGraphRecord> KnowledgeBase::task_graphs() const {
   sql::Statement s = impl_->conn->prepare("SELECT id, model, spec_hash, summary FROM task_graphs ORDER BY id");
   std::vector<TaskGraphRecord> out;
-  while (s.step()) out.push_back({s.int64(0), s.text(1), s.text(2), nlohmann::json::parse(s.text(3))});
+  while (s.step())
+    out.push_back({s.int64(0), s.text(1), s.text(2),
+                   detail::parse_column(s, 3, "task graph " + std::to_string(s.int64(0)), "summary", s.int64(0))});
   return out;
 }
 
@@ -184,7 +187,8 @@ std::vector<Rule> KnowledgeBase::rules(const std::string& problem_class) const {
   s.with(problem_class);
   std::vector<Rule> out;
   while (s.step())
-    out.push_back({s.int64(0), s.text(1), s.text(2), s.int64(3), s.real(4), nlohmann::json::parse(s.text(5))});
+    out.push_back({s.int64(0), s.text(1), s.text(2), s.int64(3), s.real(4),
+                   detail::parse_column(s, 5, "rule " + std::to_string(s.int64(0)), "data", s.int64(0))});
   return out;
 }
 

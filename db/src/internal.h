@@ -11,10 +11,23 @@ namespace poems::db {
 
 namespace detail {
 int user_version(sql::Connection& conn);
+// The schema version of a file opened read-only; throws SchemaTooNewError
+// for a newer one and Error for an SQLite file that is not a knowledge base.
+int inspect_schema(sql::Connection& conn, const std::string& path);
 // Checks the version, switches to WAL, turns on foreign keys.
 void prepare_connection(sql::Connection& conn, const std::string& path);
 // Runs the migrations up to `target` in one write transaction.
 void migrate(sql::Connection& conn, const std::string& path, int target);
+
+// A JSON column of a row, parsed; a value the JSON reader refuses is a
+// DamagedRowError naming the table, the row and the column.
+// `which` names the row for people ("run 42", "machine 'Odin'").
+nlohmann::json parse_column(const sql::Statement& stmt, int column, const std::string& which, const char* column_name,
+                            std::int64_t row);
+// `text` safe for messages: control characters and bytes that are not UTF-8 as \xNN.
+std::string printable(std::string_view text);
+// "its file and what to do" for messages about damaged files.
+std::string damaged_advice(const std::string& path);
 
 // UTC now as "2025-01-31T12:34:56.789Z".
 std::string now_iso8601();

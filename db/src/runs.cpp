@@ -1,4 +1,7 @@
 // Runs and results: find-or-create, claims, completion, and the resume rule.
+#include <algorithm>
+#include <cstdint>
+
 #include "internal.h"
 
 namespace poems::db {
@@ -22,7 +25,7 @@ Run read_run(const sql::Statement& s) {
   run.evaluator = s.text(4);
   run.spec_hash = s.text(5);
   run.tool_version = s.text(6);
-  run.binding = nlohmann::json::parse(s.text(7));
+  run.binding = parse_column(s, 7, "run " + std::to_string(run.id), "binding", run.id);
   run.status = parse_run_status(s.text(8)).value_or(RunStatus::kPending);
   run.host = s.text(9);
   run.pid = s.opt_int64(10);
@@ -40,7 +43,7 @@ Run read_run(const sql::Statement& s) {
     r.comm_ns = s.opt_real(20);
     r.sync_ns = s.opt_real(21);
     r.events = s.opt_int64(22);
-    r.extra = nlohmann::json::parse(s.text(23));
+    r.extra = parse_column(s, 23, "run " + std::to_string(run.id), "result's extra", run.id);
     run.result = std::move(r);
   }
   return run;
@@ -269,17 +272,67 @@ std::optional<Run> KnowledgeBase::find_done_run(const RunKey& key) const {
 
 std::optional<Run> KnowledgeBase::run(RowId id) const { return find_by_id(*impl_->conn, id); }
 
+namespace {
+
+// The WHERE clause of a filter: fixed fragments for the filters given (so
+// each can use its index; "?N IS NULL OR ..." would scan every row), every
+// value bound. At most 2^7 distinct texts, each prepared once and cached.
+std::string run_conditions(const RunFilter& f) {
+  std::string where;
+  auto add = [&](const char* condition) { where += (where.empty() ? " WHERE " : " AND ") + std::string(condition); };
+  if (f.status) add("runs.status = ?1");
+  if (f.model) add("runs.model = ?2");
+  if (f.evaluator) add("runs.evaluator = ?3");
+  if (f.spec_hash) add("runs.spec_hash = ?4");
+  if (f.study) add("runs.id IN (SELECT run_id FROM study_runs WHERE study_id = ?5)");
+  if (f.study_name)
+    add("runs.id IN (SELECT study_runs.run_id FROM study_runs JOIN studies ON studies.id = study_runs.study_id "
+        "WHERE studies.name = ?6)");
+  if (f.since) add("runs.created_at >= ?7");
+  return where;
+}
+
+void bind_conditions(sql::Statement& s, const RunFilter& f) {
+  if (f.status) s.bind(1, to_string(*f.status));
+  if (f.model) s.bind(2, *f.model);
+  if (f.evaluator) s.bind(3, *f.evaluator);
+  if (f.spec_hash) s.bind(4, *f.spec_hash);
+  if (f.study) s.bind(5, *f.study);
+  if (f.study_name) s.bind(6, *f.study_name);
+  if (f.since) s.bind(7, *f.since);
+}
+
+}  // namespace
+
 std::vector<Run> KnowledgeBase::runs(const RunFilter& filter) const {
-  sql::Statement s = impl_->conn->prepare(
-      std::string("SELECT ") + detail::kRunColumns +
-      " WHERE (?1 IS NULL OR runs.status = ?1) AND (?2 IS NULL OR runs.model = ?2)"
-      " AND (?3 IS NULL OR runs.evaluator = ?3) AND (?4 IS NULL OR runs.spec_hash = ?4)"
-      " AND (?5 IS NULL OR runs.id IN (SELECT run_id FROM study_runs WHERE study_id = ?5)) ORDER BY runs.id");
-  std::optional<std::string> status;
-  if (filter.status) status = std::string(to_string(*filter.status));
-  s.with(status, filter.model, filter.evaluator, filter.spec_hash, filter.study);
+  std::string text = std::string("SELECT ") + detail::kRunColumns + run_conditions(filter) + " ORDER BY runs.id" +
+                     (filter.newest_first ? " DESC" : "") + (filter.limit ? " LIMIT ?8" : "");
+  sql::Statement s = impl_->conn->prepare(text);
+  bind_conditions(s, filter);
+  if (filter.limit) s.bind(8, static_cast<std::int64_t>(std::min<std::size_t>(*filter.limit, std::size_t{INT64_MAX})));
   std::vector<Run> out;
   while (s.step()) out.push_back(detail::read_run(s));
+  return out;
+}
+
+std::int64_t KnowledgeBase::count_runs(const RunFilter& filter) const {
+  sql::Statement s = impl_->conn->prepare("SELECT count(*) FROM runs" + run_conditions(filter));
+  bind_conditions(s, filter);
+  return s.step() ? s.int64(0) : 0;
+}
+
+KnowledgeBase::Size KnowledgeBase::size() const {
+  Size out;
+  auto scalar = [&](const char* sql) {
+    sql::Statement s = impl_->conn->prepare(sql);
+    return s.step() ? s.int64(0) : 0;
+  };
+  out.file_bytes = scalar("SELECT page_count * page_size FROM pragma_page_count(), pragma_page_size()");
+  out.runs = scalar("SELECT count(*) FROM runs");
+  out.results = scalar("SELECT count(*) FROM results");
+  out.teds = scalar("SELECT count(*) FROM teds");
+  out.studies = scalar("SELECT count(*) FROM studies");
+  out.study_runs = scalar("SELECT count(*) FROM study_runs");
   return out;
 }
 
@@ -299,7 +352,9 @@ std::vector<Ted> KnowledgeBase::teds(RowId run) const {
   sql::Statement s = impl_->conn->prepare("SELECT node, evaluator, parameters FROM teds WHERE run_id = ?1 ORDER BY id");
   s.with(run);
   std::vector<Ted> out;
-  while (s.step()) out.push_back({s.text(0), s.text(1), nlohmann::json::parse(s.text(2))});
+  while (s.step())
+    out.push_back({s.text(0), s.text(1),
+                   detail::parse_column(s, 2, "run " + std::to_string(run) + " TED " + s.text(0), "parameters", run)});
   return out;
 }
 

@@ -116,17 +116,26 @@ CREATE INDEX runs_by_status ON runs(status);
 CREATE INDEX runs_by_model ON runs(model, evaluator);
 )sql";
 
+// Listing at scale (docs/PERFORMANCE.md, 10^6 runs): `poems db runs --since`
+// reads runs by creation time.
+constexpr std::string_view kVersion3 = R"sql(
+CREATE INDEX runs_by_created ON runs(created_at);
+)sql";
+
 }  // namespace
 
 const std::vector<Migration>& migrations() {
   static const std::vector<Migration> list = {
       {1, "machines, calibrations, components, task graphs, studies, runs, results, TEDs, rules", kVersion1},
       {2, "runs.pid_start and runs.attempts for resume; indexes on runs(status) and runs(model, evaluator)", kVersion2},
+      {3, "index on runs(created_at) for `poems db runs --since`", kVersion3},
   };
   return list;
 }
 
 int current_schema_version() { return migrations().back().version; }
+
+int oldest_readable_schema_version() { return 2; }
 
 SchemaTooNewError::SchemaTooNewError(const std::string& path, int file_version, int supported_version)
     : Error("knowledge base '" + path + "' has schema version " + std::to_string(file_version) +
@@ -139,6 +148,19 @@ namespace detail {
 int user_version(sql::Connection& conn) {
   sql::Statement stmt = conn.prepare("PRAGMA user_version");
   return stmt.step() ? static_cast<int>(stmt.int64(0)) : 0;
+}
+
+int inspect_schema(sql::Connection& conn, const std::string& path) {
+  int version = 0;
+  std::int64_t tables = 0;
+  conn.retry_busy([&] {
+    version = user_version(conn);
+    sql::Statement count = conn.prepare("SELECT count(*) FROM sqlite_schema");
+    tables = count.step() ? count.int64(0) : 0;
+  });
+  if (version > current_schema_version()) throw SchemaTooNewError(path, version, current_schema_version());
+  if (version == 0 && tables > 0) throw Error("'" + path + "' is an SQLite file but not a POEMS knowledge base");
+  return version;
 }
 
 void prepare_connection(sql::Connection& conn, const std::string& path) {

@@ -11,6 +11,14 @@ void fail(sqlite3* db, int rc, std::string_view context) {
   std::string message = std::string(context) + ": " + (db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
   int primary = rc & 0xff;
   if (primary == SQLITE_BUSY || primary == SQLITE_LOCKED) throw BusyError(message);
+  if (primary == SQLITE_READONLY) throw ReadOnlyDatabaseError(message);
+  if (primary == SQLITE_CORRUPT || primary == SQLITE_NOTADB) {
+    const char* file = db ? sqlite3_db_filename(db, "main") : nullptr;
+    const std::string path = file && *file ? file : "?";
+    throw CorruptError("knowledge base '" + path + "' is damaged (" + message + "); " + "`sqlite3 " + path +
+                       " .recover` may save its rows; or restore a backup, or move it aside " +
+                       "and let poems start a new one");
+  }
   throw Error(message);
 }
 
@@ -164,21 +172,35 @@ void Connection::rollback_quietly() {
   if (in_transaction()) sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
 }
 
+[[noreturn]] void Connection::store_failed(const Error& e) const {
+  const char* file = sqlite3_db_filename(db_, "main");
+  const std::string where = file && *file ? std::string(file) : "the knowledge base";
+  if (dynamic_cast<const BusyError*>(&e))
+    throw StoreError("cannot write '" + where + "': another process held it locked too long (" + e.what() + ")");
+  throw StoreError("cannot write '" + where + "': " + e.what());
+}
+
 void Connection::write(const std::function<void()>& body) {
   if (in_transaction()) {
     body();
     return;
   }
-  retry_busy([&] {
-    try {
-      prepare("BEGIN IMMEDIATE").run();
-      body();
-      prepare("COMMIT").run();
-    } catch (...) {
-      rollback_quietly();
-      throw;
-    }
-  });
+  try {
+    retry_busy([&] {
+      try {
+        prepare("BEGIN IMMEDIATE").run();
+        body();
+        prepare("COMMIT").run();
+      } catch (...) {
+        rollback_quietly();
+        throw;
+      }
+    });
+  } catch (const StoreError&) {
+    throw;
+  } catch (const Error& e) {
+    store_failed(e);
+  }
 }
 
 void Connection::write_once(const std::function<void()>& body) {
@@ -186,10 +208,20 @@ void Connection::write_once(const std::function<void()>& body) {
     body();
     return;
   }
-  retry_busy([&] { prepare("BEGIN IMMEDIATE").run(); });
+  try {
+    retry_busy([&] { prepare("BEGIN IMMEDIATE").run(); });
+  } catch (const Error& e) {
+    store_failed(e);
+  }
   try {
     body();
     retry_busy([&] { prepare("COMMIT").run(); });
+  } catch (const StoreError&) {
+    rollback_quietly();
+    throw;
+  } catch (const Error& e) {
+    rollback_quietly();
+    store_failed(e);
   } catch (...) {
     rollback_quietly();
     throw;

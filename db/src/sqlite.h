@@ -23,7 +23,14 @@ class BusyError : public Error {
   using Error::Error;
 };
 
-// Throws BusyError or Error with SQLite's message.
+// SQLITE_READONLY and its extended codes: this connection may not write, or a
+// read-only connection met a file that needs recovery (a hot journal).
+class ReadOnlyDatabaseError : public Error {
+ public:
+  using Error::Error;
+};
+
+// Throws BusyError, ReadOnlyDatabaseError, CorruptError or Error with SQLite's message.
 [[noreturn]] void fail(sqlite3* db, int rc, std::string_view context);
 
 // A prepared statement; cached ones are reset (releasing their read lock) when
@@ -98,6 +105,8 @@ class Connection {
   bool in_transaction() const { return sqlite3_get_autocommit(db_) == 0; }
 
  private:
+  // A failed write as the StoreError callers expect, naming the file.
+  [[noreturn]] void store_failed(const Error& e) const;
   struct Cached {
     sqlite3_stmt* stmt = nullptr;
     bool in_use = false;

@@ -278,6 +278,8 @@ void Analyzer::require_size(const Analysis& a, const Expr& e, const std::string&
   }
   if (a.value && a.value->number < 0)
     diags_.error(e.location, what + " is negative (" + a.value->str() + ")");
+  else if (a.value && !(a.value->number <= 9007199254740991.0))  // every evaluator's bound (docs/limits.md)
+    diags_.error(e.location, what + " is " + a.value->str() + "; sizes must be below 2^53 bytes");
   else if (!a.value && !a.integral)
     diags_.error(e.location, what + " may not be a whole number of bytes; round it with floor() or ceil()");
   else if (a.value && !a.value->is_integer())

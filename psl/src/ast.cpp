@@ -26,6 +26,19 @@ const char* op_spelling(Op op) {
   return "?";
 }
 
+Expr::~Expr() {
+  if (operands.empty()) return;
+  // Take the children over before they die, so each dies with no operands left.
+  std::vector<ExprPtr> pending = std::move(operands);
+  while (!pending.empty()) {
+    ExprPtr e = std::move(pending.back());
+    pending.pop_back();
+    if (!e) continue;
+    for (ExprPtr& child : e->operands) pending.push_back(std::move(child));
+    e->operands.clear();
+  }
+}
+
 const char* comm_op_spelling(CommOp op) {
   switch (op) {
     case CommOp::Send: return "send";
@@ -45,6 +58,13 @@ const T* find_in(const std::vector<Module>& modules, Member member, std::string_
   return nullptr;
 }
 }  // namespace
+
+std::string Program::location_text(SourceLocation at) const {
+  if (!at.valid()) return "";
+  for (const Module& m : modules)
+    if (m.file == at.file) return m.path + ":" + std::to_string(at.line) + ":" + std::to_string(at.column);
+  return "";
+}
 
 const ModelDecl* Program::find_model(std::string_view name) const {
   return find_in<ModelDecl>(modules, &Module::models, name);

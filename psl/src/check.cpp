@@ -3,11 +3,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <map>
 #include <set>
 
 #include "analyzer.h"
 #include "isl_check.h"
+#include "poems/psl/frontend.h"
 #include "poems/psl/vocabulary.h"
 
 namespace poems::psl {
@@ -131,6 +133,7 @@ class ProgramChecker {
     Scope& scope = component_params_.emplace(c.name.name, Scope{}).first->second;
     if (components_.at(c.name.name) != &c) return;  // a redefinition, already reported
     declare_bindings(c.params, scope, Symbol::Kind::ComponentParam);
+    if (c.domain.head == "hardware" && c.domain.path == "network") check_loggops_ranges(c, scope);
 
     // Accepted transaction parameters, visible to request coercions.
     Scope accepted(&scope);
@@ -147,6 +150,36 @@ class ProgramChecker {
       check_requests(c, r, accepted);
     }
     if (c.implementation) check_paradigm(*c.implementation);
+  }
+
+  // A machine's LogGOPS parameters at their defaults must fit the simulator's
+  // clock: times in whole picoseconds and per-byte costs in femtoseconds, each
+  // below 9 x 10^18 (components/loggops.h).
+  void check_loggops_ranges(const ComponentDecl& c, const Scope& scope) {
+    struct Range {
+      const char* name;
+      Dimension dimension;
+      double max;
+      const char* unit;
+    };
+    static const Range ranges[] = {{"L", kTime, 9.0e15, "ns"},          {"o", kTime, 9.0e15, "ns"},
+                                   {"g", kTime, 9.0e15, "ns"},          {"G", kTimePerByte, 9.0e12, "ns/B"},
+                                   {"O", kTimePerByte, 9.0e12, "ns/B"}, {"S", kBytes, 9007199254740991.0, "B"}};
+    for (const Binding& b : c.params) {
+      if (!b.value) continue;
+      for (const Range& r : ranges) {
+        if (b.name.name != r.name) continue;
+        const Symbol* sym = scope.find(b.name.name);
+        if (!sym || !sym->info.value || sym->info.value->kind != Value::Kind::Number) continue;
+        const Value& v = *sym->info.value;
+        if (v.dimension != r.dimension && !(r.dimension == kBytes && v.dimension.dimensionless())) continue;
+        if (v.number >= 0 && v.number <= r.max) continue;
+        char limit[32];
+        std::snprintf(limit, sizeof limit, "%g", r.max);
+        diags_.error(b.value->location, "network parameter '" + b.name.name + "' of '" + c.name.name + "' is " +
+                                            v.str() + "; it must be from 0 to " + limit + r.unit);
+      }
+    }
   }
 
   void check_protocol(const Interface& itf, const ComponentDecl& c) {
@@ -318,6 +351,10 @@ class ProgramChecker {
       g.has_processes = true;
       g.arity = processes->set.dims.size();
       if (g.arity == 0) diags_.error(processes->set.location, "the process set needs at least one coordinate");
+      if (g.arity > kMaxProcessCoordinates)
+        diags_.error(processes->set.location, "the process set has " + std::to_string(g.arity) +
+                                                  " coordinates; at most " + std::to_string(kMaxProcessCoordinates) +
+                                                  " are supported");
       for (const Identifier& d : processes->set.dims)
         redeclare_check(scope.declare(d.name, {Symbol::Kind::ProcessDimension, d.location, Analysis::of_integer()}), d,
                         Symbol::Kind::ProcessDimension);
@@ -326,7 +363,7 @@ class ProgramChecker {
         Analysis a = analyzer.analyze(*processes->set.constraint);
         analyzer.require_bool(a, *processes->set.constraint, "the process set constraint");
       }
-      isl_.check_set(processes->set, defaults_[m.name.name], "process set");
+      if (g.arity <= kMaxProcessCoordinates) isl_.check_set(processes->set, defaults_[m.name.name], "process set");
     }
     check_body(tg.body, scope, g, true);
   }

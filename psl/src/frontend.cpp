@@ -77,7 +77,33 @@ std::string canonical(const std::string& path) {
 
 }  // namespace
 
-Frontend::Frontend() : diagnostics_(sources_) {}
+FrontendLimits& default_frontend_limits() {
+  static FrontendLimits limits;
+  return limits;
+}
+
+bool set_frontend_limit(std::string_view name, unsigned long value) {
+  FrontendLimits& l = default_frontend_limits();
+  if (name == "tokens")
+    l.max_tokens = value;
+  else if (name == "list-elements")
+    l.max_list_elements = value;
+  else if (name == "expression-depth")
+    l.max_expression_depth = value;
+  else if (name == "nesting")
+    l.max_nesting = value;
+  else if (name == "file-bytes")
+    l.max_file_bytes = value;
+  else if (name == "isl-operations")
+    l.max_isl_operations = value;
+  else if (name == "errors")
+    default_diagnostic_limits().max_errors = value;
+  else
+    return false;
+  return true;
+}
+
+Frontend::Frontend() : diagnostics_(sources_), limits_(default_frontend_limits()) {}
 
 bool Frontend::load_files(const std::vector<std::string>& paths) {
   run_on_large_stack([&] {
@@ -155,8 +181,8 @@ void Frontend::load_one(const std::string& path, std::string text, std::vector<s
       if (clean[i] == '\n') {
         ++line;
         col = 1;
-      } else {
-        ++col;
+      } else if ((static_cast<unsigned char>(clean[i]) & 0xC0) != 0x80) {
+        ++col;  // columns count code points
       }
     }
     diagnostics_.error({file, line, col, 1}, "invalid UTF-8 byte in source file");

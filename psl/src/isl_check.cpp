@@ -4,6 +4,7 @@
 #include "poems/psl/value.h"
 
 #include <isl/ctx.h>
+#include <isl/ilp.h>
 #include <isl/map.h>
 #include <isl/options.h>
 #include <isl/set.h>
@@ -11,11 +12,21 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
+
+#include "poems/psl/frontend.h"
 
 namespace poems::psl {
 
 namespace {
+
+// 1.2e+09 style for counts too large to spell out.
+std::string format_count(double n) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, n < 1e15 ? "%.0f" : "%.3g", n);
+  return buf;
+}
 
 // PSL names are written with a prefix so that none collides with an isl
 // keyword (`exists`, `mod`, `infty`, ...).
@@ -173,6 +184,19 @@ std::optional<std::string> integer_set_isl(const IntegerSet& set, std::vector<st
 
 IslChecker::IslChecker(DiagnosticEngine& diags) : diags_(diags), ctx_(isl_ctx_alloc()) {
   isl_options_set_on_error(ctx_, ISL_ON_ERROR_CONTINUE);
+  // A budget instead of a clock: isl counts its own steps, so the answer is
+  // the same on any machine and under any load.
+  isl_ctx_set_max_operations(ctx_, default_frontend_limits().max_isl_operations);
+}
+
+bool IslChecker::over_budget(SourceLocation at, const char* what) {
+  if (isl_ctx_last_error(ctx_) != isl_error_quota) return false;
+  diags_.error(at, std::string("isl gave up on the ") + what + " after " +
+                       std::to_string(isl_ctx_get_max_operations(ctx_)) +
+                       " operations; simplify it (fewer coordinates or constraints) or raise the limit with "
+                       "--limit isl-operations=N");
+  isl_ctx_reset_error(ctx_);
+  return true;
 }
 
 IslChecker::~IslChecker() { isl_ctx_free(ctx_); }
@@ -183,7 +207,9 @@ std::string IslChecker::check_set(const IntegerSet& set, const std::map<std::str
   auto written = set_text(set, params, diags_);
   if (!written) return "";
   const std::string& text = *written;
+  isl_ctx_reset_operations(ctx_);
   isl_set* s = isl_set_read_from_str(ctx_, text.c_str());
+  if (s == nullptr && over_budget(set.location, what)) return "";
   if (s == nullptr) {
     const char* msg = isl_ctx_last_error_msg(ctx_);
     auto& d =
@@ -203,11 +229,29 @@ std::string IslChecker::check_set(const IntegerSet& set, const std::map<std::str
     s = isl_set_fix_val(s, isl_dim_param, static_cast<unsigned>(i), isl_val_int_from_si(ctx_, it->second));
   }
   if (all_fixed) {
-    if (isl_set_is_bounded(s) == isl_bool_false)
+    const isl_bool bounded = isl_set_is_bounded(s);
+    const isl_bool empty = bounded == isl_bool_true ? isl_set_is_empty(s) : isl_bool_error;
+    if (bounded == isl_bool_false) {
       diags_.error(set.location,
                    std::string("the ") + what + " is unbounded for the default parameters; bound every coordinate");
-    else if (isl_set_is_empty(s) == isl_bool_true)
+    } else if (empty == isl_bool_true) {
       diags_.warning(set.location, std::string("the ") + what + " is empty for the default parameters");
+    } else if (empty == isl_bool_false) {
+      // Ranks are 32-bit signed integers in every evaluator (MPI's int).
+      double points = 1;
+      for (int d = 0; d < isl_set_dim(s, isl_dim_set); ++d) {
+        isl_val* lo = isl_set_dim_min_val(isl_set_copy(s), d);
+        isl_val* hi = isl_set_dim_max_val(isl_set_copy(s), d);
+        if (lo && hi && isl_val_is_int(lo) == isl_bool_true && isl_val_is_int(hi) == isl_bool_true)
+          points *= isl_val_get_d(hi) - isl_val_get_d(lo) + 1;
+        isl_val_free(lo);
+        isl_val_free(hi);
+      }
+      if (points > 2147483647.0)
+        diags_.error(set.location, std::string("the ") + what + " spans " + format_count(points) +
+                                       " points for the default parameters; at most 2^31 - 1 processes are supported");
+    }
+    over_budget(set.location, what);
   }
   isl_set_free(s);
   return text;
@@ -241,7 +285,9 @@ std::string IslChecker::check_map(const IntegerMap& map, std::size_t arity) {
   }
   body += " }";
   std::string text = with_params(params, body);
+  isl_ctx_reset_operations(ctx_);
   isl_map* m = isl_map_read_from_str(ctx_, text.c_str());
+  if (m == nullptr && over_budget(map.location, "peer map")) return "";
   if (m == nullptr) {
     const char* msg = isl_ctx_last_error_msg(ctx_);
     auto& d = diags_.error(map.location, std::string("isl rejected the peer map: ") + (msg ? msg : "unknown error"));

@@ -30,6 +30,9 @@ class IslChecker {
   std::string check_map(const IntegerMap& map, std::size_t arity);
 
  private:
+  // Reports at `at` when isl stopped on its operation budget (and clears it).
+  bool over_budget(SourceLocation at, const char* what);
+
   DiagnosticEngine& diags_;
   ::isl_ctx* ctx_;
 };

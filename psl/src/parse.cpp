@@ -98,12 +98,20 @@ SourceLocation token_location(FileId file, const antlr4::Token* t) {
   return loc;
 }
 
+// Thrown out of the parser once a file has had enough syntax errors: error
+// recovery can nest statement in statement (`if if if ...`), and ANTLR's
+// recovery walks the whole rule stack at each error, so thousands of errors
+// would cost quadratic time and a deep stack.
+struct ParseAborted {};
+
 class SyntaxErrorListener : public antlr4::BaseErrorListener {
  public:
-  SyntaxErrorListener(FileId file, DiagnosticEngine& diags) : file_(file), diags_(diags) {}
+  SyntaxErrorListener(FileId file, DiagnosticEngine& diags, std::size_t limit)
+      : file_(file), diags_(diags), limit_(limit) {}
 
   void syntaxError(antlr4::Recognizer* recognizer, antlr4::Token* offending, size_t line, size_t column,
                    const std::string& msg, std::exception_ptr) override {
+    if (count_ >= limit_) throw ParseAborted{};
     SourceLocation loc{file_, static_cast<std::uint32_t>(line), static_cast<std::uint32_t>(column + 1), 1};
     if (offending != nullptr) loc = token_location(file_, offending);
     // A ';' missing at the end of a line: say so, right after the previous
@@ -135,8 +143,11 @@ class SyntaxErrorListener : public antlr4::BaseErrorListener {
     }
     if (loc.line == 0) loc.line = 1;
     if (loc.column == 0) loc.column = 1;
-    if (offending != nullptr && offending->getType() == antlr4::Token::EOF && !at_eof_) at_eof_ = diags_.all().size();
+    const std::size_t index = diags_.all().size();
     diags_.error(loc, rewrite_message(msg));
+    // Only a diagnostic that was kept (below --max-errors) can take a note later.
+    if (offending != nullptr && offending->getType() == antlr4::Token::EOF && !at_eof_ && diags_.all().size() > index)
+      at_eof_ = index;
     ++count_;
   }
   std::size_t count() const { return count_; }
@@ -146,6 +157,7 @@ class SyntaxErrorListener : public antlr4::BaseErrorListener {
  private:
   FileId file_;
   DiagnosticEngine& diags_;
+  std::size_t limit_;
   std::size_t count_ = 0;
   std::optional<std::size_t> at_eof_;
 };
@@ -154,7 +166,8 @@ class SyntaxErrorListener : public antlr4::BaseErrorListener {
 // after error recovery, so every step is null-safe.
 class AstBuilder {
  public:
-  AstBuilder(FileId file, DiagnosticEngine& diags) : file_(file), diags_(diags) {}
+  AstBuilder(FileId file, DiagnosticEngine& diags, std::size_t max_depth)
+      : file_(file), diags_(diags), max_depth_(max_depth) {}
 
   SourceLocation at(const antlr4::Token* t) const { return token_location(file_, t); }
   SourceLocation at(antlr4::tree::TerminalNode* n) const { return at(n ? n->getSymbol() : nullptr); }
@@ -550,7 +563,39 @@ class AstBuilder {
 
   ExprPtr invalid(antlr4::ParserRuleContext* ctx) { return make(ExprKind::Invalid, at(ctx)); }
 
+  // Every expression, nested ones included, is built here; a whole one (the
+  // outermost call) is measured before anything else sees it.
   ExprPtr expr(gen::ExprContext* ctx) {
+    ++expr_nesting_;
+    ExprPtr e = expr_unmeasured(ctx);
+    --expr_nesting_;
+    return expr_nesting_ == 0 ? bounded(std::move(e)) : std::move(e);
+  }
+
+  // The expression, or an invalid one (reported) when its depth exceeds the
+  // limit; measured without recursion, since that depth is the problem.
+  ExprPtr bounded(ExprPtr e) {
+    std::size_t deepest = 0;
+    const Expr* deepest_node = e.get();
+    std::vector<std::pair<const Expr*, std::size_t>> stack{{e.get(), 0}};
+    while (!stack.empty()) {
+      auto [node, depth] = stack.back();
+      stack.pop_back();
+      if (depth > deepest) {
+        deepest = depth;
+        deepest_node = node;
+      }
+      for (const ExprPtr& child : node->operands)
+        if (child) stack.push_back({child.get(), depth + 1});
+    }
+    if (deepest <= max_depth_) return e;
+    diags_.error(deepest_node->location, "expression nested " + std::to_string(deepest) +
+                                             " operations deep; the limit is " + std::to_string(max_depth_) +
+                                             " (split it with 'let' names)");
+    return make(ExprKind::Invalid, e->location);
+  }
+
+  ExprPtr expr_unmeasured(gen::ExprContext* ctx) {
     if (!ctx || !ctx->orExpr()) return invalid(ctx);
     ExprPtr cond = or_expr(ctx->orExpr());
     auto branches = ctx->expr();
@@ -741,6 +786,8 @@ class AstBuilder {
 
   FileId file_;
   DiagnosticEngine& diags_;
+  std::size_t max_depth_;
+  std::size_t expr_nesting_ = 0;
 };
 
 // "'@'" for printable ASCII, "U+00E9 'é'" for other code points.
@@ -757,10 +804,12 @@ std::string describe_character(const antlr4::Token* t) {
 
 // Rejects inputs whose nesting would recurse deeper than the limit, before the
 // recursive-descent parser sees them.
-bool check_nesting(antlr4::CommonTokenStream& tokens, FileId file, DiagnosticEngine& diags, std::size_t limit,
-                   std::vector<const antlr4::Token*>& unclosed) {
+bool check_nesting(antlr4::CommonTokenStream& tokens, FileId file, DiagnosticEngine& diags,
+                   const FrontendLimits& limits, std::vector<const antlr4::Token*>& unclosed) {
+  const std::size_t limit = limits.max_nesting;
   std::size_t depth = 0, prefix_run = 0, questions = 0;
   std::vector<std::size_t> else_if(1, 0);  // length of the else-if chain at each bracket depth
+  std::vector<std::size_t> commas;         // commas directly inside each open bracket
   const antlr4::Token* prev = nullptr;
   for (antlr4::Token* t : tokens.getTokens()) {
     if (t->getChannel() != antlr4::Token::DEFAULT_CHANNEL || t->getType() == antlr4::Token::EOF) continue;
@@ -769,11 +818,19 @@ bool check_nesting(antlr4::CommonTokenStream& tokens, FileId file, DiagnosticEng
     if (s == "(" || s == "[" || s == "{") {
       if (++depth > limit) what = "brackets nested";
       unclosed.push_back(t);
+      commas.push_back(0);
       if (else_if.size() <= depth) else_if.resize(depth + 1, 0);
       else_if[depth] = 0;
     } else if (s == ")" || s == "]" || s == "}") {
       if (depth > 0) --depth;
       if (!unclosed.empty()) unclosed.pop_back();
+      if (!commas.empty()) commas.pop_back();
+    } else if (s == "," && !commas.empty() && ++commas.back() >= limits.max_list_elements) {
+      // Before the parser builds a tree for it: a list of 10^6 numbers would cost a gigabyte or more.
+      diags.error(token_location(file, unclosed.back()), "more than " + std::to_string(limits.max_list_elements) +
+                                                             " elements in one list; " +
+                                                             "split the study or raise the limit");
+      return false;
     }
     bool prefix = s == "not" || s == "!" ||
                   ((s == "-" || s == "+") &&
@@ -805,7 +862,27 @@ Module parse_module(FileId file, const SourceManager& sources, DiagnosticEngine&
   antlr4::ANTLRInputStream input(sources.text(file));
   PslLexer lexer(&input);
   lexer.removeErrorListeners();  // every character is a token; nothing to report here
-  antlr4::CommonTokenStream tokens(&lexer);
+  // Lexed one token at a time so that an endless stream of tokens stops at
+  // the limit, before it costs memory (the parse tree takes ~1 KB a token).
+  // Tokens count as a reader counts them (whitespace and comments apart); all
+  // of them together are held to four times the limit.
+  std::vector<std::unique_ptr<antlr4::Token>> lexed;
+  std::size_t significant = 0;
+  for (;;) {
+    std::unique_ptr<antlr4::Token> t = lexer.nextToken();
+    const bool eof = t->getType() == antlr4::Token::EOF;
+    significant += t->getChannel() == antlr4::Token::DEFAULT_CHANNEL;
+    if (!eof && (significant > limits.max_tokens || lexed.size() >= 4 * limits.max_tokens)) {
+      diags.error(token_location(file, t.get()),
+                  "more than " + std::to_string(limits.max_tokens) + " tokens in one file; " +
+                      "PSL specifications are far smaller (split it into imported files)");
+      return Module{file, sources.path(file), {}, {}, {}, {}};
+    }
+    lexed.push_back(std::move(t));
+    if (eof) break;
+  }
+  antlr4::ListTokenSource token_source(std::move(lexed));
+  antlr4::CommonTokenStream tokens(&token_source);
   tokens.fill();
 
   // Report lexical problems once and hand the parser a stream it can use.
@@ -833,21 +910,31 @@ Module parse_module(FileId file, const SourceManager& sources, DiagnosticEngine&
     }
   }
   std::vector<const antlr4::Token*> unclosed;
-  if (!check_nesting(tokens, file, diags, limits.max_nesting, unclosed))
-    return Module{file, sources.path(file), {}, {}, {}, {}};
+  if (!check_nesting(tokens, file, diags, limits, unclosed)) return Module{file, sources.path(file), {}, {}, {}, {}};
 
   poems_psl_gen::PslParser parser(&tokens);
-  SyntaxErrorListener listener(file, diags);
+  // As compilers do: stop after as many syntax errors as would be printed
+  // (--max-errors), and after 1,000 at most.
+  const std::size_t max_errors = diags.limits().max_errors;
+  const std::size_t syntax_limit = max_errors == 0 ? 1000 : std::min<std::size_t>(max_errors, 1000);
+  SyntaxErrorListener listener(file, diags, syntax_limit);
   parser.removeErrorListeners();
   parser.addErrorListener(&listener);
-  auto* tree = parser.file();
+  poems_psl_gen::PslParser::FileContext* tree = nullptr;
+  try {
+    tree = parser.file();
+  } catch (const ParseAborted&) {
+    diags.final_error(token_location(file, parser.getCurrentToken()),
+                      "too many syntax errors (" + std::to_string(syntax_limit) + "); stopping here");
+    return Module{file, sources.path(file), {}, {}, {}, {}};
+  }
   // "unexpected end of file": point at the bracket that was never closed.
   if (listener.at_eof() && !unclosed.empty()) {
     const antlr4::Token* open = unclosed.back();
     DiagnosticEngine::note(diags.at(*listener.at_eof()), token_location(file, open),
                            "to match this '" + open->getText() + "'");
   }
-  AstBuilder builder(file, diags);
+  AstBuilder builder(file, diags, limits.max_expression_depth);
   Module module = builder.build(tree);
   module.path = sources.path(file);
   return module;

@@ -13,7 +13,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <unordered_set>
+#include <cstdio>
 
 namespace poems::taskgraph {
 
@@ -47,9 +47,16 @@ ProcessSet ProcessSet::from_isl(const std::string& text, const std::vector<std::
     throw InstantiationError("process sets have 1 to " + std::to_string(kMaxDims) + " coordinates");
   }
   ps.dims_ = dims;
-  if (isl_set_is_empty(set) == isl_bool_true) {
+  const isl_bool empty = isl_set_is_empty(set);
+  if (empty == isl_bool_true) {
     isl_set_free(set);
     throw InstantiationError("the process set is empty for this binding");
+  }
+  if (isl.over_budget()) {
+    isl_set_free(set);
+    throw InstantiationError("isl gave up on the process set after " +
+                             std::to_string(isl_ctx_get_max_operations(isl.ctx)) +
+                             " operations (raise the limit with --limit isl-operations=N)");
   }
   for (std::size_t d = 0; d < dims; ++d) {
     bool ok_lo = false, ok_hi = false;
@@ -69,9 +76,10 @@ ProcessSet ProcessSet::from_isl(const std::string& text, const std::vector<std::
   }
   ps.box_ = isl_set_is_box(set) == isl_bool_true;
   if (ps.box_) {
-    if (count > 4.0e9) {
+    if (count > static_cast<double>(kMaxRanks)) {
       isl_set_free(set);
-      throw InstantiationError("the process set has more than 2^32 processes");
+      throw InstantiationError("the process set has " + psl::Value::of_number(count).str() +
+                               " processes for this binding; at most 2^31 - 1 are supported");
     }
     ps.size_ = static_cast<std::uint32_t>(count);
   } else {
@@ -84,6 +92,15 @@ ProcessSet ProcessSet::from_isl(const std::string& text, const std::vector<std::
       isl_set_free(set);
       throw InstantiationError("non-rectangular process sets are limited to 2^28 points in their bounding box");
     }
+    try {
+      require_memory(static_cast<std::uint64_t>(count) * 16, "enumerating a process set with a bounding box of " +
+                                                                 psl::Value::of_number(count).str() + " points");
+    } catch (...) {
+      isl_set_free(set);
+      throw;
+    }
+    // The enumeration's work is bounded by the box (above), not by isl's budget.
+    isl_ctx_set_max_operations(isl.ctx, 0);
     isl_set_foreach_point(
         set,
         [](isl_point* p, void* user) -> isl_stat {
@@ -133,8 +150,26 @@ std::vector<double> evaluate_model_values(const StaticTaskGraph& g, const Parame
     auto it = binding.find(g.params[i]);
     values[i] = it != binding.end() ? it->second : g.param_defaults[i].eval(values.data());
   }
-  for (std::size_t i = 0; i < g.model_lets.size(); ++i)
-    values[g.params.size() + i] = g.model_lets[i].eval(values.data());
+  for (std::size_t i = 0; i < g.model_lets.size(); ++i) {
+    double& v = values[g.params.size() + i];
+    v = g.model_lets[i].eval(values.data());
+    // A numeric let that is no number (a division by zero the binding
+    // caused): named here, with the values it read, rather than as whatever
+    // bound or size it makes infinite later. (The checker refuses the same at
+    // the defaults.)
+    if (!std::isfinite(v) && i < g.model_let_text.size() && !g.model_let_text[i].empty()) {
+      std::string inputs;
+      for (const ExprInstr& in : g.model_lets[i].code())
+        if (in.op == ExprOp::Slot && in.slot < g.params.size() + i &&
+            inputs.find(g.slot_names[in.slot] + " = ") == std::string::npos)
+          inputs += (inputs.empty() ? " (" : ", ") + g.slot_names[in.slot] + " = " +
+                    psl::Value::of_number(values[in.slot]).str();
+      const std::string& at = g.model_let_location[i];
+      throw InstantiationError((at.empty() ? "" : at + ": ") + "'" + g.slot_names[g.params.size() + i] +
+                               "' = " + g.model_let_text[i] + " is " + (std::isnan(v) ? "not a number" : "infinite") +
+                               " with this binding" + (inputs.empty() ? "" : inputs + ")") + "; a division by zero?");
+    }
+  }
   values.resize(g.model_slot_count());
   return values;
 }
@@ -221,11 +256,31 @@ ModelSchedule::ModelSchedule(std::shared_ptr<const StaticTaskGraph> graph, const
       throw InstantiationError("process set parameter '" + p + "' is not a model value");
     set_params.push_back(model_values_[static_cast<std::size_t>(it - g.slot_names.begin())]);
   }
-  processes_ = ProcessSet::from_isl(g.process_set, g.process_set_params, set_params, g.process_dims.size());
+  try {
+    processes_ = ProcessSet::from_isl(g.process_set, g.process_set_params, set_params, g.process_dims.size());
+  } catch (const InstantiationError& e) {
+    // Located at the process set, with the values that made it so.
+    std::string values;
+    for (std::size_t i = 0; i < g.process_set_params.size(); ++i)
+      values += (values.empty() ? " with " : ", ") + g.process_set_params[i] + " = " +
+                psl::Value::of_number(set_params[i]).str();
+    std::string text = (g.process_set_location.empty() ? "" : g.process_set_location + ": ") + e.what() + " (" +
+                       g.process_set_source + values + ")";
+    if (dynamic_cast<const ResourceError*>(&e)) throw ResourceError(text);
+    throw InstantiationError(text);
+  }
 
   ps_per_work_.assign(g.nodes.size(), options.ns_per_work * 1000.0);
   for (const auto& [node, ns] : options.ns_per_work_by_node)
     if (node < ps_per_work_.size()) ps_per_work_[node] = ns * 1000.0;
+  for (std::size_t i = 0; i < ps_per_work_.size(); ++i)
+    if (!(ps_per_work_[i] >= 0 && ps_per_work_[i] <= kMaxOperationPs))
+      fail(static_cast<std::uint32_t>(i), "the time per unit of work is " +
+                                              psl::Value::of_number(ps_per_work_[i] / 1000.0, psl::kTime).str() +
+                                              "; it must be a time >= 0");
+  const InstantiationLimits& limits = default_instantiation_limits();
+  max_operations_ = limits.max_operations;
+  max_loop_iterations_ = limits.max_loop_iterations;
   algorithm_.resize(g.nodes.size());
   node_info_.resize(g.nodes.size());
   for (std::size_t i = 0; i < g.nodes.size(); ++i) {
@@ -237,8 +292,126 @@ ModelSchedule::ModelSchedule(std::shared_ptr<const StaticTaskGraph> graph, const
         n.kind == StaticNode::Kind::Collective ? n.label + "/" + collective_algorithm_name(algorithm_[i]) : n.label;
     node_info_[i].location = n.location;
   }
+  check_constants();
+  // Before allocating: a rank's cursor, its first dependency, its slots.
+  const std::uint64_t per_rank = sizeof(Cursor) + 48 + std::uint64_t{slots_per_rank_} * sizeof(double);
+  require_memory(per_rank * processes_.size(), "instantiating " + std::to_string(processes_.size()) +
+                                                   " processes of model " + g.model + " (" + format_bytes(per_rank) +
+                                                   " each)");
   slots_.assign(static_cast<std::size_t>(processes_.size()) * slots_per_rank_, 0.0);
   cursors_.assign(processes_.size(), Cursor{});
+}
+
+// ------------------------------------------------------------------ checks
+namespace {
+std::string value_text(double v) {
+  if (std::isnan(v)) return "not a number";
+  if (std::isinf(v)) return v > 0 ? "infinite" : "-infinite";
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.15g", v);
+  return buf;
+}
+std::string quoted(const std::string& expression) { return expression.empty() ? "" : " '" + expression + "'"; }
+}  // namespace
+
+namespace {
+// 0 <= v <= max and a whole number: two compares and a round trip through an
+// integer register (no call to floor(), which the baseline x86-64 target does
+// not inline).
+inline bool whole_within(double v, double max) {  // max <= 2^53: an int64 round trip is exact
+  return v >= 0 && v <= max && static_cast<double>(static_cast<std::int64_t>(v)) == v;
+}
+}  // namespace
+
+// The fast paths are inline (pull() calls them per operation); reporting is cold.
+inline std::uint64_t ModelSchedule::checked_bytes(std::uint32_t node, double bytes) const {
+  if (whole_within(bytes, kMaxMessageBytes)) [[likely]]
+    return static_cast<std::uint64_t>(static_cast<std::int64_t>(bytes));
+  bad_value(node, Quantity::kBytes, bytes);
+}
+
+inline std::int32_t ModelSchedule::checked_tag(std::uint32_t node, double tag) const {
+  if (whole_within(tag, kMaxTag)) [[likely]]
+    return static_cast<std::int32_t>(tag);
+  bad_value(node, Quantity::kTag, tag);
+}
+
+inline Picoseconds ModelSchedule::checked_duration(std::uint32_t node, double work) const {
+  const double ps = work * ps_per_work_[node];
+  if (work >= 0 && ps <= kMaxOperationPs) [[likely]]  // below 2^63: the signed conversion is one instruction
+    return static_cast<Picoseconds>(static_cast<std::int64_t>(ps + 0.5));
+  bad_value(node, Quantity::kWork, work);
+}
+
+void ModelSchedule::bad_value(std::uint32_t node, Quantity what, double v) const {
+  const StaticNode& n = graph_->nodes[node];
+  switch (what) {
+    case Quantity::kBytes:
+      fail(node, n.label + " size" + quoted(n.size) + " is " + value_text(v) +
+                     " with this binding; a message size must be a whole number of bytes from 0 to 2^53 - 1");
+    case Quantity::kTag:
+      fail(node, n.label + " tag" + quoted(n.tag) + " is " + value_text(v) +
+                     " with this binding; a tag must be a whole number from 0 to 2^31 - 1");
+    case Quantity::kWork: break;
+  }
+  if (!(v >= 0) || !std::isfinite(v))
+    fail(node, "task " + n.label + ": work" + quoted(n.work) + " is " + value_text(v) +
+                   " with this binding; work must be a finite number >= 0");
+  fail(node, "task " + n.label + ": work" + quoted(n.work) + " = " + value_text(v) + " takes " +
+                 value_text(v * ps_per_work_[node] / 1e12) + " s at " + value_text(ps_per_work_[node] / 1000.0) +
+                 " ns per unit of work; one operation may take at most 2^60 ps (about 13.3 days)");
+}
+
+inline void ModelSchedule::check_loop(const StgInstr& loop, double first, double last, double step) const {
+  // Finite bounds, a positive step and not too many iterations: the common case in a few compares.
+  if (step > 0 && std::isfinite(first) && std::isfinite(last) && std::isfinite(step) &&
+      (last - first) / step < static_cast<double>(max_loop_iterations_)) [[likely]]
+    return;
+  bad_loop(loop, first, last, step);
+}
+
+void ModelSchedule::bad_loop(const StgInstr& loop, double first, double last, double step) const {
+  const auto where = loop.location.empty() ? std::string() : loop.location + ": ";
+  if (!std::isfinite(first) || !std::isfinite(last) || !std::isfinite(step))
+    throw InstantiationError(where + "loop '" + loop.text + "' has the bounds " + value_text(first) + " .. " +
+                             value_text(last) + " step " + value_text(step) +
+                             " with this binding; loop bounds must be finite");
+  if (!(step > 0))
+    throw InstantiationError(where + "loop '" + loop.text + "' has the step " + value_text(step) +
+                             " with this binding; the step must be > 0");
+  const double iterations = last >= first ? std::floor((last - first) / step) + 1 : 0;
+  if (iterations > static_cast<double>(max_loop_iterations_))
+    throw InstantiationError(where + "loop '" + loop.text + "' would run " + value_text(iterations) +
+                             " times with this binding; the limit is " + std::to_string(max_loop_iterations_) +
+                             " iterations (raise it with --limit loop-iterations=N)");
+}
+
+void ModelSchedule::check_constants() const {
+  // Whatever the binding already fixes is checked before any rank runs, so
+  // an evaluation fails at once instead of part-way through.
+  for (const StgInstr& in : code_) {
+    switch (in.op) {
+      case StgOp::Comm:
+        if (in.size.is_constant()) checked_bytes(in.node, in.size.constant_value());
+        if (!in.tag_any && in.peer_slot == UINT32_MAX && in.tag.is_constant())
+          checked_tag(in.node, in.tag.constant_value());
+        break;
+      case StgOp::PeerRank:
+        if (in.tag.is_constant()) checked_tag(in.node, in.tag.constant_value());
+        break;
+      case StgOp::Collective:
+        if (in.size.is_constant()) checked_bytes(in.node, in.size.constant_value());
+        break;
+      case StgOp::Compute:
+        if (in.value.is_constant()) checked_duration(in.node, in.value.constant_value());
+        break;
+      case StgOp::LoopBegin:
+        if (in.value.is_constant() && in.last.is_constant() && in.step.is_constant())
+          check_loop(in, in.value.constant_value(), in.last.constant_value(), in.step.constant_value());
+        break;
+      default: break;
+    }
+  }
 }
 
 namespace {
@@ -300,6 +473,7 @@ void ModelSchedule::hoist_peer_ranks(std::vector<StgInstr>& code, const std::vec
 void ModelSchedule::rewind() {
   std::fill(slots_.begin(), slots_.end(), 0.0);
   std::fill(cursors_.begin(), cursors_.end(), Cursor{});
+  operations_ = 0;
 }
 
 void ModelSchedule::fail(std::uint32_t node, const std::string& message) const {
@@ -353,7 +527,7 @@ std::size_t ModelSchedule::pull(std::uint32_t rank, std::size_t max_ops, OpBuffe
         s[in.slot] = in.value.eval(s);
         s[in.limit_slot] = in.last.eval(s);
         s[in.step_slot] = in.step.eval(s);
-        if (!(s[in.step_slot] > 0)) fail(0, "loop step is not positive");
+        check_loop(in, s[in.slot], s[in.limit_slot], s[in.step_slot]);
         c.pc = s[in.slot] <= s[in.limit_slot] ? c.pc + 1 : in.target;
         break;
       case StgOp::LoopEnd:
@@ -367,8 +541,9 @@ std::size_t ModelSchedule::pull(std::uint32_t rank, std::size_t max_ops, OpBuffe
         double coords[ProcessSet::kMaxDims];
         for (std::size_t k = 0; k < in.peer.size(); ++k) coords[k] = in.peer[k].eval(s);
         bool guarded_out = !in.peer_guard.empty() && in.peer_guard.eval(s) == 0;
+        if (!guarded_out) check_peer(in, coords);
         s[in.slot] = guarded_out ? -1.0 : static_cast<double>(processes_.rank(coords));
-        s[in.slot + 1] = in.tag.eval(s);
+        s[in.slot + 1] = in.tag_any ? 0 : checked_tag(in.node, in.tag.eval(s));
         break;
       }
       case StgOp::Comm: {
@@ -380,7 +555,7 @@ std::size_t ModelSchedule::pull(std::uint32_t rank, std::size_t max_ops, OpBuffe
           if (s[in.peer_slot] < 0) break;  // outside the process set: no message
           op.peer = static_cast<std::int32_t>(s[in.peer_slot]);
           op.tag = in.tag_any ? kAnyTag : static_cast<std::int32_t>(s[in.peer_slot + 1]);
-          op.bytes = static_cast<std::uint64_t>(in.size.eval(s));
+          op.bytes = checked_bytes(in.node, in.size.eval(s));
           emit(c, op, out, in.nonblocking);
           break;
         }
@@ -390,12 +565,13 @@ std::size_t ModelSchedule::pull(std::uint32_t rank, std::size_t max_ops, OpBuffe
           if (!in.peer_guard.empty() && in.peer_guard.eval(s) == 0) break;
           double coords[ProcessSet::kMaxDims];
           for (std::size_t k = 0; k < in.peer.size(); ++k) coords[k] = in.peer[k].eval(s);
+          check_peer(in, coords);
           std::int64_t peer = processes_.rank(coords);
           if (peer < 0) break;  // the peer is outside the process set: the boundary, no message
           op.peer = static_cast<std::int32_t>(peer);
         }
-        op.tag = in.tag_any ? kAnyTag : static_cast<std::int32_t>(in.tag.eval(s));
-        op.bytes = static_cast<std::uint64_t>(in.size.eval(s));
+        op.tag = in.tag_any ? kAnyTag : checked_tag(in.node, in.tag.eval(s));
+        op.bytes = checked_bytes(in.node, in.size.eval(s));
         emit(c, op, out, in.nonblocking);
         break;
       }
@@ -404,8 +580,7 @@ std::size_t ModelSchedule::pull(std::uint32_t rank, std::size_t max_ops, OpBuffe
         Operation op;
         op.kind = OpKind::Calc;
         op.node = in.node;
-        double ps = in.value.eval(s) * ps_per_work_[in.node];
-        op.duration = ps > 0 ? static_cast<Picoseconds>(ps + 0.5) : 0;
+        op.duration = checked_duration(in.node, in.value.eval(s));
         emit(c, op, out, false);
         break;
       }
@@ -417,9 +592,11 @@ std::size_t ModelSchedule::pull(std::uint32_t rank, std::size_t max_ops, OpBuffe
         call.algorithm = algorithm_[in.node];
         call.procs = processes_.size();
         call.rank = rank;
-        call.bytes = static_cast<std::uint64_t>(in.size.eval(s));
-        double root = in.value.eval(s);
-        if (root < 0 || root >= call.procs) fail(in.node, "collective root " + std::to_string(root) + " is not a rank");
+        call.bytes = checked_bytes(in.node, in.size.eval(s));
+        const double root = in.value.eval(s);
+        if (!(root >= 0 && root < call.procs && root == std::floor(root))) [[unlikely]]
+          fail(in.node, node.label + " root" + quoted(node.root) + " is " + value_text(root) +
+                            " with this binding; the root must be a rank from 0 to " + std::to_string(call.procs - 1));
         call.root = static_cast<std::uint32_t>(root);
         call.tag = static_cast<std::int32_t>(c.collective_sequence++ & 0x7fffffff);
         call.node = in.node;
@@ -438,10 +615,27 @@ std::size_t ModelSchedule::pull(std::uint32_t rank, std::size_t max_ops, OpBuffe
       case StgOp::End:
         c.finished = true;
         if (out.ops.size() > before) out.rank_done = true;
+        count_operations(out.ops.size() - before);
         return out.ops.size() - before;
     }
   }
+  count_operations(out.ops.size() - before);
   return out.ops.size() - before;
+}
+
+void ModelSchedule::count_operations(std::size_t produced) {
+  operations_ += produced;
+  if (operations_ > max_operations_) [[unlikely]]
+    throw ResourceError("model " + graph_->model + " has more than " + std::to_string(max_operations_) +
+                        " operations with this binding (every rank together); raise the limit with "
+                        "--limit operations=N");
+}
+
+void ModelSchedule::check_peer(const StgInstr& in, const double* coords) const {
+  for (std::size_t k = 0; k < in.peer.size(); ++k)
+    if (!std::isfinite(coords[k])) [[unlikely]]
+      fail(in.node, graph_->nodes[in.node].label + " peer coordinate " + std::to_string(k + 1) + " is " +
+                        value_text(coords[k]) + " with this binding");
 }
 
 // ---------------------------------------------------------------- statistics
@@ -449,8 +643,13 @@ GraphStatistics collect_statistics(ScheduleSource& source) {
   GraphStatistics st;
   st.processes = source.ranks();
   OpBuffer buf;
-  std::unordered_set<std::uint64_t> calls;  // (node, tag) of collective calls
+  // A collective call's operations share (node, tag) and the tag is the
+  // rank's call sequence number, so a rank's calls are the changes of
+  // (node, tag) along its collective operations; every rank makes every call,
+  // so the most any rank made is the count. Constant memory, however many.
+  std::uint64_t most_calls = 0;
   for (std::uint32_t r = 0; r < source.ranks(); ++r) {
+    std::uint64_t calls = 0, last_call = UINT64_MAX;
     for (;;) {
       buf.clear();
       if (source.pull(r, 8192, buf) == 0) break;
@@ -469,11 +668,16 @@ GraphStatistics collect_statistics(ScheduleSource& source) {
             st.p2p_bytes += op.bytes;
           }
         }
-        if (collective) calls.insert((std::uint64_t{op.node} << 32) | static_cast<std::uint32_t>(op.tag));
+        if (collective) {
+          const std::uint64_t call = (std::uint64_t{op.node} << 32) | static_cast<std::uint32_t>(op.tag);
+          calls += call != last_call;
+          last_call = call;
+        }
       }
     }
+    most_calls = std::max(most_calls, calls);
   }
-  st.collectives = calls.size();
+  st.collectives = most_calls;
   return st;
 }
 

@@ -43,7 +43,9 @@ inline std::uint64_t get_varint(const std::uint8_t*& p) {
 
 }  // namespace
 
-ExplicitSchedule::ExplicitSchedule(std::uint32_t ranks) : segments_(ranks), cursor_(ranks) {}
+ExplicitSchedule::ExplicitSchedule(std::uint32_t ranks) : segments_(ranks), cursor_(ranks) {
+  static_assert(sizeof(Segment) + sizeof(Cursor) == kBytesPerRank);
+}
 
 void ExplicitSchedule::set_rank(std::uint32_t r, const OpBuffer& ops) {
   if (r >= segments_.size())
@@ -57,6 +59,10 @@ void ExplicitSchedule::set_rank(std::uint32_t r, const OpBuffer& ops) {
   } catch (...) {
     code_.resize(begin);  // the rank stays unset and the schedule as it was
     throw;
+  }
+  for (const Operation& op : ops.ops) {
+    max_cpu_ = std::max<std::uint32_t>(max_cpu_, op.cpu);
+    if (op.kind != OpKind::Calc) max_nic_ = std::max<std::uint32_t>(max_nic_, op.nic);
   }
   seg.begin = begin;
   seg.end = code_.size();
@@ -98,10 +104,11 @@ void ExplicitSchedule::encode(std::uint32_t r, const OpBuffer& ops) {
       // dependency on a later operation stays representable (the evaluator
       // reports it).
       const auto back = static_cast<std::int64_t>(i - d.op);
-      if (back >= (std::int64_t{1} << 61) || back <= -(std::int64_t{1} << 61))
+      if (back >= (std::int64_t{1} << 60) || back <= -(std::int64_t{1} << 60))
         throw std::invalid_argument("rank " + std::to_string(r) + " operation " + std::to_string(i) +
                                     " depends on operation " + std::to_string(d.op) + ", too far to encode");
-      put_varint(code_, zigzag(back) << 1 | (d.on_start ? 1 : 0));
+      put_varint(code_, zigzag(back) << 2 | (d.order != 0 ? 2 : 0) | (d.on_start ? 1 : 0));
+      if (d.order != 0) put_varint(code_, d.order);
     }
   }
 }
@@ -132,7 +139,8 @@ std::size_t ExplicitSchedule::decode(std::uint32_t rank, Cursor& c, std::size_t 
     op.dep_count = deps;
     for (std::uint32_t k = 0; k < deps; ++k) {
       const std::uint64_t v = get_varint(p);
-      out.deps.push_back(Dependency{c.op - static_cast<std::uint64_t>(unzigzag(v >> 1)), (v & 1) != 0});
+      const auto order = (v & 2) != 0 ? static_cast<std::uint32_t>(get_varint(p)) : 0;
+      out.deps.push_back(Dependency{c.op - static_cast<std::uint64_t>(unzigzag(v >> 2)), (v & 1) != 0, order});
     }
     out.ops.push_back(op);
     ++c.op;

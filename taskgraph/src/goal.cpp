@@ -1,7 +1,15 @@
 #include "poems/taskgraph/goal.h"
 
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <charconv>
+#include <cmath>
+#include <fstream>
+#include <functional>
 #include <limits>
 #include <map>
 #include <optional>
@@ -9,6 +17,9 @@
 #include <queue>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
+
+#include "poems/taskgraph/memory_budget.h"
 
 namespace poems::taskgraph {
 
@@ -27,8 +38,12 @@ struct Token {
 // Columns come from the start of the line, so characters are looked at once.
 class Lexer {
  public:
-  Lexer(std::string_view text, psl::FileId file, psl::DiagnosticEngine& diags)
-      : text_(text), file_(file), diags_(diags) {}
+  // `text` starts at `line`, column `column` of its file.
+  Lexer(std::string_view text, psl::FileId file, psl::DiagnosticEngine& diags, std::uint32_t line = 1,
+        std::uint32_t column = 1)
+      : text_(text), file_(file), diags_(diags), line_(line), first_line_(line), first_column_(column) {}
+  // Where the next token starts (bytes into the text).
+  std::size_t offset() const { return pos_; }
 
   Token next() {
     for (;;) {
@@ -61,7 +76,9 @@ class Lexer {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '.' ||
            c == '-' || c == '+';
   }
-  std::uint32_t column() const { return static_cast<std::uint32_t>(pos_ - line_start_ + 1); }
+  std::uint32_t column() const {
+    return static_cast<std::uint32_t>(pos_ - line_start_ + 1) + (line_ == first_line_ ? first_column_ - 1 : 0);
+  }
   void skip_space_and_comments() {
     while (pos_ < text_.size()) {
       const char c = text_[pos_];
@@ -98,6 +115,7 @@ class Lexer {
   std::size_t pos_ = 0;
   std::size_t line_start_ = 0;
   std::uint32_t line_ = 1;
+  std::uint32_t first_line_ = 1, first_column_ = 1;
 };
 
 struct ParsedDep {
@@ -128,15 +146,58 @@ struct Edge {
   std::uint32_t stmt;  // index into ParsedRank::deps
 };
 
+// Where each rank's text lies in a file read by read_goal_file: what a node
+// description is read back from.
+struct RankText {
+  std::uint32_t first_node;  // node ids first_node .. first_node + ops - 1, in file order
+  std::uint32_t ops;
+  std::uint64_t begin, end;    // bytes: just after the rank's '{', its '}'
+  std::uint32_t line, column;  // of `begin`
+};
+
+// A parse of a file that is not kept in memory: node ids are numbered in
+// file order instead of kept in a NodeTable, each rank's place is recorded,
+// and the text behind the parser is handed back (`release(offset)`: nothing
+// before `offset` is read again).
+struct FileBacked {
+  std::vector<RankText> ranks;
+  std::uint32_t next_node = 1;
+  std::function<void(std::size_t)> release;
+};
+
 class Parser {
  public:
-  Parser(const psl::SourceManager& sources, psl::FileId file, psl::DiagnosticEngine& diags)
-      : sources_(sources), file_(file), diags_(diags), lex_(sources.text(file), file, diags) {
+  Parser(std::string_view text, psl::FileId file, std::string path, psl::DiagnosticEngine& diags,
+         const GoalReadOptions& options, FileBacked* file_backed = nullptr, std::uint32_t line = 1,
+         std::uint32_t column = 1)
+      : text_(text),
+        file_(file),
+        path_(std::move(path)),
+        diags_(diags),
+        options_(options),
+        file_backed_(file_backed),
+        lex_(text, file, diags, line, column) {
+    errors_before_ = diags_.error_count();  // before the first token: lexing it may report errors
     tok_ = lex_.next();
   }
 
+  // Parses the statements of one rank's body (from just after its '{') and
+  // returns the labels and locations of its operations, in file order.
+  const ParsedRank& rank_body() {
+    rank_.clear();
+    num_ranks_ = std::numeric_limits<std::int32_t>::max();
+    while (tok_.kind != Token::End && !is_punct('}')) {
+      if (is_punct(';')) {
+        bump();
+        continue;
+      }
+      parse_statement(rank_);
+    }
+    return rank_;
+  }
+
   std::unique_ptr<ExplicitSchedule> parse() {
-    const std::size_t errors_before = diags_.error_count();
+    const std::size_t errors_before = errors_before_;
     std::map<std::uint32_t, SourceLocation> seen_ranks;
     while (tok_.kind != Token::End) {
       if (is("num_ranks")) {
@@ -155,6 +216,7 @@ class Parser {
   }
 
  private:
+  std::size_t errors_before_ = 0;
   bool is(std::string_view w) const { return tok_.kind == Token::Word && tok_.text == w; }
   bool is_punct(char c) const { return tok_.kind == Token::Punct && tok_.text[0] == c; }
   void bump() { tok_ = lex_.next(); }
@@ -215,7 +277,8 @@ class Parser {
       diags_.error(at, "duration '" + std::string(t) + "' is finer than a picosecond (at most 3 decimals of ns)");
       return std::nullopt;
     }
-    auto w = integer("a duration in ns", std::numeric_limits<std::uint64_t>::max() / 1000 - 1, whole, at);
+    const std::uint64_t max_ns = kMaxGoalCalc / kPsPerNs;
+    auto w = integer("a duration in ns", max_ns, whole, at);
     if (!w) return std::nullopt;
     std::uint64_t f = 0;
     if (!frac.empty()) {
@@ -223,6 +286,11 @@ class Parser {
       if (!fv) return std::nullopt;
       f = *fv;
       for (std::size_t i = frac.size(); i < 3; ++i) f *= 10;
+    }
+    if (*w * kPsPerNs + f > kMaxGoalCalc) {
+      diags_.error(at, "a duration in ns '" + std::string(t) + "' is out of range (0.." + std::to_string(max_ns) + "." +
+                           std::to_string(kMaxGoalCalc % kPsPerNs) + ", 2^61 ps)");
+      return std::nullopt;
     }
     return *w * kPsPerNs + f;
   }
@@ -235,8 +303,11 @@ class Parser {
     std::string_view t = tok_.text;
     SourceLocation at = tok_.at;
     bump();
-    if (!t.empty() && (t.back() == 'b' || t.back() == 'B')) t.remove_suffix(1);
-    return integer("a size in bytes", std::numeric_limits<std::uint64_t>::max(), t, at);
+    if (!t.empty() && (t.back() == 'b' || t.back() == 'B'))
+      t.remove_suffix(1);
+    else if (is("b") || is("B"))  // txt2bin allows "8 b"
+      bump();
+    return integer("a size in bytes", kMaxGoalBytes, t, at);
   }
 
   // A rank number, or `any` / -1 where wildcards are allowed.
@@ -264,13 +335,25 @@ class Parser {
       return;
     }
     num_ranks_ = static_cast<std::uint32_t>(*n);
+    const std::uint64_t own = ExplicitSchedule::kBytesPerRank + (file_backed_ ? sizeof(RankText) : 0);
+    const std::uint64_t need = *n * (own + options_.more_bytes_per_rank);
+    const std::uint64_t limit = memory_limit_or_available(options_.memory_limit);
+    if (need > limit) {
+      diags_.error(at, "num_ranks " + std::to_string(*n) + " needs about " + format_bytes(need) +
+                           " before any operation (" + std::to_string(own) + " bytes per rank for the schedule" +
+                           (options_.more_bytes_per_rank
+                                ? ", " + std::to_string(options_.more_bytes_per_rank) + " for the simulation"
+                                : std::string()) +
+                           "); " + memory_limit_text(options_.memory_limit, limit));
+      return;
+    }
     try {
       out_ = std::make_unique<ExplicitSchedule>(*num_ranks_);
     } catch (const std::bad_alloc&) {
       diags_.error(at, "num_ranks " + std::to_string(*n) + " is more ranks than this machine's memory can index");
       return;
     }
-    file_id_ = out_->nodes().add_file(sources_.path(file_));
+    file_id_ = out_->nodes().add_file(path_);
   }
 
   void parse_rank(std::map<std::uint32_t, SourceLocation>& seen) {
@@ -289,6 +372,8 @@ class Parser {
     }
     // Counted from here: reading past '{' lexes the rank's first token.
     const std::size_t errors_before = diags_.error_count();
+    const std::size_t body = static_cast<std::size_t>(tok_.text.data() - text_.data()) + 1;
+    const SourceLocation body_at{file_, tok_.at.line, tok_.at.column + 1, 1};
     bump();
     bool fresh = false;
     if (r) {
@@ -313,10 +398,16 @@ class Parser {
     }
     // Checked before reading past '}': an error in the next token is not this rank's.
     const bool clean = diags_.error_count() == errors_before;
+    const std::size_t close = static_cast<std::size_t>(tok_.text.data() - text_.data());
     bump();
     // Each rank is resolved as soon as it is read, so the parser holds one
     // rank's statements, never the file's.
-    if (fresh && out_ && clean) build_rank(*r, rank_);
+    if (fresh && out_ && clean) {
+      if (file_backed_) rank_text_ = RankText{file_backed_->next_node, 0, body, close, body_at.line, body_at.column};
+      build_rank(*r, rank_);
+    }
+    if (file_backed_ && file_backed_->release && tok_.kind != Token::End)
+      file_backed_->release(static_cast<std::size_t>(tok_.text.data() - text_.data()));
   }
 
   // After an error, skips the rest of the statement's line (statements are
@@ -393,14 +484,16 @@ class Parser {
         return skip_statement(line);
       }
       if (field == "tag") {
-        if (op.kind == OpKind::Recv && (is("any") || is("-1"))) {
+        if (is("any") || is("-1")) {  // LogGOPSim matches a send's wildcard tag too
           op.tag = kAnyTag;
           bump();
           continue;
         }
-        auto v = integer_token("a tag", std::numeric_limits<std::int32_t>::max());
+        // LogGOPSim's tags are 32-bit unsigned (2^32-1 is its wildcard):
+        // kept as the same bits in the int32.
+        auto v = integer_token("a tag", std::numeric_limits<std::uint32_t>::max());
         if (!v) return skip_statement(line);
-        op.tag = static_cast<std::int32_t>(*v);
+        op.tag = static_cast<std::int32_t>(static_cast<std::uint32_t>(*v));
       } else if (field == "comm") {
         auto v = integer_token("a communicator", std::numeric_limits<std::uint32_t>::max());
         if (!v) return skip_statement(line);
@@ -428,7 +521,8 @@ class Parser {
       diags_.error(pr.deps.back().from_at, "rank " + std::to_string(r) + " has more than 2^32 - 1 dependencies");
       return;
     }
-    if (out_->nodes().size() > std::numeric_limits<std::uint32_t>::max() - n) {
+    if ((file_backed_ ? file_backed_->next_node : out_->nodes().size()) >
+        std::numeric_limits<std::uint32_t>::max() - n) {
       diags_.error(pr.where.back(), "the file has more than 2^32 - 1 operations (node ids are 32-bit)");
       return;
     }
@@ -448,6 +542,12 @@ class Parser {
     first_.assign(n + 1, 0);
     from_.clear();
     bool in_file_order = true;
+    // LogGOPSim frees the operations waiting on one operation in the order
+    // their statements come (one list for irequires, one for requires); the
+    // simulator in position order. Where every such list is in file order,
+    // file order keeps both.
+    bool lists_in_file_order = true;
+    last_in_list_.assign(2 * std::size_t{n}, 0);
     for (std::uint32_t k = 0; k < pr.deps.size(); ++k) {
       const ParsedDep& d = pr.deps[k];
       auto from = by_label_.find(d.from), to = by_label_.find(d.to);
@@ -464,12 +564,16 @@ class Parser {
         ok = false;
       }
       in_file_order = in_file_order && to->second < from->second;
+      std::uint32_t& last = last_in_list_[2 * std::size_t{to->second} + d.on_start];
+      lists_in_file_order = lists_in_file_order && last <= from->second;
+      last = from->second;
       ++first_[from->second + 1];
       from_.push_back(Edge{to->second, d.on_start, from->second});  // stmt holds `from` until sorted
     }
     if (!ok) return;
     for (std::uint32_t i = 0; i < n; ++i) first_[i + 1] += first_[i];
     edges_.resize(from_.size());
+    edge_order_.resize(from_.size());
     {
       std::vector<std::uint32_t>& fill = scratch_;
       fill.assign(first_.begin(), first_.end() - 1);
@@ -487,21 +591,43 @@ class Parser {
       report_cycle(r, pr);
       return;
     }
+    // Otherwise the simulator cannot free in position order what LogGOPSim
+    // frees in statement order: each dependency carries the index of its
+    // last statement (Dependency::order).
+    const bool keyed = !(in_file_order && lists_in_file_order);
+    if (keyed) {
+      std::unordered_map<std::uint64_t, std::uint32_t>& last = statement_of_;
+      last.clear();
+      for (std::uint32_t k = 0; k < from_.size(); ++k)
+        last[(std::uint64_t{from_[k].stmt} << 33) | (std::uint64_t{from_[k].on} << 1) | from_[k].on_start] = k + 1;
+      for (std::uint32_t i = 0; i < n; ++i)
+        for (std::uint32_t k = first_[i]; k < first_[i + 1]; ++k)
+          edge_order_[k] = last[(std::uint64_t{i} << 33) | (std::uint64_t{edges_[k].on} << 1) | edges_[k].on_start];
+    }
     buffer_.clear();
     buffer_.ops.reserve(n);
     buffer_.deps.reserve(edges_.size());
     for (std::uint32_t i : order_) {
       Operation op = pr.ops[i];
-      const std::string_view kind = op.kind == OpKind::Calc ? "calc" : op.kind == OpKind::Send ? "send" : "recv";
-      const SourceLocation& at = pr.where[i];
-      op.node = out_->nodes().add(pr.labels[i].empty() ? kind : pr.labels[i], file_id_, at.line, at.column);
+      if (file_backed_) {
+        op.node = rank_text_.first_node + i;  // read back from the file (GoalFileNodes)
+      } else {
+        const std::string_view kind = op.kind == OpKind::Calc ? "calc" : op.kind == OpKind::Send ? "send" : "recv";
+        const SourceLocation& at = pr.where[i];
+        op.node = out_->nodes().add(pr.labels[i].empty() ? kind : pr.labels[i], file_id_, at.line, at.column);
+      }
       op.first_dep = static_cast<std::uint32_t>(buffer_.deps.size());
       for (std::uint32_t k = first_[i]; k < first_[i + 1]; ++k)
-        buffer_.deps.push_back(Dependency{position_[edges_[k].on], edges_[k].on_start});
+        buffer_.deps.push_back(Dependency{position_[edges_[k].on], edges_[k].on_start, keyed ? edge_order_[k] : 0});
       op.dep_count = first_[i + 1] - first_[i];
       buffer_.ops.push_back(op);
     }
     out_->set_rank(r, buffer_);
+    if (file_backed_) {
+      rank_text_.ops = n;
+      file_backed_->ranks.push_back(rank_text_);
+      file_backed_->next_node += n;
+    }
   }
 
   // Kahn's algorithm, always taking the earliest operation of the file that
@@ -562,9 +688,13 @@ class Parser {
     diags_.error(where, "dependency cycle in rank " + std::to_string(r) + ": " + chain);
   }
 
-  const psl::SourceManager& sources_;
+  std::string_view text_;
   psl::FileId file_;
+  std::string path_;
   psl::DiagnosticEngine& diags_;
+  GoalReadOptions options_;
+  FileBacked* file_backed_;
+  RankText rank_text_{};
   Lexer lex_;
   Token tok_;
   std::optional<std::uint32_t> num_ranks_;
@@ -573,32 +703,213 @@ class Parser {
   // Per-rank working storage, kept across ranks so their capacity is reused.
   ParsedRank rank_;
   std::unordered_map<std::string_view, std::uint32_t> by_label_;
-  std::vector<std::uint32_t> first_, order_, position_, scratch_;
+  std::vector<std::uint32_t> first_, order_, position_, scratch_, last_in_list_, edge_order_;
+  std::unordered_map<std::uint64_t, std::uint32_t> statement_of_;
   std::vector<Edge> from_, edges_;
   OpBuffer buffer_;
 };
 
-std::string ns_text(Picoseconds ps) {
-  std::string s = std::to_string(ps / kPsPerNs);
-  if (Picoseconds f = ps % kPsPerNs; f != 0) {
-    std::string d = std::to_string(f);
-    d.insert(0, 3 - d.size(), '0');
-    while (d.back() == '0') d.pop_back();
-    s += "." + d;
+// Node descriptions of a file read by read_goal_file: the rank's text is
+// read back and its statements parsed again to find the operation.
+class GoalFileNodes final : public NodeDescriber {
+ public:
+  GoalFileNodes(std::string path, std::vector<RankText> ranks, std::uint32_t count, std::uint64_t size,
+                std::int64_t mtime)
+      : path_(std::move(path)), ranks_(std::move(ranks)), count_(count), size_(size), mtime_(mtime) {}
+  std::uint32_t count() const override { return count_; }
+  std::size_t memory_bytes() const override { return ranks_.capacity() * sizeof(RankText) + path_.capacity(); }
+  NodeInfo info(std::uint32_t node) const override {
+    if (node == 0 || node >= count_) return {};
+    auto it = std::upper_bound(ranks_.begin(), ranks_.end(), node,
+                               [](std::uint32_t n, const RankText& r) { return n < r.first_node; });
+    if (it == ranks_.begin()) return {};
+    const RankText& rt = *--it;
+    const std::uint32_t k = node - rt.first_node;
+    NodeInfo fallback{"operation " + std::to_string(k) + " of its rank", path_};
+    struct stat st {};
+    if (::stat(path_.c_str(), &st) != 0 || static_cast<std::uint64_t>(st.st_size) != size_ ||
+        st.st_mtim.tv_sec != mtime_)
+      return fallback;  // changed since it was read
+    std::ifstream in(path_, std::ios::binary);
+    std::string body(rt.end - rt.begin, '\0');
+    in.seekg(static_cast<std::streamoff>(rt.begin));
+    if (!in.read(body.data(), static_cast<std::streamsize>(body.size()))) return fallback;
+    psl::SourceManager sources;
+    psl::DiagnosticEngine diags(sources);
+    Parser again(body, 0, path_, diags, GoalReadOptions{}, nullptr, rt.line, rt.column);
+    const ParsedRank& pr = again.rank_body();
+    if (k >= pr.ops.size()) return fallback;
+    const OpKind kind = pr.ops[k].kind;
+    std::string label(pr.labels[k]);
+    if (label.empty()) label = kind == OpKind::Calc ? "calc" : kind == OpKind::Send ? "send" : "recv";
+    return NodeInfo{label, path_ + ":" + std::to_string(pr.where[k].line) + ":" + std::to_string(pr.where[k].column)};
   }
-  return s;
-}
+
+ private:
+  std::string path_;
+  std::vector<RankText> ranks_;
+  std::uint32_t count_;
+  std::uint64_t size_;
+  std::int64_t mtime_;
+};
+
+// A read-only mapping of a whole file, released as the parser moves on.
+class MappedFile {
+ public:
+  explicit MappedFile(const std::string& path) {
+    fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd_ < 0) return;
+    struct stat st {};
+    if (::fstat(fd_, &st) != 0 || !S_ISREG(st.st_mode)) return;
+    size_ = static_cast<std::size_t>(st.st_size);
+    mtime_ = st.st_mtim.tv_sec;
+    ok_ = true;
+    if (size_ == 0) return;
+    void* p = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd_, 0);
+    if (p == MAP_FAILED) {
+      ok_ = false;
+      return;
+    }
+    data_ = static_cast<const char*>(p);
+    ::madvise(p, size_, MADV_SEQUENTIAL);
+  }
+  ~MappedFile() {
+    if (data_) ::munmap(const_cast<char*>(data_), size_);
+    if (fd_ >= 0) ::close(fd_);
+  }
+  MappedFile(const MappedFile&) = delete;
+  MappedFile& operator=(const MappedFile&) = delete;
+  bool ok() const { return ok_; }
+  std::string_view text() const { return {data_ ? data_ : "", size_}; }
+  std::uint64_t size() const { return size_; }
+  std::int64_t mtime() const { return mtime_; }
+  // Pages wholly before `offset` leave this process's memory (they stay in
+  // the page cache); released in steps of 16 MiB.
+  void release_before(std::size_t offset) {
+    constexpr std::size_t kStep = std::size_t{16} << 20;
+    const std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+    const std::size_t upto = offset / page * page;
+    if (!data_ || upto < released_ + kStep) return;
+    ::madvise(const_cast<char*>(data_) + released_, upto - released_, MADV_DONTNEED);
+    released_ = upto;
+  }
+
+ private:
+  int fd_ = -1;
+  const char* data_ = nullptr;
+  std::size_t size_ = 0;
+  std::size_t released_ = 0;
+  std::int64_t mtime_ = 0;
+  bool ok_ = false;
+};
 
 }  // namespace
 
 std::unique_ptr<ExplicitSchedule> parse_goal(const psl::SourceManager& sources, psl::FileId file,
-                                             psl::DiagnosticEngine& diags) {
-  return Parser(sources, file, diags).parse();
+                                             psl::DiagnosticEngine& diags, const GoalReadOptions& options) {
+  return Parser(sources.text(file), file, sources.path(file), diags, options).parse();
 }
 
-void write_goal(std::ostream& out, ScheduleSource& source) {
+std::unique_ptr<ExplicitSchedule> read_goal_file(const std::string& path, psl::SourceManager& sources,
+                                                 psl::DiagnosticEngine& diags, const GoalReadOptions& options,
+                                                 std::string& io_error) {
+  std::unique_ptr<ExplicitSchedule> schedule;
+  {
+    MappedFile file(path);
+    if (!file.ok()) {
+      io_error = "cannot read '" + path + "'";
+      return nullptr;
+    }
+    // Diagnostics of this pass quote nothing (the text is not kept): kept
+    // aside, and only its warnings are passed on if it succeeds.
+    psl::SourceManager none;
+    const psl::FileId id = none.add(path, "");
+    psl::DiagnosticEngine quiet(none);
+    FileBacked backed;
+    backed.release = [&file](std::size_t offset) { file.release_before(offset); };
+    schedule = Parser(file.text(), id, path, quiet, options, &backed).parse();
+    if (schedule) {
+      schedule->set_node_describer(
+          std::make_unique<GoalFileNodes>(path, std::move(backed.ranks), backed.next_node, file.size(), file.mtime()));
+      if (quiet.warning_count() > 0) {  // rare: read the text to quote it
+        std::ifstream in(path, std::ios::binary);
+        std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        const psl::FileId f = sources.add(path, std::move(text));
+        for (const psl::Diagnostic& d : quiet.all()) {
+          psl::SourceLocation at = d.location;
+          at.file = f;
+          diags.warning(at, d.message);
+        }
+      }
+      return schedule;
+    }
+  }
+  // An error: parse again from the text, for diagnostics that quote it
+  // (as the first pass did, so its memory estimate is the same).
+  std::ifstream in(path, std::ios::binary);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const psl::FileId f = sources.add(path, std::move(text));
+  FileBacked again;
+  Parser(sources.text(f), f, path, diags, options, &again).parse();
+  return nullptr;
+}
+
+namespace {
+
+std::string whole_ns_text(Picoseconds ps, GoalWriteStats& stats) {
+  if (ps % kPsPerNs != 0) ++stats.rounded_calcs;
+  return std::to_string(ps / kPsPerNs + (ps % kPsPerNs >= kPsPerNs / 2 ? 1 : 0));
+}
+
+// LogGOPSim's tags for POEMS's (communicator, tag) pairs.
+class TagFolder {
+ public:
+  std::uint32_t tag(const Operation& op, std::uint32_t rank) {
+    const auto tag = static_cast<std::uint32_t>(op.tag);
+    if (op.comm == 0) {
+      if (op.tag != kAnyTag && tag >= kFirstFolded) {
+        if (used_.count(tag)) clash(tag);
+        world_high_.insert(tag);
+      }
+      return tag;
+    }
+    if (op.tag == kAnyTag)
+      throw std::runtime_error("rank " + std::to_string(rank) + ": a receive on communicator " +
+                               std::to_string(op.comm) +
+                               " takes any tag; LogGOPSim's GOAL has no communicators to keep it from other "
+                               "communicators' messages");
+    auto [it, fresh] = folded_.emplace((std::uint64_t{op.comm} << 32) | tag, 0);
+    if (fresh) {
+      if (next_ == kAnyAsTag) throw std::runtime_error("more than 2^31 - 1 (communicator, tag) pairs to fold");
+      it->second = next_++;
+      if (world_high_.count(it->second)) clash(it->second);
+      used_.insert(it->second);
+    }
+    return it->second;
+  }
+
+ private:
+  [[noreturn]] static void clash(std::uint32_t tag) {
+    throw std::runtime_error("tag " + std::to_string(tag) +
+                             " is used on the world communicator and is also the tag a communicator's messages "
+                             "fold into; LogGOPSim's GOAL could not tell them apart");
+  }
+  static constexpr std::uint32_t kFirstFolded = std::uint32_t{1} << 31;
+  static constexpr std::uint32_t kAnyAsTag = ~std::uint32_t{0};
+  std::uint32_t next_ = kFirstFolded;
+  std::unordered_map<std::uint64_t, std::uint32_t> folded_;
+  std::unordered_set<std::uint32_t> used_, world_high_;
+};
+
+}  // namespace
+
+GoalWriteStats write_goal(std::ostream& out, ScheduleSource& source) {
+  GoalWriteStats stats;
+  TagFolder folder;
   out << "num_ranks " << source.ranks() << "\n";
   OpBuffer buf;
+  std::string line;
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> statements;  // (operation, its dependency)
   for (std::uint32_t r = 0; r < source.ranks(); ++r) {
     buf.clear();
     while (source.pull(r, 1 << 16, buf) > 0) {
@@ -606,38 +917,41 @@ void write_goal(std::ostream& out, ScheduleSource& source) {
     out << "rank " << r << " {\n";
     for (std::size_t i = 0; i < buf.ops.size(); ++i) {
       const Operation& op = buf.ops[i];
-      out << "  l" << i << ": ";
+      line = "l" + std::to_string(i) + ": ";
       switch (op.kind) {
-        case OpKind::Calc: out << "calc " << ns_text(op.duration); break;
-        case OpKind::Send: out << "send " << op.bytes << "b to " << op.peer; break;
+        case OpKind::Calc: line += "calc " + whole_ns_text(op.duration, stats); break;
+        case OpKind::Send: line += "send " + std::to_string(op.bytes) + "b to " + std::to_string(op.peer); break;
         case OpKind::Recv:
-          out << "recv " << op.bytes << "b from ";
-          if (op.peer == kAnySource)
-            out << "any";
-          else
-            out << op.peer;
+          line += "recv " + std::to_string(op.bytes) + "b from " +
+                  (op.peer == kAnySource ? std::string("-1") : std::to_string(op.peer));
           break;
       }
       if (op.kind != OpKind::Calc) {
-        if (op.tag == kAnyTag && op.kind == OpKind::Recv)
-          out << " tag any";
-        else if (op.tag != 0)
-          out << " tag " << op.tag;
+        if (op.comm != 0) ++stats.folded_messages;
+        if (op.tag == kAnyTag && op.comm == 0)
+          line += " tag -1";
+        else if (const std::uint32_t t = folder.tag(op, r); t != 0)
+          line += " tag " + std::to_string(t);
       }
-      if (op.cpu != 0) out << " cpu " << static_cast<unsigned>(op.cpu);
-      if (op.kind != OpKind::Calc && op.nic != 0) out << " nic " << static_cast<unsigned>(op.nic);
-      if (op.kind != OpKind::Calc && op.comm != 0) out << " comm " << op.comm;
-      out << "\n";
+      if (op.cpu != 0) line += " cpu " + std::to_string(op.cpu);
+      if (op.kind != OpKind::Calc && op.nic != 0) line += " nic " + std::to_string(op.nic);
+      out << line << "\n";
     }
-    for (std::size_t i = 0; i < buf.ops.size(); ++i) {
-      const Operation& op = buf.ops[i];
-      for (std::uint32_t k = 0; k < op.dep_count; ++k) {
-        const Dependency& d = buf.deps[op.first_dep + k];
-        out << "  l" << i << (d.on_start ? " irequires l" : " requires l") << d.op << "\n";
-      }
+    // Dependencies in program order, or in the order they carry (a GOAL
+    // file's statement order, which LogGOPSim frees by).
+    statements.clear();
+    for (std::size_t i = 0; i < buf.ops.size(); ++i)
+      for (std::uint32_t k = 0; k < buf.ops[i].dep_count; ++k)
+        statements.push_back({static_cast<std::uint32_t>(i), buf.ops[i].first_dep + k});
+    std::stable_sort(statements.begin(), statements.end(),
+                     [&](const auto& a, const auto& b) { return buf.deps[a.second].order < buf.deps[b.second].order; });
+    for (const auto& [i, k] : statements) {
+      const Dependency& d = buf.deps[k];
+      out << "l" << i << (d.on_start ? " irequires l" : " requires l") << d.op << "\n";
     }
     out << "}\n";
   }
+  return stats;
 }
 
 bool same_operations(const ExplicitSchedule& a, const ExplicitSchedule& b, std::string* why) {
@@ -661,6 +975,41 @@ bool same_operations(const ExplicitSchedule& a, const ExplicitSchedule& b, std::
         same = d.op == e.op && d.on_start == e.on_start;
       }
       if (!same) return differ("rank " + std::to_string(r) + " operation " + std::to_string(i) + " differs");
+    }
+  }
+  return true;
+}
+
+bool same_after_export(const ExplicitSchedule& a, const ExplicitSchedule& b, std::string* why) {
+  std::string ignored;
+  if (!why) why = &ignored;
+  std::map<std::pair<std::uint32_t, std::int32_t>, std::int32_t> to;
+  std::map<std::int32_t, std::pair<std::uint32_t, std::int32_t>> from;
+  for (std::uint32_t r = 0; r < a.ranks(); ++r) {
+    const OpBuffer x = a.operations(r), y = b.operations(r);
+    if (x.ops.size() != y.ops.size()) return *why = "rank " + std::to_string(r) + ": counts differ", false;
+    for (std::size_t i = 0; i < x.ops.size(); ++i) {
+      const Operation &p = x.ops[i], &q = y.ops[i];
+      const std::string where = "rank " + std::to_string(r) + " operation " + std::to_string(i);
+      if (p.kind != q.kind || p.cpu != q.cpu || p.dep_count != q.dep_count || q.comm != 0)
+        return *why = where + " differs", false;
+      for (std::uint32_t k = 0; k < p.dep_count; ++k)
+        if (x.deps[p.first_dep + k].op != y.deps[q.first_dep + k].op ||
+            x.deps[p.first_dep + k].on_start != y.deps[q.first_dep + k].on_start)
+          return *why = where + ": dependencies differ", false;
+      if (p.kind == OpKind::Calc) {
+        if (q.duration != (p.duration + 500) / 1000 * 1000) return *why = where + ": duration", false;
+        continue;
+      }
+      if (p.nic != q.nic || p.peer != q.peer || p.bytes != q.bytes) return *why = where + " differs", false;
+      if (p.tag == kAnyTag) {
+        if (q.tag != kAnyTag) return *why = where + ": wildcard lost", false;
+        continue;
+      }
+      auto [it, fresh] = to.emplace(std::pair{p.comm, p.tag}, q.tag);
+      auto [back, fresh_back] = from.emplace(q.tag, std::pair{p.comm, p.tag});
+      if (it->second != q.tag || back->second != std::pair{p.comm, p.tag})
+        return *why = where + ": (comm, tag) not folded one to one", false;
     }
   }
   return true;

@@ -41,6 +41,8 @@ class Lowerer {
     }
     for (const psl::Binding& l : model.lets) {
       g_.model_lets.push_back(compile_model_value(l));
+      g_.model_let_text.push_back(non_numeric_.count(l.name.name) ? "" : psl::to_source(*l.value));
+      g_.model_let_location.push_back(where(sources_, l.name.location));
       declare(l.name.name, Binding{new_slot(l.name.name), l.value.get(), true});
     }
     domain_ = IslDomain{};
@@ -223,6 +225,7 @@ class Lowerer {
     g_.process_set_source =
         "{ [" + dims + "]" + (p.set.constraint ? " : " + psl::to_source(*p.set.constraint) : "") + " }";
     g_.process_set_params = params;
+    g_.process_set_location = where(sources_, p.set.location);
     process_constraint_ = p.set.constraint.get();
   }
 
@@ -260,7 +263,7 @@ class Lowerer {
               emit(std::move(in));
             }
           } else if constexpr (std::is_same_v<T, psl::ForStmt>) {
-            lower_for(n);
+            lower_for(n, s.location);
           } else if constexpr (std::is_same_v<T, psl::IfStmt>) {
             lower_if(n);
           } else if constexpr (std::is_same_v<T, psl::CommStmt>) {
@@ -278,9 +281,10 @@ class Lowerer {
         s.node);
   }
 
-  void lower_for(const psl::ForStmt& f) {
+  void lower_for(const psl::ForStmt& f, psl::SourceLocation loc) {
     StgInstr begin;
     begin.op = StgOp::LoopBegin;
+    begin.location = where(sources_, loc);
     begin.text = "for " + f.variable.name + " in " + psl::to_source(*f.first) + " .. " + psl::to_source(*f.last) +
                  (f.step ? " step " + psl::to_source(*f.step) : "");
     begin.value = compile(*f.first);
@@ -371,6 +375,8 @@ class Lowerer {
                    : c.tag   ? " tag " + psl::to_source(*c.tag)
                              : "");
     }
+    if (c.size) node.size = psl::to_source(*c.size);
+    if (c.tag) node.tag = psl::to_source(*c.tag);
     StgInstr in;
     in.op = StgOp::Comm;
     in.size = c.size ? compile(*c.size) : CompiledExpr::constant(0);
@@ -498,6 +504,8 @@ class Lowerer {
       if (!a) fail(c.algorithm->location, "unknown algorithm '" + c.algorithm->name + "'");
       node.algorithm = *a;
     }
+    if (c.size) node.size = psl::to_source(*c.size);
+    if (c.root) node.root = psl::to_source(*c.root);
     StgInstr in;
     in.op = StgOp::Collective;
     in.size = c.size ? compile(*c.size) : CompiledExpr::constant(0);

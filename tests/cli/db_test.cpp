@@ -5,6 +5,7 @@
 #include <unistd.h>
 #include "run_command.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -56,7 +57,7 @@ TEST_F(DbCli, RunsTable) {
   int rows = 0;
   while (std::getline(lines, line)) ++rows;
   EXPECT_EQ(rows, 5);
-  EXPECT_NE(r.out.find("1234567800"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("1.235 s"), std::string::npos) << r.out;  // 1234567800 ns in human units
   EXPECT_NE(r.out.find("failed"), std::string::npos);
   EXPECT_NE(r.out.find("pending"), std::string::npos);
 }
@@ -121,7 +122,7 @@ TEST_F(DbCli, ExportJsonAndCsv) {
   ASSERT_EQ(j.exit_code, 0) << j.err;
   nlohmann::json all = nlohmann::json::parse(j.out);
   EXPECT_EQ(all["format"], "poems-knowledge-base");
-  EXPECT_EQ(all["schema_version"], 2);
+  EXPECT_EQ(all["schema_version"], 3);
   EXPECT_EQ(all["runs"].size(), 5u);
   EXPECT_EQ(all["machines"][0]["name"], "Odin");
   EXPECT_EQ(all["machines"][0]["parameters"]["L"], 5300);
@@ -185,7 +186,104 @@ TEST_F(DbCli, MissingOrNewerDatabaseIsAnInputError) {
   ASSERT_EQ(run(std::string(POEMS_DB_FIXTURE) + " future " + quote(future.string())).exit_code, 0);
   Output f = poems("db runs --db " + quote(future.string()));
   EXPECT_EQ(f.exit_code, 1);
-  EXPECT_NE(f.err.find("schema version 99, but this poems supports up to version 2"), std::string::npos) << f.err;
+  EXPECT_NE(f.err.find("schema version 99, but this poems supports up to version 3"), std::string::npos) << f.err;
+}
+
+TEST_F(DbCli, RunsFiltersLimitAndHumanUnits) {
+  // Issue 24: a limit by default, filters for study, model, evaluator and age.
+  Output latest = poems("db runs --limit 2 --db " + quote(db()));
+  ASSERT_EQ(latest.exit_code, 0) << latest.err;
+  EXPECT_EQ(std::count(latest.out.begin(), latest.out.end(), '\n'), 3);  // header + runs 4 and 5
+  EXPECT_NE(latest.out.find("\n4   failed"), std::string::npos) << latest.out;
+  EXPECT_NE(latest.out.find("\n5   pending"), std::string::npos) << latest.out;
+  EXPECT_NE(latest.err.find("the latest 2 of 5 runs"), std::string::npos) << latest.err;
+  Output study = poems("db runs --study blocking --format json --db " + quote(db()));
+  ASSERT_EQ(study.exit_code, 0) << study.err;
+  EXPECT_EQ(nlohmann::json::parse(study.out).size(), 3u);
+  Output sim = poems("db runs --model Sweep3D --evaluator 'simulation[MPI-Sim]' --format json --db " + quote(db()));
+  EXPECT_EQ(nlohmann::json::parse(sim.out).size(), 2u);
+  EXPECT_EQ(nlohmann::json::parse(poems("db runs --since 1d --format json --db " + quote(db())).out).size(), 5u);
+  EXPECT_EQ(nlohmann::json::parse(poems("db runs --since 2999-01-01 --format json --db " + quote(db())).out).size(),
+            0u);
+  EXPECT_EQ(poems("db runs --since yesterday --db " + quote(db())).exit_code, 2);
+  // Bindings in the table read "mk=10", times "1.235 s".
+  Output table = poems("db runs --db " + quote(db()));
+  EXPECT_NE(table.out.find("it_g=150 jt_g=150 kt=150 mk=10 mmi=3 npe_i=2 npe_j=3"), std::string::npos) << table.out;
+}
+
+TEST_F(DbCli, AStudyIsOneTable) {
+  Output csv = poems("db study blocking --format csv --db " + quote(db()));
+  ASSERT_EQ(csv.exit_code, 0) << csv.err;
+  EXPECT_EQ(csv.out,
+            "run,model,evaluator,status,it_g,jt_g,kt,mk,mmi,npe_i,npe_j,time_ns,compute_ns,comm_ns,sync_ns,events\n"
+            "1,Sweep3D,analytic[LogGP],done,150,150,150,10,3,2,3,1234567800.0,925925850.0,308641950.0,0.0,\n"
+            "2,Sweep3D,analytic[LogGP],done,150,150,150,20,3,2,3,1100000000.0,825000000.0,275000000.0,0.0,\n"
+            "3,Sweep3D,analytic[LogGP],done,150,150,150,30,3,2,3,0.30000000000000004,0.22500000000000003,"
+            "0.07500000000000001,0.0,\n");
+  Output table = poems("db study blocking --db " + quote(db()));
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_NE(table.out.find("study blocking: 3 runs; every run: it_g=150 jt_g=150 kt=150 mmi=3 npe_i=2 npe_j=3"),
+            std::string::npos)
+      << table.out;
+  EXPECT_NE(table.out.find("1    analytic[LogGP]  done    10  1.235 s"), std::string::npos) << table.out;
+  nlohmann::json j = nlohmann::json::parse(poems("db study blocking --format json --db " + quote(db())).out);
+  EXPECT_EQ(j["runs"][1]["mk"], 20);
+  EXPECT_EQ(j["runs"][1]["time_ns"], 1.1e9);
+  Output none = poems("db study nosuch --db " + quote(db()));
+  EXPECT_EQ(none.exit_code, 1);
+  EXPECT_NE(none.err.find("no runs of a study named 'nosuch'"), std::string::npos) << none.err;
+  EXPECT_NE(none.err.find("(studies: 'blocking')"), std::string::npos) << none.err;
+}
+
+TEST_F(DbCli, StatsGiveTheSizePerRun) {
+  Output r = poems("db stats --db " + quote(db()));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("runs            5\n"), std::string::npos) << r.out;
+  const auto bytes = fs::file_size(db());
+  EXPECT_NE(r.out.find("bytes_per_run   " + std::to_string((bytes + 2) / 5)), std::string::npos) << r.out << bytes;
+}
+
+TEST_F(DbCli, ReadingNeverChangesAFile) {
+  // Issue 25: `db runs --db foreign.sqlite` switched it to WAL mode before refusing it;
+  // a knowledge base truncated to one byte was recreated empty.
+  fs::path foreign = *dir_ / "foreign.sqlite";
+  ASSERT_EQ(run("python3 -c \"import sqlite3; c = sqlite3.connect('" + foreign.string() +
+                "'); c.execute('CREATE TABLE t (x)'); c.commit()\"")
+                .exit_code,
+            0);
+  const auto size = fs::file_size(foreign);
+  for (const char* command : {"runs", "stats", "export --format json", "query \"SELECT 1\""}) {
+    Output r = poems(std::string("db ") + command + " --db " + quote(foreign.string()));
+    EXPECT_EQ(r.exit_code, 1) << command;
+    EXPECT_NE(r.err.find("is an SQLite file but not a POEMS knowledge base"), std::string::npos) << r.err;
+  }
+  EXPECT_EQ(fs::file_size(foreign), size);
+  EXPECT_EQ(run("python3 -c \"import sqlite3; print(sqlite3.connect('" + foreign.string() +
+                "').execute('PRAGMA journal_mode').fetchone()[0])\"")
+                .out,
+            "delete\n");
+  fs::path truncated = *dir_ / "truncated.db";
+  std::ofstream(truncated) << "x";
+  Output t = poems("db runs --db " + quote(truncated.string()));
+  EXPECT_EQ(t.exit_code, 1);
+  EXPECT_NE(t.err.find("is not an SQLite database (1 bytes"), std::string::npos) << t.err;
+  EXPECT_EQ(fs::file_size(truncated), 1u);
+  Output m = poems("db migrate --db " + quote(truncated.string()));
+  EXPECT_EQ(m.exit_code, 1);
+  EXPECT_EQ(fs::file_size(truncated), 1u);
+}
+
+TEST_F(DbCli, QueryBudgetAndFunctions) {
+  // Issue 25: fts3_tokenizer was allowed; a recursive CTE never returned.
+  Output f = poems("db query \"SELECT fts3_tokenizer('simple')\" --db " + quote(db()));
+  EXPECT_EQ(f.exit_code, 1);
+  EXPECT_NE(f.err.find("only reading statements are allowed"), std::string::npos) << f.err;
+  Output r = poems(
+      "db query \"WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c\" "
+      "--timeout 0.3 --db " +
+      quote(db()));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("the query was stopped after 0.3 s"), std::string::npos) << r.err;
 }
 
 }  // namespace

@@ -113,7 +113,7 @@ TEST_F(Export, CsvRoundTripsEveryValue) {
 
 TEST_F(Export, JsonRoundTripsEveryValue) {
   nlohmann::json j = nlohmann::json::parse(kb_->export_json().dump(2));  // through text, as the CLI prints it
-  EXPECT_EQ(j["schema_version"], 2);
+  EXPECT_EQ(j["schema_version"], 3);
   std::vector<db::Run> runs = kb_->runs();
   ASSERT_EQ(j["runs"].size(), runs.size());
   for (std::size_t n = 0; n < runs.size(); ++n) {

@@ -115,3 +115,48 @@ TEST(CollectiveForms, DeclineOutsideTheirRegime) {
   EXPECT_FALSE(components::binomial_bcast_time(mixed, 6, 1024, 0));
   EXPECT_EQ(components::binomial_bcast_time(mixed, 1, 1024, 0), 0u);
 }
+
+// Under the loggopsim semantics a rendezvous sender does not synchronize,
+// so the same forms hold with no synchronization term, exactly, except for
+// 0-byte messages (the barrier's): LogGOPSim charges them o - G, its
+// (s-1)G wrapping, and `poems analyze` takes the critical path there. The
+// critical path stays a lower bound, 0-byte messages included.
+TEST(CollectiveForms, EqualTheLoggopsimSimulatorWithoutSynchronization) {
+  int checked = 0;
+  for (const auto& p : kMachines)
+    for (std::uint64_t s : {1ull, 1024ull, 100'000ull})
+      for (bool rendezvous : {false, true})
+        for (std::uint32_t P : {2u, 3u, 5u, 8u, 13u, 64u, 256u}) {
+          components::LogGOPS q = p;
+          if (rendezvous) q.S = s - 1;
+          const struct {
+            CollectiveOp op;
+            CollectiveAlgorithm a;
+          } forms[] = {{CollectiveOp::Scatter, CollectiveAlgorithm::Linear},
+                       {CollectiveOp::Gather, CollectiveAlgorithm::Linear},
+                       {CollectiveOp::Bcast, CollectiveAlgorithm::Binomial},
+                       {CollectiveOp::Allreduce, CollectiveAlgorithm::Dissemination},
+                       {CollectiveOp::Barrier, CollectiveAlgorithm::Dissemination},
+                       {CollectiveOp::Allreduce, CollectiveAlgorithm::RecursiveDoubling}};
+          for (const auto& f : forms) {
+            const taskgraph::CollectiveCall call = call_of(f.op, f.a, P, s);
+            auto form = components::collective_time(call, q, 0);
+            if (!form) continue;
+            taskgraph::CollectiveSchedule for_sim(call), for_cp(call);
+            sim::SimulationOptions o;
+            o.params = q;
+            o.semantics = sim::Semantics::Loggopsim;
+            const taskgraph::Picoseconds simulated = sim::simulate(for_sim, o).max_finish;
+            EXPECT_LE(loggp::critical_path(for_cp, o).time, simulated);
+            if (f.op == CollectiveOp::Barrier) {
+              EXPECT_LT(simulated, *form);  // o - G per 0-byte message
+              continue;
+            }
+            EXPECT_EQ(*form, simulated) << taskgraph::collective_op_name(f.op) << "/"
+                                        << taskgraph::collective_algorithm_name(f.a) << " P=" << P << " s=" << s
+                                        << (rendezvous ? " rendezvous" : "");
+            ++checked;
+          }
+        }
+  EXPECT_GT(checked, 400);
+}

@@ -109,6 +109,19 @@ TEST(ProcessorWg, TaskWithoutWorkIsAnError) {
   EXPECT_NE(msg.find("'Opteron' (processor[wg])"), std::string::npos) << msg;
 }
 
+TEST(ProcessorWg, WorkBeyondTheClockOrNegativeIsRefused) {
+  // The reproducers of issue 25: work 1e15, 2^63 - 1 and -10 once became 0 ns of compute.
+  auto model = processor::make_processor_model({"Opteron", "processor[wg]", {{"Wg", 60}}, {}});
+  for (double work : {1e15, 9223372036854775807.0}) {
+    const auto msg = error_of([&] { model->task_time_ns(TaskRequest{"K", "t", {{"work", work}}}); });
+    EXPECT_NE(msg.find("one task may take at most 2^60 ps"), std::string::npos) << msg;
+  }
+  auto msg = error_of([&] { model->task_time_ns(TaskRequest{"K", "t", {{"work", -10}}}); });
+  EXPECT_NE(msg.find("has work = -10; work must be a finite number >= 0"), std::string::npos) << msg;
+  // Just below the bound is a time: 2^60 ps = 1152921504606846.976 ns.
+  EXPECT_EQ(model->task_time_ns(TaskRequest{"K", "t", {{"work", 19215358410114.0}}}), 19215358410114.0 * 60);
+}
+
 // ---------------------------------------------------------------- the k-block kernel
 
 // Random block: cross sections, sources, inflows, cell widths.
@@ -579,6 +592,93 @@ TEST_F(ProcessorExternal, CommandThatIgnoresStdinAndLeavesABackgroundChild) {
   auto m = model("sleep 3 & echo '{\"time_ns\": 7}'", 2e9);
   EXPECT_EQ(m->task_time_ns(big), 7.0);
   EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 1.5);
+}
+
+// True once `pid` is gone (or a zombie nobody will run again).
+bool process_gone(pid_t pid) {
+  for (int tries = 0; tries < 200; ++tries) {
+    std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+    std::string field, comm, state;
+    if (!(stat >> field >> comm >> state) || state == "Z") return true;
+    ::usleep(10000);
+  }
+  return false;
+}
+
+pid_t read_pid(const std::string& path) {
+  pid_t pid = 0;
+  for (int tries = 0; tries < 200 && pid == 0; ++tries) {
+    std::ifstream in(path);
+    in >> pid;
+    if (pid == 0) ::usleep(10000);
+  }
+  return pid;
+}
+
+TEST_F(ProcessorExternal, TimeoutKillsWhatLeftTheProcessGroup) {
+  // setsid puts the sleeper in a session (and group) of its own, out of reach
+  // of a kill of the command's group: the keeper still finds and kills it.
+  const auto pidfile = (dir_ / "pid").string();
+  const auto msg = error("setsid sleep 30 & echo $! > " + pidfile + "; sleep 30", 300e6);
+  EXPECT_NE(msg.find("timed out after 300 ms"), std::string::npos) << msg;
+  const pid_t sleeper = read_pid(pidfile);
+  ASSERT_GT(sleeper, 0);
+  EXPECT_TRUE(process_gone(sleeper)) << "setsid sleep " << sleeper << " survived the timeout";
+}
+
+TEST_F(ProcessorExternal, DaemonsTheCommandLeavesBehindAreKilled) {
+  // A double fork into a new session (how daemons detach), then a normal
+  // exit with a good answer: the answer counts, the daemon does not survive.
+  const auto pidfile = (dir_ / "daemon").string();
+  const auto path = script("daemon.sh",
+                           "#!/bin/sh\n"
+                           "sh -c 'setsid sh -c \"sleep 30 & echo \\$! > " +
+                               pidfile +
+                               "; wait\" < /dev/null > /dev/null 2>&1 &'\n"
+                               "while [ ! -s " +
+                               pidfile +
+                               " ]; do sleep 0.01; done\n"
+                               "echo '{\"time_ns\": 5}'\n");
+  auto m = model(path, 5e9);
+  EXPECT_EQ(m->task_time_ns(kblock_task(1000, 3)), 5.0);
+  const pid_t daemon = read_pid(pidfile);
+  ASSERT_GT(daemon, 0);
+  EXPECT_TRUE(process_gone(daemon)) << "daemon " << daemon << " survived the command";
+}
+
+TEST_F(ProcessorExternal, NulBytesAndTrailingOutputAreRefused) {
+  // A lenient reader stops at the NUL and sees {"time_ns": 5}.
+  auto msg = error("printf '{\"time_ns\": 5}\\000{\"time_ns\": 9}'");
+  EXPECT_NE(msg.find("printed a NUL byte (at byte 14 of stdout)"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("\\x00"), std::string::npos) << msg;
+  msg = error("echo '{\"time_ns\": 5} and more'");
+  EXPECT_NE(msg.find("printed something after its JSON document: 'and more"), std::string::npos) << msg;
+  msg = error("echo '{\"time_ns\": 5}'; echo '{\"time_ns\": 6}'");
+  EXPECT_NE(msg.find("after its JSON document: '{\"time_ns\": 6}"), std::string::npos) << msg;
+  // Whitespace after the document is fine.
+  EXPECT_EQ(model("printf '{\"time_ns\": 5}\\n\\n  \\n'")->task_time_ns(kblock_task(1000, 3)), 5.0);
+}
+
+TEST_F(ProcessorExternal, HostileOutputIsShownEscaped) {
+  // Terminal escapes (ESC, a C1 CSI, BEL) on stdout and stderr, in the command itself too.
+  auto msg = error("printf '\\033]0;pwned\\007\\302\\233x'");
+  EXPECT_EQ(msg.find('\033'), std::string::npos) << msg;
+  EXPECT_EQ(msg.find('\007'), std::string::npos) << msg;
+  EXPECT_EQ(msg.find("\302\233"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("\\x1b]0;pwned\\x07\\xc2\\x9bx"), std::string::npos) << msg;
+  msg = error("printf '\\033[2J\\377' >&2; exit 4");
+  EXPECT_NE(msg.find("failed with exit code 4"), std::string::npos) << msg;
+  EXPECT_EQ(msg.find('\033'), std::string::npos) << msg;
+  EXPECT_NE(msg.find("\\x1b[2J\\xff"), std::string::npos) << msg;
+  msg = error("exit 5 # \033[31m");
+  EXPECT_EQ(msg.find('\033'), std::string::npos) << msg;
+  EXPECT_NE(msg.find("# \\x1b[31m"), std::string::npos) << msg;
+}
+
+TEST_F(ProcessorExternal, TimesBeyondTheClockAreRefused) {
+  const auto msg = error("echo '{\"time_ns\": 1e300}'");
+  EXPECT_NE(msg.find("takes 1e+300 ns; one task may take at most 2^60 ps"), std::string::npos) << msg;
+  EXPECT_EQ(model("echo '{\"time_ns\": 1152921504606846}'")->task_time_ns(kblock_task(1000, 3)), 1152921504606846.0);
 }
 
 TEST_F(ProcessorExternal, AttributesAreChecked) {

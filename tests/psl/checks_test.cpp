@@ -166,9 +166,20 @@ TEST(Checks, ReceiveFromAnySourceAndAnyTag) {
 }
 
 TEST(Checks, LargeParametersGiveNoSpuriousWarning) {
-  Checked c = check("model M { param n = 3000000000; taskgraph t { processes { [r] : 0 <= r < n }; } }");
+  Checked c = check("model M { param n = 2147483647; taskgraph t { processes { [r] : 0 <= r < n }; } }");
   EXPECT_TRUE(c.ok) << c.text;
   EXPECT_EQ(c.text, "");
+}
+
+TEST(Checks, ProcessSetsBeyondThirtyTwoBitRanksAreErrors) {
+  // Ranks are MPI ints everywhere: 2^31 processes (or 3e9) cannot be instantiated.
+  for (const char* n : {"2147483648", "3000000000", "65536 * 65536"}) {
+    Checked c = check(std::string("model M { param n = ") + n +
+                      "; taskgraph t { processes { [r, s] : 0 <= r < n and 0 <= s < 1 }; } }");
+    EXPECT_FALSE(c.ok) << n;
+    EXPECT_NE(c.text.find("error: the process set spans"), std::string::npos) << c.text;
+    EXPECT_NE(c.text.find("at most 2^31 - 1 processes are supported"), std::string::npos) << c.text;
+  }
 }
 
 TEST(Checks, IntegralityFlowsThroughFloorCeilAndLoops) {

@@ -1,39 +1,43 @@
 // processor[external]: run a command, request as JSON on stdin, {"time_ns": x}
 // on stdout, with a timeout.
 //
-// Process handling is plain POSIX (posix_spawn, pipes, poll, pidfd), not
-// Boost.Process: Debian's Boost 1.74 Process v1 needs the compiled
-// Boost.Filesystem library, has no process-group kill, and its wait_for with
-// a timeout is known to misbehave (it can block or leave the child
-// unreaped); we need exact control over the process group, SIGPIPE and
-// reaping.
+// Process handling is plain POSIX (fork, pipes, poll, pidfd, a child
+// subreaper), not Boost.Process: Debian's Boost 1.74 Process v1 needs the
+// compiled Boost.Filesystem library, cannot kill a process tree, and its
+// wait_for with a timeout is known to misbehave; we need exact control over
+// every process the command starts, SIGPIPE and reaping.
 //
 // How a command runs:
-// - `/bin/sh -c COMMAND` via posix_spawn (safe in a multi-threaded process),
-//   in a new process group, with SIGPIPE at its default and an empty signal mask;
+// - a keeper process (below) runs `/bin/sh -c COMMAND` in a process group of
+//   its own, with SIGPIPE at its default and an empty signal mask;
 // - the request is written to its stdin while stdout and stderr are read
 //   (poll, non-blocking), so a large request or large output cannot deadlock;
 //   SIGPIPE is blocked in the writing thread, so a command that never reads
 //   stdin gives EPIPE here, not a dead evaluator;
-// - when the shell exits (seen through a pidfd, or a 5 ms poll where pidfds
-//   are not available) what it wrote is drained, anything it left running in
-//   its process group is killed, and it is reaped;
-// - at the deadline the whole process group gets SIGKILL and is reaped: no
-//   hang, no zombie.
+// - when the shell exits, at the deadline, or if poems dies, the keeper kills
+//   the command's group and every process the command started, including
+//   those that left the group with setsid, reaps them all and reports the
+//   shell's exit status: no hang, no zombie, no survivor;
+// - what the command printed is then checked strictly: one JSON document,
+//   no NUL byte, nothing after it; hostile output is quoted with its
+//   control characters spelled out.
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <chrono>
+#include <cstdint>
 #include <cstring>
+#include <iterator>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <string_view>
 
 #include "common.h"
 
@@ -122,26 +126,6 @@ bool read_some(int fd, std::string& into, std::size_t cap) {
   }
 }
 
-int open_pidfd(pid_t pid) {
-#ifdef SYS_pidfd_open
-  const long fd = ::syscall(SYS_pidfd_open, pid, 0);
-  if (fd >= 0) {
-    ::fcntl(static_cast<int>(fd), F_SETFD, FD_CLOEXEC);
-    return static_cast<int>(fd);
-  }
-#else
-  (void)pid;
-#endif
-  return -1;
-}
-
-// Has the process exited? Leaves it unreaped (a zombie holds its pid, so its
-// process group id stays valid for kill(-pid)).
-bool has_exited(pid_t pid) {
-  siginfo_t info{};
-  return ::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == pid;
-}
-
 int reap(pid_t pid) {
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
@@ -149,69 +133,206 @@ int reap(pid_t pid) {
   return status;
 }
 
+// ---- the keeper: a forked process between us and the command ----------
+//
+// A process group is not enough to end a command: anything it starts with
+// setsid (or setpgid) leaves the group and would outlive a kill(-pgid). So
+// the command runs under a keeper, a forked child that makes itself a
+// "child subreaper" (prctl): every descendant the command orphans becomes
+// the keeper's child. When the command exits, when we ask (timeout), or when
+// we die (its control pipe closes), the keeper kills the command's group and
+// then every child it has, level by level, until it has none left: nothing
+// the command started survives. It then reports the command's wait status
+// on a pipe and exits.
+//
+// The keeper is forked from a possibly multi-threaded process, so until it
+// exits it may only make async-signal-safe calls: raw system calls, no
+// allocation, no locks.
+
+struct KeeperMessage {
+  int kind;    // 0: the command exited with `status`; 1: it could not start (errno in `status`); 2: killed on request
+  int status;  // wait status or errno
+};
+
+// Sends SIGKILL to every process whose parent is the calling process;
+// returns how many it found. Parses /proc/PID/stat with system calls only.
+int kill_children_of_self() {
+  const pid_t self = ::getpid();
+  const int dir = ::open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir < 0) return 0;
+  int found = 0;
+  alignas(8) char entries[8192];
+  for (;;) {
+    const long n = ::syscall(SYS_getdents64, dir, entries, sizeof entries);
+    if (n <= 0) break;
+    for (long offset = 0; offset < n;) {
+      struct Entry {
+        std::uint64_t ino;
+        std::int64_t off;
+        unsigned short reclen;
+        unsigned char type;
+        char name[1];
+      };
+      const auto* e = reinterpret_cast<const Entry*>(entries + offset);
+      offset += e->reclen;
+      pid_t pid = 0;
+      const char* c = e->name;
+      for (; *c >= '0' && *c <= '9'; ++c) pid = pid * 10 + (*c - '0');
+      if (*c != '\0' || pid <= 0 || pid == self) continue;
+      char path[64] = "/proc/";
+      int len = 6;
+      for (const char* q = e->name; *q && len < 40; ++q) path[len++] = *q;
+      const char tail[] = "/stat";
+      for (const char* q = tail; *q; ++q) path[len++] = *q;
+      path[len] = '\0';
+      const int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+      if (fd < 0) continue;
+      char stat[512];
+      const ssize_t got = ::read(fd, stat, sizeof stat - 1);
+      ::close(fd);
+      if (got <= 0) continue;
+      stat[got] = '\0';
+      // "pid (comm) S ppid ...": comm may hold spaces and parentheses; the last ')' ends it.
+      const char* close_paren = nullptr;
+      for (const char* q = stat; *q; ++q)
+        if (*q == ')') close_paren = q;
+      if (!close_paren || close_paren[1] != ' ' || close_paren[2] == '\0' || close_paren[3] != ' ') continue;
+      pid_t parent = 0;
+      for (const char* q = close_paren + 4; *q >= '0' && *q <= '9'; ++q) parent = parent * 10 + (*q - '0');
+      if (parent == self) {
+        ::kill(pid, SIGKILL);
+        ++found;
+      }
+    }
+  }
+  ::close(dir);
+  return found;
+}
+
+// Kills the command's group and every descendant, then reaps them all.
+void kill_everything(pid_t command_group) {
+  ::kill(-command_group, SIGKILL);
+  for (int round = 0; round < 10000; ++round) {
+    kill_children_of_self();
+    int status = 0;
+    pid_t r;
+    while ((r = ::waitpid(-1, &status, WNOHANG)) > 0) {
+    }
+    if (r < 0 && errno == ECHILD) return;  // no children: no descendants either
+    const timespec pause{0, 1'000'000};    // a killed parent's children reach us in a moment
+    ::nanosleep(&pause, nullptr);
+  }
+}
+
+[[noreturn]] void run_keeper(char* const argv[], int in_fd, int out_fd, int err_fd, int control_fd, int report_fd,
+                             const int* close_fds, int close_count) {
+  sigset_t all;
+  sigfillset(&all);
+  ::sigprocmask(SIG_BLOCK, &all, nullptr);  // the keeper ends by its own decision, never by a stray signal
+  ::setpgid(0, 0);                          // out of the terminal's foreground group: Ctrl-C reaches only poems
+  ::prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+  const pid_t command = ::fork();
+  if (command == 0) {
+    ::setpgid(0, 0);
+    ::dup2(in_fd, 0);
+    ::dup2(out_fd, 1);
+    ::dup2(err_fd, 2);
+    struct sigaction dfl {};
+    dfl.sa_handler = SIG_DFL;
+    ::sigaction(SIGPIPE, &dfl, nullptr);
+    sigset_t none;
+    sigemptyset(&none);
+    ::sigprocmask(SIG_SETMASK, &none, nullptr);
+    ::execve("/bin/sh", argv, environ);
+    ::_exit(127);
+  }
+  for (int i = 0; i < close_count; ++i) ::close(close_fds[i]);  // the pipes' other ends: EOF works
+  KeeperMessage report{0, 0};
+  if (command < 0) {
+    report = {1, errno};
+  } else {
+    ::setpgid(command, command);  // also here: no race with the kill below
+#ifdef SYS_pidfd_open
+    const int exited_fd = static_cast<int>(::syscall(SYS_pidfd_open, command, 0));
+#else
+    const int exited_fd = -1;
+#endif
+    for (;;) {
+      int status = 0;
+      const pid_t r = ::waitpid(command, &status, WNOHANG);
+      if (r == command) {
+        report = {0, status};
+        break;
+      }
+      // The control pipe: a byte (timeout) or end of file (poems is gone) means stop now.
+      pollfd fds[2] = {{control_fd, POLLIN, 0}, {exited_fd, POLLIN, 0}};
+      if (::poll(fds, exited_fd >= 0 ? 2 : 1, exited_fd >= 0 ? -1 : 2) > 0 && fds[0].revents != 0) {
+        report = {2, 0};
+        break;
+      }
+    }
+    kill_everything(command);
+  }
+  ssize_t ignored = ::write(report_fd, &report, sizeof report);
+  (void)ignored;
+  ::_exit(0);
+}
+
 // Throws std::runtime_error only if the process cannot be started.
 RunResult run_command(const std::string& command, const std::string& input, double timeout_ns) {
-  int in_pipe[2], out_pipe[2], err_pipe[2];
+  int in_pipe[2], out_pipe[2], err_pipe[2], control_pipe[2], report_pipe[2];
   if (::pipe2(in_pipe, O_CLOEXEC) != 0) throw std::runtime_error(errno_text("pipe"));
   Fd in_read(in_pipe[0]), in_write(in_pipe[1]);
   if (::pipe2(out_pipe, O_CLOEXEC) != 0) throw std::runtime_error(errno_text("pipe"));
   Fd out_read(out_pipe[0]), out_write(out_pipe[1]);
   if (::pipe2(err_pipe, O_CLOEXEC) != 0) throw std::runtime_error(errno_text("pipe"));
   Fd err_read(err_pipe[0]), err_write(err_pipe[1]);
+  if (::pipe2(control_pipe, O_CLOEXEC) != 0) throw std::runtime_error(errno_text("pipe"));
+  Fd control_read(control_pipe[0]), control_write(control_pipe[1]);
+  if (::pipe2(report_pipe, O_CLOEXEC) != 0) throw std::runtime_error(errno_text("pipe"));
+  Fd report_read(report_pipe[0]), report_write(report_pipe[1]);
 
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, in_read.get(), 0);
-  posix_spawn_file_actions_adddup2(&actions, out_write.get(), 1);
-  posix_spawn_file_actions_adddup2(&actions, err_write.get(), 2);
-  posix_spawnattr_t attr;
-  posix_spawnattr_init(&attr);
-  posix_spawnattr_setpgroup(&attr, 0);  // its own process group: a timeout kills all of it
-  sigset_t none, defaults;
-  sigemptyset(&none);
-  sigemptyset(&defaults);
-  sigaddset(&defaults, SIGPIPE);
-  posix_spawnattr_setsigmask(&attr, &none);
-  posix_spawnattr_setsigdefault(&attr, &defaults);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-
+  // Everything the keeper needs is prepared here: after fork it may not allocate.
   std::string sh = "/bin/sh", dash_c = "-c", cmd = command;
   char* argv[] = {sh.data(), dash_c.data(), cmd.data(), nullptr};
-  pid_t pid = -1;
-  const int rc = ::posix_spawn(&pid, "/bin/sh", &actions, &attr, argv, environ);
-  posix_spawn_file_actions_destroy(&actions);
-  posix_spawnattr_destroy(&attr);
-  if (rc != 0) throw std::runtime_error(std::string("cannot start /bin/sh: ") + std::strerror(rc));
+  const int close_in_keeper[] = {in_read.get(),  in_write.get(),  out_read.get(),      out_write.get(),
+                                 err_read.get(), err_write.get(), control_write.get(), report_read.get()};
+  const pid_t keeper = ::fork();
+  if (keeper < 0) throw std::runtime_error(errno_text("fork"));
+  if (keeper == 0)
+    run_keeper(argv, in_read.get(), out_write.get(), err_write.get(), control_read.get(), report_write.get(),
+               close_in_keeper, static_cast<int>(std::size(close_in_keeper)));
   in_read.reset();
   out_write.reset();
   err_write.reset();
+  control_read.reset();
+  report_write.reset();
 
   SigpipeBlock no_sigpipe;
   set_nonblocking(in_write.get());
   set_nonblocking(out_read.get());
   set_nonblocking(err_read.get());
-  Fd pidfd(open_pidfd(pid));
   RunResult result;
   std::size_t written = 0;
   if (input.empty()) in_write.reset();
   const auto deadline = Clock::now() + std::chrono::nanoseconds(static_cast<long long>(timeout_ns));
-  bool exited = false;
+  KeeperMessage report{-1, 0};
+  bool reported = false;
 
-  while (!exited) {
-    if (pidfd.get() < 0 && has_exited(pid)) break;
+  // Until the keeper reports (the command and all it started are gone) or the deadline.
+  while (!reported) {
     const auto now = Clock::now();
     if (now >= deadline) {
       result.timed_out = true;
       break;
     }
-    long long wait_ms = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now).count() + 1;
-    if (pidfd.get() < 0) wait_ms = std::min(wait_ms, 5LL);
+    const long long wait_ms = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now).count() + 1;
     pollfd fds[4];
-    int n = 0, i_in = -1, i_out = -1, i_err = -1, i_pid = -1;
+    int n = 0, i_in = -1, i_out = -1, i_err = -1, i_report = -1;
     if (in_write.get() >= 0) fds[i_in = n++] = {in_write.get(), POLLOUT, 0};
     if (out_read.get() >= 0) fds[i_out = n++] = {out_read.get(), POLLIN, 0};
     if (err_read.get() >= 0) fds[i_err = n++] = {err_read.get(), POLLIN, 0};
-    if (pidfd.get() >= 0) fds[i_pid = n++] = {pidfd.get(), POLLIN, 0};
+    fds[i_report = n++] = {report_read.get(), POLLIN, 0};
     const int ready = ::poll(fds, static_cast<nfds_t>(n), static_cast<int>(std::min(wait_ms, 1000LL)));
     if (ready < 0) {
       if (errno == EINTR) continue;
@@ -225,24 +346,40 @@ RunResult run_command(const std::string& command, const std::string& input, doub
     }
     if (i_out >= 0 && fds[i_out].revents != 0 && !read_some(out_read.get(), result.out, kMaxStdout)) out_read.reset();
     if (i_err >= 0 && fds[i_err].revents != 0 && !read_some(err_read.get(), result.err, kMaxStderr)) err_read.reset();
-    if (i_pid >= 0 && fds[i_pid].revents != 0) exited = true;
+    if (fds[i_report].revents != 0) {
+      const ssize_t got = ::read(report_read.get(), &report, sizeof report);
+      reported = true;
+      if (got != static_cast<ssize_t>(sizeof report)) report = {-1, 0};  // the keeper died: nothing known
+    }
   }
-
   if (result.timed_out) {
-    ::kill(-pid, SIGKILL);  // the shell is not reaped yet, so -pid is still its group
-    result.status = reap(pid);
-    return result;
+    const char stop = 'k';
+    ssize_t ignored = ::write(control_write.get(), &stop, 1);  // the keeper kills everything and exits
+    (void)ignored;
   }
-  // The shell has exited: everything it wrote is in the pipes. Drain them
-  // without waiting for end of file (a background child may hold them open).
-  if (out_read.get() >= 0) read_some(out_read.get(), result.out, kMaxStdout);
-  if (err_read.get() >= 0) read_some(err_read.get(), result.err, kMaxStderr);
-  ::kill(-pid, SIGKILL);  // whatever it left running in its group
-  result.status = reap(pid);
+  control_write.reset();  // (also what tells the keeper to stop if we never wrote)
+  reap(keeper);
+  // Every writer is dead now: read what is left, to end of file (bounded, in
+  // case the command handed its pipe to a process outside its tree).
+  const auto drain_until = Clock::now() + std::chrono::milliseconds(500);
+  while ((out_read.get() >= 0 || err_read.get() >= 0) && Clock::now() < drain_until) {
+    pollfd fds[2];
+    int n = 0;
+    if (out_read.get() >= 0) fds[n++] = {out_read.get(), POLLIN, 0};
+    if (err_read.get() >= 0) fds[n++] = {err_read.get(), POLLIN, 0};
+    if (::poll(fds, static_cast<nfds_t>(n), 50) <= 0) continue;
+    if (out_read.get() >= 0 && !read_some(out_read.get(), result.out, kMaxStdout)) out_read.reset();
+    if (err_read.get() >= 0 && !read_some(err_read.get(), result.err, kMaxStderr)) err_read.reset();
+  }
+  if (result.timed_out) return result;
+  if (report.kind == 1) throw std::runtime_error(std::string("cannot start /bin/sh: ") + std::strerror(report.status));
+  if (report.kind != 0) throw std::runtime_error("the process that runs the command ended unexpectedly");
+  result.status = report.status;
   return result;
 }
 
-// The first lines of a command's stderr, for messages.
+// The first lines of a command's stderr, for messages, with control
+// characters spelled out (a hostile command cannot drive the terminal).
 std::string stderr_excerpt(const std::string& err) {
   if (err.empty()) return "nothing on stderr";
   std::istringstream in(err);
@@ -251,30 +388,20 @@ std::string stderr_excerpt(const std::string& err) {
   while (std::getline(in, line)) {
     ++total;
     if (lines < 6) {
-      first += (lines ? "\n  " : "  ") + line;
+      first += (lines ? "\n  " : "  ") + printable(line.substr(0, 400));
       ++lines;
     }
     if (!line.empty()) last = line;
   }
   if (first.size() > 1200) first = first.substr(0, 1200) + " ...";
-  if (total > lines) first += "\n  ... (" + std::to_string(total - lines) + " more lines; last: " + last + ")";
+  if (total > lines)
+    first += "\n  ... (" + std::to_string(total - lines) + " more lines; last: " + printable(last.substr(0, 400)) + ")";
   return "stderr:\n" + first;
 }
 
 // The start of some output, printable, for messages.
 std::string quote_start(const std::string& text) {
-  std::string out;
-  for (char c : text.substr(0, 120)) {
-    if (c == '\n')
-      out += "\\n";
-    else if (c == '\t')
-      out += "\\t";
-    else if (static_cast<unsigned char>(c) < 0x20)
-      out += '?';
-    else
-      out += c;
-  }
-  return "'" + out + (text.size() > 120 ? "...'" : "'");
+  return "'" + printable(text.substr(0, 120)) + (text.size() > 120 ? "...'" : "'");
 }
 
 class ExternalProcessor : public ProcessorModel {
@@ -317,7 +444,7 @@ class ExternalProcessor : public ProcessorModel {
   }
 
   std::string where(const TaskRequest& task) const {
-    return who(spec_) + ": " + task_name(task) + ": command `" + command_ + "`";
+    return who(spec_) + ": " + task_name(task) + ": command `" + printable(command_) + "`";
   }
 
   double run(const TaskRequest& task, const std::string& request) const {
@@ -330,7 +457,7 @@ class ExternalProcessor : public ProcessorModel {
     if (r.timed_out)
       throw ProcessorError(where(task) + " timed out after " + format_number(timeout_ns_ / 1e6) +
                            " ms (timeout = " + format_number(timeout_ns_) +
-                           " ns; set the processor's `timeout`); its process group was killed");
+                           " ns; set the processor's `timeout`); it and every process it started were killed");
     if (WIFSIGNALED(r.status))
       throw ProcessorError(where(task) + " was killed by signal " + std::to_string(WTERMSIG(r.status)) + " (SIG" +
                            (sigabbrev_np(WTERMSIG(r.status)) ? sigabbrev_np(WTERMSIG(r.status)) : "?") + "); " +
@@ -347,9 +474,22 @@ class ExternalProcessor : public ProcessorModel {
     const auto first = r.out.find_first_not_of(" \t\r\n");
     if (first == std::string::npos)
       throw ProcessorError(where(task) + " printed nothing on stdout; expected JSON like {\"time_ns\": 1234.5}");
+    // One JSON document and nothing else: a NUL byte or trailing text means
+    // the command did not do what it should, whatever a lenient reader makes of it.
+    if (const auto nul = r.out.find('\0'); nul != std::string::npos)
+      throw ProcessorError(where(task) + " printed a NUL byte (at byte " + std::to_string(nul) +
+                           " of stdout): " + quote_start(r.out.substr(first)) +
+                           "; expected one JSON document like {\"time_ns\": 1234.5}");
     nlohmann::json answer;
     try {
       answer = nlohmann::json::parse(r.out);
+    } catch (const nlohmann::json::parse_error& e) {
+      if (std::string_view(e.what()).find("expected end of input") != std::string_view::npos && e.byte >= 1 &&
+          e.byte - 1 < r.out.size())
+        throw ProcessorError(where(task) + " printed something after its JSON document: " +
+                             quote_start(r.out.substr(e.byte - 1)) + "; expected one JSON document only");
+      throw ProcessorError(where(task) + " printed output that is not JSON: " + quote_start(r.out.substr(first)) +
+                           "; expected {\"time_ns\": <number>}");
     } catch (const nlohmann::json::exception&) {
       throw ProcessorError(where(task) + " printed output that is not JSON: " + quote_start(r.out.substr(first)) +
                            "; expected {\"time_ns\": <number>}");
@@ -360,7 +500,7 @@ class ExternalProcessor : public ProcessorModel {
     const double t = answer["time_ns"].get<double>();
     if (!std::isfinite(t) || t < 0)
       throw ProcessorError(where(task) + " returned time_ns = " + format_number(t) + "; a time must be >= 0");
-    return t;
+    return checked_time(spec_, task, t);
   }
 
   ProcessorSpec spec_;

@@ -17,7 +17,9 @@ class WgProcessor : public ProcessorModel {
     wg_ = it->second;
   }
   std::string evaluator() const override { return "processor[wg]"; }
-  double task_time_ns(const TaskRequest& task) override { return work_of(spec_, task) * wg_; }
+  double task_time_ns(const TaskRequest& task) override {
+    return checked_time(spec_, task, work_of(spec_, task) * wg_);
+  }
 
  private:
   ProcessorSpec spec_;

@@ -17,7 +17,8 @@ std::string tag_or_any(std::int32_t tag) {
 
 }  // namespace
 
-std::string Engine::describe(std::uint32_t r, std::uint64_t index, const Slot& s) const {
+template <bool L>
+std::string Engine<L>::describe(std::uint32_t r, std::uint64_t index, const Slot& s) const {
   std::string what = "operation " + std::to_string(index) + " ";
   switch (s.kind) {
     case OpKind::Calc: what += "calc"; break;
@@ -35,13 +36,15 @@ std::string Engine::describe(std::uint32_t r, std::uint64_t index, const Slot& s
   return what;
 }
 
-std::string Engine::node_text(std::uint32_t node) const {
+template <bool L>
+std::string Engine<L>::node_text(std::uint32_t node) const {
   if (node == 0 || node >= source_.node_count()) return {};
   const taskgraph::NodeInfo info = source_.node_info(node);
   return info.location.empty() ? info.label : info.label + " at " + info.location;
 }
 
-void Engine::report_stuck(SimulationResult& out, std::size_t max_listed) const {
+template <bool L>
+void Engine<L>::report_stuck(SimulationResult& out, std::size_t max_listed) const {
   constexpr std::size_t kWaitsPerRank = 4;
   for (std::uint32_t r = 0; r < nranks_; ++r) {
     const RankState& rs = ranks_[r];
@@ -88,5 +91,12 @@ void Engine::report_stuck(SimulationResult& out, std::size_t max_listed) const {
     out.stuck.push_back(std::move(stuck));
   }
 }
+
+template std::string Engine<false>::describe(std::uint32_t, std::uint64_t, const Slot&) const;
+template std::string Engine<false>::node_text(std::uint32_t) const;
+template void Engine<false>::report_stuck(SimulationResult&, std::size_t) const;
+template std::string Engine<true>::describe(std::uint32_t, std::uint64_t, const Slot&) const;
+template std::string Engine<true>::node_text(std::uint32_t) const;
+template void Engine<true>::report_stuck(SimulationResult&, std::size_t) const;
 
 }  // namespace poems::sim::detail

@@ -4,6 +4,8 @@
 
 #include <bit>
 #include <span>
+#include <type_traits>
+#include <unordered_map>
 #include <vector>
 
 #include "event_queue.h"
@@ -71,8 +73,10 @@ enum SlotFlag : std::uint8_t {
 
 // One operation of a rank's window (64 bytes).
 struct Slot {
-  Picoseconds ready = 0;  // latest time among the satisfied dependencies
-  Picoseconds start = 0;
+  // Matched semantics: the latest time among the satisfied dependencies.
+  // loggopsim: the stamp of its start (LoggopsimMarks).
+  Picoseconds ready = 0;
+  Picoseconds start = 0;  // loggopsim: the stamp of its completion (LoggopsimMarks)
   // Completion (for a rendezvous send: local part until matched). Before a
   // send starts, in critical-path mode: 1 + the rank-local index of the
   // previous send it follows (kFollowsSend), 0 if none.
@@ -159,6 +163,28 @@ class LineArray {
 // once the promise fails (Engine::add_op).
 struct LazyReadingFailed {};
 
+// The largest time the clock may reach: every cost is checked when its
+// operation is read to be at most kMaxCost, and every event's time at most
+// kMaxTime when it is taken, so no sum of a time and a cost wraps.
+inline constexpr Picoseconds kMaxTime = Picoseconds{1} << 62;
+inline constexpr Picoseconds kMaxCost = Picoseconds{1} << 61;
+// Messages are smaller than 2^53 bytes (exact in a double, as in the GOAL reader).
+inline constexpr std::uint64_t kMaxMessageBytes = std::uint64_t{1} << 53;
+
+// loggopsim: a slot's `ready` word holds the stamp of the event and list
+// walk (the "mark") in which it started, its `start` word that of its
+// completion: the event's serial (its pop count) shifted past the mark,
+// which orders the operations one event frees as LogGOPSim's list of
+// executable nodes does (lgs_freed_on_read).
+struct LoggopsimMarks {
+  static std::uint64_t stamp(std::uint64_t event, std::uint32_t mark) { return event << 16 | mark; }
+};
+
+// The engine, one instantiation per message-progress semantics: kLoggopsim
+// false is the matched semantics (resources reserved first come first
+// served, a message processed once its receive is posted), true reproduces
+// LogGOPSim (docs/simulator.md, the two rule tables).
+template <bool kLoggopsim>
 class Engine {
  public:
   // `optimistic`: read `source` lazily although it does not promise order.
@@ -166,6 +192,9 @@ class Engine {
   SimulationResult run(std::size_t max_stuck_listed);
 
  private:
+  using QueuedEvent = std::conditional_t<kLoggopsim, StampedEvent, Event>;
+  using Events = std::conditional_t<kLoggopsim, StampedQueue, EventQueue>;
+
   // Reading the source.
   void read(std::uint32_t r);
   void pull_chunk(std::uint32_t r, std::size_t max_ops);
@@ -178,8 +207,11 @@ class Engine {
   [[noreturn, gnu::cold, gnu::noinline]] void reject_dependency(std::uint32_t r, std::uint64_t index,
                                                                 const taskgraph::Operation& op,
                                                                 std::uint64_t dep) const;
+  [[noreturn, gnu::cold, gnu::noinline]] void reject_time(std::uint32_t r, std::uint64_t index, std::uint32_t node,
+                                                          const std::string& what) const;
+  [[noreturn, gnu::cold, gnu::noinline]] void clock_overflow() const;
 
-  // Event handling.
+  // Event handling, matched semantics.
   void schedule_ready(std::uint32_t r, std::uint32_t pos);
   void start(std::uint32_t r, std::uint32_t pos);
   void arrive(std::uint32_t sender, std::uint32_t pos);
@@ -187,6 +219,46 @@ class Engine {
   void finish_rendezvous(std::uint32_t sender, std::uint64_t op, Picoseconds matched);
   void complete(std::uint32_t r, std::uint32_t pos, Picoseconds t);
   void notify(RankState& rs, std::uint32_t r, std::uint32_t list, Picoseconds t);
+  // Event handling, loggopsim semantics (loggopsim.cpp).
+  void lgs_start(std::uint32_t r, std::uint32_t pos);
+  void lgs_arrive(std::uint32_t sender, std::uint32_t pos);
+  void lgs_complete(std::uint32_t r, std::uint32_t pos);
+  void lgs_finish_rendezvous(std::uint32_t sender, std::uint64_t op, std::uint32_t cpu, std::uint32_t nic);
+  void lgs_requeue(Picoseconds at) {
+    if constexpr (kLoggopsim) {
+      ++requeued_;
+      queue_.push(QueuedEvent{at, current_key_, current_stamp_});
+    }
+  }
+  // Queues the operations the event freed: per rank in ascending order, in
+  // the order they were freed, then by kind as LogGOPSim sorts them.
+  void lgs_queue_freed();
+  // An operation read with every dependency satisfied: where LogGOPSim would
+  // have listed it among the event's freed operations.
+  void lgs_freed_on_read(std::uint32_t r, std::uint64_t index, std::uint32_t pos, std::uint64_t last_mark);
+  [[noreturn, gnu::cold, gnu::noinline]] void lgs_protocol_mismatch(std::uint32_t r, std::uint32_t recv_pos,
+                                                                    std::uint64_t bytes) const;
+  // The matched engine's costs; in the critical path under the loggopsim
+  // semantics, LogGOPSim's (which differ for 0-byte messages only).
+  Picoseconds send_cpu_cost(std::uint64_t bytes) const {
+    return unexpected_at_arrival_ && bytes == 0 ? p_.o + lgs_per_byte(0, p_.O) : p_.send_cpu(bytes);
+  }
+  Picoseconds send_nic_cost(std::uint64_t bytes) const {
+    return unexpected_at_arrival_ && bytes == 0 ? p_.g + lgs_per_byte(0, p_.G) : p_.send_nic(bytes);
+  }
+  Picoseconds recv_cpu_cost(std::uint64_t bytes) const {
+    return unexpected_at_arrival_ && bytes == 0 ? p_.o + std::max(lgs_per_byte(0, p_.O), lgs_per_byte(0, p_.G))
+                                                : p_.recv_cpu(bytes);
+  }
+  Picoseconds recv_nic_cost(std::uint64_t bytes) const {
+    return unexpected_at_arrival_ && bytes == 0 ? p_.g + lgs_per_byte(0, p_.G) : p_.recv_nic(bytes);
+  }
+  // LogGOPSim's per-message costs: (s-1)·X in unsigned 64-bit arithmetic,
+  // so a 0-byte message's per-byte term is -X (docs/simulator.md).
+  Picoseconds lgs_per_byte(std::uint64_t bytes, FemtosecondsPerByte x) const {
+    return bytes == 0 ? Picoseconds{0} - LogGOPS::per_byte(2, x) : LogGOPS::per_byte(bytes, x);
+  }
+
   void retire(std::uint32_t r);
   // Retirable: completed by now, and a send's message delivered.
   bool finished(const Slot& s) const {
@@ -229,9 +301,14 @@ class Engine {
   LogGOPS p_;
   Picoseconds sync_;  // rendezvous synchronization charged to the sender
   bool queuing_;      // operations wait for busy CPUs and NICs
-  bool optimistic_;   // lazy reading on trial (LazyReadingFailed)
+  // Critical path under the loggopsim semantics: an unexpected message is
+  // processed when it arrives, so its receive completes at the later of its
+  // posting and the end of that processing.
+  bool unexpected_at_arrival_;
+  bool optimistic_;  // lazy reading on trial (LazyReadingFailed)
   bool lazy_;
   std::uint32_t nranks_;
+  std::uint64_t max_bytes_;  // the largest message whose costs stay within kMaxCost
   WindowMemory windows_;
   HugeVector<RankState> ranks_;
   // Per rank, one or more cache lines: the RankWord totals, then CPU clocks, then NIC
@@ -249,7 +326,7 @@ class Engine {
   }
   HugeVector<Pending> pending_;
   std::uint32_t free_pending_ = kNone;
-  EventQueue queue_;
+  Events queue_;
   taskgraph::OpBuffer buffer_;
   Picoseconds now_ = 0;
   std::uint64_t events_ = 0, operations_ = 0, messages_ = 0, window_ops_ = 0, peak_window_ops_ = 0;
@@ -259,6 +336,57 @@ class Engine {
   std::vector<std::uint32_t> ready_scratch_;
   std::vector<std::uint32_t> named_scratch_;  // observed sources: ranks to read that no event touched
   ExecutionObserver* observer_;
+  // loggopsim: the event being handled, the marks it made, what it freed.
+  struct Freed {
+    std::uint32_t rank;
+    std::uint32_t mark;
+    std::uint32_t pos;
+  };
+  std::uint64_t current_key_ = 0, current_stamp_ = 0, next_stamp_ = 0, requeued_ = 0;
+  // Dependencies that carry LogGOPSim's order (Dependency::order): (rank,
+  // the operation waited on, the waiting one, irequires) -> order. Empty for
+  // schedules in program order, nearly always.
+  struct EdgeKey {
+    std::uint64_t on, waiting;
+    std::uint32_t rank;
+    bool on_start;
+    bool operator==(const EdgeKey&) const = default;
+  };
+  struct EdgeKeyHash {
+    std::size_t operator()(const EdgeKey& k) const {
+      return std::hash<std::uint64_t>{}(k.on * 0x9e3779b97f4a7c15ull ^ k.waiting ^ (std::uint64_t{k.rank} << 40) ^
+                                        k.on_start);
+    }
+  };
+  std::unordered_map<EdgeKey, std::uint32_t, EdgeKeyHash> edge_order_;
+  // After the walk of `on`'s list that appended freed_[from ..]: those in
+  // the order their dependencies carry, if they carry one.
+  void lgs_order_walk(std::uint32_t r, std::uint64_t on, bool on_start, std::size_t from);
+  std::uint32_t mark_ = 0;
+  std::vector<Freed> freed_;
+  struct ByKind {
+    std::uint8_t kind;  // LogGOPSim's operation type: send 1, recv 2, calc 3
+    std::uint32_t pos;
+  };
+  std::vector<ByKind> by_kind_;
 };
+
+// The loggopsim event handlers (loggopsim.cpp).
+template <>
+void Engine<true>::lgs_start(std::uint32_t r, std::uint32_t pos);
+template <>
+void Engine<true>::lgs_arrive(std::uint32_t sender, std::uint32_t pos);
+template <>
+void Engine<true>::lgs_complete(std::uint32_t r, std::uint32_t pos);
+template <>
+void Engine<true>::lgs_finish_rendezvous(std::uint32_t sender, std::uint64_t op, std::uint32_t cpu, std::uint32_t nic);
+template <>
+void Engine<true>::lgs_queue_freed();
+template <>
+void Engine<true>::lgs_order_walk(std::uint32_t r, std::uint64_t on, bool on_start, std::size_t from);
+template <>
+void Engine<true>::lgs_freed_on_read(std::uint32_t r, std::uint64_t index, std::uint32_t pos, std::uint64_t last_mark);
+template <>
+void Engine<true>::lgs_protocol_mismatch(std::uint32_t r, std::uint32_t recv_pos, std::uint64_t bytes) const;
 
 }  // namespace poems::sim::detail

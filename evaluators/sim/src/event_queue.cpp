@@ -8,11 +8,13 @@ namespace {
 constexpr std::size_t kChunkBytes = std::size_t{1} << 21;  // one huge page of blocks
 }
 
-EventQueue::~EventQueue() {
+template <class E>
+RadixQueue<E>::~RadixQueue() {
   for (void* c : chunks_) deallocate_huge(c, kChunkBytes, kChunkBytes);
 }
 
-void EventQueue::append_block(Bucket& k) {
+template <class E>
+void RadixQueue<E>::append_block(Bucket& k) {
   Block* b = free_;
   if (b != nullptr) {
     free_ = b->next;
@@ -38,7 +40,8 @@ void EventQueue::append_block(Bucket& k) {
   k.tail_size = 0;
 }
 
-EventQueue::Block* EventQueue::next_block() {
+template <class E>
+typename RadixQueue<E>::Block* RadixQueue<E>::next_block() {
   Bucket& zero = buckets_[0];
   front_ = 0;
   if (zero.head != nullptr) {
@@ -57,7 +60,8 @@ EventQueue::Block* EventQueue::next_block() {
 // Bucket 0 is empty: move the lowest non-empty bucket down, relative to its
 // minimum. Every event lands in a lower bucket, so the one being read is not
 // written.
-void EventQueue::refill() {
+template <class E>
+void RadixQueue<E>::refill() {
   int w = 0;
   while (occupied_[w] == 0) ++w;  // one is set: the queue is not empty
   const int b = w * 64 + std::countr_zero(occupied_[w]);
@@ -80,5 +84,8 @@ void EventQueue::refill() {
   from.head->next = nullptr;  // b keeps its first block, empty
   source = Bucket{from.head, from.head, 0};
 }
+
+template class RadixQueue<Event>;
+template class RadixQueue<StampedEvent>;
 
 }  // namespace poems::sim::detail

@@ -1,4 +1,5 @@
-// The simulator's single event queue: a radix heap of 16-byte POD events.
+// The simulator's single event queue: a radix heap of POD events (16 bytes;
+// 24 with the stamp the `loggopsim` semantics orders equal times by).
 // Simulated time never goes back (every event is scheduled at or after the
 // current time), so a monotone radix heap applies. Its digits are 4 bits
 // wide: an event whose time first differs from the last extracted time in
@@ -32,18 +33,28 @@ struct Event {
   std::uint64_t key;   // owner rank << 32 | low 32 bits of the operation's rank-local index
 };
 
-class EventQueue {
+// An event of the `loggopsim` semantics: LogGOPSim orders equal times by the
+// stamp an event got when it was first queued (a re-queued event keeps it).
+struct StampedEvent {
+  std::uint64_t time;
+  std::uint64_t key;
+  std::uint64_t stamp;
+};
+
+// The radix heap over any POD event with a `time` (Event, StampedEvent).
+template <class E>
+class RadixQueue {
  public:
-  EventQueue() { std::fill(std::begin(least_), std::end(least_), ~std::uint64_t{0}); }
-  ~EventQueue();
-  EventQueue(const EventQueue&) = delete;
-  EventQueue& operator=(const EventQueue&) = delete;
+  RadixQueue() { std::fill(std::begin(least_), std::end(least_), ~std::uint64_t{0}); }
+  ~RadixQueue();
+  RadixQueue(const RadixQueue&) = delete;
+  RadixQueue& operator=(const RadixQueue&) = delete;
 
   bool empty() const { return size_ == 0; }
   std::size_t size() const { return size_; }
 
   // `e.time` must not be earlier than the last popped event's time.
-  void push(Event e) {
+  void push(E e) {
     place(e);
     ++size_;
   }
@@ -51,7 +62,7 @@ class EventQueue {
   // Events already known to come next, in order: `count` of them from the
   // returned one (those of the current block only). Lets the engine prefetch
   // their state.
-  const Event* upcoming(std::size_t& count) const {
+  const E* upcoming(std::size_t& count) const {
     const Block* h = buckets_[0].head;
     if (h == nullptr) {
       count = 0;
@@ -62,7 +73,7 @@ class EventQueue {
   }
 
   // Not empty().
-  Event pop() {
+  E pop() {
     Block* h = buckets_[0].head;
     if (h == nullptr || front_ == head_size()) [[unlikely]]
       h = next_block();
@@ -70,14 +81,48 @@ class EventQueue {
     return h->events[front_++];
   }
 
+  // True if the events popped last have more of their time left (bucket 0
+  // is not drained).
+  bool more_at_last() const {
+    const Bucket& zero = buckets_[0];
+    return zero.head != nullptr && (front_ < head_size() || zero.head != zero.tail);
+  }
+
+  // Not empty(): appends every event of the earliest time to `out`, in the
+  // order they were pushed, and returns that time.
+  std::uint64_t pop_earliest(std::vector<E>& out) {
+    out.push_back(pop());
+    take_rest_at_last(out);
+    return last_;
+  }
+
+  // Appends the events left at the time popped last (more_at_last()) to
+  // `out`, in the order they were pushed.
+  void take_rest_at_last(std::vector<E>& out) {
+    for (;;) {
+      Block* h = buckets_[0].head;
+      if (h == nullptr) break;
+      if (front_ == head_size()) {
+        if (h == buckets_[0].tail) break;  // bucket 0 drained; keep it for refill()
+        h = next_block();
+      }
+      const std::uint32_t n = head_size();
+      out.insert(out.end(), h->events + front_, h->events + n);
+      size_ -= n - front_;
+      front_ = n;
+    }
+  }
+
  private:
-  static constexpr std::uint32_t kBlockEvents = 255;
+  // A 4 KiB block: a 16-byte header (events of 16 bytes never straddle a
+  // cache line) and as many events as fit after it.
+  static constexpr std::uint32_t kBlockEvents = static_cast<std::uint32_t>((4096 - 16) / sizeof(E));
   struct Block {
     Block* next;
     std::uint64_t unused;
-    Event events[kBlockEvents];
+    E events[kBlockEvents];
   };
-  static_assert(sizeof(Block) == 4096);
+  static_assert(sizeof(Block) <= 4096 && 4096 - sizeof(Block) < sizeof(E));
   // Every block but the tail is full, so the one fill count a push needs
   // lives here, not in a block's header (a second cache line per push).
   struct Bucket {
@@ -101,7 +146,7 @@ class EventQueue {
     const int digit = (63 - std::countl_zero(t ^ last_)) / kDigitBits;
     return (digit << kDigitBits) | static_cast<int>((t >> (digit * kDigitBits)) & ((1u << kDigitBits) - 1));
   }
-  void place(const Event& e) {
+  void place(const E& e) {
     const int b = bucket(e.time);
     Bucket& k = buckets_[b];
     if (k.tail_size == kBlockEvents) [[unlikely]]
@@ -134,6 +179,86 @@ class EventQueue {
   Block* unused_ = nullptr;
   Block* unused_end_ = nullptr;
   std::vector<void*> chunks_;  // where blocks come from, 2 MiB at a time
+};
+
+// The radix heap for the matched semantics: equal times come out FIFO.
+using EventQueue = RadixQueue<Event>;
+
+// The queue of the `loggopsim` semantics: (time, stamp) order, as
+// LogGOPSim's priority queue. Events later than the current time wait in
+// the radix heap; those at the current time form a batch kept in stamp
+// order (the heap gives them out in push order, and a re-queued event keeps
+// its older stamp, so a batch is sorted when it is taken, if it is not
+// already); an event pushed at the current time has the newest stamp and
+// goes last, unless it is a re-queued one. LogGOPSim may queue an event
+// earlier than the current time (an operation freed on another CPU whose
+// clock is behind): such events go to a small binary heap that is always
+// drained first, since everything in it is earlier than the rest.
+class StampedQueue {
+ public:
+  bool empty() const { return past_.empty() && front_ == batch_.size() && future_.empty(); }
+  std::size_t size() const { return past_.size() + (batch_.size() - front_) + future_.size(); }
+
+  [[gnu::always_inline]] void push(const StampedEvent& e) {
+    if (e.time > now_) {
+      future_.push(e);
+    } else if (e.time == now_) {
+      if (front_ == batch_.size() || batch_.back().stamp < e.stamp) {
+        batch_.push_back(e);
+      } else {  // a re-queued event among newer ones
+        auto at = std::lower_bound(batch_.begin() + static_cast<std::ptrdiff_t>(front_), batch_.end(), e,
+                                   [](const StampedEvent& a, const StampedEvent& b) { return a.stamp < b.stamp; });
+        batch_.insert(at, e);
+      }
+    } else {
+      past_.push_back(e);
+      std::push_heap(past_.begin(), past_.end(), later);
+    }
+  }
+
+  // Not empty().
+  StampedEvent pop() {
+    if (!past_.empty()) [[unlikely]] {
+      std::pop_heap(past_.begin(), past_.end(), later);
+      const StampedEvent e = past_.back();
+      past_.pop_back();
+      return e;
+    }
+    if (front_ == batch_.size()) [[unlikely]] {
+      // Most times have one event: no batch to sort.
+      const StampedEvent e = future_.pop();
+      now_ = e.time;
+      if (!future_.more_at_last()) return e;
+      take_batch(e);
+    }
+    return batch_[front_++];
+  }
+
+  // Events known to come next (the current batch), as RadixQueue::upcoming.
+  const StampedEvent* upcoming(std::size_t& count) const {
+    count = past_.empty() ? batch_.size() - front_ : 0;
+    return batch_.data() + front_;
+  }
+
+ private:
+  static bool later(const StampedEvent& a, const StampedEvent& b) {
+    return a.time != b.time ? a.time > b.time : a.stamp > b.stamp;
+  }
+  // `first` was popped and more events have its time.
+  [[gnu::noinline]] void take_batch(const StampedEvent& first) {
+    batch_.clear();
+    front_ = 0;
+    batch_.push_back(first);
+    future_.take_rest_at_last(batch_);
+    auto by_stamp = [](const StampedEvent& a, const StampedEvent& b) { return a.stamp < b.stamp; };
+    if (!std::is_sorted(batch_.begin(), batch_.end(), by_stamp)) std::sort(batch_.begin(), batch_.end(), by_stamp);
+  }
+
+  RadixQueue<StampedEvent> future_;
+  std::vector<StampedEvent> batch_;
+  std::size_t front_ = 0;
+  std::vector<StampedEvent> past_;  // a binary heap, earliest on top
+  std::uint64_t now_ = 0;
 };
 
 }  // namespace poems::sim::detail

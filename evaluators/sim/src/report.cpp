@@ -75,7 +75,10 @@ void write_json(std::ostream& out, const SimulationResult& r, std::size_t max_ra
       << ", \"processes\": " << r.ranks << ", \"events\": " << r.events << ", \"operations\": " << r.operations
       << ", \"messages\": " << r.messages << ", \"wall_seconds\": " << num;
   std::snprintf(num, sizeof num, "%.0f", r.events_per_second());
-  out << ", \"events_per_second\": " << num << ", \"compute_ns\": " << ps_to_ns_text(r.total_compute)
+  out << ", \"events_per_second\": " << num;
+  std::snprintf(num, sizeof num, "%.6f", r.cpu_seconds);
+  out << ", \"cpu_seconds\": " << num << ", \"requeued\": " << r.requeued
+      << ", \"compute_ns\": " << ps_to_ns_text(r.total_compute)
       << ", \"overhead_ns\": " << ps_to_ns_text(r.total_overhead) << ", \"wait_ns\": " << ps_to_ns_text(r.total_wait)
       << ", \"completed\": " << (r.completed ? "true" : "false") << ", \"reading\": \"" << reading(r)
       << "\",\n \"ranks\": [";

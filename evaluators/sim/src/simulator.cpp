@@ -3,7 +3,9 @@
 // event order. See docs/simulator.md for the semantics.
 #include "poems/sim/simulator.h"
 
+#include <time.h>
 #include <algorithm>
+
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -11,6 +13,9 @@
 #include <new>
 
 #include "engine.h"
+#include "engine_hot.h"
+#include "poems/taskgraph/explicit_schedule.h"
+#include "poems/taskgraph/memory_budget.h"
 
 namespace poems::sim {
 namespace detail {
@@ -28,12 +33,14 @@ void LineArray::allocate(std::size_t words) {
   std::memset(words_, 0, bytes_);
 }
 
-Engine::Engine(taskgraph::ScheduleSource& source, const SimulationOptions& options, bool optimistic)
+template <bool L>
+Engine<L>::Engine(taskgraph::ScheduleSource& source, const SimulationOptions& options, bool optimistic)
     : source_(source),
       options_(options),
       p_(options.params),
       sync_(options.rendezvous_handshake ? 2 * (options.params.L + options.params.o) : options.params.L),
       queuing_(options.resource_queuing),
+      unexpected_at_arrival_(options.semantics == Semantics::Loggopsim && !options.resource_queuing),
       optimistic_(optimistic),
       lazy_(optimistic || source.issues_in_order()),
       nranks_(source.ranks()),
@@ -45,12 +52,27 @@ Engine::Engine(taskgraph::ScheduleSource& source, const SimulationOptions& optio
   ranks_.resize(nranks_);
   clock_stride_ = (kTotalsWords + options.cpus + 2 * options.nics + 7) / 8 * 8;
   clocks_.allocate(std::size_t{nranks_} * clock_stride_);
-  pending_.reserve(nranks_);  // about one posted receive per rank at a time in collectives
+  pending_.reserve(nranks_);              // about one posted receive per rank at a time in collectives
+  if (unexpected_at_arrival_) sync_ = 0;  // LogGOPSim's rendezvous: no synchronization before the payload
+  // The largest message whose every cost stays within kMaxCost.
+  max_bytes_ = kMaxMessageBytes - 1;
+  const FemtosecondsPerByte x = std::max(p_.G, p_.O);
+  const Picoseconds fixed = std::max({p_.o, p_.g}) + sync_ + p_.L;
+  if (fixed >= kMaxCost) throw SimulationError("the LogGOPS parameters exceed the clock's range");
+  if (x != 0) {
+    const unsigned __int128 fs = static_cast<unsigned __int128>(kMaxCost - fixed) * 1000;
+    max_bytes_ = static_cast<std::uint64_t>(std::min<unsigned __int128>(fs / x + 1, kMaxMessageBytes - 1));
+  }
+  if constexpr (L) {
+    freed_.reserve(64);
+    by_kind_.reserve(64);
+  }
 }
 
 // ---- reading the source ------------------------------------------------------
 
-void Engine::read(std::uint32_t r) {
+template <bool L>
+void Engine<L>::read(std::uint32_t r) {
   RankState& rs = ranks_[r];
   if (lazy_) {
     // Read until the last operation waits for a dependency: by the source's
@@ -71,7 +93,8 @@ void Engine::read(std::uint32_t r) {
   rs.wants_read = false;
 }
 
-void Engine::pull_chunk(std::uint32_t r, std::size_t max_ops) {
+template <bool L>
+void Engine<L>::pull_chunk(std::uint32_t r, std::size_t max_ops) {
   RankState& rs = ranks_[r];
   buffer_.clear();
   std::size_t n = source_.pull(r, max_ops, buffer_);
@@ -98,13 +121,17 @@ void Engine::pull_chunk(std::uint32_t r, std::size_t max_ops) {
   peak_window_ops_ = std::max(peak_window_ops_, window_ops_);
 }
 
-void Engine::bad_input(std::uint32_t r, std::uint64_t index, std::uint32_t node, const std::string& what) const {
+template <bool L>
+void Engine<L>::bad_input(std::uint32_t r, std::uint64_t index, std::uint32_t node, const std::string& what) const {
   std::string where;
   if (node != 0 && node < source_.node_count()) where = " (" + node_text(node) + ")";
   throw SimulationError("rank " + std::to_string(r) + " operation " + std::to_string(index) + where + ": " + what);
 }
 
-void Engine::reject_op(std::uint32_t r, std::uint64_t index, const taskgraph::Operation& op) const {
+template void Engine<true>::bad_input(std::uint32_t, std::uint64_t, std::uint32_t, const std::string&) const;
+
+template <bool L>
+void Engine<L>::reject_op(std::uint32_t r, std::uint64_t index, const taskgraph::Operation& op) const {
   if (index - ranks_[r].base >= kInlinePair) bad_input(r, index, op.node, "more than 2^30 operations held at once");
   if (op.cpu >= options_.cpus)
     bad_input(r, index, op.node,
@@ -118,12 +145,28 @@ void Engine::reject_op(std::uint32_t r, std::uint64_t index, const taskgraph::Op
             "peer " + std::to_string(op.peer) + " is not a rank (0.." + std::to_string(nranks_ - 1) + ")");
 }
 
-void Engine::reject_dependency(std::uint32_t r, std::uint64_t index, const taskgraph::Operation& op,
-                               std::uint64_t dep) const {
+template <bool L>
+void Engine<L>::reject_dependency(std::uint32_t r, std::uint64_t index, const taskgraph::Operation& op,
+                                  std::uint64_t dep) const {
   bad_input(r, index, op.node, "depends on operation " + std::to_string(dep) + ", not an earlier one");
 }
 
-void Engine::add_op(std::uint32_t r, const taskgraph::Operation& op, const taskgraph::Dependency* deps) {
+template <bool L>
+void Engine<L>::reject_time(std::uint32_t r, std::uint64_t index, std::uint32_t node, const std::string& what) const {
+  std::string where;
+  if (node != 0 && node < source_.node_count()) where = " (" + node_text(node) + ")";
+  throw SimulationLimitError("rank " + std::to_string(r) + " operation " + std::to_string(index) + where + ": " + what,
+                             node, what);
+}
+
+template <bool L>
+void Engine<L>::clock_overflow() const {
+  const std::string what = "simulated time passed 2^62 ps (about 53 days), the clock's range";
+  throw SimulationLimitError(what, 0, what);
+}
+
+template <bool L>
+void Engine<L>::add_op(std::uint32_t r, const taskgraph::Operation& op, const taskgraph::Dependency* deps) {
   RankState& rs = ranks_[r];
   const std::uint64_t index = rs.base + rs.slots.size();
   const auto pos = static_cast<std::uint32_t>(rs.slots.size());
@@ -133,6 +176,11 @@ void Engine::add_op(std::uint32_t r, const taskgraph::Operation& op, const taskg
       message && !(op.kind == OpKind::Recv && op.peer == kAnySource) && static_cast<std::uint32_t>(op.peer) >= nranks_;
   if (pos >= kInlinePair || op.cpu >= options_.cpus || (message && op.nic >= options_.nics) || bad_peer) [[unlikely]]
     reject_op(r, index, op);
+  if (message ? op.bytes > max_bytes_ : op.duration > kMaxCost) [[unlikely]]
+    reject_time(r, index, op.node,
+                message ? "a message of " + std::to_string(op.bytes) + " bytes: at most " + std::to_string(max_bytes_) +
+                              " bytes with these LogGOPS parameters (sizes below 2^53, every cost within 2^61 ps)"
+                        : "a calc of " + format_ps(op.duration) + ": at most 2^61 ps (about 26.7 days)");
   Slot s;
   s.kind = op.kind;
   s.cpu = op.cpu;
@@ -151,10 +199,16 @@ void Engine::add_op(std::uint32_t r, const taskgraph::Operation& op, const taskg
     if (!queuing_ && last_send != 0)
       follows = follows || d.op + 1 == last_send ||
                 (d.op >= last_send && d.op >= rs.base + rs.head && (rs.slots[d.op - rs.base].flags & kFollowsSend));
+    if constexpr (L)
+      if (d.order != 0) [[unlikely]]
+        edge_order_[EdgeKey{d.op, index, r, d.on_start}] = d.order;
     if (d.op < rs.base + rs.head) continue;  // retired: finished no later than now (see read())
     Slot& before = rs.slots[d.op - rs.base];
     if (d.on_start ? (before.flags & kStarted) : (before.flags & kCompleted)) {
-      s.ready = std::max(s.ready, d.on_start ? before.start : before.done);
+      if constexpr (L)  // the latest stamp among the satisfied dependencies
+        s.ready = std::max(s.ready, d.on_start ? before.ready : before.start);
+      else
+        s.ready = std::max(s.ready, d.on_start ? before.start : before.done);
       continue;
     }
     std::uint32_t& list = d.on_start ? before.start_succ : before.done_succ;
@@ -196,7 +250,11 @@ void Engine::add_op(std::uint32_t r, const taskgraph::Operation& op, const taskg
     // its last dependency was satisfied, maybe before events of the same
     // time that are queued now: the order, and so the result, could differ.
     if (optimistic_ && events_ != 0) throw LazyReadingFailed{};
-    if (lazy_ && s.ready < now_) {
+    if constexpr (L) {
+      const std::uint64_t last = s.ready;
+      rs.slots.back().ready = 0;
+      if (events_ != 0) return lgs_freed_on_read(r, index, pos, last);
+    } else if (lazy_ && s.ready < now_) {
       if (!observer_)
         bad_input(r, index, op.node,
                   "became ready before it was read: the source breaks its issues_in_order() promise");
@@ -208,61 +266,8 @@ void Engine::add_op(std::uint32_t r, const taskgraph::Operation& op, const taskg
 
 // ---- events --------------------------------------------------------------------
 
-void Engine::schedule_ready(std::uint32_t r, std::uint32_t pos) {
-  RankState& rs = ranks_[r];
-  const Slot& s = rs.slots[pos];
-  queue_.push(Event{s.ready, std::uint64_t{r} << 32 | static_cast<std::uint32_t>(rs.base + pos)});
-  if (lazy_ && pos + 1 == rs.slots.size() && !rs.exhausted) rs.wants_read = true;
-}
-
-// Successor lists are built by prepending, so they run from the latest
-// operation back; ready successors are scheduled in program order.
-void Engine::notify(RankState& rs, std::uint32_t r, std::uint32_t list, Picoseconds t) {
-  if (list == kNone) return;
-  if (is_inline_pair(list)) {  // two inline, in program order
-    const std::uint32_t a = pair_first(list, rs.base), b = pair_second(list, rs.base);
-    Slot& sa = rs.slots[a];
-    Slot& sb = rs.slots[b];
-    if (sa.ready < t) sa.ready = t;
-    if (sb.ready < t) sb.ready = t;
-    const bool a_ready = --sa.pending == 0;
-    const bool b_ready = --sb.pending == 0;
-    if (a_ready) schedule_ready(r, a);
-    if (b_ready) schedule_ready(r, b);
-    return;
-  }
-  if (list & kInlineSucc) {
-    const std::uint32_t succ = single_pos(list, rs.base);
-    Slot& s = rs.slots[succ];
-    if (s.ready < t) s.ready = t;
-    if (--s.pending == 0) schedule_ready(r, succ);
-    return;
-  }
-  const auto base = static_cast<std::uint32_t>(rs.base);
-  std::uint32_t ready[8];
-  std::uint32_t count = 0;
-  std::uint32_t e = list;
-  for (; e != kNone && count < 8; e = rs.edges[e].next) {
-    const std::uint32_t succ = rs.edges[e].succ - base;
-    Slot& s = rs.slots[succ];
-    if (s.ready < t) s.ready = t;
-    if (--s.pending == 0) ready[count++] = succ;
-  }
-  if (e != kNone) {  // a long list (e.g. a wait on many requests): spill to the scratch vector
-    ready_scratch_.assign(ready, ready + count);
-    for (; e != kNone; e = rs.edges[e].next) {
-      const std::uint32_t succ = rs.edges[e].succ - base;
-      Slot& s = rs.slots[succ];
-      if (s.ready < t) s.ready = t;
-      if (--s.pending == 0) ready_scratch_.push_back(succ);
-    }
-    for (auto it = ready_scratch_.rbegin(); it != ready_scratch_.rend(); ++it) schedule_ready(r, *it);
-    return;
-  }
-  while (count > 0) schedule_ready(r, ready[--count]);
-}
-
-void Engine::complete(std::uint32_t r, std::uint32_t pos, Picoseconds t) {
+template <bool L>
+void Engine<L>::complete(std::uint32_t r, std::uint32_t pos, Picoseconds t) {
   RankState& rs = ranks_[r];
   Slot& s = rs.slots[pos];
   s.done = t;
@@ -276,7 +281,8 @@ void Engine::complete(std::uint32_t r, std::uint32_t pos, Picoseconds t) {
   notify(rs, r, list, t);
 }
 
-void Engine::start(std::uint32_t r, std::uint32_t pos) {
+template <bool L>
+void Engine<L>::start(std::uint32_t r, std::uint32_t pos) {
   RankState& rs = ranks_[r];
   Slot& s = rs.slots[pos];
   Picoseconds t0 = now_;
@@ -297,13 +303,13 @@ void Engine::start(std::uint32_t r, std::uint32_t pos) {
         // for its sync + g + (s-1)G (docs/models/critical-path.md).
         const Slot& before = rs.slots[s.done - 1 - rs.base];
         if (before.nic == s.nic)
-          t0 = std::max(now_, before.start + (p_.rendezvous(before.amount) ? sync_ : 0) + p_.send_nic(before.amount));
+          t0 = std::max(now_, before.start + (p_.rendezvous(before.amount) ? sync_ : 0) + send_nic_cost(before.amount));
       }
       const Picoseconds sync = p_.rendezvous(s.amount) ? sync_ : 0;
-      const Picoseconds cpu_busy = p_.send_cpu(s.amount);
+      const Picoseconds cpu_busy = send_cpu_cost(s.amount);
       done = t0 + sync + cpu_busy;
       cpu_free(r, s.cpu) = done;
-      nic_send_free(r, s.nic) = t0 + sync + p_.send_nic(s.amount);
+      nic_send_free(r, s.nic) = t0 + sync + send_nic_cost(s.amount);
       word(r, kOverhead) += cpu_busy;
       ++messages_;
       queue_.push(Event{t0 + sync + p_.o + p_.L, std::uint64_t{r} << 32 | static_cast<std::uint32_t>(rs.base + pos)});
@@ -333,10 +339,18 @@ void Engine::start(std::uint32_t r, std::uint32_t pos) {
   std::uint32_t prev = kNone;
   for (std::uint32_t e = rs.unexpected.head; e != kNone; prev = e, e = pending_[e].next) {
     const Pending& m = pending_[e];
-    if ((s.peer == kAnySource || s.peer == m.src) && (s.tag == kAnyTag || s.tag == m.tag) && s.comm == m.comm) {
+    if ((s.peer == kAnySource || s.peer == m.src) && (s.tag == kAnyTag || m.tag == kAnyTag || s.tag == m.tag) &&
+        s.comm == m.comm) {
       const Pending msg = m;
       unlink(rs.unexpected, prev, e);
-      Picoseconds matched = receive(r, pos, msg.bytes, msg.src, now_);
+      Picoseconds matched = now_;
+      if (unexpected_at_arrival_) [[unlikely]] {  // processed when it arrived: done at the later of that and now
+        const Picoseconds busy = recv_cpu_cost(msg.bytes);
+        word(r, kOverhead) += busy;
+        complete(r, pos, std::max(now_, msg.arrival + busy));
+      } else {
+        matched = receive(r, pos, msg.bytes, msg.src, now_);
+      }
       if (observer_) [[unlikely]]
         observe_match(r, rs.base + pos, static_cast<std::uint32_t>(msg.src), msg.op, matched);
       if (p_.rendezvous(msg.bytes)) finish_rendezvous(static_cast<std::uint32_t>(msg.src), msg.op, matched);
@@ -348,7 +362,8 @@ void Engine::start(std::uint32_t r, std::uint32_t pos) {
   append(rs.posted, e);
 }
 
-void Engine::arrive(std::uint32_t sender, std::uint32_t pos) {
+template <bool L>
+void Engine<L>::arrive(std::uint32_t sender, std::uint32_t pos) {
   RankState& from = ranks_[sender];
   Slot& s = from.slots[pos];
   s.flags |= kDelivered;
@@ -363,8 +378,8 @@ void Engine::arrive(std::uint32_t sender, std::uint32_t pos) {
   std::uint32_t prev = kNone;
   for (std::uint32_t e = rs.posted.head; e != kNone; prev = e, e = pending_[e].next) {
     const Pending& rq = pending_[e];
-    if ((rq.src == kAnySource || rq.src == static_cast<std::int32_t>(sender)) && (rq.tag == kAnyTag || rq.tag == tag) &&
-        rq.comm == comm) {
+    if ((rq.src == kAnySource || rq.src == static_cast<std::int32_t>(sender)) &&
+        (rq.tag == kAnyTag || tag == kAnyTag || rq.tag == tag) && rq.comm == comm) {
       const auto recv_pos = static_cast<std::uint32_t>(rq.op - rs.base);
       unlink(rs.posted, prev, e);
       Picoseconds matched = receive(dest, recv_pos, bytes, static_cast<std::int32_t>(sender), now_);
@@ -383,23 +398,25 @@ void Engine::arrive(std::uint32_t sender, std::uint32_t pos) {
 
 // The matched message is processed once the receiving CPU and NIC are free:
 // CPU o + max((s-1)O, (s-1)G), NIC g + (s-1)G. Returns the processing start.
-Picoseconds Engine::receive(std::uint32_t r, std::uint32_t recv_pos, std::uint64_t bytes, std::int32_t src,
-                            Picoseconds at) {
+template <bool L>
+Picoseconds Engine<L>::receive(std::uint32_t r, std::uint32_t recv_pos, std::uint64_t bytes, std::int32_t src,
+                               Picoseconds at) {
   RankState& rs = ranks_[r];
   const Slot& s = rs.slots[recv_pos];
   Picoseconds& cpu = cpu_free(r, s.cpu);
   Picoseconds& nic = nic_recv_free(r, s.nic);
   const Picoseconds t0 = queuing_ ? std::max({at, cpu, nic}) : at;
-  const Picoseconds busy = p_.recv_cpu(bytes);
+  const Picoseconds busy = recv_cpu_cost(bytes);
   cpu = t0 + busy;
-  nic = t0 + p_.recv_nic(bytes);
+  nic = t0 + recv_nic_cost(bytes);
   word(r, kOverhead) += busy;
   if (options_.record_timeline) timeline_.push_back(Span{r, s.cpu, Span::Recv, src, t0, t0 + busy, bytes, s.node});
   complete(r, recv_pos, t0 + busy);
   return t0;
 }
 
-void Engine::finish_rendezvous(std::uint32_t sender, std::uint64_t op, Picoseconds matched) {
+template <bool L>
+void Engine<L>::finish_rendezvous(std::uint32_t sender, std::uint64_t op, Picoseconds matched) {
   touch(sender);
   RankState& rs = ranks_[sender];
   const auto pos = static_cast<std::uint32_t>(op - rs.base);
@@ -408,7 +425,8 @@ void Engine::finish_rendezvous(std::uint32_t sender, std::uint64_t op, Picosecon
 
 // ---- window management ---------------------------------------------------------
 
-void Engine::retire(std::uint32_t r) {
+template <bool L>
+void Engine<L>::retire(std::uint32_t r) {
   RankState& rs = ranks_[r];
   const auto size = static_cast<std::uint32_t>(rs.slots.size());
   std::uint32_t h = rs.head;
@@ -437,7 +455,8 @@ void Engine::retire(std::uint32_t r) {
 // operations by index, so they stay valid; the Edges that retired slots
 // consumed are dropped only once they outnumber the window (the lists that
 // name Edges are then rewritten).
-void Engine::compact(RankState& rs) {
+template <bool L>
+void Engine<L>::compact(RankState& rs) {
   const std::uint32_t h = rs.head;
   rs.slots.erase_front(h);
   rs.base += h;
@@ -467,38 +486,6 @@ void Engine::compact(RankState& rs) {
   edges.release(windows_);
 }
 
-// ---- matching queues -------------------------------------------------------------
-
-std::uint32_t Engine::new_pending() {
-  if (free_pending_ != kNone) {
-    std::uint32_t e = free_pending_;
-    free_pending_ = pending_[e].next;
-    return e;
-  }
-  pending_.push_back(Pending{});
-  return static_cast<std::uint32_t>(pending_.size() - 1);
-}
-
-void Engine::append(Queue& q, std::uint32_t e) {
-  pending_[e].next = kNone;
-  if (q.tail == kNone)
-    q.head = e;
-  else
-    pending_[q.tail].next = e;
-  q.tail = e;
-}
-
-void Engine::unlink(Queue& q, std::uint32_t prev, std::uint32_t e) {
-  const std::uint32_t next = pending_[e].next;
-  if (prev == kNone)
-    q.head = next;
-  else
-    pending_[prev].next = next;
-  if (q.tail == e) q.tail = prev;
-  pending_[e].next = free_pending_;
-  free_pending_ = e;
-}
-
 // ---- the run -----------------------------------------------------------------------
 
 // Events of equal time leave the queue in order, so the state they will touch
@@ -509,11 +496,12 @@ void Engine::unlink(Queue& q, std::uint32_t prev, std::uint32_t e) {
 // the one after it (16, 12, 8, 4 and 2 events ahead). Where a slot is
 // fetched, so is the next (most often its successor) and, at 12 and 4, the
 // window's head, which retire() reads.
-inline void Engine::prefetch_upcoming() const {
+template <bool L>
+inline void Engine<L>::prefetch_upcoming() const {
   std::size_t known = 0;
-  const Event* next = queue_.upcoming(known);
+  const QueuedEvent* next = queue_.upcoming(known);
   if (known <= 16) return;  // a short run of equal times: nothing to gain
-  auto slot_of = [this](const Event& e) -> const Slot* {
+  auto slot_of = [this](const QueuedEvent& e) -> const Slot* {
     const RankState& rs = ranks_[e.key >> 32];
     const auto pos =
         static_cast<std::uint32_t>(static_cast<std::uint32_t>(e.key) - static_cast<std::uint32_t>(rs.base));
@@ -553,9 +541,22 @@ inline void Engine::prefetch_upcoming() const {
   }
 }
 
-SimulationResult Engine::run(std::size_t max_stuck_listed) {
+namespace {
+double thread_cpu_seconds() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
+}
+}  // namespace
+
+template <bool L>
+SimulationResult Engine<L>::run(std::size_t max_stuck_listed) {
   auto wall_start = std::chrono::steady_clock::now();
-  for (std::uint32_t r = 0; r < nranks_; ++r) read(r);
+  const double cpu_start = thread_cpu_seconds();
+  for (std::uint32_t r = 0; r < nranks_; ++r) {
+    read(r);
+    if constexpr (L) lgs_queue_freed();  // rank by rank, at time 0
+  }
   if (observer_) [[unlikely]]
     while (read_woken()) {
     }
@@ -565,24 +566,46 @@ SimulationResult Engine::run(std::size_t max_stuck_listed) {
   while (!queue_.empty() || (observer_ && read_drained() && !queue_.empty())) {
     peak_queue = std::max(peak_queue, queue_.size());
     prefetch_upcoming();
-    const Event ev = queue_.pop();
+    const QueuedEvent ev = queue_.pop();
     ++events_;
     now_ = ev.time;
+    if (now_ > kMaxTime) [[unlikely]]
+      clock_overflow();
     const auto r = static_cast<std::uint32_t>(ev.key >> 32);
     const auto pos =
         static_cast<std::uint32_t>(static_cast<std::uint32_t>(ev.key) - static_cast<std::uint32_t>(ranks_[r].base));
     touched_count_ = 0;
     touch(r);
-    if (ranks_[r].slots[pos].flags & kStarted)
-      arrive(r, pos);
-    else
-      start(r, pos);
-    for (std::uint32_t i = 0; i < touched_count_; ++i) {
-      const std::uint32_t t = touched_[i];
-      RankState& rs = ranks_[t];
-      if (rs.wants_read) read(t);
-      // Windows read up front live in the arena until the end.
-      if (lazy_ && rs.head < rs.slots.size() && finished(rs.slots[rs.head])) retire(t);
+    if constexpr (L) {
+      current_key_ = ev.key;
+      current_stamp_ = ev.stamp;
+      mark_ = 0;
+      if (ranks_[r].slots[pos].flags & kStarted)
+        lgs_arrive(r, pos);
+      else
+        lgs_start(r, pos);
+      // Read what the event made readable, then queue what it freed, then
+      // retire (which may move the windows the freed positions point into).
+      for (std::uint32_t i = 0; i < touched_count_; ++i)
+        if (ranks_[touched_[i]].wants_read) read(touched_[i]);
+      if (!freed_.empty()) lgs_queue_freed();
+      for (std::uint32_t i = 0; i < touched_count_; ++i) {
+        const std::uint32_t t = touched_[i];
+        RankState& rs = ranks_[t];
+        if (lazy_ && rs.head < rs.slots.size() && finished(rs.slots[rs.head])) retire(t);
+      }
+    } else {
+      if (ranks_[r].slots[pos].flags & kStarted)
+        arrive(r, pos);
+      else
+        start(r, pos);
+      for (std::uint32_t i = 0; i < touched_count_; ++i) {
+        const std::uint32_t t = touched_[i];
+        RankState& rs = ranks_[t];
+        if (rs.wants_read) read(t);
+        // Windows read up front live in the arena until the end.
+        if (lazy_ && rs.head < rs.slots.size() && finished(rs.slots[rs.head])) retire(t);
+      }
     }
     if (observer_) [[unlikely]]
       while (read_woken()) {
@@ -594,20 +617,29 @@ SimulationResult Engine::run(std::size_t max_stuck_listed) {
   if (lazy_)
     for (std::uint32_t r = 0; r < nranks_; ++r) retire(r);
   double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  const double cpu = thread_cpu_seconds() - cpu_start;
 
   SimulationResult out;
   out.ranks = nranks_;
   out.events = events_;
+  out.requeued = requeued_;
   out.operations = operations_;
   out.messages = messages_;
   out.peak_window_ops = peak_window_ops_;
   out.peak_queue = peak_queue;
   out.wall_seconds = wall;
+  out.cpu_seconds = cpu;
   out.initial_read_seconds = initial_read;
   out.read_lazily = lazy_;
   if (options_.per_rank_results) out.per_rank.resize(nranks_);
   for (std::uint32_t r = 0; r < nranks_; ++r) {
-    const Picoseconds finish = word(r, kFinish), compute = word(r, kCompute), overhead = word(r, kOverhead);
+    Picoseconds finish = word(r, kFinish);
+    if constexpr (L) {  // LogGOPSim's end time of a process: its latest CPU clock
+      finish = 0;
+      for (std::uint32_t c = 0; c < options_.cpus; ++c) finish = std::max(finish, cpu_free(r, c));
+    }
+    if (finish > kMaxTime) clock_overflow();
+    const Picoseconds compute = word(r, kCompute), overhead = word(r, kOverhead);
     const Picoseconds busy = compute + overhead;
     const Picoseconds capacity = finish * options_.cpus;
     RankResult rr{finish, compute, overhead, capacity > busy ? capacity - busy : 0};
@@ -627,32 +659,82 @@ SimulationResult Engine::run(std::size_t max_stuck_listed) {
 
 }  // namespace detail
 
-// A lazy attempt needs the resource queuing of the default model: in
-// critical-path mode add_op reads flags of earlier operations that a lazy
-// window may have retired. A stuck or malformed run is redone in full, so
-// that its report names the same operations a full reading names.
-SimulationResult simulate(taskgraph::ScheduleSource& source, const SimulationOptions& options,
-                          std::size_t max_stuck_listed) {
+namespace {
+
+template <bool L>
+SimulationResult run(taskgraph::ScheduleSource& source, const SimulationOptions& options,
+                     std::size_t max_stuck_listed) {
   if (!options.try_lazy_reading || source.issues_in_order() || !options.resource_queuing || options.observer ||
       !source.restart()) {
-    detail::Engine engine(source, options);
+    detail::Engine<L> engine(source, options);
     return engine.run(max_stuck_listed);
   }
   const auto attempt_start = std::chrono::steady_clock::now();
+  const double attempt_cpu_start = detail::thread_cpu_seconds();
   try {
-    detail::Engine engine(source, options, true);
+    detail::Engine<L> engine(source, options, true);
     SimulationResult lazy = engine.run(max_stuck_listed);
     if (lazy.completed) return lazy;
   } catch (const detail::LazyReadingFailed&) {
   } catch (const SimulationError&) {
   }
   const double attempt = std::chrono::duration<double>(std::chrono::steady_clock::now() - attempt_start).count();
+  const double attempt_cpu = detail::thread_cpu_seconds() - attempt_cpu_start;
   source.restart();
-  detail::Engine engine(source, options);
+  detail::Engine<L> engine(source, options);
   SimulationResult full = engine.run(max_stuck_listed);
   full.wall_seconds += attempt;
+  full.cpu_seconds += attempt_cpu;
   full.lazy_attempt_abandoned = true;
   return full;
+}
+
+}  // namespace
+
+const char* semantics_name(Semantics s) { return s == Semantics::Loggopsim ? "loggopsim" : "matched"; }
+
+std::optional<Semantics> parse_semantics(std::string_view name) {
+  if (name == "matched") return Semantics::Matched;
+  if (name == "loggopsim") return Semantics::Loggopsim;
+  return std::nullopt;
+}
+
+std::uint64_t memory_per_rank(const SimulationOptions& options) {
+  const std::uint64_t clock_line = (detail::kTotalsWords + std::uint64_t{options.cpus} + 2 * options.nics + 7) / 8 * 64;
+  std::uint64_t per_rank = sizeof(detail::RankState) + clock_line + sizeof(detail::Pending);
+  if (options.per_rank_results) per_rank += sizeof(RankResult);
+  return per_rank;
+}
+
+std::uint64_t estimated_memory(taskgraph::ScheduleSource& source, const SimulationOptions& options) {
+  std::uint64_t bytes = std::uint64_t{source.ranks()} * memory_per_rank(options);
+  // A schedule in memory may be read in full (if a lazy attempt fails): a
+  // slot per operation and about one successor edge.
+  if (const auto* s = dynamic_cast<const taskgraph::ExplicitSchedule*>(&source))
+    bytes += s->total_operations() * (sizeof(detail::Slot) + sizeof(detail::Edge));
+  return bytes;
+}
+
+// A lazy attempt needs the resource queuing of the default model: in
+// critical-path mode add_op reads flags of earlier operations that a lazy
+// window may have retired. A stuck or malformed run is redone in full, so
+// that its report names the same operations a full reading names.
+SimulationResult simulate(taskgraph::ScheduleSource& source, const SimulationOptions& options,
+                          std::size_t max_stuck_listed) {
+  const std::uint64_t limit = taskgraph::memory_limit_or_available(options.memory_limit);
+  const std::uint64_t need = estimated_memory(source, options);
+  if (need > limit) {
+    std::string what = "simulating " + std::to_string(source.ranks()) + " processes needs about " +
+                       taskgraph::format_bytes(need) + "; " + taskgraph::memory_limit_text(options.memory_limit, limit);
+    throw SimulationLimitError(what, 0, what);
+  }
+  if (options.semantics == Semantics::Loggopsim) {
+    if (options.rendezvous_handshake)
+      throw SimulationError(
+          "the rendezvous handshake is a rule of the matched semantics; LogGOPSim's rendezvous has none");
+    if (options.resource_queuing) return run<true>(source, options, max_stuck_listed);
+  }
+  return run<false>(source, options, max_stuck_listed);
 }
 
 }  // namespace poems::sim

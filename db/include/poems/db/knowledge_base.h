@@ -8,6 +8,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <memory>
@@ -64,6 +65,10 @@ struct RunFilter {
   std::optional<RunStatus> status = {};
   std::optional<std::string> model = {}, evaluator = {}, spec_hash = {};
   std::optional<RowId> study = {};
+  std::optional<std::string> study_name = {};  // runs of every study of this name (any specification)
+  std::optional<std::string> since = {};       // created at or after this ISO 8601 UTC time ("2026-11-22T04:00")
+  std::optional<std::size_t> limit = {};       // at most this many runs
+  bool newest_first = false;                   // latest runs first (with `limit`: the latest N)
 };
 
 // A read-only query's answer; blobs are given as lowercase hex text.
@@ -75,14 +80,26 @@ struct QueryResult {
 
 struct Options {
   bool create_if_missing = true;  // false: a missing file is an Error
-  int busy_timeout_ms = 5000;     // per attempt, then a jittered retry
+  // Reading only: the file is opened SQLITE_OPEN_READONLY and never changed
+  // (no WAL switch, no migration); an older schema is an Error saying how to
+  // upgrade it. Every file is inspected read-only first in any case: one
+  // that is not a POEMS knowledge base is refused before anything is written.
+  bool read_only = false;
+  int busy_timeout_ms = 5000;  // per attempt, then a jittered retry
   int busy_retries = 20;
+  // Budget of one query_readonly(): wall time, SQLite VM steps, result size.
+  int query_time_limit_ms = 10'000;
+  std::int64_t query_step_limit = 2'000'000'000;
+  std::size_t query_max_rows = 1'000'000;
+  std::size_t query_max_bytes = std::size_t{256} << 20;
 };
 
 class KnowledgeBase {
  public:
   // Opens (creating when allowed) and migrates the file to the current schema.
-  // Throws SchemaTooNewError for files written by a newer poems, Error otherwise.
+  // Throws SchemaTooNewError for files written by a newer poems, CorruptError
+  // for files that are not SQLite (truncated, damaged: never replaced),
+  // Error otherwise.
   explicit KnowledgeBase(const std::filesystem::path& path, const Options& options = {});
   ~KnowledgeBase();
   KnowledgeBase(const KnowledgeBase&) = delete;
@@ -120,7 +137,17 @@ class KnowledgeBase {
   std::optional<Run> find_done_run(const RunKey& key) const;
 
   std::optional<Run> run(RowId id) const;
+  // Runs matching every given filter, in id order (or newest first). Each
+  // filter has an index (schema v3), so a filtered page of a 10^6-run base
+  // is answered in milliseconds (docs/PERFORMANCE.md).
   std::vector<Run> runs(const RunFilter& filter = {}) const;
+  // How many runs match (the limit ignored).
+  std::int64_t count_runs(const RunFilter& filter = {}) const;
+  // Bytes of the file (pages in use and free) and rows of the big tables.
+  struct Size {
+    std::int64_t file_bytes = 0, runs = 0, results = 0, teds = 0, studies = 0, study_runs = 0;
+  };
+  Size size() const;
 
   void store_teds(RowId run, const std::vector<Ted>& teds);  // replaces the run's TEDs
   std::vector<Ted> teds(RowId run) const;

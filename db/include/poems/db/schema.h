@@ -16,6 +16,9 @@ struct Migration {
 // In order: migrations()[i].version == i + 1.
 const std::vector<Migration>& migrations();
 int current_schema_version();
+// The oldest version a read-only open accepts as it is: later migrations
+// only added indexes, which make reading faster, not possible.
+int oldest_readable_schema_version();
 
 // Creates or migrates `path` up to `version` only (tests build old files with it).
 void migrate_file_to(const std::filesystem::path& path, int version);

@@ -49,6 +49,13 @@ enum class Op { Add, Sub, Mul, Div, Mod, Neg, Plus, Not, And, Or, Lt, Le, Gt, Ge
 const char* op_spelling(Op op);
 
 struct Expr {
+  Expr() = default;
+  Expr(Expr&&) = default;
+  Expr& operator=(Expr&&) = default;
+  // Frees its operands without recursion: a chain of 10^6 operators cannot
+  // overflow the stack when it goes away.
+  ~Expr();
+
   ExprKind kind = ExprKind::Invalid;
   SourceLocation location;
   double number = 0;
@@ -247,6 +254,8 @@ struct Program {
   const ModelDecl* find_model(std::string_view name) const;
   const ComponentDecl* find_component(std::string_view name) const;
   const StudyDecl* find_study(std::string_view name) const;
+  // "file:line:col" of a location in one of the modules ("" if none holds it).
+  std::string location_text(SourceLocation at) const;
   std::size_t model_count() const;
   std::size_t component_count() const;
   std::size_t study_count() const;

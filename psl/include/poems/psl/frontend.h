@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "poems/psl/ast.h"
@@ -10,11 +11,35 @@
 
 namespace poems::psl {
 
-// Limits that keep hostile input from exhausting the stack or memory.
+// Limits that keep hostile input from exhausting the stack, memory or time
+// (docs/limits.md). All are checked before or while the tree is built, so
+// every later stage sees bounded input.
 struct FrontendLimits {
   std::size_t max_file_bytes = 16u << 20;
   std::size_t max_nesting = 200;  // brackets, prefix operators, ternaries, else-if chains
+  // Tokens per file: the parse tree costs about 1 KB a token, so this bounds
+  // a file's memory to about 1 GB (a real specification has a few thousand).
+  std::size_t max_tokens = 1'000'000;
+  // Elements of one list, tuple or argument list (a `vary` list is the big one).
+  std::size_t max_list_elements = 100'000;
+  // Operators on the longest path of one expression (`1 + 1 + ... + 1` of N
+  // terms is N - 1 deep); every stage after parsing recurses at most this deep.
+  std::size_t max_expression_depth = 1'000;
+  // isl's own step count for one process set, peer map or communication check
+  // (a budget, not a clock: the same answer on any machine). Sweep3D needs
+  // about ISL_SWEEP3D operations; a 1,000-coordinate set would need minutes.
+  unsigned long max_isl_operations = 10'000'000;
 };
+
+// Process sets have 1 to 8 coordinates (the instantiation's fixed arrays).
+inline constexpr std::size_t kMaxProcessCoordinates = 8;
+
+// Sets a limit by its name in docs/limits.md ("tokens", "list-elements",
+// "expression-depth", "nesting", "file-bytes", "isl-operations", "errors");
+// false for a name this library does not own.
+bool set_frontend_limit(std::string_view name, unsigned long value);
+// The limits every new Frontend starts with (the CLI may change them once).
+FrontendLimits& default_frontend_limits();
 
 class Frontend {
  public:

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "poems/psl/frontend.h"
+#include "poems/taskgraph/limits.h"
 #include "poems/taskgraph/schedule.h"
 #include "poems/taskgraph/stg.h"
 
@@ -23,7 +25,7 @@ using ParameterBinding = std::map<std::string, double>;
 // coordinates). Box-shaped sets use arithmetic; other sets an enumeration.
 class ProcessSet {
  public:
-  static constexpr std::size_t kMaxDims = 8;
+  static constexpr std::size_t kMaxDims = psl::kMaxProcessCoordinates;
   static ProcessSet from_isl(const std::string& isl_text, const std::vector<std::string>& params,
                              const std::vector<double>& param_values, std::size_t dims);
   std::uint32_t size() const { return size_; }
@@ -61,11 +63,6 @@ struct InstantiateOptions {
   std::map<std::uint32_t, double> ns_per_work_by_node;
   // Algorithms chosen for collectives, overriding the static choice.
   std::map<CollectiveOp, CollectiveAlgorithm> algorithms;
-};
-
-class InstantiationError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
 };
 
 // The value of every model parameter and model let (in slot order) for a
@@ -108,6 +105,18 @@ class ModelSchedule final : public ScheduleSource {
                         std::vector<std::vector<StgInstr>>& inserted_before);
   void emit(Cursor& c, const Operation& op, OpBuffer& out, bool nonblocking);
   [[noreturn]] void fail(std::uint32_t node, const std::string& message) const;
+  // The checks of docs/limits.md, where values become concrete; each throws a
+  // located InstantiationError naming the PSL expression and its value.
+  std::uint64_t checked_bytes(std::uint32_t node, double bytes) const;
+  std::int32_t checked_tag(std::uint32_t node, double tag) const;
+  Picoseconds checked_duration(std::uint32_t node, double work) const;
+  void check_loop(const StgInstr& loop, double first, double last, double step) const;
+  enum class Quantity { kBytes, kTag, kWork };
+  [[noreturn, gnu::cold, gnu::noinline]] void bad_value(std::uint32_t node, Quantity what, double value) const;
+  [[gnu::cold, gnu::noinline]] void bad_loop(const StgInstr& loop, double first, double last, double step) const;
+  void check_constants() const;
+  void check_peer(const StgInstr& in, const double* coords) const;  // finite coordinates
+  void count_operations(std::size_t produced);                      // the operations budget
 
   std::shared_ptr<const StaticTaskGraph> graph_;
   std::vector<StgInstr> code_;  // specialized for the binding
@@ -119,6 +128,9 @@ class ModelSchedule final : public ScheduleSource {
   std::vector<double> slots_;  // ranks x slots_per_rank_
   std::vector<Cursor> cursors_;
   std::vector<NodeInfo> node_info_;
+  std::uint64_t operations_ = 0;  // produced so far, every rank (the operations budget)
+  std::uint64_t max_operations_ = 0;
+  std::uint64_t max_loop_iterations_ = 0;
 };
 
 // Counts of a whole run (every rank traversed once).

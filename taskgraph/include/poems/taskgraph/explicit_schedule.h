@@ -11,6 +11,17 @@
 
 namespace poems::taskgraph {
 
+// Node descriptions kept elsewhere than in a NodeTable: a GOAL file read
+// without holding its text describes a node by reading its line back
+// (read_goal_file).
+class NodeDescriber {
+ public:
+  virtual ~NodeDescriber() = default;
+  virtual std::uint32_t count() const = 0;
+  virtual NodeInfo info(std::uint32_t node) const = 0;
+  virtual std::size_t memory_bytes() const = 0;
+};
+
 // Every rank's operations, materialized and encoded: a header byte and
 // variable-length fields per operation, peers relative to the rank and
 // dependencies relative to the operation (7.6 bytes an operation in
@@ -34,9 +45,17 @@ class ExplicitSchedule final : public ScheduleSource {
   OpBuffer operations(std::uint32_t r) const;
   std::uint64_t operation_count(std::uint32_t r) const { return segments_[r].ops; }
   std::uint64_t total_operations() const;
+  // The highest CPU and NIC index any operation names (LogGOPSim gives
+  // every process that many plus one).
+  std::uint32_t max_cpu() const { return max_cpu_; }
+  std::uint32_t max_nic() const { return max_nic_; }
   // Bytes of the encoded operations and of the node table.
   std::size_t encoded_bytes() const { return code_.size(); }
-  std::size_t node_bytes() const { return nodes_.memory_bytes(); }
+  std::size_t node_bytes() const { return describer_ ? describer_->memory_bytes() : nodes_.memory_bytes(); }
+  // Bytes the schedule takes per rank before any operation is set.
+  static constexpr std::size_t kBytesPerRank = 56;
+  // Hands node descriptions to `d` instead of the node table.
+  void set_node_describer(std::unique_ptr<NodeDescriber> d) { describer_ = std::move(d); }
 
   NodeTable& nodes() { return nodes_; }
   const NodeTable& nodes() const { return nodes_; }
@@ -50,8 +69,10 @@ class ExplicitSchedule final : public ScheduleSource {
 
   std::uint32_t ranks() const override { return static_cast<std::uint32_t>(segments_.size()); }
   std::size_t pull(std::uint32_t rank, std::size_t max_ops, OpBuffer& out) override;
-  std::uint32_t node_count() const override { return nodes_.size(); }
-  NodeInfo node_info(std::uint32_t node) const override { return nodes_.info(node); }
+  std::uint32_t node_count() const override { return describer_ ? describer_->count() : nodes_.size(); }
+  NodeInfo node_info(std::uint32_t node) const override {
+    return describer_ ? describer_->info(node) : nodes_.info(node);
+  }
 
  private:
   struct Segment {
@@ -75,6 +96,8 @@ class ExplicitSchedule final : public ScheduleSource {
   std::vector<Segment> segments_;
   std::vector<Cursor> cursor_;
   NodeTable nodes_;
+  std::unique_ptr<NodeDescriber> describer_;
+  std::uint32_t max_cpu_ = 0, max_nic_ = 0;
 };
 
 // Reads a whole source into memory (for small graphs: export, tests).

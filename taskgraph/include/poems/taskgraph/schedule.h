@@ -44,6 +44,10 @@ struct Operation {
 struct Dependency {
   std::uint64_t op;       // rank-local index of an earlier operation (0 = the rank's first)
   bool on_start = false;  // irequires: satisfied when `op` starts, not when it completes
+  // 0, or where LogGOPSim lists this operation among those waiting on `op`
+  // (a GOAL file's statement order, where it differs from program order;
+  // the simulator's loggopsim semantics frees them in this order).
+  std::uint32_t order = 0;
 };
 
 // A chunk of one rank's stream: operations and the dependencies they index.

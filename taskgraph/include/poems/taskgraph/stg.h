@@ -20,17 +20,18 @@ namespace poems::taskgraph {
 struct StaticNode {
   enum class Kind { Compute, Send, Recv, Collective };
   Kind kind = Kind::Compute;
-  bool nonblocking = false;    // isend / irecv
-  std::string label;           // task name, "send", "recv", collective name
-  std::string text;            // the statement as written (for DOT and reports)
-  std::string location;        // "file:line:col"
-  std::string component;       // Compute: the application component it is bound to
-  std::string work;            // Compute: scaling function, as written (sum after condensation)
-  std::string instances;       // isl set: process coordinates x enclosing loop variables
-  std::string messages;        // Send/Recv: isl map [sender, loops] -> [receiver, loops, tag] ("" if not affine)
-  std::string loop_nest;       // enclosing loop variables, outermost first, e.g. "its,iq,mo,kk"
-  psl::SourceLocation source;  // where the node is written
-  bool wildcard = false;       // Recv from any source or with any tag: excluded from static matching
+  bool nonblocking = false;     // isend / irecv
+  std::string label;            // task name, "send", "recv", collective name
+  std::string text;             // the statement as written (for DOT and reports)
+  std::string location;         // "file:line:col"
+  std::string component;        // Compute: the application component it is bound to
+  std::string work;             // Compute: scaling function, as written (sum after condensation)
+  std::string size, tag, root;  // Send/Recv/Collective: those expressions as written ("" if absent)
+  std::string instances;        // isl set: process coordinates x enclosing loop variables
+  std::string messages;         // Send/Recv: isl map [sender, loops] -> [receiver, loops, tag] ("" if not affine)
+  std::string loop_nest;        // enclosing loop variables, outermost first, e.g. "its,iq,mo,kk"
+  psl::SourceLocation source;   // where the node is written
+  bool wildcard = false;        // Recv from any source or with any tag: excluded from static matching
   CollectiveOp collective = CollectiveOp::Barrier;
   CollectiveAlgorithm algorithm = CollectiveAlgorithm::Dissemination;
 };
@@ -65,6 +66,7 @@ struct StgInstr {
   CompiledExpr peer_guard;         // Comm with an isl map peer: its constraint (empty: always)
   bool tag_any = false;
   std::string text;                      // LoopBegin / Branch: the header as written
+  std::string location;                  // LoopBegin: "file:line:col" of the loop
   std::uint32_t peer_slot = UINT32_MAX;  // Comm: peer rank (and tag at +1) precomputed by a PeerRank
   bool is_send = false;                  // Comm: copied from the node, so the hot loop never looks it up
   bool nonblocking = false;              // Comm
@@ -80,9 +82,12 @@ class StaticTaskGraph {
   std::vector<std::string> params;
   std::vector<CompiledExpr> param_defaults;
   std::vector<CompiledExpr> model_lets;
-  std::vector<std::uint32_t> process_dims;  // slots of the process coordinates
-  std::string process_set;                  // isl text, PSL names prefixed with '_'
-  std::string process_set_source;           // as written in PSL
+  std::vector<std::string> model_let_text;      // each let as written ("" for one that is not a number)
+  std::vector<std::string> model_let_location;  // "file:line:col"
+  std::vector<std::uint32_t> process_dims;      // slots of the process coordinates
+  std::string process_set;                      // isl text, PSL names prefixed with '_'
+  std::string process_set_source;               // as written in PSL
+  std::string process_set_location;             // "file:line:col" of the process set
   std::vector<std::string> process_set_params;
   std::vector<StaticNode> nodes{StaticNode{}};  // nodes[0] is "none"
   std::vector<StgInstr> code;

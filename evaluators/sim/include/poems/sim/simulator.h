@@ -4,8 +4,11 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "poems/sim/loggops.h"
@@ -15,8 +18,24 @@ namespace poems::sim {
 
 class ExecutionObserver;
 
+// How messages progress (docs/simulator.md has both as rule tables):
+// - Matched: a message is processed by its receiver once it has arrived and
+//   a matching receive is posted, on the receive's CPU and NIC; a rendezvous
+//   sender first waits one L (or the handshake) for its receiver; CPUs and
+//   NICs are granted first come first served in event order.
+// - Loggopsim: LogGOPSim exactly (seed 002, its source): a message is
+//   processed as soon as it arrives and the receiver's CPU and NIC (those the
+//   send names) are free, posted receive or not; a receive that finds its
+//   message already processed completes at once; a rendezvous send travels
+//   as an eager one and completes when matched; events of equal time run in
+//   the order they were first queued, a busy resource re-queues an event.
+enum class Semantics : std::uint8_t { Matched, Loggopsim };
+const char* semantics_name(Semantics s);  // "matched", "loggopsim"
+std::optional<Semantics> parse_semantics(std::string_view name);
+
 struct SimulationOptions {
   LogGOPS params;
+  Semantics semantics = Semantics::Matched;
   std::uint32_t cpus = 1;  // per process
   std::uint32_t nics = 1;  // per process
   // A rendezvous sender waits for the receiver's readiness before its payload
@@ -45,6 +64,10 @@ struct SimulationOptions {
   // (poems/sim/observer.h); the source may then answer pulls with
   // ScheduleSource::kBlocked. Needs a source that issues_in_order().
   ExecutionObserver* observer = nullptr;
+  // Bytes the run may take; 0: what the machine has available
+  // (/proc/meminfo MemAvailable). A run estimated to need more is refused
+  // before it allocates (SimulationLimitError).
+  std::uint64_t memory_limit = 0;
 };
 
 struct RankResult {
@@ -79,11 +102,13 @@ struct SimulationResult {
   std::uint32_t max_finish_rank = 0;
   Picoseconds total_compute = 0, total_overhead = 0, total_wait = 0;
   std::uint64_t events = 0;      // events taken from the queue
+  std::uint64_t requeued = 0;    // loggopsim: of which taken again after a busy CPU or NIC had sent them back
   std::uint64_t operations = 0;  // operations executed
   std::uint64_t messages = 0;
   std::uint64_t peak_queue = 0;         // most events queued at once
   std::uint64_t peak_window_ops = 0;    // most operations held at once (all ranks)
   double wall_seconds = 0;              // the whole run, reading the source included
+  double cpu_seconds = 0;               // the same span in CPU time of the simulating thread
   double initial_read_seconds = 0;      // of which reading each rank's first operations
   bool read_lazily = false;             // ranks were read as the run went (a few operations held each)
   bool lazy_attempt_abandoned = false;  // a lazy attempt ended early; then read in full (its time is in wall_seconds)
@@ -101,6 +126,24 @@ class SimulationError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
+
+// Input the simulator cannot run as given (exit 1 in the tools): a cost or a
+// time beyond the picosecond clock, a run that needs more memory than
+// allowed. `node` names the operation's static node when one is to blame
+// (ScheduleSource::node_info), else 0; `detail` is the message without it.
+class SimulationLimitError : public SimulationError {
+ public:
+  SimulationLimitError(const std::string& what, std::uint32_t node, std::string detail)
+      : SimulationError(what), node(node), detail(std::move(detail)) {}
+  std::uint32_t node;
+  std::string detail;
+};
+
+// The memory a run of `source` is estimated to need under `options`, in
+// bytes: the per-rank records, and the operations if they are read in full.
+std::uint64_t estimated_memory(taskgraph::ScheduleSource& source, const SimulationOptions& options);
+// Of which per rank.
+std::uint64_t memory_per_rank(const SimulationOptions& options);
 
 // Runs `source` to completion. `max_stuck_listed` caps the ranks the deadlock
 // report describes in detail. Throws SimulationError on malformed input.

@@ -1,0 +1,254 @@
+// The `loggopsim` semantics: LogGOPSim's simulation core (seed 002 section
+// 2.2 and its source) on the engine's windows, successor lists and matching
+// queues. Rules, one per row, in docs/simulator.md ("The loggopsim
+// semantics"); each has a known-answer test confirmed with LogGOPSim.
+#include <algorithm>
+
+#include "engine.h"
+#include "engine_hot.h"
+
+namespace poems::sim::detail {
+
+using taskgraph::kAnySource;
+using taskgraph::kAnyTag;
+
+namespace {
+
+// LogGOPSim's operation types: operations freed together are queued sends
+// first, then receives, then calcs.
+std::uint8_t lgs_kind(OpKind k) { return k == OpKind::Send ? 1 : k == OpKind::Recv ? 2 : 3; }
+
+}  // namespace
+
+template <>
+void Engine<true>::lgs_start(std::uint32_t r, std::uint32_t pos) {
+  RankState& rs = ranks_[r];
+  Slot& s = rs.slots[pos];
+  switch (s.kind) {
+    case OpKind::Calc: {
+      Picoseconds& cpu = cpu_free(r, s.cpu);
+      if (cpu > now_) return lgs_requeue(cpu);
+      cpu = now_ + s.amount;
+      word(r, kCompute) += s.amount;
+      if (options_.record_timeline) timeline_.push_back(Span{r, s.cpu, Span::Calc, -1, now_, cpu, 0, s.node});
+      break;
+    }
+    case OpKind::Send: {
+      Picoseconds& cpu = cpu_free(r, s.cpu);
+      Picoseconds& nic = nic_send_free(r, s.nic);
+      const Picoseconds free = std::max(cpu, nic);
+      if (free > now_) return lgs_requeue(free);
+      const Picoseconds busy = p_.o + lgs_per_byte(s.amount, p_.O);
+      cpu = now_ + busy;
+      nic = now_ + p_.g + lgs_per_byte(s.amount, p_.G);
+      word(r, kOverhead) += busy;
+      ++messages_;
+      // The message's event, stamped before anything this event frees.
+      queue_.push(StampedEvent{now_ + p_.o + p_.L, current_key_, next_stamp_++});
+      if (options_.record_timeline)
+        timeline_.push_back(Span{r, s.cpu, Span::Send, s.peer, now_, now_ + busy, s.amount, s.node});
+      break;
+    }
+    case OpKind::Recv: break;  // posting costs nothing
+  }
+  s.flags |= kStarted;
+  s.ready = LoggopsimMarks::stamp(events_, ++mark_);
+  std::uint32_t list = s.start_succ;
+  s.start_succ = kNone;
+  const std::size_t walked = freed_.size();
+  notify(rs, r, list, now_);
+  if (!edge_order_.empty() && freed_.size() - walked >= 2) [[unlikely]]
+    lgs_order_walk(r, rs.base + pos, true, walked);
+  if (s.kind == OpKind::Calc) return lgs_complete(r, pos);
+  if (s.kind == OpKind::Send) {
+    if (!p_.rendezvous(s.amount)) lgs_complete(r, pos);  // eager: done once it left
+    return;
+  }
+  // A receive is posted: the unexpected messages, already processed, in arrival order.
+  std::uint32_t prev = kNone;
+  for (std::uint32_t e = rs.unexpected.head; e != kNone; prev = e, e = pending_[e].next) {
+    const Pending& m = pending_[e];
+    if ((s.peer == kAnySource || s.peer == m.src) && (s.tag == kAnyTag || m.tag == kAnyTag || s.tag == m.tag) &&
+        s.comm == m.comm) {
+      const Pending msg = m;
+      unlink(rs.unexpected, prev, e);
+      // LogGOPSim decides by the receive's size here (by the message's in lgs_arrive).
+      const bool rendezvous = p_.rendezvous(s.amount);
+      if (rendezvous != p_.rendezvous(msg.bytes)) lgs_protocol_mismatch(r, pos, msg.bytes);
+      if (rendezvous) lgs_finish_rendezvous(static_cast<std::uint32_t>(msg.src), msg.op, s.cpu, s.nic);
+      lgs_complete(r, pos);
+      if (observer_) [[unlikely]]
+        observe_match(r, rs.base + pos, static_cast<std::uint32_t>(msg.src), msg.op, now_);
+      return;
+    }
+  }
+  std::uint32_t e = new_pending();
+  pending_[e] = Pending{rs.base + pos, s.amount, 0, s.peer, s.tag, s.comm, kNone};
+  append(rs.posted, e);
+}
+
+// A message at its destination, processed on the CPU and NIC the send named
+// as soon as both are free, whether or not a receive is posted.
+template <>
+void Engine<true>::lgs_arrive(std::uint32_t sender, std::uint32_t pos) {
+  RankState& from = ranks_[sender];
+  Slot& s = from.slots[pos];
+  const auto dest = static_cast<std::uint32_t>(s.peer);
+  touch(dest);
+  Picoseconds& cpu = cpu_free(dest, s.cpu);
+  Picoseconds& nic = nic_recv_free(dest, s.nic);
+  const Picoseconds free = std::max(cpu, nic);
+  if (free > now_) return lgs_requeue(free);
+  s.flags |= kDelivered;
+  const std::uint64_t op = from.base + pos;
+  const std::uint64_t bytes = s.amount;
+  const std::int32_t tag = s.tag;
+  const std::uint32_t comm = s.comm;
+  // max in unsigned arithmetic, as LogGOPSim (it matters for 0 bytes only).
+  const Picoseconds busy = p_.o + std::max(lgs_per_byte(bytes, p_.O), lgs_per_byte(bytes, p_.G));
+  cpu = now_ + busy;
+  nic = now_ + p_.g + lgs_per_byte(bytes, p_.G);
+  word(dest, kOverhead) += busy;
+  if (options_.record_timeline)
+    timeline_.push_back(Span{dest, s.cpu, Span::Recv, static_cast<std::int32_t>(sender), now_, cpu, bytes, s.node});
+  RankState& rs = ranks_[dest];
+  std::uint32_t prev = kNone;
+  for (std::uint32_t e = rs.posted.head; e != kNone; prev = e, e = pending_[e].next) {
+    const Pending& rq = pending_[e];
+    if ((rq.src == kAnySource || rq.src == static_cast<std::int32_t>(sender)) &&
+        (rq.tag == kAnyTag || tag == kAnyTag || rq.tag == tag) && rq.comm == comm) {
+      const auto recv_pos = static_cast<std::uint32_t>(rq.op - rs.base);
+      unlink(rs.posted, prev, e);
+      if (p_.rendezvous(bytes)) lgs_finish_rendezvous(sender, op, s.cpu, s.nic);
+      lgs_complete(dest, recv_pos);
+      if (observer_) [[unlikely]]
+        observe_match(dest, rs.base + recv_pos, sender, op, now_);
+      return;
+    }
+  }
+  std::uint32_t e = new_pending();
+  pending_[e] = Pending{op, bytes, now_, static_cast<std::int32_t>(sender), tag, comm, kNone};
+  append(rs.unexpected, e);
+  if (observer_) [[unlikely]]
+    observe_unexpected(dest, sender, op);
+}
+
+// A rendezvous send completes when matched, and its sender's clocks move up
+// to the match: CPU `cpu` and NIC `nic`, the indices the event's side named
+// (LogGOPSim uses the receive's on a posted receive, the send's otherwise).
+template <>
+void Engine<true>::lgs_finish_rendezvous(std::uint32_t sender, std::uint64_t op, std::uint32_t cpu, std::uint32_t nic) {
+  touch(sender);
+  Picoseconds& c = cpu_free(sender, cpu);
+  if (c < now_) c = now_;
+  Picoseconds& n = nic_send_free(sender, nic);
+  if (n < now_) n = now_;
+  lgs_complete(sender, static_cast<std::uint32_t>(op - ranks_[sender].base));
+}
+
+template <>
+void Engine<true>::lgs_complete(std::uint32_t r, std::uint32_t pos) {
+  RankState& rs = ranks_[r];
+  Slot& s = rs.slots[pos];
+  s.done = now_;
+  s.flags |= kCompleted;
+  s.start = LoggopsimMarks::stamp(events_, ++mark_);  // the completion's stamp (see Slot)
+  ++operations_;
+  std::uint32_t list = s.done_succ;
+  s.done_succ = kNone;
+  if (observer_) [[unlikely]]
+    observe_completion(r, rs.base + pos, now_);
+  const std::size_t walked = freed_.size();
+  notify(rs, r, list, now_);
+  if (!edge_order_.empty() && freed_.size() - walked >= 2) [[unlikely]]
+    lgs_order_walk(r, rs.base + pos, false, walked);
+}
+
+template <>
+void Engine<true>::lgs_order_walk(std::uint32_t r, std::uint64_t on, bool on_start, std::size_t from) {
+  const std::uint64_t base = ranks_[r].base;
+  std::vector<std::pair<std::uint32_t, Freed>> keyed;
+  for (std::size_t i = from; i < freed_.size(); ++i) {
+    auto it = edge_order_.find(EdgeKey{on, base + freed_[i].pos, r, on_start});
+    if (it == edge_order_.end()) return;  // this rank's lists are in program order
+    keyed.push_back({it->second, freed_[i]});
+  }
+  std::stable_sort(keyed.begin(), keyed.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (std::size_t i = 0; i < keyed.size(); ++i) freed_[from + i] = keyed[i].second;
+}
+
+template <>
+void Engine<true>::lgs_freed_on_read(std::uint32_t r, std::uint64_t index, std::uint32_t pos, std::uint64_t last) {
+  if (last >> 16 == events_) {  // its last dependency was satisfied by this event, at that mark
+    freed_.push_back(Freed{r, static_cast<std::uint32_t>(last & 0xffff), pos});
+    return;
+  }
+  if (!observer_)
+    bad_input(r, index, ranks_[r].slots[pos].node,
+              "became ready before it was read: the source breaks its issues_in_order() promise");
+  freed_.push_back(Freed{r, 0, pos});  // a running program issues it now
+}
+
+template <>
+void Engine<true>::lgs_queue_freed() {
+  auto push = [this](std::uint32_t r, std::uint32_t pos) {
+    const RankState& rs = ranks_[r];
+    const Slot& s = rs.slots[pos];
+    Picoseconds t = cpu_free(r, s.cpu);
+    if (s.kind == OpKind::Send) t = std::max(t, nic_send_free(r, s.nic));
+    if (observer_ && t < now_) [[unlikely]]
+      t = now_;
+    queue_.push(StampedEvent{t, std::uint64_t{r} << 32 | static_cast<std::uint32_t>(rs.base + pos), next_stamp_++});
+  };
+  if (freed_.size() == 1) {  // most events free one operation
+    push(freed_[0].rank, freed_[0].pos);
+    freed_.clear();
+    return;
+  }
+  // By rank, then in the order freed (stable: within a mark, program order).
+  for (std::size_t i = 1; i < freed_.size(); ++i) {
+    const Freed x = freed_[i];
+    std::size_t j = i;
+    for (; j > 0 && (freed_[j - 1].rank > x.rank || (freed_[j - 1].rank == x.rank && freed_[j - 1].mark > x.mark)); --j)
+      freed_[j] = freed_[j - 1];
+    freed_[j] = x;
+  }
+  for (std::size_t b = 0; b < freed_.size();) {
+    const std::uint32_t r = freed_[b].rank;
+    std::size_t e = b;
+    by_kind_.clear();
+    for (; e < freed_.size() && freed_[e].rank == r; ++e)
+      by_kind_.push_back(ByKind{lgs_kind(ranks_[r].slots[freed_[e].pos].kind), freed_[e].pos});
+    if (by_kind_.size() <= 16) {
+      // libstdc++'s std::sort sorts up to 16 elements by insertion, which
+      // keeps equal kinds in order: the same, without the call.
+      for (std::size_t i = 1; i < by_kind_.size(); ++i) {
+        const ByKind x = by_kind_[i];
+        std::size_t j = i;
+        for (; j > 0 && by_kind_[j - 1].kind > x.kind; --j) by_kind_[j] = by_kind_[j - 1];
+        by_kind_[j] = x;
+      }
+    } else {
+      // The same call on the same sequence of kinds as LogGOPSim's, so the
+      // order among equal kinds is libstdc++'s std::sort's there too.
+      std::sort(by_kind_.begin(), by_kind_.end(), [](const ByKind& x, const ByKind& y) { return x.kind < y.kind; });
+    }
+    for (const ByKind& k : by_kind_) push(r, k.pos);
+    b = e;
+  }
+  freed_.clear();
+}
+
+template <>
+void Engine<true>::lgs_protocol_mismatch(std::uint32_t r, std::uint32_t recv_pos, std::uint64_t bytes) const {
+  const Slot& s = ranks_[r].slots[recv_pos];
+  const bool rendezvous = p_.rendezvous(bytes);
+  bad_input(r, ranks_[r].base + recv_pos, s.node,
+            "a receive of " + std::to_string(s.amount) + " bytes matched an unexpected message of " +
+                std::to_string(bytes) + " bytes, and only one of them is above S = " + std::to_string(p_.S) +
+                ": LogGOPSim decides the protocol of an unexpected message by the receive's size, so it would " +
+                (rendezvous ? "never complete the rendezvous send" : "complete the eager send a second time") +
+                "; give both the same side of S");
+}
+
+}  // namespace poems::sim::detail

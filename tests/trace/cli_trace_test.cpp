@@ -1,0 +1,318 @@
+// End to end: `poems trace` records small MPI programs of our own (C, C++,
+// Fortran with `use mpi` and `use mpi_f08`, built with mpicc, mpicxx and
+// mpif90) under mpirun; their replays are checked exactly against the same
+// communication written as GOAL files or a PSL model, and against the
+// programs' measured time; otf2-print reads the archives.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "../cli/run_command.h"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+CommandResult poems(const std::string& args) { return run_command(std::string(POEMS_BINARY) + " " + args); }
+
+fs::path work_dir() {
+  static const fs::path dir = [] {
+    const fs::path d = fs::temp_directory_path() / ("poems_trace_cli_" + std::to_string(::getpid()));
+    fs::remove_all(d);
+    fs::create_directories(d);
+    return d;
+  }();
+  return dir;
+}
+
+std::string program(const std::string& name) { return std::string(POEMS_TRACE_PROGRAMS) + "/" + name; }
+std::string source(const std::string& path) { return std::string(POEMS_SOURCE_DIR) + "/" + path; }
+
+// Each program is recorded once per run of the tests.
+std::string recorded(const std::string& name, int ranks) {
+  static std::map<std::string, std::string> archives;
+  auto it = archives.find(name);
+  if (it != archives.end()) return it->second;
+  const fs::path out = work_dir() / name;
+  // As root at the highest priority, as `poems measure` runs: the traced time
+  // is then little disturbed by other work on the machine.
+  const std::string nice = ::geteuid() == 0 ? " --nice -20" : "";
+  const CommandResult r =
+      poems("trace" + nice + " -np " + std::to_string(ranks) + " -o " + out.string() + " -- " + program(name));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("recorded in " + (out / "traces.otf2").string()), std::string::npos) << r.err;
+  return archives[name] = out.string();
+}
+
+const char* const kOdin = "-L 5.3us -o 2.3us -g 2us -G 2.5ns/B -O 1ns/B -S 32KiB";
+const char* const kRendezvous = "-L 2500 -o 1500 -g 1000 -G 6 -O 0 -S 256";  // most messages synchronize
+
+std::vector<double> finish_times(const CommandResult& r) {
+  std::vector<double> out;
+  if (r.exit_code != 0) return out;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  for (const auto& rank : j["ranks"]) out.push_back(rank["finish_ns"].get<double>());
+  return out;
+}
+
+const char* const kEager = "-L 1us -o 500 -g 300 -G 0.1 -O 0 -S 4KiB";  // for a program that needs eager sends
+
+// The archive replayed without its computation equals `reference` (a
+// `poems simulate` source) on two machines, finish time by finish time.
+void expect_replay_equals(const std::string& archive, const std::string& reference,
+                          std::vector<const char*> machines = {kOdin, kRendezvous}) {
+  for (const char* machine : machines) {
+    const CommandResult replay =
+        poems("simulate --no-store --format json --compute-scale 0 --trace " + archive + " " + machine);
+    const CommandResult expected = poems("simulate --no-store --format json " + reference + " " + machine);
+    ASSERT_EQ(replay.exit_code, 0) << replay.err;
+    ASSERT_EQ(expected.exit_code, 0) << expected.err;
+    const auto times = finish_times(replay);
+    EXPECT_FALSE(times.empty());
+    EXPECT_EQ(times, finish_times(expected)) << machine;
+    EXPECT_EQ(nlohmann::json::parse(replay.out)["messages"], nlohmann::json::parse(expected.out)["messages"]);
+  }
+}
+
+}  // namespace
+
+TEST(TraceCli, CPointToPointReplaysAsItsGoalFile) {
+  expect_replay_equals(recorded("p2p", 2), "--goal " + source("tests/trace/p2p.goal"));
+}
+
+TEST(TraceCli, FortranUseMpiReplaysAsTheSameGoalFile) {
+  if (!POEMS_TRACE_FORTRAN) GTEST_SKIP() << "no gfortran/mpif90 at configure time";
+  expect_replay_equals(recorded("p2p_f", 2), "--goal " + source("tests/trace/p2p.goal"));
+}
+
+TEST(TraceCli, FortranUseMpiF08ReplaysAsTheSameGoalFile) {
+  if (!POEMS_TRACE_FORTRAN) GTEST_SKIP() << "no gfortran/mpif90 at configure time";
+  expect_replay_equals(recorded("p2p_f08", 2), "--goal " + source("tests/trace/p2p.goal"));
+}
+
+// The Fortran bindings of the nonblocking, collective and communicator
+// functions, through `use mpi` and `use mpi_f08`.
+TEST(TraceCli, FortranNonblockingReplaysAsTheCxxProgramsGoalFile) {
+  if (!POEMS_TRACE_FORTRAN) GTEST_SKIP() << "no gfortran/mpif90 at configure time";
+  expect_replay_equals(recorded("nonblocking_f", 2), "--goal " + source("tests/trace/nonblocking.goal"));
+}
+
+TEST(TraceCli, FortranF08CollectivesReplayAsThePslModel) {
+  if (!POEMS_TRACE_FORTRAN) GTEST_SKIP() << "no gfortran/mpif90 at configure time";
+  expect_replay_equals(recorded("collectives_f08", 4), source("tests/trace/collectives.psl") + " --wg 0ns");
+}
+
+TEST(TraceCli, FortranCommunicatorsReplayAsTheirGoalFile) {
+  if (!POEMS_TRACE_FORTRAN) GTEST_SKIP() << "no gfortran/mpif90 at configure time";
+  expect_replay_equals(recorded("communicators_f", 4), "--goal " + source("tests/trace/communicators.goal"),
+                       {kOdin, kEager});
+}
+
+TEST(TraceCli, CxxNonblockingReplaysAsItsGoalFile) {
+  expect_replay_equals(recorded("nonblocking", 2), "--goal " + source("tests/trace/nonblocking.goal"));
+}
+
+TEST(TraceCli, CollectivesReplayAsThePslModel) {
+  expect_replay_equals(recorded("collectives", 4), source("tests/trace/collectives.psl") + " --wg 0ns");
+}
+
+TEST(TraceCli, CommunicatorsReplayAsTheirGoalFile) {
+  const std::string archive = recorded("communicators", 4);
+  const std::string goal = source("tests/trace/communicators.goal");
+  expect_replay_equals(archive, "--goal " + goal, {kOdin, kEager});
+  // The program sends the dup'ed communicator's message first and receives
+  // it second: safe only while both are eager. With a 256-byte eager limit
+  // the replay deadlocks, as the GOAL file does and as MPI would.
+  const CommandResult replay = poems("simulate --no-store --compute-scale 0 --trace " + archive + " -S 256");
+  EXPECT_EQ(replay.exit_code, 3);
+  EXPECT_NE(replay.err.find("rank 1: waits in operation 12 recv 700 B from rank 0 tag 9 [MPI_Recv"), std::string::npos)
+      << replay.err;
+  EXPECT_EQ(poems("simulate --no-store --goal " + goal + " -S 256").exit_code, 3);
+}
+
+TEST(TraceCli, Otf2PrintReadsTheArchives) {
+  if (std::string(POEMS_OTF2_PRINT).empty()) GTEST_SKIP() << "otf2-print not found (package otf2-tools)";
+  for (const auto& [name, ranks, record] :
+       {std::tuple{"p2p", 2, "MPI_SEND"}, std::tuple{"nonblocking", 2, "MPI_IRECV "},
+        std::tuple{"communicators", 4, "MPI_COLLECTIVE_END"}}) {
+    const CommandResult r = run_command(std::string(POEMS_OTF2_PRINT) + " " + recorded(name, ranks) + "/traces.otf2");
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.out.find(record), std::string::npos) << name;
+    EXPECT_EQ(r.err.find("warning"), std::string::npos) << r.err;
+  }
+}
+
+// On parameters like this machine's, the replay predicts the traced run: the
+// programs compute for most of their time, and a replay keeps the traced
+// computation; what differs is the time in MPI (a few per cent, shared host).
+TEST(TraceCli, ReplayOnALocalMachinePredictsTheMeasuredRun) {
+  for (const auto& [name, ranks] : {std::pair{"p2p", 2}, std::pair{"nonblocking", 2}}) {
+    const CommandResult r = poems("simulate --no-store --format json --trace " + recorded(name, ranks) +
+                                  " -L 1us -o 0.5us -g 0.5us -G 0.1ns/B -O 0.1ns/B -S 4KiB");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const auto j = nlohmann::json::parse(r.out)["trace"];
+    EXPECT_GT(j["traced_ns"].get<double>(), 1e6) << name;  // the programs compute for milliseconds
+    EXPECT_LT(std::abs(j["difference_pct"].get<double>()), 20.0) << name << ": " << j.dump();
+  }
+}
+
+TEST(TraceCli, GoalExportSimulatesAsTheTrace) {
+  const std::string archive = recorded("nonblocking", 2);
+  const fs::path goal = work_dir() / "nonblocking.goal";
+  const CommandResult exported = poems("trace --goal " + goal.string() + " " + archive);
+  ASSERT_EQ(exported.exit_code, 0) << exported.err;
+  for (const char* machine : {kOdin, kRendezvous}) {
+    const auto from_goal =
+        finish_times(poems("simulate --no-store --format json --goal " + goal.string() + " " + machine));
+    EXPECT_FALSE(from_goal.empty());
+    EXPECT_EQ(from_goal, finish_times(poems("simulate --no-store --format json --trace " + archive + " " + machine)));
+  }
+}
+
+TEST(TraceCli, CriticalPathIsALowerBoundOfTheSimulation) {
+  const std::string archive = recorded("collectives", 4);
+  const CommandResult cp = poems("analyze --no-store --format json --trace " + archive + " " + kOdin);
+  ASSERT_EQ(cp.exit_code, 0) << cp.err;
+  const CommandResult sim = poems("simulate --no-store --format json --trace " + archive + " " + kOdin);
+  ASSERT_EQ(sim.exit_code, 0) << sim.err;
+  const double path = nlohmann::json::parse(cp.out)["time_ns"].get<double>();
+  EXPECT_GT(path, 1e6);  // the traced computation
+  EXPECT_LE(path, nlohmann::json::parse(sim.out)["finish_ns"].get<double>());
+  EXPECT_EQ(poems("analyze --no-store --method closed-form --trace " + archive).exit_code, 2);
+}
+
+TEST(TraceCli, ResultsAreStoredKeyedByTheArchive) {
+  const std::string db = (work_dir() / "kb.db").string();
+  const std::string archive = recorded("p2p", 2);
+  const CommandResult first = poems("simulate --db " + db + " --trace " + archive + " " + kOdin);
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  EXPECT_NE(first.err.find("stored as run"), std::string::npos) << first.err;
+  const CommandResult again = poems("simulate --db " + db + " --trace " + archive + " " + kOdin);
+  EXPECT_NE(again.err.find("already stored"), std::string::npos) << again.err;
+  // A copy of the archive is the same trace; another machine is another run.
+  const fs::path copy = work_dir() / "p2p-copy";
+  fs::copy(archive, copy, fs::copy_options::recursive);
+  EXPECT_NE(poems("simulate --db " + db + " --trace " + copy.string() + " " + kOdin).err.find("already stored"),
+            std::string::npos);
+  EXPECT_NE(poems("simulate --db " + db + " --trace " + archive + " -L 1us").err.find("stored as run"),
+            std::string::npos);
+  const CommandResult runs = poems("db runs --db " + db);
+  EXPECT_NE(runs.out.find("trace:"), std::string::npos) << runs.out;
+}
+
+TEST(TraceCli, SimulatedRunAsOtf2) {
+  const std::string archive = recorded("communicators", 4);
+  const fs::path timeline = work_dir() / "timeline" / "run.otf2";
+  const CommandResult r =
+      poems("simulate --no-store --format json --trace " + archive + " --timeline " + timeline.string() + " " + kOdin);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_TRUE(fs::exists(timeline));
+  if (std::string(POEMS_OTF2_PRINT).empty()) GTEST_SKIP() << "otf2-print not found (package otf2-tools)";
+  const CommandResult print = run_command(std::string(POEMS_OTF2_PRINT) + " " + timeline.string());
+  ASSERT_EQ(print.exit_code, 0) << print.err;
+  EXPECT_EQ(print.err.find("warning"), std::string::npos) << print.err;
+  std::size_t sends = 0;
+  for (std::size_t at = 0; (at = print.out.find("\nMPI_ISEND ", at)) != std::string::npos; ++at) ++sends;
+  EXPECT_EQ(sends, nlohmann::json::parse(r.out)["messages"].get<std::size_t>());
+  // The same for a PSL model.
+  const fs::path model = work_dir() / "timeline" / "model.otf2";
+  EXPECT_EQ(
+      poems("simulate --no-store " + source("tests/trace/collectives.psl") + " --wg 1ns --timeline " + model.string())
+          .exit_code,
+      0);
+  EXPECT_EQ(run_command(std::string(POEMS_OTF2_PRINT) + " " + model.string()).exit_code, 0);
+}
+
+TEST(TraceCli, InfoSummarizesAnArchive) {
+  const CommandResult r = poems("trace --info --format json " + recorded("p2p", 2));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["ranks"], 2);
+  EXPECT_EQ(j["messages"], 10);
+  EXPECT_EQ(j["calls_by_function"]["MPI_Sendrecv"], 4);
+  EXPECT_EQ(j["calls_by_function"]["MPI_Probe"], 2);
+  EXPECT_EQ(j["creator"], "poems trace");
+  EXPECT_GT(j["bytes_per_call"].get<double>(), 0);
+}
+
+TEST(TraceCli, ComputeScaleFromTwoProcessorModels) {
+  const CommandResult r =
+      poems("simulate --no-store --format json --trace " + recorded("p2p", 2) + " --machines " +
+            source("examples/sweep3d/machines.psl") + " --machine Odin --processor Opteron --traced-wg 6ns");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out)["trace"];
+  EXPECT_DOUBLE_EQ(j["compute_scale"].get<double>(), 10.0);  // Wg 60 ns / 6 ns
+  EXPECT_EQ(j["machine"], "Odin");
+}
+
+TEST(TraceCli, BadInputIsAnErrorThatSaysWhat) {
+  const std::string archive = recorded("p2p", 2);
+  CommandResult r = poems("simulate --no-store --trace " + (work_dir() / "missing").string());
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("neither an OTF2 anchor file nor a directory"), std::string::npos) << r.err;
+  r = poems("simulate --no-store --trace " + archive + " --window 'MPI_Allgather#1..'");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("rank 0 has no call MPI_Allgather#1"), std::string::npos) << r.err;
+  r = poems("simulate --no-store --trace " + archive + " --collective-algorithm allreduce=pairwise");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("expected one of recursive_doubling"), std::string::npos) << r.err;
+  r = poems("simulate --no-store --trace " + archive + " --compute-scale 2 --traced-wg 6ns --wg 60ns");
+  EXPECT_EQ(r.exit_code, 2);
+  r = poems("simulate --no-store --trace " + archive + " --processor Opteron");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--traced-processor"), std::string::npos) << r.err;
+  r = poems("simulate --no-store --trace " + archive + " --goal " + source("tests/trace/p2p.goal"));
+  EXPECT_EQ(r.exit_code, 2);
+  r = poems("simulate --no-store --goal " + source("tests/trace/p2p.goal") + " --window 'MPI_Barrier#1..'");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("applies to a trace replay only"), std::string::npos) << r.err;
+}
+
+TEST(TraceCli, RecordingRefusesWhatItCannotDoAndReportsFailedRuns) {
+  EXPECT_EQ(poems("trace").exit_code, 2);
+  const fs::path busy = work_dir() / "busy";
+  fs::create_directories(busy);
+  std::ofstream(busy / "notes.txt") << "mine\n";
+  CommandResult r = poems("trace -np 2 -o " + busy.string() + " -- " + program("p2p"));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("holds other files"), std::string::npos) << r.err;
+  const std::string archive = recorded("p2p", 2);
+  r = poems("trace -np 2 -o " + archive + " -- " + program("p2p"));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("already holds an archive; use --force"), std::string::npos) << r.err;
+  r = poems("trace -np 2 -o " + (work_dir() / "fails").string() + " -- " + program("fails"));
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_NE(r.err.find("the traced run failed (exit code 3)"), std::string::npos) << r.err;
+  r = poems("trace -np 1 -o " + (work_dir() / "true").string() + " -- /bin/true");
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_NE(r.err.find("wrote no archive"), std::string::npos) << r.err;
+}
+
+// With --cpu-time the archive holds each process's CPU time at every call:
+// the p2p program's computation is busy waiting, so its CPU time is its
+// wall time less the time the process was descheduled, never more (on a
+// busy host a good part of it can be descheduled).
+TEST(TraceCli, CpuTimeOfTheComputation) {
+  const fs::path out = work_dir() / "p2p-cpu";
+  const std::string nice = ::geteuid() == 0 ? " --nice -20" : "";
+  const CommandResult r = poems("trace --cpu-time" + nice + " -np 2 -o " + out.string() + " -- " + program("p2p"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto compute = [&](const std::string& archive, const std::string& computation) {
+    const CommandResult s =
+        poems("simulate --no-store --format json --computation " + computation + " --trace " + archive);
+    EXPECT_EQ(s.exit_code, 0) << s.err;
+    return s.exit_code == 0 ? nlohmann::json::parse(s.out)["trace"]["traced_compute_ns"].get<double>() : 0.0;
+  };
+  const double wall = compute(out.string(), "wall"), cpu = compute(out.string(), "cpu");
+  EXPECT_GT(wall, 2 * 8e6);  // each rank computes at least 8 ms in the program
+  EXPECT_GT(cpu, 0.1 * wall);
+  EXPECT_LE(cpu, 1.01 * wall);
+  const CommandResult without = poems("simulate --no-store --computation cpu --trace " + recorded("p2p", 2));
+  EXPECT_EQ(without.exit_code, 1);
+  EXPECT_NE(without.err.find("record it with poems trace --cpu-time"), std::string::npos) << without.err;
+}
