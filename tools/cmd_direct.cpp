@@ -33,6 +33,7 @@ struct DirectCliOptions {
   std::string np;
   std::string machines = POEMS_DEFAULT_MACHINES;
   std::string machine, processor, wg;
+  std::string semantics = "matched";
   std::string compute = "measured";
   double compute_scale = 1;
   ModelRequest loggops;  // -L -o -g -G -O -S and the handshake
@@ -102,6 +103,10 @@ direct::DirectOptions direct_options(const DirectCliOptions& o, std::string& mac
   machine = resolve_machine_options(o, d);
   d.ranks = static_cast<std::uint32_t>(np);
   d.sim.cpus = o.cpus;
+  d.sim.semantics = *sim::parse_semantics(o.semantics);
+  if (d.sim.semantics == sim::Semantics::Loggopsim && o.loggops.handshake)
+    usage_error("--rendezvous-handshake",
+                "is a rule of the matched semantics; LogGOPSim's rendezvous has no handshake");
   d.sim.nics = o.nics;
   d.compute = o.compute == "model" ? direct::ComputeMode::Model : direct::ComputeMode::Measured;
   d.compute_scale = o.compute_scale;
@@ -168,6 +173,8 @@ void run(const DirectCliOptions& o, int& result) {
   key.spec_hash = db::sha256_hex(bytes.str());
   nlohmann::json options_json = direct::options_to_json(options);
   options_json.erase("max_stuck_listed");
+  // Only when not the matched semantics, so earlier runs' keys still match.
+  if (options.sim.semantics == sim::Semantics::Matched) options_json.erase("semantics");
   key.binding = {{"machine", machine_json(options.sim)}, {"options", options_json}, {"args", o.args}};
   StoredEvaluation stored(o.store, key);
 
@@ -254,6 +261,11 @@ void register_direct(CLI::App& app, int& result) {
   cmd->add_option("-S", o->loggops.S, "Eager limit (bytes)")->capture_default_str();
   cmd->add_flag("--rendezvous-handshake", o->loggops.handshake, "Rendezvous pays 2L+2o instead of L");
   cmd->add_option("--algorithm", o->algorithms, "Collective algorithm, OP=ALGORITHM (e.g. allreduce=dissemination)");
+  cmd->add_option("--semantics", o->semantics,
+                  "Message progress: matched (a message is processed once its receive is posted) or loggopsim "
+                  "(LogGOPSim's rules: processed on arrival; docs/simulator.md)")
+      ->check(CLI::IsMember({"matched", "loggopsim"}))
+      ->capture_default_str();
   cmd->add_option("--cpus", o->cpus, "CPUs per process")->check(CLI::Range(1, 256))->capture_default_str();
   cmd->add_option("--nics", o->nics, "NICs per process")->check(CLI::Range(1, 256))->capture_default_str();
   cmd->add_option("--isolation", o->isolation,

@@ -49,6 +49,22 @@ TEST(DirectCli, RingSourceBuildsRunsAndMatchesTheClosedForm) {
   EXPECT_EQ(keys(j["ranks"][0]), keys(sj["ranks"][0]));
 }
 
+TEST(DirectCli, SemanticsSwitch) {
+  // In the ring every receive is posted before its message arrives: both
+  // semantics give the closed form (docs/simulator.md; the late-receive
+  // cases are in tests/direct/p2p_test.cpp).
+  const std::string ring = program("direct_ring") + " -np 5 --compute model --format json";
+  CommandResult r = direct(ring + " --semantics loggopsim -- 2");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["finish_ns"], 55420);
+  r = direct(ring + " --semantics loggopsim --rendezvous-handshake -- 2");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--rendezvous-handshake"), std::string::npos) << r.err;
+  r = direct(ring + " --semantics exact -- 2");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--semantics"), std::string::npos) << r.err;
+}
+
 TEST(DirectCli, TableOnAMachine) {
   // Odin: o + L + o + max(7 O, 7 G) = 2.3 + 5.3 + 2.3 + 0.0175 us per hop.
   CommandResult r = direct(program("direct_ring") + " -np 4 --machine Odin --compute model -- 3");

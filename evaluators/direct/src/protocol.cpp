@@ -42,6 +42,7 @@ json options_to_json(const DirectOptions& o) {
             {"O_fs_per_byte", p.O},
             {"S_bytes", p.S},
             {"rendezvous_handshake", o.sim.rendezvous_handshake},
+            {"semantics", sim::semantics_name(o.sim.semantics)},
             {"cpus", o.sim.cpus},
             {"nics", o.sim.nics},
             {"compute", o.compute == ComputeMode::Model ? "model" : "measured"},
@@ -83,6 +84,12 @@ DirectOptions options_from_json(const json& j) {
   p.O = field_or<std::uint64_t>(j, "O_fs_per_byte", p.O);
   p.S = field_or<std::uint64_t>(j, "S_bytes", p.S);
   o.sim.rendezvous_handshake = field_or<bool>(j, "rendezvous_handshake", false);
+  const std::string semantics = field_or<std::string>(j, "semantics", "matched");
+  const auto parsed = sim::parse_semantics(semantics);
+  if (!parsed)
+    throw std::invalid_argument("direct-execution options: semantics must be 'matched' or 'loggopsim', not '" +
+                                semantics + "'");
+  o.sim.semantics = *parsed;
   o.sim.cpus = field_or<std::uint32_t>(j, "cpus", 1);
   o.sim.nics = field_or<std::uint32_t>(j, "nics", 1);
   const std::string compute = field_or<std::string>(j, "compute", "measured");
