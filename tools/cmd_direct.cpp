@@ -33,12 +33,16 @@ struct DirectCliOptions {
   std::string np;
   std::string machines = POEMS_DEFAULT_MACHINES;
   std::string machine, processor, wg;
+  std::string semantics = "matched";
   std::string compute = "measured";
   double compute_scale = 1;
   ModelRequest loggops;  // -L -o -g -G -O -S and the handshake
   std::vector<std::string> algorithms;
   std::uint32_t cpus = 1, nics = 1;
   std::string stack = "256KiB";
+  std::string isolation = "processes";
+  std::uint32_t ranks_per_node = 1;
+  std::int64_t epoch = -1;
   std::string format = "table";
   std::size_t max_ranks_listed = 1024;
   double timeout = 0;
@@ -99,12 +103,19 @@ direct::DirectOptions direct_options(const DirectCliOptions& o, std::string& mac
   machine = resolve_machine_options(o, d);
   d.ranks = static_cast<std::uint32_t>(np);
   d.sim.cpus = o.cpus;
+  d.sim.semantics = *sim::parse_semantics(o.semantics);
+  if (d.sim.semantics == sim::Semantics::Loggopsim && o.loggops.handshake)
+    usage_error("--rendezvous-handshake",
+                "is a rule of the matched semantics; LogGOPSim's rendezvous has no handshake");
   d.sim.nics = o.nics;
   d.compute = o.compute == "model" ? direct::ComputeMode::Model : direct::ComputeMode::Measured;
   d.compute_scale = o.compute_scale;
   const double stack = quantity("--stack-size", o.stack, psl::kBytes, "a size in 16KiB..1GiB");
   if (stack < 16384 || stack > 1073741824.0) usage_error("--stack-size", "'" + o.stack + "' is not in 16KiB..1GiB");
   d.stack_bytes = static_cast<std::size_t>(stack);
+  d.isolation = o.isolation == "threads" ? direct::Isolation::Threads : direct::Isolation::Processes;
+  d.ranks_per_node = o.ranks_per_node;
+  d.epoch_seconds = o.epoch;
   for (const std::string& a : o.algorithms) {
     const auto eq = a.find('=');
     auto op = taskgraph::parse_collective_op(a.substr(0, eq));
@@ -137,17 +148,18 @@ void run(const DirectCliOptions& o, int& result) {
     std::vector<std::string> shared;
     auto built = compile_direct_program(o.program, log, shared);
     std::cerr << log;
-    for (const std::string& g : shared)
-      std::cerr << "poems: warning: " << o.program << " defines the mutable global '" << g
-                << "': all simulated ranks share it (docs/direct.md, \"Globals\")\n";
+    if (options.isolation == direct::Isolation::Threads)
+      for (const std::string& g : shared)
+        std::cerr << "poems: warning: " << o.program << " defines the mutable global '" << g
+                  << "': with --isolation threads all simulated ranks share it (docs/direct.md, \"Ranks\")\n";
     if (!built) {
-      std::cerr << "poems: error: cannot compile '" << o.program << "' with " << mpicxx_path() << '\n';
+      std::cerr << "poems: error: cannot compile '" << o.program << "' with " << wrapper_for(o.program) << '\n';
       result = kExitInputError;
       return;
     }
     binary = *built;
   } else if (!fs::is_regular_file(o.program) || ::access(o.program.c_str(), X_OK) != 0) {
-    std::cerr << "poems: error: '" << o.program << "' is not an executable file or a C/C++ source\n";
+    std::cerr << "poems: error: '" << o.program << "' is not an executable file or a C, C++ or Fortran source\n";
     result = kExitInputError;
     return;
   }
@@ -161,6 +173,8 @@ void run(const DirectCliOptions& o, int& result) {
   key.spec_hash = db::sha256_hex(bytes.str());
   nlohmann::json options_json = direct::options_to_json(options);
   options_json.erase("max_stuck_listed");
+  // Only when not the matched semantics, so earlier runs' keys still match.
+  if (options.sim.semantics == sim::Semantics::Matched) options_json.erase("semantics");
   key.binding = {{"machine", machine_json(options.sim)}, {"options", options_json}, {"args", o.args}};
   StoredEvaluation stored(o.store, key);
 
@@ -197,7 +211,7 @@ void run(const DirectCliOptions& o, int& result) {
     std::cout << line;
   }
   if (!r.completed()) {
-    sim::write_stuck_report(std::cerr, r.sim);
+    if (r.sim.stuck_total > 0) sim::write_stuck_report(std::cerr, r.sim);  // a deadlock: who waits for what
     std::cerr << "poems: error: " << r.error << '\n';
     stored.fail(r.error);
     result = kExitEvaluation;
@@ -222,7 +236,8 @@ void register_direct(CLI::App& app, int& result) {
   auto o = std::make_shared<DirectCliOptions>();
   CLI::App* cmd = app.add_subcommand(
       "direct", "Direct execution (simulation[direct]): run an MPI program's real code on P simulated ranks");
-  cmd->add_option("program", o->program, "Program built with poems-mpicxx, or a C/C++ source to build with it")
+  cmd->add_option("program", o->program,
+                  "Program built with poems-mpicc/mpicxx/mpif90, or a C, C++ or Fortran source to build with them")
       ->required();
   cmd->add_option("args", o->args, "The program's own arguments (after --)");
   cmd->add_option("-n,--np", o->np, "Simulated ranks (also -np)")->required();
@@ -246,9 +261,27 @@ void register_direct(CLI::App& app, int& result) {
   cmd->add_option("-S", o->loggops.S, "Eager limit (bytes)")->capture_default_str();
   cmd->add_flag("--rendezvous-handshake", o->loggops.handshake, "Rendezvous pays 2L+2o instead of L");
   cmd->add_option("--algorithm", o->algorithms, "Collective algorithm, OP=ALGORITHM (e.g. allreduce=dissemination)");
+  cmd->add_option("--semantics", o->semantics,
+                  "Message progress: matched (a message is processed once its receive is posted) or loggopsim "
+                  "(LogGOPSim's rules: processed on arrival; docs/simulator.md)")
+      ->check(CLI::IsMember({"matched", "loggopsim"}))
+      ->capture_default_str();
   cmd->add_option("--cpus", o->cpus, "CPUs per process")->check(CLI::Range(1, 256))->capture_default_str();
   cmd->add_option("--nics", o->nics, "NICs per process")->check(CLI::Range(1, 256))->capture_default_str();
-  cmd->add_option("--stack-size", o->stack, "Stack of each simulated rank (virtual memory)")->capture_default_str();
+  cmd->add_option("--isolation", o->isolation,
+                  "processes: each rank an OS process with its own globals and C library state; threads: "
+                  "user-level threads sharing them (faster, smaller; for programs without per-rank globals)")
+      ->check(CLI::IsMember({"processes", "threads"}))
+      ->capture_default_str();
+  cmd->add_option("--ranks-per-node", o->ranks_per_node,
+                  "Ranks MPI_Comm_split_type(MPI_COMM_TYPE_SHARED) groups together")
+      ->check(CLI::Range(1u, 16777216u))
+      ->capture_default_str();
+  cmd->add_option("--epoch", o->epoch,
+                  "Seconds since 1970 the program's wall clock starts at (default: the host's time at the start)")
+      ->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 40));
+  cmd->add_option("--stack-size", o->stack, "Stack of each simulated rank with --isolation threads (virtual memory)")
+      ->capture_default_str();
   cmd->add_option("--timeout", o->timeout, "Kill the program after this many seconds (0: no limit)")
       ->check(CLI::Range(0.0, 1e7));
   cmd->add_option("--format", o->format, "Output format")->check(CLI::IsMember({"table", "json"}));

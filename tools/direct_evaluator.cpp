@@ -42,6 +42,9 @@ EvaluationOutcome direct_execution(const ModelEvaluation& e) {
   // for the other paradigms; the kernel runs for real (real data), untimed.
   options.compute = direct::ComputeMode::Model;
   options.processor = processor::ProcessorSpec{"study", "processor[wg]", {{"Wg", e.wg_ns}}, {}};
+  // The project's own Sweep3D keeps no per-rank state in globals: its ranks
+  // may be threads, which switch in nanoseconds instead of microseconds.
+  options.isolation = direct::Isolation::Threads;
   DirectRun run =
       run_direct_program(bin_path("sweep3d_direct"), {deck_file.string()}, options, ProgramOutput::Capture, 3600);
   std::error_code ec;
