@@ -65,6 +65,7 @@ int main(int argc, char** argv) {
   o.sim.params.O = 1'000'000;
   o.sim.params.S = 32768;
   o.sim.per_rank_results = false;
+  o.isolation = direct::Isolation::Threads;  // the ranks write loop_seconds; the thread mode's memory is measured
   if (argc > 8) o.stack_bytes = static_cast<std::size_t>(std::atol(argv[8])) << 10;
 
   const double base = rss_mib("VmRSS:");

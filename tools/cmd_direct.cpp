@@ -21,7 +21,9 @@ struct DirectOptions {
   std::vector<std::string> args, imports;
   ChoiceOptions choices;
   MachineOptions machine;
-  std::string wg, compute = "measured", stack = "256KiB", format;
+  std::string wg, compute = "measured", stack = "256KiB", isolation = "processes", format;
+  std::uint32_t ranks_per_node = 1;
+  std::int64_t epoch = -1;
   double compute_scale = 1, timeout = 0;
   std::vector<std::string> algorithms;
   std::size_t max_ranks_listed = 1024;
@@ -42,6 +44,9 @@ direct::DirectOptions direct_options(const DirectOptions& o, const core::DirectM
   if (stack < 16384 || stack > 1073741824.0)
     throw core::UsageError("--stack-size", "'" + o.stack + "' is not in 16KiB..1GiB");
   d.stack_bytes = static_cast<std::size_t>(stack);
+  d.isolation = o.isolation == "threads" ? direct::Isolation::Threads : direct::Isolation::Processes;
+  d.ranks_per_node = o.ranks_per_node;
+  d.epoch_seconds = o.epoch;
   for (const std::string& a : o.algorithms) {
     const auto eq = a.find('=');
     auto op = taskgraph::parse_collective_op(a.substr(0, eq));
@@ -71,10 +76,10 @@ void run_direct(const DirectOptions& o, Context& ctx) {
   core::Store store(o.store);
   const core::PreparedProgram program = core::prepare_program(o.program);
   ctx.err << program.compile_log;
-  for (const std::string& g : program.shared_globals)
-    ctx.warn(o.program + " defines the mutable global '" + g +
-             "': all simulated ranks share it (docs/direct.md, "
-             "\"Globals\")");
+  if (options.isolation == direct::Isolation::Threads)
+    for (const std::string& g : program.shared_globals)
+      ctx.warn(o.program + " defines the mutable global '" + g +
+               "': with --isolation threads all simulated ranks share it (docs/direct.md, \"Ranks\")");
   ctx.out.flush();
   const core::DirectOutcome run = core::run_direct(
       o.program, program.binary, o.args, options, machine.machine,
@@ -102,7 +107,7 @@ void run_direct(const DirectOptions& o, Context& ctx) {
     ctx.out << line;
   }
   if (!run.error.empty()) {
-    sim::write_stuck_report(ctx.err, r.sim);
+    if (r.sim.stuck_total > 0) sim::write_stuck_report(ctx.err, r.sim);  // a deadlock: who waits for what
     ctx.err << "poems: error: " << run.error << '\n';
     ctx.result = kExitEvaluation;
     return;
@@ -121,7 +126,8 @@ void register_direct(CLI::App& app, Context& ctx) {
   auto o = std::make_shared<DirectOptions>();
   CLI::App* cmd = app.add_subcommand(
       "direct", "Direct execution (simulation[direct]): run an MPI program's real code on P simulated ranks");
-  cmd->add_option("program", o->program, "Program built with poems-mpicxx, or a C/C++ source to build with it")
+  cmd->add_option("program", o->program,
+                  "Program built with poems-mpicc/mpicxx/mpif90, or a C, C++ or Fortran source to build with them")
       ->required();
   cmd->add_option("args", o->args, "The program's own arguments (after --)");
   add_procs_option(cmd, o->procs, "Simulated ranks (also -np, --np, -n)", {"--np", "-n"})->required();
@@ -139,7 +145,20 @@ void register_direct(CLI::App& app, Context& ctx) {
       ->check(CLI::Range(0.0, 1e6))
       ->capture_default_str();
   cmd->add_option("--algorithm", o->algorithms, "Collective algorithm, OP=ALGORITHM (e.g. allreduce=dissemination)");
-  cmd->add_option("--stack-size", o->stack, "Stack of each simulated rank (virtual memory)")->capture_default_str();
+  cmd->add_option("--isolation", o->isolation,
+                  "processes: each rank an OS process with its own globals and C library state; threads: "
+                  "user-level threads sharing them (faster, smaller; for programs without per-rank globals)")
+      ->check(CLI::IsMember({"processes", "threads"}))
+      ->capture_default_str();
+  cmd->add_option("--ranks-per-node", o->ranks_per_node,
+                  "Ranks MPI_Comm_split_type(MPI_COMM_TYPE_SHARED) groups together")
+      ->check(CLI::Range(1u, 16777216u))
+      ->capture_default_str();
+  cmd->add_option("--epoch", o->epoch,
+                  "Seconds since 1970 the program's wall clock starts at (default: the host's time at the start)")
+      ->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 40));
+  cmd->add_option("--stack-size", o->stack, "Stack of each simulated rank with --isolation threads (virtual memory)")
+      ->capture_default_str();
   add_timeout_option(cmd, o->timeout);
   add_format_option(cmd, o->format, {"table", "json"});
   cmd->add_option("--max-ranks-listed", o->max_ranks_listed, "Per-rank lines to print")->capture_default_str();

@@ -47,6 +47,7 @@ Outcome direct_execution(const Evaluation& e) {
   // as for the other paradigms; the program's code runs for real, untimed.
   options.compute = direct::ComputeMode::Model;
   options.processor = processor::ProcessorSpec{"study", "processor[wg]", {{"Wg", e.ns_per_work}}, {}};
+  if (p->ranks_as_threads) options.isolation = direct::Isolation::Threads;
   DirectRun run = run_direct_program(bin_path(p->direct), input.args, options, ProgramOutput::Capture, 3600);
   if (!run.result) throw EvaluationError("simulation[direct]: " + run.failure);
   const direct::DirectResult& r = *run.result;

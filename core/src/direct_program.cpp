@@ -59,9 +59,19 @@ std::string bin_path(const std::string& name) { return (self_directory() / name)
 
 std::string mpicxx_path() { return bin_path("poems-mpicxx"); }
 
+std::string wrapper_for(const std::string& source) {
+  const std::string ext = fs::path(source).extension().string();
+  if (ext == ".c") return bin_path("poems-mpicc");
+  if (ext == ".f" || ext == ".F" || ext == ".f90" || ext == ".F90" || ext == ".f95" || ext == ".f03" || ext == ".f08" ||
+      ext == ".for" || ext == ".f77")
+    return bin_path("poems-mpif90");
+  return mpicxx_path();
+}
+
 bool is_source_file(const std::string& path) {
   const std::string ext = fs::path(path).extension().string();
-  return ext == ".c" || ext == ".cc" || ext == ".cpp" || ext == ".cxx" || ext == ".C" || ext == ".c++";
+  return ext == ".c" || ext == ".cc" || ext == ".cpp" || ext == ".cxx" || ext == ".C" || ext == ".c++" ||
+         wrapper_for(path) != mpicxx_path();
 }
 
 std::optional<std::string> compile_direct_program(const std::string& source, std::string& log,
@@ -83,7 +93,7 @@ std::optional<std::string> compile_direct_program(const std::string& source, std
     text << in.rdbuf();
     return text.str();
   };
-  const std::string mpicxx = quote(mpicxx_path());
+  const std::string mpicxx = quote(wrapper_for(source));
   // Compile and link in two steps: the object holds the source's own symbols.
   int status = std::system(
       (mpicxx + " -O2 -c " + quote(source) + " -o " + quote(object.string()) + " > " + quote(output.string()) + " 2>&1")
@@ -182,7 +192,7 @@ DirectRun run_direct_program(const std::string& binary, const std::vector<std::s
   else
     run.failure = "'" + binary + "' exited with status " +
                   std::to_string(status >= 0 && WIFEXITED(status) ? WEXITSTATUS(status) : -1) +
-                  " without a result; build it with poems-mpicxx";
+                  " without a result; build it with poems-mpicc, poems-mpicxx or poems-mpif90";
   return run;
 }
 

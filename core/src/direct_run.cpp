@@ -123,12 +123,12 @@ PreparedProgram prepare_program(const std::string& program) {
   PreparedProgram out;
   if (is_source_file(program)) {
     auto built = compile_direct_program(program, out.compile_log, out.shared_globals);
-    if (!built) throw InputError("cannot compile '" + program + "' with " + mpicxx_path(), out.compile_log);
+    if (!built) throw InputError("cannot compile '" + program + "' with " + wrapper_for(program), out.compile_log);
     out.binary = *built;
     return out;
   }
   if (!fs::is_regular_file(program) || ::access(program.c_str(), X_OK) != 0)
-    throw InputError("'" + program + "' is not an executable file or a C/C++ source");
+    throw InputError("'" + program + "' is not an executable file or a C, C++ or Fortran source");
   out.binary = program;
   return out;
 }
@@ -146,6 +146,8 @@ DirectOutcome run_direct(const std::string& program, const std::string& binary, 
   key.tool_version = POEMS_VERSION;
   nlohmann::json options_json = direct::options_to_json(options);
   options_json.erase("max_stuck_listed");
+  // Only when not the matched semantics, so earlier runs' keys still match.
+  if (options.sim.semantics == sim::Semantics::Matched) options_json.erase("semantics");
   key.binding = {{"machine", machine_key(machine)}, {"options", options_json}, {"args", args}};
   DirectOutcome out;
   out.store_path = store.path();

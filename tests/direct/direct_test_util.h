@@ -15,10 +15,13 @@ using taskgraph::Picoseconds;
 
 inline constexpr Picoseconds ns(std::uint64_t v) { return v * 1000; }
 
-// Computation costs nothing unless charged: virtual times are exact.
+// Computation costs nothing unless charged: virtual times are exact. The
+// ranks are threads of the test process: the tests read what the ranks
+// write into the test's variables (tests/direct/programs/ check processes).
 inline DirectOptions model_options(std::uint32_t ranks, const sim::LogGOPS& p = {}) {
   DirectOptions o;
   o.ranks = ranks;
+  o.isolation = Isolation::Threads;
   o.compute = ComputeMode::Model;
   o.sim.params = p;
   return o;

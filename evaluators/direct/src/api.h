@@ -1,5 +1,6 @@
 // Shared by the MPI functions: finding the running rank, entering and leaving
-// a call, and the argument checks that name the call and the bad argument.
+// a call, the argument checks that name the call and the bad argument, and
+// moving data in and out of the program's buffers by datatype.
 #pragma once
 
 #include <cstdint>
@@ -26,16 +27,39 @@ int mpi_call(const char* call, Body&& body, bool needs_init = true) {
 
 // Argument checks (each fails the run with the MPI error class in the text).
 Comm& check_comm(Runtime& rt, const char* call, MPI_Comm comm);
-std::size_t check_type(Runtime& rt, const char* call, MPI_Datatype type);
+// A datatype usable for communication (committed, or predefined).
+const TypeInfo& check_type(Runtime& rt, const char* call, MPI_Datatype type);
+// A datatype handle that exists (committed or not).
+TypeInfo& check_type_handle(Runtime& rt, const char* call, MPI_Datatype type);
+int check_count(Runtime& rt, const char* call, int count);
+// count x size of the datatype, checked.
 std::uint64_t check_bytes(Runtime& rt, const char* call, int count, MPI_Datatype type);
-void check_buffer(Runtime& rt, const char* call, const void* buf, std::uint64_t bytes, const char* what);
+void check_buffer(Runtime& rt, const char* call, const void* buf, std::uint64_t bytes, MPI_Datatype type,
+                  const char* what);
 // A destination or source rank of `comm` as a world rank; MPI_PROC_NULL
 // gives -2, MPI_ANY_SOURCE (when allowed) -1.
 std::int32_t check_peer(Runtime& rt, const char* call, const Comm& c, int rank, bool any_allowed);
 int check_tag(Runtime& rt, const char* call, int tag, bool any_allowed);
 int check_root(Runtime& rt, const char* call, const Comm& c, int root);
+// A reduction operator that applies to the datatype (predefined operators
+// need one predefined element type; user-defined ones take any).
 void check_op(Runtime& rt, const char* call, MPI_Op op, MPI_Datatype type);
+Group& check_group(Runtime& rt, const char* call, MPI_Group group);
+
+// Data: `count` items of `type` at `buf`, packed (what a message carries).
+svector<std::byte> pack_data(Runtime& rt, const void* buf, int count, MPI_Datatype type);
+void pack_into(Runtime& rt, const void* buf, std::uint64_t count, MPI_Datatype type, std::byte* out);
+// Unpacks `bytes` packed bytes into `count` items of `type` at `buf`.
+void unpack_into(Runtime& rt, const std::byte* in, std::uint64_t bytes, void* buf, std::uint64_t count,
+                 MPI_Datatype type);
+// Where a receive of `count` items of `type` at `buf` puts its data.
+RecvTarget recv_target(Runtime& rt, void* buf, int count, MPI_Datatype type);
+// acc = acc op in, both packed `count` items of `type` (acc holds the later ranks' part:
+// user-defined operators see (in, inout) in rank order).
+void reduce_packed(Runtime& rt, MPI_Op op, MPI_Datatype type, std::uint64_t count, std::byte* acc, const std::byte* in,
+                   bool in_is_earlier);
 
 void set_status(MPI_Status* status, int source, int tag, std::uint64_t bytes);
+std::uint64_t status_bytes(const MPI_Status* status);
 
 }  // namespace poems::direct::detail

@@ -1,4 +1,7 @@
-// Environment, communicators, time, datatypes and the POEMS extensions.
+// The environment (MPI 3.1 chapter 8): initialization, errors, time,
+// processor names, memory; handle conversions; the POEMS extensions.
+#include <unistd.h>
+
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -8,80 +11,30 @@
 
 namespace poems::direct::detail {
 
-Runtime& runtime_for(const char* call) {
-  Runtime* rt = Runtime::active();
-  if (!rt || !rt->running()) {
-    std::fprintf(stderr,
-                 "poems: %s called outside a simulated rank (a program built with poems-mpicxx runs under "
-                 "`poems direct PROGRAM -np P`)\n",
-                 call);
-    std::abort();
-  }
-  return *rt;
-}
+namespace {
 
-Comm& check_comm(Runtime& rt, const char* call, MPI_Comm comm) {
-  if (comm == MPI_COMM_NULL) rt.fail(call, "the communicator is MPI_COMM_NULL (MPI_ERR_COMM)");
-  Comm* c = rt.comm(comm);
-  if (!c) rt.fail(call, "communicator " + std::to_string(comm) + " is not one of this rank's (MPI_ERR_COMM)");
-  return *c;
-}
+const char* const kErrorNames[] = {
+    "MPI_SUCCESS: no error",
+    "MPI_ERR_BUFFER: invalid buffer pointer",
+    "MPI_ERR_COUNT: invalid count argument",
+    "MPI_ERR_TYPE: invalid datatype",
+    "MPI_ERR_TAG: invalid tag",
+    "MPI_ERR_COMM: invalid communicator",
+    "MPI_ERR_RANK: invalid rank",
+    "MPI_ERR_REQUEST: invalid request",
+    "MPI_ERR_ROOT: invalid root",
+    "MPI_ERR_GROUP: invalid group",
+    "MPI_ERR_OP: invalid reduce operation",
+    "MPI_ERR_TOPOLOGY: invalid communicator topology",
+    "MPI_ERR_DIMS: invalid dimension argument",
+    "MPI_ERR_ARG: invalid argument of some other kind",
+    "MPI_ERR_UNKNOWN: unknown error",
+    "MPI_ERR_TRUNCATE: message truncated",
+    "MPI_ERR_OTHER: known error not in this list",
+    "MPI_ERR_INTERN: internal error",
+};
 
-std::size_t check_type(Runtime& rt, const char* call, MPI_Datatype type) {
-  const std::size_t size = datatype_size(type);
-  if (size == 0)
-    rt.fail(call, "datatype " + std::to_string(type) +
-                      " is not a predefined datatype (derived datatypes are not supported; MPI_ERR_TYPE)");
-  return size;
-}
-
-std::uint64_t check_bytes(Runtime& rt, const char* call, int count, MPI_Datatype type) {
-  if (count < 0) rt.fail(call, "count " + std::to_string(count) + " is negative (MPI_ERR_COUNT)");
-  return static_cast<std::uint64_t>(count) * check_type(rt, call, type);
-}
-
-void check_buffer(Runtime& rt, const char* call, const void* buf, std::uint64_t bytes, const char* what) {
-  if (bytes > 0 && buf == nullptr)
-    rt.fail(call, std::string(what) + " is null but holds " + std::to_string(bytes) + " bytes (MPI_ERR_BUFFER)");
-}
-
-std::int32_t check_peer(Runtime& rt, const char* call, const Comm& c, int rank, bool any_allowed) {
-  if (rank == MPI_PROC_NULL) return -2;
-  if (any_allowed && rank == MPI_ANY_SOURCE) return -1;
-  if (rank < 0 || rank >= c.size())
-    rt.fail(call, "rank " + std::to_string(rank) + " is not in the communicator of size " + std::to_string(c.size()) +
-                      " (MPI_ERR_RANK)");
-  return static_cast<std::int32_t>(rt.world_rank(c, rank));
-}
-
-int check_tag(Runtime& rt, const char* call, int tag, bool any_allowed) {
-  if (any_allowed && tag == MPI_ANY_TAG) return tag;
-  if (tag < 0 || tag > 0x3fffffff)
-    rt.fail(call, "tag " + std::to_string(tag) + " is not in 0..1073741823 (MPI_ERR_TAG)");
-  return tag;
-}
-
-int check_root(Runtime& rt, const char* call, const Comm& c, int root) {
-  if (root < 0 || root >= c.size())
-    rt.fail(call, "root " + std::to_string(root) + " is not in the communicator of size " + std::to_string(c.size()) +
-                      " (MPI_ERR_ROOT)");
-  return root;
-}
-
-void check_op(Runtime& rt, const char* call, MPI_Op op, MPI_Datatype type) {
-  if (!valid_op(op))
-    rt.fail(call, "operator " + std::to_string(op) + " is not a predefined reduction operator (MPI_ERR_OP)");
-  if (!op_applies(op, type))
-    rt.fail(call, std::string(op_name(op)) + " does not apply to " + datatype_name(type) + " (MPI_ERR_OP)");
-}
-
-void set_status(MPI_Status* status, int source, int tag, std::uint64_t bytes) {
-  if (status == MPI_STATUS_IGNORE) return;
-  status->MPI_SOURCE = source;
-  status->MPI_TAG = tag;
-  status->MPI_ERROR = MPI_SUCCESS;
-  status->poems_bytes = static_cast<long long>(bytes);
-}
+}  // namespace
 
 }  // namespace poems::direct::detail
 
@@ -101,14 +54,15 @@ int MPI_Init(int*, char***) {
       false);
 }
 
-int MPI_Init_thread(int* argc, char*** argv, int, int* provided) {
-  if (provided) *provided = MPI_THREAD_SINGLE;  // one OS thread runs all ranks
+int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
+  // One thread of each rank calls MPI at a time (funneled or serialized).
+  if (provided) *provided = required < MPI_THREAD_SERIALIZED ? required : MPI_THREAD_SERIALIZED;
   return MPI_Init(argc, argv);
 }
 
 int MPI_Finalize(void) {
   return mpi_call("MPI_Finalize", [](Runtime& rt) {
-    rt.issue_compute();  // the computation up to here is the rank's last
+    rt.issue_compute();  // the computation up to here is the rank's last before MPI_Finalize
     rt.current().finalized = true;
     return MPI_SUCCESS;
   });
@@ -136,20 +90,32 @@ int MPI_Finalized(int* flag) {
 
 int MPI_Abort(MPI_Comm, int errorcode) {
   return mpi_call(
-      "MPI_Abort", [&](Runtime& rt) -> int { rt.abort_run(errorcode); }, false);
+      "MPI_Abort",
+      [&](Runtime& rt) -> int {
+        std::fflush(nullptr);  // what the rank printed before it gave up
+        rt.abort_run(errorcode);
+      },
+      false);
 }
 
 int MPI_Query_thread(int* provided) {
-  *provided = MPI_THREAD_SINGLE;
+  *provided = MPI_THREAD_SERIALIZED;
   return MPI_SUCCESS;
 }
 
+int MPI_Is_thread_main(int* flag) {
+  *flag = 1;
+  return MPI_SUCCESS;
+}
+
+// The host's name, as under mpirun on this machine (every rank runs here).
 int MPI_Get_processor_name(char* name, int* resultlen) {
   return mpi_call(
       "MPI_Get_processor_name",
-      [&](Runtime& rt) {
-        const int n = std::snprintf(name, MPI_MAX_PROCESSOR_NAME, "poems-direct-rank-%u", rt.current().world);
-        *resultlen = n;
+      [&](Runtime&) {
+        char host[MPI_MAX_PROCESSOR_NAME] = {};
+        if (::gethostname(host, sizeof host - 1) != 0) std::strcpy(host, "localhost");
+        *resultlen = std::snprintf(name, MPI_MAX_PROCESSOR_NAME, "%s", host);
         return MPI_SUCCESS;
       },
       false);
@@ -161,77 +127,177 @@ int MPI_Get_version(int* version, int* subversion) {
   return MPI_SUCCESS;
 }
 
-int MPI_Error_string(int errorcode, char* string, int* resultlen) {
-  *resultlen = std::snprintf(string, MPI_MAX_ERROR_STRING, "MPI error %d", errorcode);
+int MPI_Get_library_version(char* version, int* resultlen) {
+  *resultlen =
+      std::snprintf(version, MPI_MAX_LIBRARY_VERSION_STRING,
+                    "POEMS direct execution: MPI %d.%d simulated on the LogGOPS engine", MPI_VERSION, MPI_SUBVERSION);
   return MPI_SUCCESS;
 }
 
+int MPI_Error_string(int errorcode, char* string, int* resultlen) {
+  if (errorcode >= 0 && static_cast<std::size_t>(errorcode) < sizeof kErrorNames / sizeof *kErrorNames)
+    *resultlen = std::snprintf(string, MPI_MAX_ERROR_STRING, "%s", kErrorNames[errorcode]);
+  else
+    *resultlen = std::snprintf(string, MPI_MAX_ERROR_STRING, "MPI error %d", errorcode);
+  return MPI_SUCCESS;
+}
+
+int MPI_Error_class(int errorcode, int* errorclass) {
+  *errorclass = errorcode >= 0 && errorcode <= MPI_ERR_LASTCODE ? errorcode : MPI_ERR_UNKNOWN;
+  return MPI_SUCCESS;
+}
+
+int MPI_Add_error_class(int* errorclass) {
+  static int next = MPI_ERR_LASTCODE + 1;
+  *errorclass = next++;
+  return MPI_SUCCESS;
+}
+
+int MPI_Add_error_code(int, int* errorcode) { return MPI_Add_error_class(errorcode); }
+
+int MPI_Add_error_string(int, const char*) { return MPI_SUCCESS; }
+
+// Errors stop the run whatever the handler (docs/direct.md): a handler is
+// accepted and kept, so programs that install MPI_ERRORS_RETURN run.
+namespace {
+int set_handler(const char* call, MPI_Errhandler handler) {
+  return mpi_call(call, [&](Runtime& rt) {
+    if (handler < MPI_ERRORS_ARE_FATAL) rt.fail(call, "the error handler is MPI_ERRHANDLER_NULL (MPI_ERR_ARG)");
+    return MPI_SUCCESS;
+  });
+}
+}  // namespace
+
 int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler) {
   return mpi_call("MPI_Comm_set_errhandler", [&](Runtime& rt) {
-    check_comm(rt, "MPI_Comm_set_errhandler", comm);
-    if (errhandler != MPI_ERRORS_ARE_FATAL)
-      rt.fail("MPI_Comm_set_errhandler", "only MPI_ERRORS_ARE_FATAL is supported (errors stop the run)");
+    Comm& c = check_comm(rt, "MPI_Comm_set_errhandler", comm);
+    if (errhandler < MPI_ERRORS_ARE_FATAL)
+      rt.fail("MPI_Comm_set_errhandler", "the error handler is MPI_ERRHANDLER_NULL (MPI_ERR_ARG)");
+    c.errhandler = errhandler;
     return MPI_SUCCESS;
   });
 }
-
-int MPI_Comm_rank(MPI_Comm comm, int* rank) {
-  return mpi_call("MPI_Comm_rank", [&](Runtime& rt) {
-    const Comm& c = check_comm(rt, "MPI_Comm_rank", comm);
-    *rank = rt.comm_rank(c, rt.current().world);
+int MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler* errhandler) {
+  return mpi_call("MPI_Comm_get_errhandler", [&](Runtime& rt) {
+    *errhandler = check_comm(rt, "MPI_Comm_get_errhandler", comm).errhandler;
     return MPI_SUCCESS;
   });
 }
-
-int MPI_Comm_size(MPI_Comm comm, int* size) {
-  return mpi_call("MPI_Comm_size", [&](Runtime& rt) {
-    *size = check_comm(rt, "MPI_Comm_size", comm).size();
-    return MPI_SUCCESS;
+int MPI_Errhandler_set(MPI_Comm comm, MPI_Errhandler errhandler) { return MPI_Comm_set_errhandler(comm, errhandler); }
+int MPI_Errhandler_get(MPI_Comm comm, MPI_Errhandler* errhandler) { return MPI_Comm_get_errhandler(comm, errhandler); }
+int MPI_Win_set_errhandler(MPI_Win, MPI_Errhandler errhandler) {
+  return set_handler("MPI_Win_set_errhandler", errhandler);
+}
+int MPI_File_set_errhandler(MPI_File, MPI_Errhandler errhandler) {
+  return set_handler("MPI_File_set_errhandler", errhandler);
+}
+int MPI_Errhandler_free(MPI_Errhandler* errhandler) {
+  *errhandler = MPI_ERRHANDLER_NULL;
+  return MPI_SUCCESS;
+}
+namespace {
+int new_handler(MPI_Errhandler* errhandler) {
+  static int next = MPI_ERRORS_RETURN + 1;
+  *errhandler = next++;
+  return MPI_SUCCESS;
+}
+}  // namespace
+int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function*, MPI_Errhandler* errhandler) {
+  return new_handler(errhandler);
+}
+int MPI_Errhandler_create(MPI_Handler_function*, MPI_Errhandler* errhandler) { return new_handler(errhandler); }
+int MPI_Win_create_errhandler(MPI_Win_errhandler_function*, MPI_Errhandler* errhandler) {
+  return new_handler(errhandler);
+}
+int MPI_File_create_errhandler(MPI_File_errhandler_function*, MPI_Errhandler* errhandler) {
+  return new_handler(errhandler);
+}
+int MPI_Win_get_errhandler(MPI_Win, MPI_Errhandler* errhandler) {
+  *errhandler = MPI_ERRORS_ARE_FATAL;  // errors are fatal whatever the handler (docs/direct.md)
+  return MPI_SUCCESS;
+}
+int MPI_Win_call_errhandler(MPI_Win, int errorcode) {
+  return mpi_call("MPI_Win_call_errhandler", [&](Runtime& rt) -> int {
+    rt.fail("MPI_Win_call_errhandler", "the program raised error " + std::to_string(errorcode));
   });
 }
-
-int MPI_Comm_free(MPI_Comm* comm) {
-  return mpi_call("MPI_Comm_free", [&](Runtime& rt) {
-    if (*comm == MPI_COMM_WORLD || *comm == MPI_COMM_SELF)
-      rt.fail("MPI_Comm_free", "MPI_COMM_WORLD and MPI_COMM_SELF cannot be freed (MPI_ERR_COMM)");
-    check_comm(rt, "MPI_Comm_free", *comm);
-    *comm = MPI_COMM_NULL;  // communicators are small: their records live until the run ends
-    return MPI_SUCCESS;
+int MPI_Comm_call_errhandler(MPI_Comm comm, int errorcode) {
+  return mpi_call("MPI_Comm_call_errhandler", [&](Runtime& rt) -> int {
+    check_comm(rt, "MPI_Comm_call_errhandler", comm);
+    rt.fail("MPI_Comm_call_errhandler", "the program raised error " + std::to_string(errorcode));
   });
 }
 
 double MPI_Wtime(void) {
   double seconds = 0;
-  mpi_call("MPI_Wtime", [&](Runtime& rt) {
-    seconds = static_cast<double>(rt.checkpoint("MPI_Wtime", rt.node_of("MPI_Wtime"))) * 1e-12;
-    return MPI_SUCCESS;
-  });
+  mpi_call(
+      "MPI_Wtime",
+      [&](Runtime& rt) {
+        seconds = static_cast<double>(rt.checkpoint("MPI_Wtime", rt.node_of("MPI_Wtime"))) * 1e-12;
+        return MPI_SUCCESS;
+      },
+      false);
   return seconds;
 }
 
 double MPI_Wtick(void) { return 1e-12; }  // virtual time is in picoseconds
 
-// Pure functions: they work outside a rank too (e.g. on a status kept by the program).
-int MPI_Type_size(MPI_Datatype datatype, int* size) {
-  const std::size_t bytes = datatype_size(datatype);
-  if (bytes == 0) {
-    if (Runtime::active() && Runtime::active()->running())
-      check_type(runtime_for("MPI_Type_size"), "MPI_Type_size", datatype);
-    return MPI_ERR_TYPE;
-  }
-  *size = static_cast<int>(bytes);
+int MPI_Pcontrol(const int, ...) { return MPI_SUCCESS; }
+int PMPI_Pcontrol(const int, ...) { return MPI_SUCCESS; }
+
+int MPI_Get_address(const void* location, MPI_Aint* address) {
+  *address = reinterpret_cast<MPI_Aint>(location);
+  return MPI_SUCCESS;
+}
+int MPI_Address(void* location, MPI_Aint* address) { return MPI_Get_address(location, address); }
+MPI_Aint MPI_Aint_add(MPI_Aint base, MPI_Aint disp) { return base + disp; }
+MPI_Aint MPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2) { return addr1 - addr2; }
+
+int MPI_Alloc_mem(MPI_Aint size, MPI_Info, void* baseptr) {
+  return mpi_call(
+      "MPI_Alloc_mem",
+      [&](Runtime& rt) {
+        if (size < 0) rt.fail("MPI_Alloc_mem", "size " + std::to_string(size) + " is negative (MPI_ERR_SIZE)");
+        void* p = std::malloc(size == 0 ? 1 : static_cast<std::size_t>(size));
+        if (!p) rt.fail("MPI_Alloc_mem", "cannot allocate " + std::to_string(size) + " bytes (MPI_ERR_NO_MEM)");
+        std::memcpy(baseptr, &p, sizeof p);
+        return MPI_SUCCESS;
+      },
+      false);
+}
+
+int MPI_Free_mem(void* base) {
+  std::free(base);
   return MPI_SUCCESS;
 }
 
-int MPI_Get_count(const MPI_Status* status, MPI_Datatype datatype, int* count) {
-  const std::size_t size = datatype_size(datatype);
-  if (size == 0) {
-    if (Runtime::active() && Runtime::active()->running())
-      check_type(runtime_for("MPI_Get_count"), "MPI_Get_count", datatype);
-    return MPI_ERR_TYPE;
-  }
-  const auto bytes = static_cast<std::uint64_t>(status->poems_bytes);
-  *count = bytes % size == 0 ? static_cast<int>(bytes / size) : MPI_UNDEFINED;
+// Handles are the same integers in C and Fortran.
+MPI_Fint MPI_Comm_c2f(MPI_Comm comm) { return comm; }
+MPI_Comm MPI_Comm_f2c(MPI_Fint comm) { return comm; }
+MPI_Fint MPI_Errhandler_c2f(MPI_Errhandler errhandler) { return errhandler; }
+MPI_Errhandler MPI_Errhandler_f2c(MPI_Fint errhandler) { return errhandler; }
+MPI_Fint MPI_File_c2f(MPI_File file) { return file; }
+MPI_File MPI_File_f2c(MPI_Fint file) { return file; }
+MPI_Fint MPI_Group_c2f(MPI_Group group) { return group; }
+MPI_Group MPI_Group_f2c(MPI_Fint group) { return group; }
+MPI_Fint MPI_Info_c2f(MPI_Info info) { return info; }
+MPI_Info MPI_Info_f2c(MPI_Fint info) { return info; }
+MPI_Fint MPI_Message_c2f(MPI_Message message) { return message; }
+MPI_Message MPI_Message_f2c(MPI_Fint message) { return message; }
+MPI_Fint MPI_Op_c2f(MPI_Op op) { return op; }
+MPI_Op MPI_Op_f2c(MPI_Fint op) { return op; }
+MPI_Fint MPI_Request_c2f(MPI_Request request) { return request; }
+MPI_Request MPI_Request_f2c(MPI_Fint request) { return request; }
+MPI_Fint MPI_Type_c2f(MPI_Datatype datatype) { return datatype; }
+MPI_Datatype MPI_Type_f2c(MPI_Fint datatype) { return datatype; }
+MPI_Fint MPI_Win_c2f(MPI_Win win) { return win; }
+MPI_Win MPI_Win_f2c(MPI_Fint win) { return win; }
+int MPI_Status_c2f(const MPI_Status* c_status, MPI_Fint* f_status) {
+  std::memcpy(f_status, c_status, sizeof *c_status);
+  return MPI_SUCCESS;
+}
+int MPI_Status_f2c(const MPI_Fint* f_status, MPI_Status* c_status) {
+  std::memcpy(c_status, f_status, sizeof *c_status);
   return MPI_SUCCESS;
 }
 

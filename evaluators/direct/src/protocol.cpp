@@ -31,6 +31,10 @@ T field_or(const json& j, const char* name, T fallback) {
 json options_to_json(const DirectOptions& o) {
   const sim::LogGOPS& p = o.sim.params;
   json j = {{"ranks", o.ranks},
+            {"isolation", o.isolation == Isolation::Threads ? "threads" : "processes"},
+            {"ranks_per_node", o.ranks_per_node},
+            {"shared_bytes", o.shared_bytes},
+            {"epoch_s", o.epoch_seconds},
             {"L_ps", p.L},
             {"o_ps", p.o},
             {"g_ps", p.g},
@@ -38,6 +42,7 @@ json options_to_json(const DirectOptions& o) {
             {"O_fs_per_byte", p.O},
             {"S_bytes", p.S},
             {"rendezvous_handshake", o.sim.rendezvous_handshake},
+            {"semantics", sim::semantics_name(o.sim.semantics)},
             {"cpus", o.sim.cpus},
             {"nics", o.sim.nics},
             {"compute", o.compute == ComputeMode::Model ? "model" : "measured"},
@@ -62,6 +67,15 @@ DirectOptions options_from_json(const json& j) {
   if (!j.is_object()) throw std::invalid_argument("direct-execution options: not a JSON object");
   DirectOptions o;
   o.ranks = field<std::uint32_t>(j, "ranks");
+  const std::string isolation = field_or<std::string>(j, "isolation", "processes");
+  if (isolation != "processes" && isolation != "threads")
+    throw std::invalid_argument("direct-execution options: isolation must be 'processes' or 'threads', not '" +
+                                isolation + "'");
+  o.isolation = isolation == "threads" ? Isolation::Threads : Isolation::Processes;
+  o.ranks_per_node = field_or<std::uint32_t>(j, "ranks_per_node", 1);
+  if (o.ranks_per_node == 0) throw std::invalid_argument("direct-execution options: ranks_per_node must be >= 1");
+  o.shared_bytes = field_or<std::size_t>(j, "shared_bytes", 0);
+  o.epoch_seconds = field_or<std::int64_t>(j, "epoch_s", -1);
   sim::LogGOPS& p = o.sim.params;
   p.L = field_or<Picoseconds>(j, "L_ps", p.L);
   p.o = field_or<Picoseconds>(j, "o_ps", p.o);
@@ -70,6 +84,12 @@ DirectOptions options_from_json(const json& j) {
   p.O = field_or<std::uint64_t>(j, "O_fs_per_byte", p.O);
   p.S = field_or<std::uint64_t>(j, "S_bytes", p.S);
   o.sim.rendezvous_handshake = field_or<bool>(j, "rendezvous_handshake", false);
+  const std::string semantics = field_or<std::string>(j, "semantics", "matched");
+  const auto parsed = sim::parse_semantics(semantics);
+  if (!parsed)
+    throw std::invalid_argument("direct-execution options: semantics must be 'matched' or 'loggopsim', not '" +
+                                semantics + "'");
+  o.sim.semantics = *parsed;
   o.sim.cpus = field_or<std::uint32_t>(j, "cpus", 1);
   o.sim.nics = field_or<std::uint32_t>(j, "nics", 1);
   const std::string compute = field_or<std::string>(j, "compute", "measured");
@@ -122,6 +142,7 @@ json result_to_json(const DirectResult& r) {
           {"peak_window_ops", s.peak_window_ops},
           {"simulation_wall_seconds", s.wall_seconds},
           {"completed", s.completed},
+          {"read_lazily", s.read_lazily},
           {"stuck", stuck},
           {"stuck_total", s.stuck_total},
           {"exit_codes", r.exit_codes},
@@ -156,6 +177,7 @@ DirectResult result_from_json(const json& j) {
   s.peak_window_ops = field<std::uint64_t>(j, "peak_window_ops");
   s.wall_seconds = field<double>(j, "simulation_wall_seconds");
   s.completed = field<bool>(j, "completed");
+  s.read_lazily = field_or<bool>(j, "read_lazily", false);
   for (const json& st : field<json>(j, "stuck"))
     s.stuck.push_back({field<std::uint32_t>(st, "rank"), field<std::vector<std::string>>(st, "waits")});
   s.stuck_total = field<std::uint64_t>(j, "stuck_total");

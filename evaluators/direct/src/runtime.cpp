@@ -1,5 +1,5 @@
-// The direct-execution runtime: ranks as user-level threads feeding the
-// simulator's engine (pull), and the engine's reports back (observer).
+// The direct-execution runtime: ranks feeding the simulator's engine (pull),
+// the engine's reports back (observer), and the calls' common steps.
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -8,8 +8,11 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <unordered_map>
 
 #include "runtime_impl.h"
+#include "threads.h"
+#include "virtual_time.h"
 
 namespace poems::direct {
 namespace detail {
@@ -23,6 +26,13 @@ Runtime* g_active = nullptr;
 // otherwise run to its end before the engine sees anything).
 constexpr std::size_t kPauseOps = 256;
 
+// What a rank's process runs when one of its requests completes (private to
+// the process: the functions and their captures live in its own memory).
+std::unordered_map<std::uint32_t, std::function<void()>>& completion_actions() {
+  static auto* actions = new std::unordered_map<std::uint32_t, std::function<void()>>();
+  return *actions;
+}
+
 }  // namespace
 
 Runtime* Runtime::active() { return g_active; }
@@ -35,6 +45,9 @@ Runtime::Runtime(const Program& program, const std::vector<std::string>& args, c
     throw std::invalid_argument("the compute scale must be a finite number >= 0");
   if (options.stack_bytes < (16u << 10) || options.stack_bytes > (std::size_t{1} << 30))
     throw std::invalid_argument("the stack size must be in 16 KiB..1 GiB");
+  if (options.ranks_per_node == 0) throw std::invalid_argument("ranks per node must be at least 1");
+  if (options.isolation == Isolation::Threads && !program)
+    throw std::invalid_argument("ranks as threads need the program as a function");
   measure_ = options.compute == ComputeMode::Measured && options.compute_scale > 0;
   if (measure_) {
     // An interval between two MPI calls also holds the end of one clock read
@@ -46,51 +59,88 @@ Runtime::Runtime(const Program& program, const std::vector<std::string>& args, c
     }
   }
   if (options.processor) processor_ = processor::make_processor_model(*options.processor);
-  nodes_.push_back({"", ""});  // node 0: none
+  timespec ts{};
+  real_clock_gettime(CLOCK_REALTIME, &ts);
+  epoch_realtime_ns_ = static_cast<std::uint64_t>(options.epoch_seconds >= 0 ? options.epoch_seconds : ts.tv_sec) *
+                       1'000'000'000ull;  // whole seconds
+  real_clock_gettime(CLOCK_MONOTONIC, &ts);
+  epoch_monotonic_ns_ = static_cast<std::uint64_t>(ts.tv_sec) * 1'000'000'000ull;
+  nodes_.emplace_back();  // node 0: none
   compute_node_ = node_of("computation");
   const std::uint32_t p = options.ranks;
-  auto world = std::make_unique<Comm>();
+  Comm* world = shared_new<Comm>();
   world->members.resize(p);
   for (std::uint32_t r = 0; r < p; ++r) world->members[r] = r;
   world->started.assign(p, 0);
-  comms_.push_back(std::move(world));
-  auto self = std::make_unique<Comm>();
+  world->name = "MPI_COMM_WORLD";
+  comms_.push_back(world);
+  Comm* self = shared_new<Comm>();
   self->self = true;
   self->started.assign(p, 0);  // by world rank
-  comms_.push_back(std::move(self));
-  ranks_.resize(p);
-  for (std::uint32_t r = 0; r < p; ++r) ranks_[r].world = r;
-  stacks_ = std::make_unique<StackRegion>(p, options.stack_bytes);
+  self->name = "MPI_COMM_SELF";
+  comms_.push_back(self);
+  groups_.emplace_back();  // MPI_GROUP_EMPTY
+  groups_.back().used = true;
+  types_.resize(kLastPredefined + 1);
+  for (MPI_Datatype t = 1; t <= kLastPredefined; ++t) types_[static_cast<std::size_t>(t)] = predefined_info(t);
+  user_ops_.resize(MPI_NO_OP + 1);
+  keyvals_.resize(MPI_WIN_MODEL + 1);  // the predefined attribute keys
+  for (Keyval& k : keyvals_) k.used = true;
+  infos_.resize(2);  // MPI_INFO_NULL, MPI_INFO_ENV
+  infos_[MPI_INFO_ENV].used = true;
+  programs_ = p;
+  ranks_.resize(2 * std::size_t{p});  // the programs, then their companions
+  for (std::uint32_t r = 0; r < 2 * p; ++r) {
+    ranks_[r].world = r;
+    ranks_[r].companion = r >= p;
+    if (r >= p) ranks_[r].state = Rank::State::Blocked;
+  }
+  if (threads()) threads_ = std::make_unique<RankThreads>(p, options.stack_bytes);
+  g_active = this;
 }
 
-Runtime::~Runtime() = default;
+Runtime::~Runtime() {
+  if (g_active == this) g_active = nullptr;
+  for (Comm* c : comms_) shared_delete(c);
+}
 
 std::uint32_t Runtime::node_of(const char* label) {
   auto fast = node_by_literal_.find(label);
   if (fast != node_by_literal_.end()) return fast->second;
-  auto it = node_ids_.find(label);
+  const sstring key(label);
+  auto it = node_ids_.find(key);
   std::uint32_t id;
   if (it != node_ids_.end()) {
     id = it->second;
   } else {
-    nodes_.push_back({label, ""});
+    nodes_.emplace_back(key, sstring());
     id = static_cast<std::uint32_t>(nodes_.size() - 1);
-    node_ids_.emplace(label, id);
+    node_ids_.emplace(key, id);
   }
   node_by_literal_.emplace(label, id);
   return id;
 }
 
-// ---- the ranks' threads ----------------------------------------------------------
+taskgraph::NodeInfo Runtime::node_info(std::uint32_t node) const {
+  if (node >= nodes_.size()) return {};
+  return {std::string(nodes_[node].first), std::string(nodes_[node].second)};
+}
 
-void Runtime::start_rank(std::uint32_t r) {
+bool Runtime::running() const {
+  if (!current_) return false;
+  return threads() || self_rank_process() >= 0;
+}
+
+// ---- switching between the engine and the ranks ---------------------------------------
+
+void Runtime::start_rank_thread(std::uint32_t r) {
   Rank& k = ranks_[r];
-  k.args = args_;
-  for (std::string& a : k.args) k.argv.push_back(a.data());
+  for (const std::string& a : args_) k.args.emplace_back(a.c_str());
+  for (sstring& a : k.args) k.argv.push_back(a.data());
   k.argv.push_back(nullptr);
-  k.thread.start(*stacks_, r, [this, r] {
+  threads_->threads[r].start(threads_->stacks, r, [this, r] {
     Rank& me = ranks_[r];
-    me.cpu_mark = measure_ ? thread_cpu_ns() : 0;
+    start_cpu_mark();
     try {
       me.exit_code = program_(static_cast<int>(me.argv.size() - 1), me.argv.data());
       if (!me.finalized) {
@@ -98,7 +148,10 @@ void Runtime::start_rank(std::uint32_t r) {
         if (measure_)
           me.compute_ps += static_cast<double>(thread_cpu_ns() - me.cpu_mark) * 1000.0 * options_.compute_scale;
         issue_compute();
+        if (me.initialized) stop("rank " + std::to_string(r) + " returned from main without MPI_Finalize");
       }
+      if (me.exit_code != 0 && !stopping_)
+        stop("rank " + std::to_string(r) + " exited with status " + std::to_string(me.exit_code));
     } catch (const RankUnwind&) {
     } catch (const std::exception& e) {
       stop("rank " + std::to_string(r) + ": uncaught exception: " + e.what());
@@ -111,62 +164,89 @@ void Runtime::start_rank(std::uint32_t r) {
 }
 
 void Runtime::resume(Rank& k) {
-  if (k.state == Rank::State::NotStarted) start_rank(k.world);
-  current_ = &k;
   ++switches_;
-  k.thread.resume();
+  if (!threads()) {
+    if (k.state == Rank::State::NotStarted) k.state = Rank::State::Ready;
+    current_ = &k;
+    process_resume(k);
+    current_ = nullptr;
+    return;
+  }
+  if (k.state == Rank::State::NotStarted) start_rank_thread(k.world);
+  RankThread& t = threads_->threads[k.world];
+  current_ = &k;
+  t.resume();
   current_ = nullptr;
-  if (k.state == Rank::State::Finished && !k.thread.finished()) return;  // it called exit(): never resumed
+  if (k.state == Rank::State::Finished && !t.finished()) return;  // it called exit(): never resumed
   // With guard pages an overflow faults; without them the canary tells.
-  if (!stacks_->guarded() && !stacks_->canary_intact(k.world)) {
+  if (!threads_->stacks.guarded() && !threads_->stacks.canary_intact(k.world)) {
     stop("rank " + std::to_string(k.world) + " overflowed its stack of " +
-         std::to_string(stacks_->stack_bytes() >> 10) + " KiB (give a larger stack size)");
+         std::to_string(threads_->stacks.stack_bytes() >> 10) + " KiB (give a larger stack size)");
     k.state = Rank::State::Finished;  // its stack cannot be trusted: never resume it
     return;
   }
-  if (k.thread.finished()) {
+  if (t.finished()) {
     k.state = Rank::State::Finished;
-    stacks_->release(k.world);
+    threads_->stacks.release(k.world);
   }
 }
 
 void Runtime::suspend(Rank& k) {
-  k.thread.suspend();
-  if (stopping_) throw RankUnwind{};
+  if (threads())
+    threads_->threads[k.world].suspend();
+  else
+    process_suspend(k);
+  if (!stopping_) return;
+  if (threads()) throw RankUnwind{};
+  // The run stopped: the rank ends here, keeping what it printed.
+  std::fflush(nullptr);
+  std::_Exit(0);
 }
 
 void Runtime::stop(const std::string& error) {
-  if (error_.empty()) error_ = error;
+  if (error_.empty()) error_ = error.c_str();
   stopping_ = true;
 }
 
 void Runtime::unwind_all() {
   stopping_ = true;
   for (Rank& k : ranks_) {
-    if (!k.thread.started() || k.thread.finished() || k.state == Rank::State::Finished) continue;
-    resume(k);  // the rank's program unwinds from its MPI call
-    if (!k.thread.finished())
-      std::fprintf(stderr, "poems: warning: rank %u did not end when the run stopped\n", k.world);
+    if (k.state == Rank::State::Finished || k.companion) continue;
+    if (threads()) {
+      RankThread& t = threads_->threads[k.world];
+      if (!t.started() || t.finished()) continue;
+      resume(k);  // the rank's program unwinds from its MPI call
+      if (!t.finished()) std::fprintf(stderr, "poems: warning: rank %u did not end when the run stopped\n", k.world);
+    } else if (k.pid > 0) {
+      resume(k);  // the rank's process ends in its MPI call (or before it started)
+    }
   }
 }
 
-// ---- ScheduleSource ------------------------------------------------------------------
+// ---- ScheduleSource --------------------------------------------------------------------
 
 std::size_t Runtime::pull(std::uint32_t rank, std::size_t max_ops, taskgraph::OpBuffer& out) {
   Rank& k = ranks_[rank];
-  if (k.out_read == k.out.ops.size()) {
-    k.out.clear();
+  if (k.companion && k.out_read == k.out_ops.size()) {
+    k.out_ops.clear();
+    k.out_deps.clear();
     k.out_read = 0;
-    while (k.out.ops.empty() && (k.state == Rank::State::NotStarted || k.state == Rank::State::Ready)) {
+    return companions_done_ ? 0 : kBlocked;
+  }
+  if (k.out_read == k.out_ops.size()) {
+    k.out_ops.clear();
+    k.out_deps.clear();
+    k.out_read = 0;
+    while (k.out_ops.empty() && (k.state == Rank::State::NotStarted || k.state == Rank::State::Ready)) {
       resume(k);
       if (stopping_) throw RunStopped{};
     }
-    if (k.out.ops.empty()) return k.state == Rank::State::Finished ? 0 : kBlocked;
+    if (k.out_ops.empty()) return k.state == Rank::State::Finished ? 0 : kBlocked;
   }
-  const std::size_t n = std::min(max_ops, k.out.ops.size() - k.out_read);
+  const std::size_t n = std::min(max_ops, k.out_ops.size() - k.out_read);
   for (std::size_t i = 0; i < n; ++i) {
-    Operation op = k.out.ops[k.out_read + i];
-    const Dependency* deps = k.out.deps.data() + op.first_dep;
+    Operation op = k.out_ops[k.out_read + i];
+    const Dependency* deps = k.out_deps.data() + op.first_dep;
     op.first_dep = static_cast<std::uint32_t>(out.deps.size());
     out.deps.insert(out.deps.end(), deps, deps + op.dep_count);
     out.ops.push_back(op);
@@ -175,7 +255,7 @@ std::size_t Runtime::pull(std::uint32_t rank, std::size_t max_ops, taskgraph::Op
   return n;
 }
 
-// ---- ExecutionObserver -------------------------------------------------------------
+// ---- ExecutionObserver -------------------------------------------------------------------
 
 bool Runtime::completed(std::uint32_t rank, std::uint64_t op, Picoseconds time) {
   Rank& k = ranks_[rank];
@@ -183,16 +263,74 @@ bool Runtime::completed(std::uint32_t rank, std::uint64_t op, Picoseconds time) 
   const std::uint32_t id = k.untrack(op, true);
   if (id == kNoRequest) return false;
   Request& q = requests_[id];
-  // A receive stays tracked for matched(), which the engine calls in the same event.
+  if (q.kind == Request::Kind::Deferred) {  // the program reached a nonblocking collective
+    k.untrack(op);
+    const std::uint32_t index = q.deferred;
+    free_request(id);
+    run_deferred(index);
+    return false;
+  }
+  // A receive stays tracked for matched(), which the engine calls in the same
+  // event; it may owe the sender an acknowledgement (MPI_Ssend), which
+  // matched() issues: the rank is read after this event in any case.
+  const bool read_again = q.kind == Request::Kind::Recv && synchronous_sends_;
   if (q.kind != Request::Kind::Recv) k.untrack(op);
   if (time > q.done_time) q.done_time = time;
-  if (--q.remaining > 0) return false;
+  if (--q.remaining > 0) return read_again;
   q.done = true;
-  if (!q.waited) return false;
+  if (!q.waited) return read_again;
   q.waited = false;
-  if (--k.waiting > 0) return false;
-  k.state = Rank::State::Ready;
-  return true;
+  Rank& waiter = ranks_[q.rank];
+  if (waiter.waiting == 0 || --waiter.waiting > 0) return read_again;
+  waiter.state = Rank::State::Ready;
+  if (q.rank == rank) return true;
+  woken_.push_back(q.rank);  // a companion's operation lets the program go on
+  return read_again;
+}
+
+void Runtime::run_deferred(std::uint32_t index) {
+  DeferredSchedule& d = deferred_[index];
+  Rank& c = ranks_[d.companion];
+  const std::uint64_t first = c.next_op;
+  for (Operation o : d.ops) {
+    const Dependency* deps = d.deps.data() + o.first_dep;
+    o.first_dep = static_cast<std::uint32_t>(c.out_deps.size());
+    for (std::uint32_t i = 0; i < o.dep_count; ++i)
+      c.out_deps.push_back(Dependency{first + deps[i].op, deps[i].on_start});
+    c.out_ops.push_back(o);
+    ++c.next_op;
+  }
+  for (std::uint64_t e : d.exits) expect(d.request, first + e, d.companion);
+  if (d.exits.empty()) {  // nothing to do on this rank: complete at once
+    Request& q = requests_[d.request];
+    q.done = true;
+    if (q.waited) {
+      q.waited = false;
+      Rank& waiter = ranks_[q.rank];
+      if (waiter.waiting > 0 && --waiter.waiting == 0) {
+        waiter.state = Rank::State::Ready;
+        woken_.push_back(q.rank);
+      }
+    }
+  }
+  woken_.push_back(d.companion);
+  d = DeferredSchedule{};
+  d.request = free_deferred_;
+  free_deferred_ = index + 1;
+}
+
+std::span<const std::uint32_t> Runtime::take_woken() {
+  woken_out_.swap(woken_);
+  woken_.clear();
+  return {woken_out_.data(), woken_out_.size()};
+}
+
+std::span<const std::uint32_t> Runtime::drained(Picoseconds) {
+  woken_out_.clear();
+  if (companions_done_) return {};
+  companions_done_ = true;  // nothing more can come: the companions end
+  for (std::uint32_t r = programs_; r < ranks(); ++r) woken_out_.push_back(r);
+  return {woken_out_.data(), woken_out_.size()};
 }
 
 void Runtime::matched(std::uint32_t rank, std::uint64_t recv_op, std::uint32_t sender, std::uint64_t send_op,
@@ -211,21 +349,37 @@ void Runtime::matched(std::uint32_t rank, std::uint64_t recv_op, std::uint32_t s
     throw RunStopped{};
   }
   Request& q = requests_[id];
-  const Message& msg = m->second;
-  if (msg.bytes > q.capacity) {
-    stop("rank " + std::to_string(rank) + ": MPI_Recv: a message of " + std::to_string(msg.bytes) +
+  Message& msg = m->second;
+  if (msg.bytes > q.target.capacity) {
+    stop("rank " + std::to_string(rank) + ": " + q.call + ": a message of " + std::to_string(msg.bytes) +
          " bytes from rank " + std::to_string(msg.source) + " (tag " + std::to_string(msg.tag) +
-         ") is longer than the receive buffer of " + std::to_string(q.capacity) + " bytes (MPI_ERR_TRUNCATE)");
+         ") is longer than the receive buffer of " + std::to_string(q.target.capacity) + " bytes (MPI_ERR_TRUNCATE)");
     throw RunStopped{};
   }
-  if (msg.bytes > 0) std::memcpy(q.buffer, msg.data(), msg.bytes);
   q.source = msg.source;
   q.tag = msg.tag;
   q.bytes = msg.bytes;
+  q.payload = std::move(msg.data);
+  q.delivered = false;
+  if (msg.ack_tag != kNoRequest) {
+    // MPI_Ssend: the receiving side tells the sender its message matched.
+    Operation ack;
+    ack.kind = OpKind::Send;
+    ack.peer = static_cast<std::int32_t>(sender);
+    ack.tag = static_cast<std::int32_t>(msg.ack_tag);
+    ack.comm = kAckComm;
+    const Dependency received{recv_op, false};
+    issue_on(k, ack, {&received, 1}, node_of("MPI_Ssend acknowledgement"));
+  }
   messages_.erase(m);
 }
 
 bool Runtime::arrived_unexpected(std::uint32_t rank, std::uint32_t sender, std::uint64_t send_op, Picoseconds) {
+  if (rank >= programs_) {  // a one-sided message reached the target's companion
+    if (rma_messages_.find(op_key(sender, send_op)) == rma_messages_.end()) return false;  // a collective's
+    serve_rma(rank, sender, send_op);
+    return true;
+  }
   auto m = messages_.find(op_key(sender, send_op));
   if (m == messages_.end()) return false;
   Rank& k = ranks_[rank];
@@ -241,12 +395,10 @@ bool Runtime::arrived_unexpected(std::uint32_t rank, std::uint32_t sender, std::
   return true;
 }
 
-// ---- the run ---------------------------------------------------------------------------
+// ---- the run -----------------------------------------------------------------------------
 
 DirectResult Runtime::run() {
-  if (g_active) throw std::invalid_argument("direct execution runs are not nested");
   const auto start = std::chrono::steady_clock::now();
-  g_active = this;
   DirectResult out;
   sim::SimulationOptions so = options_.sim;
   so.observer = this;
@@ -259,22 +411,22 @@ DirectResult Runtime::run() {
     stop(std::string("internal error: the engine refused an operation: ") + e.what());
   } catch (...) {
     unwind_all();
-    g_active = nullptr;
     throw;
   }
-  out.sim.ranks = ranks();
+  strip_companions(out);
   if (error_.empty() && !out.sim.completed) {
     describe_blocked(out);
-    error_ = "deadlock: " + std::to_string(out.sim.stuck_total) + " rank(s) cannot go on";
+    error_ = ("deadlock: " + std::to_string(out.sim.stuck_total) + " rank(s) cannot go on").c_str();
     if (!out.sim.stuck.empty() && !out.sim.stuck.front().waits.empty())
       error_ +=
-          " (rank " + std::to_string(out.sim.stuck.front().rank) + ": " + out.sim.stuck.front().waits.front() + ")";
+          (" (rank " + std::to_string(out.sim.stuck.front().rank) + ": " + out.sim.stuck.front().waits.front() + ")")
+              .c_str();
   }
+  if (!error_.empty() && out.sim.stuck_total == 0) out.sim.completed = false;
   unwind_all();
-  g_active = nullptr;
-  out.error = error_;
+  out.error = std::string(error_);
   out.abort_code = abort_code_;
-  for (const Rank& k : ranks_) out.exit_codes.push_back(k.exit_code);
+  for (std::uint32_t r = 0; r < programs_; ++r) out.exit_codes.push_back(ranks_[r].exit_code);
   out.switches = switches_;
   out.mpi_calls = mpi_calls_;
   out.measured_cpu_seconds = static_cast<double>(measured_ns_) * 1e-9;
@@ -282,13 +434,56 @@ DirectResult Runtime::run() {
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
   out.peak_rss_bytes = static_cast<std::size_t>(usage.ru_maxrss) * 1024;
+  if (!threads()) {
+    rusage children{};
+    getrusage(RUSAGE_CHILDREN, &children);
+    out.peak_rss_bytes = std::max(out.peak_rss_bytes, static_cast<std::size_t>(children.ru_maxrss) * 1024);
+  }
   return out;
+}
+
+// The engine's result names the companions too: the program ranks' figures
+// are the run's; a stuck companion is reported as its rank's.
+void Runtime::strip_companions(DirectResult& out) const {
+  sim::SimulationResult& s = out.sim;
+  s.ranks = programs_;
+  if (s.per_rank.size() > programs_) s.per_rank.resize(programs_);
+  s.total_compute = s.total_overhead = s.total_wait = 0;
+  s.max_finish = 0;
+  s.max_finish_rank = 0;
+  for (std::uint32_t r = 0; r < s.per_rank.size(); ++r) {
+    const sim::RankResult& rr = s.per_rank[r];
+    s.total_compute += rr.compute;
+    s.total_overhead += rr.overhead;
+    s.total_wait += rr.wait;
+    if (rr.finish > s.max_finish) {
+      s.max_finish = rr.finish;
+      s.max_finish_rank = r;
+    }
+  }
+  std::vector<sim::StuckRank> merged;
+  for (sim::StuckRank& st : s.stuck) {
+    if (st.rank >= programs_) {
+      st.rank -= programs_;
+      for (std::string& w : st.waits) w = "(its companion: nonblocking collectives, one-sided) " + w;
+    }
+    auto same = std::find_if(merged.begin(), merged.end(), [&](const sim::StuckRank& m) { return m.rank == st.rank; });
+    if (same == merged.end()) {
+      merged.push_back(std::move(st));
+    } else {
+      same->waits.insert(same->waits.end(), st.waits.begin(), st.waits.end());
+      if (s.stuck_total > 0) --s.stuck_total;
+    }
+  }
+  std::sort(merged.begin(), merged.end(),
+            [](const sim::StuckRank& a, const sim::StuckRank& b) { return a.rank < b.rank; });
+  s.stuck = std::move(merged);
 }
 
 void Runtime::describe_blocked(DirectResult& out) const {
   for (sim::StuckRank& s : out.sim.stuck) {
     const Rank& k = ranks_[s.rank];
-    if (k.state != Rank::State::Blocked) continue;
+    if (k.state != Rank::State::Blocked || k.companion) continue;
     std::string what = std::string("the program waits in ") + k.blocked_in;
     if (k.probe.active) {
       what += " for a message from " +
@@ -299,11 +494,15 @@ void Runtime::describe_blocked(DirectResult& out) const {
   }
 }
 
-// ---- calls ----------------------------------------------------------------------------
+// ---- calls ---------------------------------------------------------------------------------
+
+void Runtime::start_cpu_mark() {
+  if (measure_) current_->cpu_mark = thread_cpu_ns();
+}
 
 void Runtime::enter(const char* call, bool needs_init) {
   Rank& k = *current_;
-  if (stopping_) throw RankUnwind{};
+  if (stopping_) suspend(k);  // unwinds or ends the rank
   ++mpi_calls_;
   if (measure_) {
     const std::uint64_t now = thread_cpu_ns();
@@ -317,7 +516,7 @@ void Runtime::enter(const char* call, bool needs_init) {
 
 void Runtime::leave() {
   Rank& k = *current_;
-  if (k.out.ops.size() - k.out_read >= kPauseOps) suspend(k);  // stays Ready: pulled again when the engine reads
+  if (k.out_ops.size() - k.out_read >= kPauseOps) suspend(k);  // stays Ready: pulled again when the engine reads
   if (measure_) k.cpu_mark = thread_cpu_ns();
 }
 
@@ -325,7 +524,7 @@ void Runtime::fail(const char* call, const std::string& message) {
   Rank& k = *current_;
   stop("rank " + std::to_string(k.world) + ": " + call + ": " + message);
   suspend(k);
-  throw RankUnwind{};
+  throw RankUnwind{};  // threads (processes end in suspend)
 }
 
 void Runtime::abort_run(int code) {
@@ -338,18 +537,36 @@ void Runtime::abort_run(int code) {
 
 void Runtime::exit_rank(int code) {
   Rank& k = *current_;
-  if (!stopping_) enter("exit", false);  // (enter throws when stopping; exit() must not)
+  if (!stopping_) enter("exit", false);  // (enter ends the rank when stopping; exit() must not)
   k.exit_code = code;
-  if (!k.finalized) {
-    stop("rank " + std::to_string(k.world) + " called exit(" + std::to_string(code) + ") before MPI_Finalize");
+  if (!k.finalized && k.initialized) {
+    stop("rank " + std::to_string(k.world) + " exited with status " + std::to_string(code) + " before MPI_Finalize");
   } else if (!stopping_) {
     issue_compute();  // what it did after MPI_Finalize
+    if (code != 0) stop("rank " + std::to_string(k.world) + " exited with status " + std::to_string(code));
   }
   // exit() runs no destructors of the rank's locals: its stack is left as it
   // is and the thread is never resumed.
   k.state = Rank::State::Finished;
-  k.thread.suspend();
+  threads_->threads[k.world].suspend();
   std::abort();  // unreachable
+}
+
+void Runtime::rank_exiting(int code) {
+  Rank& k = *current_;
+  if (stopping_ || k.exiting) return;
+  if (measure_) {
+    const std::uint64_t now = thread_cpu_ns();
+    k.compute_ps += static_cast<double>(now - k.cpu_mark) * 1000.0 * options_.compute_scale;
+  }
+  k.exit_code = code;
+  k.exiting = true;
+  if (k.initialized && !k.finalized) {
+    stop("rank " + std::to_string(k.world) + " exited with status " + std::to_string(code) + " before MPI_Finalize");
+    return;
+  }
+  issue_compute();  // what it did after MPI_Finalize
+  if (code != 0) stop("rank " + std::to_string(k.world) + " exited with status " + std::to_string(code));
 }
 
 void Runtime::charge_task(const processor::TaskRequest& task) {
@@ -369,15 +586,24 @@ void Runtime::charge_task(const processor::TaskRequest& task) {
   charge(ns * 1000.0);
 }
 
-std::uint64_t Runtime::issue(const Operation& op, std::span<const Dependency> deps, std::uint32_t node) {
-  Rank& k = *current_;
+std::uint64_t Runtime::issue_on(Rank& k, const Operation& op, std::span<const Dependency> deps, std::uint32_t node) {
   Operation o = op;
   o.node = node;
-  o.first_dep = static_cast<std::uint32_t>(k.out.deps.size());
+  o.first_dep = static_cast<std::uint32_t>(k.out_deps.size());
   o.dep_count = static_cast<std::uint32_t>(deps.size());
-  k.out.deps.insert(k.out.deps.end(), deps.begin(), deps.end());
-  k.out.ops.push_back(o);
+  k.out_deps.insert(k.out_deps.end(), deps.begin(), deps.end());
+  k.out_ops.push_back(o);
   return k.next_op++;
+}
+
+void Runtime::append_ops(Rank& k, const taskgraph::OpBuffer& ops, std::size_t from) {
+  for (std::size_t i = from; i < ops.ops.size(); ++i) {
+    Operation o = ops.ops[i];
+    const Dependency* deps = ops.deps.data() + o.first_dep;
+    o.first_dep = static_cast<std::uint32_t>(k.out_deps.size());
+    k.out_deps.insert(k.out_deps.end(), deps, deps + o.dep_count);
+    k.out_ops.push_back(o);
+  }
 }
 
 void Runtime::issue_compute() {
@@ -392,49 +618,66 @@ void Runtime::issue_compute() {
   k.after.assign(1, Dependency{idx, false});
 }
 
-std::uint32_t Runtime::new_request(Request::Kind kind) {
+std::uint32_t Runtime::new_request(Request::Kind kind, const char* call) {
   std::uint32_t id;
   if (free_requests_ != 0) {
     id = free_requests_ - 1;
     free_requests_ = requests_[id].next_free;
   } else {
+    if (requests_.size() >= 0x7fffffff) throw std::length_error("too many requests");
     requests_.emplace_back();
     id = static_cast<std::uint32_t>(requests_.size() - 1);
   }
   requests_[id] = Request{};
   requests_[id].kind = kind;
   requests_[id].rank = current_->world;
+  requests_[id].call = call;
   return id;
 }
 
 void Runtime::free_request(std::uint32_t id) {
-  requests_[id].kind = Request::Kind::Free;
-  requests_[id].next_free = free_requests_;
+  Request& q = requests_[id];
+  q.kind = Request::Kind::Free;
+  q.payload = svector<std::byte>();
+  q.target = RecvTarget{};
+  q.next_free = free_requests_;
   free_requests_ = id + 1;
+  auto& actions = completion_actions();
+  if (!actions.empty()) actions.erase(id);
 }
 
-void Runtime::expect(std::uint32_t request, std::uint64_t op) {
+bool Runtime::valid_request(MPI_Request handle) const {
+  if (handle < 0 || static_cast<std::size_t>(handle) >= requests_.size()) return false;
+  const Request& q = requests_[static_cast<std::size_t>(handle)];
+  return q.kind != Request::Kind::Free && q.kind != Request::Kind::Marker && q.rank == current_->world &&
+         !(q.kind == Request::Kind::Collective && q.call[0] == '\0');
+}
+
+void Runtime::expect(std::uint32_t request, std::uint64_t op, std::uint32_t on) {
   Request& q = requests_[request];
-  ranks_[q.rank].tracked.emplace_back(op, request);
+  q.op_rank = on == kNoRequest ? q.rank : on;
+  ranks_[q.op_rank].tracked.emplace_back(op, request);
   ++q.remaining;
   q.op = op;
 }
 
-void Runtime::wait_for(std::span<const std::uint32_t> ids, const char* call) {
+void Runtime::wait_for(std::span<const std::uint32_t> ids, const char* call, std::size_t need) {
   Rank& k = *current_;
-  std::uint32_t n = 0;
+  std::size_t done = 0;
+  for (std::uint32_t id : ids)
+    if (requests_[id].done) ++done;
+  need = std::min(need, ids.size());
+  if (done >= need) return;
   for (std::uint32_t id : ids) {
     Request& q = requests_[id];
-    if (!q.done && !q.waited) {
-      q.waited = true;
-      ++n;
-    }
+    if (!q.done) q.waited = true;
   }
-  if (n == 0) return;
-  k.waiting = n;
+  k.waiting = static_cast<std::uint32_t>(need - done);
   k.state = Rank::State::Blocked;
   k.blocked_in = call;
   suspend(k);
+  for (std::uint32_t id : ids) requests_[id].waited = false;
+  k.waiting = 0;
 }
 
 Picoseconds Runtime::checkpoint(const char* call, std::uint32_t node) {
@@ -444,7 +687,7 @@ Picoseconds Runtime::checkpoint(const char* call, std::uint32_t node) {
   op.kind = OpKind::Calc;
   const std::uint64_t idx = issue(op, k.after, node);
   k.after.assign(1, Dependency{idx, false});
-  const std::uint32_t id = new_request(Request::Kind::Marker);
+  const std::uint32_t id = new_request(Request::Kind::Marker, call);
   expect(id, idx);
   wait_for({&id, 1}, call);
   const Picoseconds t = requests_[id].done_time;
@@ -452,11 +695,46 @@ Picoseconds Runtime::checkpoint(const char* call, std::uint32_t node) {
   return t;
 }
 
+void Runtime::deliver(Request& q) {
+  if (q.delivered) return;
+  q.delivered = true;
+  const RecvTarget& t = q.target;
+  if (q.bytes > 0) {
+    if (t.blocks.empty()) {
+      const TypeInfo& layout = types_[static_cast<std::size_t>(t.type)];
+      unpack_runs(layout.blocks, layout.extent(), layout.size, q.payload.data(), q.bytes, t.buffer, t.count);
+    } else {
+      unpack_runs(t.blocks, t.extent, t.size, q.payload.data(), q.bytes, t.buffer, t.count);
+    }
+  }
+  q.payload = svector<std::byte>();
+}
+
+void Runtime::on_complete(std::uint32_t request, std::function<void()> action) {
+  completion_actions()[request] = std::move(action);
+}
+
+void Runtime::complete_request(std::uint32_t id) {
+  Request& q = requests_[id];
+  if (q.kind == Request::Kind::Recv) deliver(q);
+  auto& actions = completion_actions();
+  if (actions.empty()) return;
+  auto it = actions.find(id);
+  if (it == actions.end()) return;
+  std::function<void()> action = std::move(it->second);
+  actions.erase(it);
+  action();
+}
+
 }  // namespace detail
 
 DirectResult run(const Program& program, const std::vector<std::string>& args, const DirectOptions& options) {
-  detail::Runtime runtime(program, args, options);
-  return runtime.run();
+  if (detail::Runtime::active()) throw std::invalid_argument("direct execution runs are not nested");
+  if (options.isolation == Isolation::Threads) {
+    detail::Runtime runtime(program, args, options);
+    return runtime.run();
+  }
+  return detail::run_processes(program, args, options);
 }
 
 bool in_rank() {
@@ -466,7 +744,7 @@ bool in_rank() {
 
 void exit_rank(int code) {
   detail::Runtime* rt = detail::Runtime::active();
-  if (!in_rank()) std::exit(code);
+  if (!in_rank() || !rt->threads()) std::exit(code);
   rt->exit_rank(code);
 }
 

@@ -1,5 +1,7 @@
 #include "threads.h"
 
+#include "virtual_time.h"
+
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
@@ -136,7 +138,7 @@ void RankThread::suspend() {
 
 std::uint64_t thread_cpu_ns() {
   timespec ts{};
-  ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  real_clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
   return static_cast<std::uint64_t>(ts.tv_sec) * 1'000'000'000ull + static_cast<std::uint64_t>(ts.tv_nsec);
 }
 

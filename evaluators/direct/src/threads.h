@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <vector>
 
 #include <boost/context/detail/fcontext.hpp>
 #include <boost/context/stack_context.hpp>
@@ -64,8 +65,17 @@ class RankThread {
   bool finished_ = false;
 };
 
-// Host CPU time of the calling OS thread in ns (all ranks share one thread,
-// so deltas between switches belong to the rank that ran).
+// The ranks' threads and their stacks (Isolation::Threads).
+class RankThreads {
+ public:
+  RankThreads(std::size_t count, std::size_t stack_bytes) : stacks(count, stack_bytes), threads(count) {}
+  StackRegion stacks;
+  std::vector<RankThread> threads;
+};
+
+// Host CPU time of the calling OS thread in ns (threads: all ranks share one
+// thread, so deltas between switches belong to the rank that ran; processes:
+// the rank's own).
 std::uint64_t thread_cpu_ns();
 
 }  // namespace poems::direct::detail

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <bit>
+#include <span>
 #include <type_traits>
 #include <unordered_map>
 #include <vector>
@@ -278,6 +279,10 @@ class Engine {
                                                   std::uint64_t send_op, Picoseconds t);
   [[gnu::noinline, gnu::cold]] void observe_unexpected(std::uint32_t dest, std::uint32_t sender, std::uint64_t op);
   void wake(std::uint32_t r);
+  // Read the ranks the observer names (take_woken, drained); false if it named none.
+  [[gnu::noinline, gnu::cold]] bool read_woken();
+  [[gnu::noinline, gnu::cold]] bool read_drained();
+  bool read_named(std::span<const std::uint32_t> ranks);
 
   // Matching queues.
   std::uint32_t new_pending();
@@ -329,6 +334,7 @@ class Engine {
   std::uint32_t touched_count_ = 0;
   std::vector<Span> timeline_;
   std::vector<std::uint32_t> ready_scratch_;
+  std::vector<std::uint32_t> named_scratch_;  // observed sources: ranks to read that no event touched
   ExecutionObserver* observer_;
   // loggopsim: the event being handled, the marks it made, what it freed.
   struct Freed {

@@ -29,13 +29,40 @@ void Engine<L>::observe_unexpected(std::uint32_t dest, std::uint32_t sender, std
   if (observer_->arrived_unexpected(dest, sender, op, now_)) wake(dest);
 }
 
+template <bool L>
+bool Engine<L>::read_woken() {
+  return read_named(observer_->take_woken());
+}
+
+template <bool L>
+bool Engine<L>::read_drained() {
+  return read_named(observer_->drained(now_));
+}
+
+template <bool L>
+bool Engine<L>::read_named(std::span<const std::uint32_t> ranks) {
+  if (ranks.empty()) return false;
+  named_scratch_.assign(ranks.begin(), ranks.end());  // reading may call the observer again
+  for (std::uint32_t r : named_scratch_) {
+    if (r >= nranks_) throw SimulationError("the observer named rank " + std::to_string(r) + ", which is no rank");
+    wake(r);
+    read(r);
+    if constexpr (L) lgs_queue_freed();  // what the read freed, as after an event
+  }
+  return true;
+}
+
 template void Engine<false>::wake(std::uint32_t);
 template void Engine<false>::observe_completion(std::uint32_t, std::uint64_t, Picoseconds);
 template void Engine<false>::observe_match(std::uint32_t, std::uint64_t, std::uint32_t, std::uint64_t, Picoseconds);
 template void Engine<false>::observe_unexpected(std::uint32_t, std::uint32_t, std::uint64_t);
+template bool Engine<false>::read_woken();
+template bool Engine<false>::read_drained();
 template void Engine<true>::wake(std::uint32_t);
 template void Engine<true>::observe_completion(std::uint32_t, std::uint64_t, Picoseconds);
 template void Engine<true>::observe_match(std::uint32_t, std::uint64_t, std::uint32_t, std::uint64_t, Picoseconds);
 template void Engine<true>::observe_unexpected(std::uint32_t, std::uint32_t, std::uint64_t);
+template bool Engine<true>::read_woken();
+template bool Engine<true>::read_drained();
 
 }  // namespace poems::sim::detail

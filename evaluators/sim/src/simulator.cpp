@@ -557,9 +557,13 @@ SimulationResult Engine<L>::run(std::size_t max_stuck_listed) {
     read(r);
     if constexpr (L) lgs_queue_freed();  // rank by rank, at time 0
   }
+  if (observer_) [[unlikely]]
+    while (read_woken()) {
+    }
   const double initial_read = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   std::size_t peak_queue = 0;
-  while (!queue_.empty()) {
+  // An observed source may add operations once the queue has run dry.
+  while (!queue_.empty() || (observer_ && read_drained() && !queue_.empty())) {
     peak_queue = std::max(peak_queue, queue_.size());
     prefetch_upcoming();
     const QueuedEvent ev = queue_.pop();
@@ -603,6 +607,9 @@ SimulationResult Engine<L>::run(std::size_t max_stuck_listed) {
         if (lazy_ && rs.head < rs.slots.size() && finished(rs.slots[rs.head])) retire(t);
       }
     }
+    if (observer_) [[unlikely]]
+      while (read_woken()) {
+      }
   }
   // Operations complete at known future times without an event of their own;
   // everything that completed is finished now.

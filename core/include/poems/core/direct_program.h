@@ -31,15 +31,18 @@ std::string bin_path(const std::string& name);
 
 // poems-mpicxx of this build.
 std::string mpicxx_path();
+// The wrapper of this build for a source's language (by its extension):
+// poems-mpicc for C, poems-mpif90 for Fortran, poems-mpicxx otherwise.
+std::string wrapper_for(const std::string& source);
 
-// Compiles `source` with poems-mpicxx into a temporary directory; returns the
+// Compiles `source` with its language's wrapper into a temporary directory; returns the
 // binary's path, or nullopt with the compiler's output in `log`. `shared`
 // receives the mutable global variables (and static locals) the source
 // defines: every simulated rank would share them (docs/direct.md, Globals).
 std::optional<std::string> compile_direct_program(const std::string& source, std::string& log,
                                                   std::vector<std::string>& shared);
 
-// Whether `path` names a C or C++ source file (by its extension).
+// Whether `path` names a C, C++ or Fortran source file (by its extension).
 bool is_source_file(const std::string& path);
 
 }  // namespace poems::core

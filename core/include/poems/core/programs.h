@@ -41,6 +41,10 @@ struct ModelProgram {
   // Why the program refuses this binding ("" = it takes it); asked before running it.
   std::function<std::string(const Evaluation& e)> refuses;
   std::function<ProgramResult(const nlohmann::json& result)> read;
+  // simulation[direct]: the program keeps no per-rank state in globals, so
+  // its ranks may be threads (which switch in nanoseconds, processes in
+  // microseconds; docs/direct.md, "Ranks").
+  bool ranks_as_threads = false;
 };
 
 void register_program(ModelProgram program);

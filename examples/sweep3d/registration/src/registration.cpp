@@ -286,7 +286,9 @@ void register_sweep3d() {
   std::call_once(once, [] {
     components::register_sweep3d_closed_form();
     register_sweep3d_kernels();
-    core::register_program({"Sweep3D", "sweep3d_mpi", "sweep3d_direct", app::kResultPrefix, input, refuses, read});
+    // The project's own Sweep3D keeps no per-rank state in globals: its ranks may be threads.
+    core::register_program(
+        {"Sweep3D", "sweep3d_mpi", "sweep3d_direct", app::kResultPrefix, input, refuses, read, true});
     register_problem_class();
     register_calibration_kernel();
   });

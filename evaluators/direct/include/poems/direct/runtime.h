@@ -27,8 +27,27 @@ enum class ComputeMode : std::uint8_t {
   Model,     // only what the program charges (POEMS_Compute through the processor model, POEMS_Advance)
 };
 
+// How ranks are kept apart. Processes (the default): every rank is an OS
+// process with its own globals, statics, thread-locals and C library state
+// (getopt, errno, stdio), as under mpirun. Threads: user-level threads of
+// one process that share all of them: faster and smaller, for programs that
+// keep no per-rank state in globals; it must be asked for.
+enum class Isolation : std::uint8_t { Processes, Threads };
+
 struct DirectOptions {
   std::uint32_t ranks = 1;
+  Isolation isolation = Isolation::Processes;
+  // MPI_Comm_split_type(MPI_COMM_TYPE_SHARED) groups this many consecutive
+  // ranks (a simulated node; the LogGOPS model gives every rank its own NIC).
+  std::uint32_t ranks_per_node = 1;
+  // Processes: the shared region holding the runtime's state and messages in
+  // flight (address space; pages are used as touched). 0: the machine's memory.
+  std::size_t shared_bytes = 0;
+  // The wall-clock time (seconds since 1970) the run starts at, for the
+  // program's gettimeofday, clock_gettime(CLOCK_REALTIME) and time(); -1: the
+  // host's time when the run starts. A fixed epoch makes programs that seed
+  // with time() repeat.
+  std::int64_t epoch_seconds = -1;
   sim::SimulationOptions sim;  // LogGOPS parameters, CPUs/NICs, handshake (observer is set internally)
   ComputeMode compute = ComputeMode::Measured;
   double compute_scale = 1.0;  // Measured: host CPU ns × scale = simulated ns
@@ -39,7 +58,7 @@ struct DirectOptions {
   taskgraph::Picoseconds poll_cost = 100'000;
   // Collective algorithms by operation (default: the library's first).
   std::map<taskgraph::CollectiveOp, taskgraph::CollectiveAlgorithm> algorithms;
-  std::size_t stack_bytes = std::size_t{256} << 10;  // per rank (virtual; pages are touched on use)
+  std::size_t stack_bytes = std::size_t{256} << 10;  // threads: per rank (virtual; pages are touched on use)
   std::size_t max_stuck_listed = 16;
 };
 
@@ -61,17 +80,20 @@ struct DirectResult {
 // A rank's program: main(argc, argv) of an MPI program.
 using Program = std::function<int(int argc, char** argv)>;
 
-// Runs `program` as options.ranks ranks. Never throws for the program's
-// faults (they end up in DirectResult::error); throws std::invalid_argument
-// for bad options and sim::SimulationError for engine faults.
+// Runs `program` as options.ranks ranks (with processes, each rank is a
+// fork of the calling process that runs `program` and ends). Never throws
+// for the program's faults (they end up in DirectResult::error); throws
+// std::invalid_argument for bad options, std::runtime_error when the ranks
+// cannot be started, and sim::SimulationError for engine faults.
 DirectResult run(const Program& program, const std::vector<std::string>& args, const DirectOptions& options);
 
 // Whether a simulated rank is running now (on this thread).
 bool in_rank();
 
-// exit() called by a rank (programs built with poems-mpicxx link exit to
-// this): the rank ends there, as a process would; before MPI_Finalize that
-// stops the run, as mpirun would. Never returns.
+// exit() called by a rank running as a thread (programs built with the
+// poems-mpi* wrappers link exit to this): the rank ends there, as a process
+// would; before MPI_Finalize that stops the run, as mpirun would. Never
+// returns. Outside a thread rank it is exit().
 [[noreturn]] void exit_rank(int code);
 
 // The computation just done (or skipped) was `task`: under ComputeMode::Model

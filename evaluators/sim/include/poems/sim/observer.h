@@ -15,6 +15,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 
 #include "poems/taskgraph/schedule.h"
 
@@ -37,6 +38,15 @@ class ExecutionObserver {
   // Return true if the rank now has operations to read.
   virtual bool arrived_unexpected(std::uint32_t rank, std::uint32_t sender, std::uint64_t send_op,
                                   taskgraph::Picoseconds time) = 0;
+  // Ranks that now have operations to read although no call above named them
+  // (a program issued operations for a companion rank, or a completion on a
+  // companion lets a program go on). Asked after the initial reads and after
+  // every event; the engine reads each rank named, as if an observer call
+  // had answered true for it. The span stays valid until the next call.
+  virtual std::span<const std::uint32_t> take_woken() { return {}; }
+  // The event queue ran dry at `now`: ranks named here are read (they may
+  // end, or add events, and the run goes on); the run ends when none is named.
+  virtual std::span<const std::uint32_t> drained(taskgraph::Picoseconds /*now*/) { return {}; }
 };
 
 }  // namespace poems::sim

@@ -1,0 +1,309 @@
+// Ranks as OS processes: the controller (the process that runs the engine)
+// forks one process per rank before the engine starts; each waits for its
+// turn on a futex word in the shared region, runs until its program blocks
+// in an MPI call (or ends), and hands the turn back through an eventfd.
+// Exactly one process runs at a time, in the order the engine decides, so
+// runs stay deterministic and a rank's measured CPU time is its own. A rank
+// that dies (a crash, exit()) wakes the controller through SIGCHLD.
+//
+// The ranks' standard output and error go through two pipes the controller
+// drains while it waits: what arrives belongs to the rank that runs, and is
+// passed on line by line, so lines of different ranks never mix (as mpirun
+// forwards each rank's output).
+#include <fcntl.h>
+#include <linux/futex.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/eventfd.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "runtime_impl.h"
+
+namespace poems::direct::detail {
+
+namespace {
+
+std::int32_t g_self = -1;                  // this process's rank (-1: not a rank process)
+int g_wake_fd = -1;                        // eventfd: a rank handed the turn back, or a child ended
+volatile sig_atomic_t g_child_events = 0;  // SIGCHLDs seen by the controller
+struct sigaction g_previous_sigchld {};
+
+// The controller's side of the ranks' output: the pipes' read ends and each
+// rank's unfinished line per stream.
+struct Output {
+  int read_fd[2] = {-1, -1};  // stdout, stderr
+  std::vector<std::string> partial[2];
+};
+Output* g_output = nullptr;
+
+long futex(std::uint32_t* word, int op, std::uint32_t value, const timespec* timeout = nullptr) {
+  return ::syscall(SYS_futex, word, op, value, timeout, nullptr, 0);
+}
+
+void signal_wake() {
+  const std::uint64_t one = 1;
+  [[maybe_unused]] const ssize_t n = ::write(g_wake_fd, &one, sizeof one);
+}
+
+extern "C" void on_sigchld(int) {
+  const int saved = errno;
+  g_child_events = g_child_events + 1;
+  if (g_wake_fd >= 0) signal_wake();
+  errno = saved;
+}
+
+void write_all(int fd, const char* data, std::size_t n) {
+  while (n > 0) {
+    const ssize_t w = ::write(fd, data, n);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return;
+    data += w;
+    n -= static_cast<std::size_t>(w);
+  }
+}
+
+// Moves what rank `r` wrote from the pipes to the controller's own streams, whole lines only.
+void drain_output(std::uint32_t r) {
+  if (!g_output) return;
+  char buf[65536];
+  for (int s = 0; s < 2; ++s) {
+    std::string& line = g_output->partial[s][r];
+    for (;;) {
+      const ssize_t n = ::read(g_output->read_fd[s], buf, sizeof buf);
+      if (n <= 0) break;
+      line.append(buf, static_cast<std::size_t>(n));
+    }
+    const std::size_t end = line.rfind('\n');
+    if (end == std::string::npos) continue;
+    write_all(s == 0 ? STDOUT_FILENO : STDERR_FILENO, line.data(), end + 1);
+    line.erase(0, end + 1);
+  }
+}
+
+// The unfinished lines of rank `r` (it ended), or of every rank.
+void flush_output(std::int64_t r) {
+  if (!g_output) return;
+  for (int s = 0; s < 2; ++s)
+    for (std::size_t i = 0; i < g_output->partial[s].size(); ++i) {
+      if (r >= 0 && i != static_cast<std::size_t>(r)) continue;
+      std::string& line = g_output->partial[s][i];
+      write_all(s == 0 ? STDOUT_FILENO : STDERR_FILENO, line.data(), line.size());
+      line.clear();
+    }
+}
+
+std::string describe_signal(int sig) {
+  const char* name = ::strsignal(sig);
+  return "signal " + std::to_string(sig) + (name ? std::string(" (") + name + ")" : std::string());
+}
+
+}  // namespace
+
+std::int32_t self_rank_process() { return g_self; }
+
+int Runtime::start_processes() {
+  controller_ = ::getpid();
+  g_wake_fd = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+  if (g_wake_fd < 0) throw std::runtime_error(std::string("cannot make an eventfd: ") + std::strerror(errno));
+  int out[2] = {-1, -1}, err[2] = {-1, -1};
+  if (::pipe2(out, O_CLOEXEC) != 0 || ::pipe2(err, O_CLOEXEC) != 0)
+    throw std::runtime_error(std::string("cannot make the output pipes: ") + std::strerror(errno));
+  for (int fd : {out[0], err[0]}) {
+    ::fcntl(fd, F_SETPIPE_SZ, 1 << 20);  // fewer waits on long outputs (best effort)
+    ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);
+  }
+  g_output = new Output();
+  g_output->read_fd[0] = out[0];
+  g_output->read_fd[1] = err[0];
+  g_output->partial[0].resize(programs_);
+  g_output->partial[1].resize(programs_);
+  struct sigaction sa {};
+  sa.sa_handler = on_sigchld;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = SA_NOCLDSTOP;
+  ::sigaction(SIGCHLD, &sa, &g_previous_sigchld);
+  std::fflush(nullptr);  // nothing buffered is written twice
+  for (std::uint32_t r = 0; r < programs_; ++r) {
+    const pid_t pid = ::fork();
+    if (pid < 0) {
+      const int e = errno;
+      stopping_ = true;
+      for (std::uint32_t i = 0; i < r; ++i) ::kill(ranks_[i].pid, SIGKILL);
+      for (std::uint32_t i = 0; i < r; ++i) ::waitpid(ranks_[i].pid, nullptr, 0);
+      throw std::runtime_error("cannot start rank " + std::to_string(r) + " as a process: " + std::strerror(e) +
+                               " (see docs/direct.md: the process limit; --isolation threads runs ranks as threads)");
+    }
+    if (pid == 0) {
+      g_self = static_cast<std::int32_t>(r);
+      ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // the controller's end is the rank's
+      if (::getppid() != controller_) std::_Exit(1);
+      ::sigaction(SIGCHLD, &g_previous_sigchld, nullptr);
+      ::dup2(out[1], STDOUT_FILENO);
+      ::dup2(err[1], STDERR_FILENO);
+      for (int fd : {out[0], out[1], err[0], err[1]}) ::close(fd);
+      g_output = nullptr;  // (the controller's; this process only writes)
+      if (r > 0) {         // as under mpirun: standard input goes to rank 0 only
+        const int null = ::open("/dev/null", O_RDONLY);
+        if (null >= 0) {
+          ::dup2(null, STDIN_FILENO);
+          ::close(null);
+        }
+      }
+      Rank& k = ranks_[r];
+      while (std::atomic_ref<std::uint32_t>(k.go).load() == 0) futex(&k.go, FUTEX_WAIT, 0);
+      if (stopping_) std::_Exit(0);
+      start_cpu_mark();
+      if (program_) rank_process_main(r);
+      return static_cast<int>(r);  // into the executable's main
+    }
+    ranks_[r].pid = pid;
+  }
+  ::close(out[1]);
+  ::close(err[1]);
+  return -1;
+}
+
+void Runtime::rank_process_main(std::uint32_t r) {
+  Rank& k = ranks_[r];
+  for (const std::string& a : args_) k.args.emplace_back(a.c_str());
+  for (sstring& a : k.args) k.argv.push_back(a.data());
+  k.argv.push_back(nullptr);
+  int code = 0;
+  try {
+    code = program_(static_cast<int>(k.argv.size() - 1), k.argv.data());
+  } catch (const std::exception& e) {
+    stop("rank " + std::to_string(r) + ": uncaught exception: " + e.what());
+    code = 1;
+  }
+  rank_exiting(code);
+  std::fflush(nullptr);
+  std::_Exit(code & 0xff);
+}
+
+void Runtime::process_resume(Rank& k) {
+  if (k.pid <= 0) {
+    k.state = Rank::State::Finished;
+    return;
+  }
+  std::atomic_ref<std::int32_t>(yielded_).store(-1);
+  const sig_atomic_t events = g_child_events;  // before the rank runs: it may end at once
+  std::atomic_ref<std::uint32_t>(k.go).store(1);
+  futex(&k.go, FUTEX_WAKE, 1);
+  pollfd fds[3] = {{g_wake_fd, POLLIN, 0}, {g_output->read_fd[0], POLLIN, 0}, {g_output->read_fd[1], POLLIN, 0}};
+  for (;;) {
+    if (std::atomic_ref<std::int32_t>(yielded_).load() == static_cast<std::int32_t>(k.world)) break;
+    // A one-second timeout is the safety net.
+    const int ready = ::poll(fds, 3, 1000);
+    for (int i = 1; i < 3; ++i)
+      if (fds[i].revents & (POLLHUP | POLLERR)) fds[i].fd = -1;   // no writer left: stop asking
+    if (fds[1].revents || fds[2].revents) drain_output(k.world);  // a full pipe would stop the rank
+    if (ready > 0 && (fds[0].revents & POLLIN)) {
+      std::uint64_t count;
+      [[maybe_unused]] const ssize_t n = ::read(g_wake_fd, &count, sizeof count);
+    }
+    if (std::atomic_ref<std::int32_t>(yielded_).load() == static_cast<std::int32_t>(k.world)) break;
+    // Woken without a hand-back: a child may have ended.
+    if (events != g_child_events || ready == 0) {
+      int status = 0;
+      if (::waitpid(k.pid, &status, WNOHANG) == k.pid) {
+        drain_output(k.world);
+        flush_output(k.world);
+        reap(k, status);
+        return;
+      }
+    }
+  }
+  drain_output(k.world);
+}
+
+void Runtime::process_suspend(Rank& k) {
+  std::atomic_ref<std::uint32_t>(k.go).store(0);
+  std::atomic_ref<std::int32_t>(yielded_).store(static_cast<std::int32_t>(k.world));
+  signal_wake();
+  while (std::atomic_ref<std::uint32_t>(k.go).load() == 0) futex(&k.go, FUTEX_WAIT, 0);
+}
+
+void Runtime::reap(Rank& k, int status) {
+  const std::string who = "rank " + std::to_string(k.world);
+  k.pid = -k.pid;  // reaped
+  k.state = Rank::State::Finished;
+  if (stopping_ && !k.exiting) return;  // it ended because the run stopped
+  if (WIFSIGNALED(status)) {
+    stop(who + " was killed by " + describe_signal(WTERMSIG(status)));
+    return;
+  }
+  const int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  if (k.exiting) return;  // its exit handler said what there was to say
+  // Ended without the exit handler (_exit, or a library's own exit path).
+  k.exit_code = code;
+  if (k.initialized && !k.finalized)
+    stop(who + " exited with status " + std::to_string(code) + " before MPI_Finalize");
+  else if (code != 0)
+    stop(who + " exited with status " + std::to_string(code));
+}
+
+DirectResult run_processes(const Program& program, const std::vector<std::string>& args, const DirectOptions& options) {
+  SharedRegion::create(options.shared_bytes != 0 ? options.shared_bytes : default_shared_bytes());
+  Runtime* rt = nullptr;
+  DirectResult result;
+  try {
+    rt = shared_new<Runtime>(program, args, options);
+    rt->start_processes();  // the ranks run `program` and never return here
+    result = rt->run();
+  } catch (...) {
+    finish_processes(rt);
+    SharedRegion::destroy();
+    throw;
+  }
+  finish_processes(rt);
+  SharedRegion::destroy();
+  return result;
+}
+
+void finish_processes(Runtime* rt) {
+  if (rt) {
+    rt->reap_all();
+    shared_delete(rt);
+  }
+  ::sigaction(SIGCHLD, &g_previous_sigchld, nullptr);
+  if (g_output) {
+    flush_output(-1);
+    for (int fd : g_output->read_fd) ::close(fd);
+    delete g_output;
+    g_output = nullptr;
+  }
+  if (g_wake_fd >= 0) ::close(g_wake_fd);
+  g_wake_fd = -1;
+}
+
+void Runtime::reap_all() {
+  for (Rank& k : ranks_) {
+    if (k.companion || k.pid <= 0) continue;
+    ::kill(k.pid, SIGKILL);
+    ::waitpid(k.pid, nullptr, 0);
+    drain_output(k.world);
+    k.pid = -k.pid;
+  }
+}
+
+std::size_t default_shared_bytes() {
+  const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
+  const std::size_t ram =
+      pages > 0 && page > 0 ? static_cast<std::size_t>(pages) * static_cast<std::size_t>(page) : std::size_t{16} << 30;
+  return std::max(ram, std::size_t{1} << 30);
+}
+
+}  // namespace poems::direct::detail

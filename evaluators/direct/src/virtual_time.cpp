@@ -1,0 +1,157 @@
+#include "virtual_time.h"
+
+#include <dlfcn.h>
+#include <sys/time.h>
+
+#include <cerrno>
+#include <cstdint>
+
+#include "api.h"
+
+namespace poems::direct::detail {
+
+namespace {
+
+using ClockGettime = int (*)(clockid_t, timespec*);
+
+ClockGettime real() {
+  static ClockGettime fn = reinterpret_cast<ClockGettime>(::dlsym(RTLD_NEXT, "clock_gettime"));
+  return fn;
+}
+
+bool cpu_clock(clockid_t clock) {
+  return clock == CLOCK_PROCESS_CPUTIME_ID || clock == CLOCK_THREAD_CPUTIME_ID || clock < 0;  // < 0: another
+                                                                                              // thread's or process's
+}
+
+bool wall_clock(clockid_t clock) {
+  return clock == CLOCK_REALTIME || clock == CLOCK_REALTIME_COARSE || clock == CLOCK_TAI;
+}
+
+// The running rank's runtime if virtual time applies to this call, else null.
+Runtime* virtual_rank() {
+  Runtime* rt = Runtime::active();
+  if (!rt || !rt->running() || rt->stopping() || rt->current().exiting) return nullptr;
+  return rt;
+}
+
+// The rank's present virtual time in ns since the run started.
+std::uint64_t virtual_now_ns(Runtime& rt, const char* call) {
+  std::uint64_t ps = 0;
+  mpi_call(
+      call,
+      [&](Runtime& r) {
+        ps = r.checkpoint(call, r.node_of(call));
+        return 0;
+      },
+      false);
+  (void)rt;
+  return ps / 1000;
+}
+
+void advance_ns(Runtime& rt, const char* call, std::uint64_t ns) {
+  (void)rt;
+  mpi_call(
+      call,
+      [&](Runtime& r) {
+        r.charge(static_cast<double>(ns) * 1000.0);
+        return 0;
+      },
+      false);
+}
+
+timespec to_timespec(std::uint64_t ns) {
+  timespec ts{};
+  ts.tv_sec = static_cast<time_t>(ns / 1'000'000'000ull);
+  ts.tv_nsec = static_cast<long>(ns % 1'000'000'000ull);
+  return ts;
+}
+
+std::uint64_t from_timespec(const timespec& ts) {
+  return static_cast<std::uint64_t>(ts.tv_sec) * 1'000'000'000ull + static_cast<std::uint64_t>(ts.tv_nsec);
+}
+
+}  // namespace
+
+int real_clock_gettime(clockid_t clock, timespec* ts) {
+  ClockGettime fn = real();
+  return fn ? fn(clock, ts) : -1;
+}
+
+}  // namespace poems::direct::detail
+
+using namespace poems::direct::detail;
+
+extern "C" {
+
+__attribute__((visibility("default"))) int clock_gettime(clockid_t clock, timespec* ts) {
+  Runtime* rt = cpu_clock(clock) ? nullptr : virtual_rank();
+  if (!rt) return real_clock_gettime(clock, ts);
+  const std::uint64_t ns = virtual_now_ns(*rt, "clock_gettime");
+  *ts = to_timespec((wall_clock(clock) ? rt->epoch_realtime_ns() : rt->epoch_monotonic_ns()) + ns);
+  return 0;
+}
+
+__attribute__((visibility("default"))) int gettimeofday(struct timeval* tv, void* tz) {
+  Runtime* rt = virtual_rank();
+  if (!rt) {
+    timespec ts{};
+    const int rc = real_clock_gettime(CLOCK_REALTIME, &ts);
+    tv->tv_sec = ts.tv_sec;
+    tv->tv_usec = ts.tv_nsec / 1000;
+    if (tz) *static_cast<struct timezone*>(tz) = {};
+    return rc;
+  }
+  const std::uint64_t ns = rt->epoch_realtime_ns() + virtual_now_ns(*rt, "gettimeofday");
+  tv->tv_sec = static_cast<time_t>(ns / 1'000'000'000ull);
+  tv->tv_usec = static_cast<suseconds_t>(ns % 1'000'000'000ull / 1000);
+  if (tz) *static_cast<struct timezone*>(tz) = {};
+  return 0;
+}
+
+__attribute__((visibility("default"))) time_t time(time_t* out) {
+  timespec ts{};
+  clock_gettime(CLOCK_REALTIME, &ts);
+  if (out) *out = ts.tv_sec;
+  return ts.tv_sec;
+}
+
+__attribute__((visibility("default"))) int clock_nanosleep(clockid_t clock, int flags, const timespec* request,
+                                                           timespec* remain) {
+  Runtime* rt = cpu_clock(clock) ? nullptr : virtual_rank();
+  if (!rt) {
+    using Fn = int (*)(clockid_t, int, const timespec*, timespec*);
+    static Fn fn = reinterpret_cast<Fn>(::dlsym(RTLD_NEXT, "clock_nanosleep"));
+    return fn ? fn(clock, flags, request, remain) : EINVAL;
+  }
+  if (!request || request->tv_nsec < 0 || request->tv_nsec >= 1'000'000'000) return EINVAL;
+  std::uint64_t ns = from_timespec(*request);
+  if (flags & TIMER_ABSTIME) {
+    const std::uint64_t base = wall_clock(clock) ? rt->epoch_realtime_ns() : rt->epoch_monotonic_ns();
+    const std::uint64_t now = base + virtual_now_ns(*rt, "clock_nanosleep");
+    ns = ns > now ? ns - now : 0;
+  }
+  advance_ns(*rt, "clock_nanosleep", ns);
+  (void)remain;  // set only when a signal interrupts the sleep, which a virtual sleep never is
+  return 0;
+}
+
+__attribute__((visibility("default"))) int nanosleep(const timespec* request, timespec* remain) {
+  const int rc = clock_nanosleep(CLOCK_MONOTONIC, 0, request, remain);
+  if (rc == 0) return 0;
+  errno = rc;
+  return -1;
+}
+
+__attribute__((visibility("default"))) int usleep(useconds_t usec) {
+  const timespec ts = to_timespec(static_cast<std::uint64_t>(usec) * 1000);
+  return nanosleep(&ts, nullptr);
+}
+
+__attribute__((visibility("default"))) unsigned int sleep(unsigned int seconds) {
+  const timespec ts = to_timespec(static_cast<std::uint64_t>(seconds) * 1'000'000'000ull);
+  nanosleep(&ts, nullptr);
+  return 0;
+}
+
+}  // extern "C"
