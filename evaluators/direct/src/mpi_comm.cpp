@@ -66,8 +66,10 @@ MPI_Comm split(Runtime& rt, const char* call, MPI_Comm comm, int color, int key,
 }
 
 // A collective creation over `comm` whose members (in order) the first rank
-// to enter decides; ranks not among them get MPI_COMM_NULL.
-MPI_Comm create_from(Runtime& rt, const char* call, MPI_Comm comm, const svector<std::uint32_t>& members,
+// to enter decides; ranks not among them get MPI_COMM_NULL. `members` is a
+// copy: the rank waits in the collective, and meanwhile other ranks' calls
+// may move what it was read from (a group's members: the groups' table grows).
+MPI_Comm create_from(Runtime& rt, const char* call, MPI_Comm comm, svector<std::uint32_t> members,
                      const std::function<void(Comm&)>& prepare = {}) {
   std::uint32_t request;
   Collective& col = rt.start_collective(comm, CollectiveOp::Allreduce, 4, 0, call, true, request);

@@ -59,6 +59,7 @@ Runtime::Runtime(const Program& program, const std::vector<std::string>& args, c
     }
   }
   if (options.processor) processor_ = processor::make_processor_model(*options.processor);
+  find_sanitizer_clock();
   timespec ts{};
   real_clock_gettime(CLOCK_REALTIME, &ts);
   epoch_realtime_ns_ = static_cast<std::uint64_t>(options.epoch_seconds >= 0 ? options.epoch_seconds : ts.tv_sec) *

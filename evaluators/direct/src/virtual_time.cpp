@@ -2,6 +2,7 @@
 
 #include <dlfcn.h>
 #include <sys/time.h>
+#include <unwind.h>
 
 #include <cerrno>
 #include <cstdint>
@@ -26,6 +27,49 @@ bool cpu_clock(clockid_t clock) {
 
 bool wall_clock(clockid_t clock) {
   return clock == CLOCK_REALTIME || clock == CLOCK_REALTIME_COARSE || clock == CLOCK_TAI;
+}
+
+// A sanitizer runtime (ASan's, TSan's) interposes clock_gettime, and also
+// reads CLOCK_MONOTONIC itself through its interceptor's REAL(), that is
+// through this library's clock_gettime: ASan's allocator does when it maps
+// a new region or considers returning memory to the system, inside any
+// malloc, the runtime's own in the middle of an MPI call included. Taken as
+// the rank's clock reading, such a read issued an operation in the middle
+// of another (a barrier's successors lost their dependency on it: the
+// barrier returned before the other ranks entered it) and suspended the
+// rank inside the allocator, holding its lock (with threads, the next rank
+// to allocate waited forever). The program's reads come from its code
+// through the interceptor: the sanitizer library calls us, called from
+// outside it. The sanitizer's own reads come from the sanitizer library
+// called from the sanitizer library.
+void* g_sanitizer_library = nullptr;  // the sanitizer runtime's base address, null if none is loaded
+
+struct CallerFrames {
+  static constexpr int kMax = 8;
+  void* ip[kMax] = {};
+  int count = 0;
+};
+
+_Unwind_Reason_Code collect_frame(_Unwind_Context* context, void* arg) {
+  auto* frames = static_cast<CallerFrames*>(arg);
+  frames->ip[frames->count++] = reinterpret_cast<void*>(_Unwind_GetIP(context));
+  return frames->count == CallerFrames::kMax ? _URC_END_OF_STACK : _URC_NO_REASON;
+}
+
+bool in_sanitizer_library(const void* ip) {
+  Dl_info info{};
+  return ::dladdr(ip, &info) != 0 && info.dli_fbase == g_sanitizer_library;
+}
+
+// Whether the sanitizer runtime itself, not the program, reads the clock
+// (`caller` is clock_gettime's return address).
+bool read_by_sanitizer(const void* caller) {
+  if (!g_sanitizer_library || !in_sanitizer_library(caller)) return false;
+  CallerFrames frames;
+  _Unwind_Backtrace(collect_frame, &frames);
+  for (int i = 0; i + 1 < frames.count; ++i)
+    if (in_sanitizer_library(frames.ip[i])) return in_sanitizer_library(frames.ip[i + 1]);
+  return false;
 }
 
 // The running rank's runtime if virtual time applies to this call, else null.
@@ -78,6 +122,18 @@ int real_clock_gettime(clockid_t clock, timespec* ts) {
   return fn ? fn(clock, ts) : -1;
 }
 
+void find_sanitizer_clock() {
+  if (g_sanitizer_library) return;
+  // GCC's and older LLVM's sanitizers name it __interceptor_*, LLVM 17's ___interceptor_*.
+  void* fn = ::dlsym(RTLD_DEFAULT, "__interceptor_clock_gettime");
+  if (!fn) fn = ::dlsym(RTLD_DEFAULT, "___interceptor_clock_gettime");
+  Dl_info info{};
+  if (!fn || ::dladdr(fn, &info) == 0) return;
+  g_sanitizer_library = info.dli_fbase;
+  CallerFrames frames;  // the unwinder's first use here, not inside the allocator
+  _Unwind_Backtrace(collect_frame, &frames);
+}
+
 }  // namespace poems::direct::detail
 
 using namespace poems::direct::detail;
@@ -86,7 +142,7 @@ extern "C" {
 
 __attribute__((visibility("default"))) int clock_gettime(clockid_t clock, timespec* ts) {
   Runtime* rt = cpu_clock(clock) ? nullptr : virtual_rank();
-  if (!rt) return real_clock_gettime(clock, ts);
+  if (!rt || read_by_sanitizer(__builtin_return_address(0))) return real_clock_gettime(clock, ts);
   const std::uint64_t ns = virtual_now_ns(*rt, "clock_gettime");
   *ts = to_timespec((wall_clock(clock) ? rt->epoch_realtime_ns() : rt->epoch_monotonic_ns()) + ns);
   return 0;

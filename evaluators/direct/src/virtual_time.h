@@ -14,4 +14,8 @@ namespace poems::direct::detail {
 // The C library's clock_gettime, whatever this library interposes.
 int real_clock_gettime(clockid_t clock, timespec* ts);
 
+// Finds a sanitizer runtime's clock_gettime interceptor, if one is loaded
+// (the runtime calls it before any rank runs): see clock_gettime.
+void find_sanitizer_clock();
+
 }  // namespace poems::direct::detail

@@ -44,10 +44,12 @@ int main(int argc, char** argv) {
   char line[128];
   snprintf(line, sizeof line, "%d: optind %d iterations %d verbose %d counter %d scale %.0f tls %d calls %d", rank,
            optind, iterations, verbose, counter, scale, tls, calls() - 1);
-  /* Buffered output: each rank's stdio buffer is its own. */
+  /* Buffered output: each rank's stdio buffer is its own (a shared one would
+   * mix the ranks' halves). The line is flushed whole: under mpirun a flush
+   * between the halves lets another rank's line land in the middle. */
   printf("%s", line);
-  fflush(stdout);
   printf(" errno %s\n", my_errno == (rank % 2 ? EACCES + rank : ENOENT) ? "own" : strerror(my_errno));
+  fflush(stdout);
   int total = 0;
   MPI_Allreduce(&counter, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
   if (rank == 0) printf("total %d\n", total);
