@@ -178,7 +178,13 @@ TEST(TraceCli, ReplayOnALocalMachinePredictsTheMeasuredRun) {
     ASSERT_EQ(r.exit_code, 0) << r.err;
     const auto j = nlohmann::json::parse(r.out)["trace"];
     EXPECT_GT(j["traced_ns"].get<double>(), 1e6) << name;  // the programs compute for milliseconds
+    EXPECT_TRUE(j["difference_pct"].is_number()) << j.dump();
+#if !defined(__SANITIZE_ADDRESS__)
+    // An accuracy check of the Release build: under the sanitizers the traced
+    // run's MPI calls go through instrumented code on a host running other
+    // tests, and the measured time says little about the model (-30 % once).
     EXPECT_LT(std::abs(j["difference_pct"].get<double>()), 20.0) << name << ": " << j.dump();
+#endif
   }
 }
 
