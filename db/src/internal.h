@@ -4,6 +4,7 @@
 #include <memory>
 #include <string>
 
+#include "poems/base/escaped.h"
 #include "poems/db/knowledge_base.h"
 #include "sqlite.h"
 
@@ -24,8 +25,9 @@ void migrate(sql::Connection& conn, const std::string& path, int target);
 // `which` names the row for people ("run 42", "machine 'Odin'").
 nlohmann::json parse_column(const sql::Statement& stmt, int column, const std::string& which, const char* column_name,
                             std::int64_t row);
-// `text` safe for messages: control characters and bytes that are not UTF-8 as \xNN.
-std::string printable(std::string_view text);
+// `text` safe for messages: control characters (newline and tab too) and
+// bytes that are not UTF-8 as \xNN.
+inline std::string printable(std::string_view text) { return base::escaped(text, base::Whitespace::Hex); }
 // "its file and what to do" for messages about damaged files.
 std::string damaged_advice(const std::string& path);
 

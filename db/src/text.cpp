@@ -26,39 +26,6 @@ std::string format_double(double value) {
   return std::string(buf, end);
 }
 
-std::string printable(std::string_view text) {
-  std::string out;
-  auto hex = [&](unsigned char c) {
-    static constexpr char kDigits[] = "0123456789abcdef";
-    out += "\\x";
-    out += kDigits[c >> 4];
-    out += kDigits[c & 15];
-  };
-  for (std::size_t i = 0; i < text.size();) {
-    const auto c = static_cast<unsigned char>(text[i]);
-    if (c < 0x20 || c == 0x7f) {
-      hex(c);
-      ++i;
-    } else if (c < 0x80) {
-      out += static_cast<char>(c);
-      ++i;
-    } else {
-      const std::size_t len = c >= 0xC2 && c < 0xE0 ? 2 : c >= 0xE0 && c < 0xF0 ? 3 : c >= 0xF0 && c < 0xF5 ? 4 : 0;
-      bool ok = len > 0 && i + len <= text.size();
-      for (std::size_t k = 1; ok && k < len; ++k) ok = (static_cast<unsigned char>(text[i + k]) & 0xC0) == 0x80;
-      if (ok && c == 0xC2 && static_cast<unsigned char>(text[i + 1]) < 0xA0) ok = false;  // C1 controls
-      if (!ok) {
-        hex(c);
-        ++i;
-      } else {
-        out.append(text.substr(i, len));
-        i += len;
-      }
-    }
-  }
-  return out;
-}
-
 std::string damaged_advice(const std::string& path) {
   return "'" + path + "' is damaged there; other rows can still be read (poems db query), and `sqlite3 " + path +
          " .recover` may save the rest; or restore a backup";

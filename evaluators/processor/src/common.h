@@ -39,47 +39,6 @@ inline double work_of(const ProcessorSpec& spec, const TaskRequest& task) {
   return it->second;
 }
 
-// `text` safe for a terminal and a log: newlines and tabs as \n and \t,
-// other control characters (C0, DEL, C1) and bytes that are not UTF-8 as \xNN.
-inline std::string printable(std::string_view text) {
-  std::string out;
-  auto hex = [&](unsigned char c) {
-    static constexpr char kDigits[] = "0123456789abcdef";
-    out += "\\x";
-    out += kDigits[c >> 4];
-    out += kDigits[c & 15];
-  };
-  for (std::size_t i = 0; i < text.size();) {
-    const auto c = static_cast<unsigned char>(text[i]);
-    if (c == '\n') {
-      out += "\\n";
-      ++i;
-    } else if (c == '\t') {
-      out += "\\t";
-      ++i;
-    } else if (c < 0x20 || c == 0x7f) {
-      hex(c);
-      ++i;
-    } else if (c < 0x80) {
-      out += static_cast<char>(c);
-      ++i;
-    } else {
-      const std::size_t len = c >= 0xC2 && c < 0xE0 ? 2 : c >= 0xE0 && c < 0xF0 ? 3 : c >= 0xF0 && c < 0xF5 ? 4 : 0;
-      bool ok = len > 0 && i + len <= text.size();
-      for (std::size_t k = 1; ok && k < len; ++k) ok = (static_cast<unsigned char>(text[i + k]) & 0xC0) == 0x80;
-      if (ok && len == 2 && c == 0xC2 && static_cast<unsigned char>(text[i + 1]) < 0xA0) ok = false;  // C1 control
-      if (!ok) {
-        hex(c);
-        ++i;
-      } else {
-        out.append(text.substr(i, len));
-        i += len;
-      }
-    }
-  }
-  return out;
-}
-
 // The longest time one task may take: 2^60 ps (about 13.3 days), the bound
 // every evaluator's picosecond clock is checked against (taskgraph/limits.h).
 inline constexpr double kMaxTaskTimeNs = 1152921504606846.976;

@@ -40,6 +40,7 @@
 #include <string_view>
 
 #include "common.h"
+#include "poems/base/escaped.h"
 
 extern char** environ;
 
@@ -388,20 +389,20 @@ std::string stderr_excerpt(const std::string& err) {
   while (std::getline(in, line)) {
     ++total;
     if (lines < 6) {
-      first += (lines ? "\n  " : "  ") + printable(line.substr(0, 400));
+      first += (lines ? "\n  " : "  ") + base::escaped(line.substr(0, 400));
       ++lines;
     }
     if (!line.empty()) last = line;
   }
   if (first.size() > 1200) first = first.substr(0, 1200) + " ...";
   if (total > lines)
-    first += "\n  ... (" + std::to_string(total - lines) + " more lines; last: " + printable(last.substr(0, 400)) + ")";
+    first += "\n  ... (" + std::to_string(total - lines) + " more lines; last: " + base::escaped(last.substr(0, 400)) + ")";
   return "stderr:\n" + first;
 }
 
 // The start of some output, printable, for messages.
 std::string quote_start(const std::string& text) {
-  return "'" + printable(text.substr(0, 120)) + (text.size() > 120 ? "...'" : "'");
+  return "'" + base::escaped(text.substr(0, 120)) + (text.size() > 120 ? "...'" : "'");
 }
 
 class ExternalProcessor : public ProcessorModel {
@@ -444,7 +445,7 @@ class ExternalProcessor : public ProcessorModel {
   }
 
   std::string where(const TaskRequest& task) const {
-    return who(spec_) + ": " + task_name(task) + ": command `" + printable(command_) + "`";
+    return who(spec_) + ": " + task_name(task) + ": command `" + base::escaped(command_) + "`";
   }
 
   double run(const TaskRequest& task, const std::string& request) const {
