@@ -557,45 +557,60 @@ int MPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, 
   return MPI_Sendrecv(buf, count, datatype, dest, sendtag, buf, count, datatype, source, recvtag, comm, status);
 }
 
-int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status) {
-  return mpi_call("MPI_Probe", [&](Runtime& rt) {
-    const Comm& c = check_comm(rt, "MPI_Probe", comm);
-    const std::int32_t src = check_peer(rt, "MPI_Probe", c, source, true);
-    const int t = check_tag(rt, "MPI_Probe", tag, true);
+namespace {
+
+// The four probes. A blocking one (flag == nullptr) waits until a message
+// matches; MPI_Iprobe and MPI_Improbe look once. A matched probe (message !=
+// nullptr) takes the message out of matching: the returned handle names
+// exactly its sender and tag for MPI_Mrecv / MPI_Imrecv.
+int probe(const char* call, int source, int tag, MPI_Comm comm, int* flag, MPI_Message* message, MPI_Status* status) {
+  return mpi_call(call, [&](Runtime& rt) {
+    const Comm& c = check_comm(rt, call, comm);
+    const std::int32_t src = check_peer(rt, call, c, source, true);
+    const int t = check_tag(rt, call, tag, true);
     if (src == -2) {
+      if (flag) *flag = 1;
+      if (message) *message = MPI_MESSAGE_NO_PROC;
       set_status(status, MPI_PROC_NULL, MPI_ANY_TAG, 0);
       return MPI_SUCCESS;
     }
-    rt.checkpoint("MPI_Probe", rt.node_of("MPI_Probe"));
-    for (;;) {
-      if (const Message* m = rt.probe_match(src, t, comm)) {
-        set_status(status, m->source, m->tag, m->bytes);
+    rt.checkpoint(call, rt.node_of(call));
+    const Message* m = rt.probe_match(src, t, comm);
+    if (flag) {
+      *flag = m ? 1 : 0;
+      if (!m) {
+        rt.charge(static_cast<double>(rt.options().poll_cost));
         return MPI_SUCCESS;
       }
-      rt.block_in_probe(src, t, comm, "MPI_Probe");  // until a matching message arrives
+    } else {
+      while (!m) {
+        rt.block_in_probe(src, t, comm, call);  // until a matching message arrives
+        m = rt.probe_match(src, t, comm);
+      }
     }
+    set_status(status, m->source, m->tag, m->bytes);
+    if (message) {
+      const auto key = rt.probe_match_key(src, t, comm);
+      const std::uint32_t id = rt.new_request(Request::Kind::Marker, call);
+      Request& q = rt.request(id);
+      q.peer = static_cast<int>(key.first);
+      q.ptag = m->tag;
+      q.comm = comm;
+      q.op = key.second;
+      *message = static_cast<MPI_Message>(id);
+    }
+    return MPI_SUCCESS;
   });
 }
 
+}  // namespace
+
+int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status) {
+  return probe("MPI_Probe", source, tag, comm, nullptr, nullptr, status);
+}
+
 int MPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status) {
-  return mpi_call("MPI_Iprobe", [&](Runtime& rt) {
-    const Comm& c = check_comm(rt, "MPI_Iprobe", comm);
-    const std::int32_t src = check_peer(rt, "MPI_Iprobe", c, source, true);
-    const int t = check_tag(rt, "MPI_Iprobe", tag, true);
-    if (src == -2) {
-      *flag = 1;
-      set_status(status, MPI_PROC_NULL, MPI_ANY_TAG, 0);
-      return MPI_SUCCESS;
-    }
-    rt.checkpoint("MPI_Iprobe", rt.node_of("MPI_Iprobe"));
-    const Message* m = rt.probe_match(src, t, comm);
-    *flag = m ? 1 : 0;
-    if (m)
-      set_status(status, m->source, m->tag, m->bytes);
-    else
-      rt.charge(static_cast<double>(rt.options().poll_cost));
-    return MPI_SUCCESS;
-  });
+  return probe("MPI_Iprobe", source, tag, comm, flag, nullptr, status);
 }
 
 int MPI_Get_count(const MPI_Status* status, MPI_Datatype datatype, int* count) {
@@ -662,64 +677,11 @@ int MPI_Status_set_cancelled(MPI_Status* status, int flag) {
 // ---- matched probes (MPI-3): the message is taken out of matching ----------------------------
 
 int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message* message, MPI_Status* status) {
-  return mpi_call("MPI_Mprobe", [&](Runtime& rt) {
-    const Comm& c = check_comm(rt, "MPI_Mprobe", comm);
-    const std::int32_t src = check_peer(rt, "MPI_Mprobe", c, source, true);
-    const int t = check_tag(rt, "MPI_Mprobe", tag, true);
-    if (src == -2) {
-      *message = MPI_MESSAGE_NO_PROC;
-      set_status(status, MPI_PROC_NULL, MPI_ANY_TAG, 0);
-      return MPI_SUCCESS;
-    }
-    rt.checkpoint("MPI_Mprobe", rt.node_of("MPI_Mprobe"));
-    for (;;) {
-      if (const Message* m = rt.probe_match(src, t, comm)) {
-        set_status(status, m->source, m->tag, m->bytes);
-        // The matched receive names exactly this sender and tag.
-        const auto key = rt.probe_match_key(src, t, comm);
-        const std::uint32_t id = rt.new_request(Request::Kind::Marker, "MPI_Mprobe");
-        Request& q = rt.request(id);
-        q.peer = static_cast<int>(key.first);
-        q.ptag = m->tag;
-        q.comm = comm;
-        q.op = key.second;
-        *message = static_cast<MPI_Message>(id);
-        return MPI_SUCCESS;
-      }
-      rt.block_in_probe(src, t, comm, "MPI_Mprobe");
-    }
-  });
+  return probe("MPI_Mprobe", source, tag, comm, nullptr, message, status);
 }
 
 int MPI_Improbe(int source, int tag, MPI_Comm comm, int* flag, MPI_Message* message, MPI_Status* status) {
-  return mpi_call("MPI_Improbe", [&](Runtime& rt) {
-    const Comm& c = check_comm(rt, "MPI_Improbe", comm);
-    const std::int32_t src = check_peer(rt, "MPI_Improbe", c, source, true);
-    const int t = check_tag(rt, "MPI_Improbe", tag, true);
-    if (src == -2) {
-      *flag = 1;
-      *message = MPI_MESSAGE_NO_PROC;
-      set_status(status, MPI_PROC_NULL, MPI_ANY_TAG, 0);
-      return MPI_SUCCESS;
-    }
-    rt.checkpoint("MPI_Improbe", rt.node_of("MPI_Improbe"));
-    const Message* m = rt.probe_match(src, t, comm);
-    *flag = m ? 1 : 0;
-    if (!m) {
-      rt.charge(static_cast<double>(rt.options().poll_cost));
-      return MPI_SUCCESS;
-    }
-    set_status(status, m->source, m->tag, m->bytes);
-    const auto key = rt.probe_match_key(src, t, comm);
-    const std::uint32_t id = rt.new_request(Request::Kind::Marker, "MPI_Improbe");
-    Request& q = rt.request(id);
-    q.peer = static_cast<int>(key.first);
-    q.ptag = m->tag;
-    q.comm = comm;
-    q.op = key.second;
-    *message = static_cast<MPI_Message>(id);
-    return MPI_SUCCESS;
-  });
+  return probe("MPI_Improbe", source, tag, comm, flag, message, status);
 }
 
 int MPI_Imrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message, MPI_Request* request) {
