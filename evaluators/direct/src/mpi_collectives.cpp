@@ -84,6 +84,17 @@ Collective& record(Runtime& rt, const CollectiveKey& key) { return *rt.find_coll
 
 void finish_record(Runtime& rt, const CollectiveKey& key) { rt.finish_collective(key.comm, *rt.find_collective(key)); }
 
+// What a rank does once its part is complete: `copy_out(rt, record)` copies
+// its results out of the collective's record, then the record is released.
+template <typename CopyOut>
+Finish deliver(const Collective& col, CopyOut copy_out) {
+  const CollectiveKey key = col.key;
+  return [key, copy_out](Runtime& r) {
+    copy_out(r, record(r, key));
+    finish_record(r, key);
+  };
+}
+
 // Checks that every rank passes the same amount, type and operator.
 void agree(Runtime& rt, const char* call, Collective& col, std::size_t chunk, MPI_Datatype type, int count, MPI_Op op) {
   if (col.entered == 1) {
@@ -375,15 +386,12 @@ int bcast(const char* call, void* buffer, int count, MPI_Datatype datatype, int 
     Collective& col = begin(rt, nb, comm, CollectiveOp::Bcast, bytes, root, call, !is_root, part);
     agree(rt, call, col, bytes, datatype, count, MPI_OP_NULL);
     if (is_root) contribute(rt, col, 0, 1, buffer, count, datatype, bytes);
-    const CollectiveKey key = col.key;
-    return [=](Runtime& r) {
-      Collective& done = record(r, key);
+    return deliver(col, [=](Runtime& r, Collective& done) {
       if (!is_root) {
         require_all(r, call, done, 1);
         unpack_into(r, done.data.data(), bytes, buffer, static_cast<std::uint64_t>(count), datatype);
       }
-      finish_record(r, key);
-    };
+    });
   });
 }
 
@@ -402,15 +410,12 @@ int reduce(const char* call, const void* sendbuf, void* recvbuf, int count, MPI_
     Collective& col = begin(rt, nb, comm, CollectiveOp::Reduce, bytes, root, call, is_root, part);
     agree(rt, call, col, bytes, datatype, count, op);
     contribute(rt, col, static_cast<std::size_t>(me), static_cast<std::size_t>(c.size()), mine, count, datatype, bytes);
-    const CollectiveKey key = col.key;
     const int procs = c.size();
-    return [=](Runtime& r) {
-      Collective& done = record(r, key);
+    return deliver(col, [=](Runtime& r, Collective& done) {
       if (is_root && bytes > 0)
         unpack_into(r, reduced_in_order(r, call, done, procs, poems::direct::ReductionKind::Reduce, root), bytes,
                     recvbuf, static_cast<std::uint64_t>(count), datatype);
-      finish_record(r, key);
-    };
+    });
   });
 }
 
@@ -427,15 +432,12 @@ int allreduce(const char* call, const void* sendbuf, void* recvbuf, int count, M
     agree(rt, call, col, bytes, datatype, count, op);
     contribute(rt, col, static_cast<std::size_t>(my_rank(rt, c)), static_cast<std::size_t>(c.size()), mine, count,
                datatype, bytes);
-    const CollectiveKey key = col.key;
     const int procs = c.size();
-    return [=](Runtime& r) {
-      Collective& done = record(r, key);
+    return deliver(col, [=](Runtime& r, Collective& done) {
       if (bytes > 0)
         unpack_into(r, reduced_in_order(r, call, done, procs, poems::direct::ReductionKind::Allreduce, 0), bytes,
                     recvbuf, static_cast<std::uint64_t>(count), datatype);
-      finish_record(r, key);
-    };
+    });
   });
 }
 
@@ -463,9 +465,7 @@ int gather(const char* call, const void* sendbuf, int sendcount, MPI_Datatype se
       contribute(rt, col, static_cast<std::size_t>(me), procs, at(recvbuf, me * rext), recvcount, recvtype, chunk);
     else
       contribute(rt, col, static_cast<std::size_t>(me), procs, sendbuf, sendcount, sendtype, chunk);
-    const CollectiveKey key = col.key;
-    return [=](Runtime& r) {
-      Collective& done = record(r, key);
+    return deliver(col, [=](Runtime& r, Collective& done) {
       if (is_root) {
         require_all(r, call, done, static_cast<std::uint32_t>(procs));
         for (std::size_t i = 0; i < procs && chunk > 0; ++i) {
@@ -474,8 +474,7 @@ int gather(const char* call, const void* sendbuf, int sendcount, MPI_Datatype se
                       static_cast<std::uint64_t>(recvcount), recvtype);
         }
       }
-      finish_record(r, key);
-    };
+    });
   });
 }
 
@@ -503,16 +502,13 @@ int scatter(const char* call, const void* sendbuf, int sendcount, MPI_Datatype s
                   col.data.data() + i * chunk);
       ++col.contributed;
     }
-    const CollectiveKey key = col.key;
-    return [=](Runtime& r) {
-      Collective& done = record(r, key);
+    return deliver(col, [=](Runtime& r, Collective& done) {
       if (!in_place && chunk > 0) {
         require_all(r, call, done, 1);
         unpack_into(r, done.data.data() + static_cast<std::size_t>(me) * chunk, chunk, recvbuf,
                     static_cast<std::uint64_t>(recvcount), recvtype);
       }
-      finish_record(r, key);
-    };
+    });
   });
 }
 
@@ -534,15 +530,12 @@ int allgather(const char* call, const void* sendbuf, int sendcount, MPI_Datatype
       contribute(rt, col, static_cast<std::size_t>(me), procs, at(recvbuf, me * rext), recvcount, recvtype, chunk);
     else
       contribute(rt, col, static_cast<std::size_t>(me), procs, sendbuf, sendcount, sendtype, chunk);
-    const CollectiveKey key = col.key;
-    return [=](Runtime& r) {
-      Collective& done = record(r, key);
+    return deliver(col, [=](Runtime& r, Collective& done) {
       require_all(r, call, done, static_cast<std::uint32_t>(procs));
       for (std::size_t i = 0; i < procs && chunk > 0; ++i)
         unpack_into(r, done.data.data() + i * chunk, chunk, at(recvbuf, static_cast<std::int64_t>(i) * rext),
                     static_cast<std::uint64_t>(recvcount), recvtype);
-      finish_record(r, key);
-    };
+    });
   });
 }
 
@@ -568,15 +561,12 @@ int alltoall(const char* call, const void* sendbuf, int sendcount, MPI_Datatype 
       pack_into(rt, at(src, static_cast<std::int64_t>(i) * sext), static_cast<std::uint64_t>(scount), stype,
                 col.data.data() + (static_cast<std::size_t>(me) * procs + i) * chunk);
     ++col.contributed;
-    const CollectiveKey key = col.key;
-    return [=](Runtime& r) {
-      Collective& done = record(r, key);
+    return deliver(col, [=](Runtime& r, Collective& done) {
       require_all(r, call, done, static_cast<std::uint32_t>(procs));
       for (std::size_t i = 0; i < procs && chunk > 0; ++i)
         unpack_into(r, done.data.data() + (i * procs + static_cast<std::size_t>(me)) * chunk, chunk,
                     at(recvbuf, static_cast<std::int64_t>(i) * rext), static_cast<std::uint64_t>(recvcount), recvtype);
-      finish_record(r, key);
-    };
+    });
   });
 }
 
@@ -610,9 +600,7 @@ int gatherv(const char* call, const void* sendbuf, int sendcount, MPI_Datatype s
     else
       contribute_part(rt, col, static_cast<std::size_t>(me), static_cast<std::size_t>(procs), sendbuf, sendcount,
                       sendtype);
-    const CollectiveKey key = col.key;
-    return [=](Runtime& r) {
-      Collective& done = record(r, key);
+    return deliver(col, [=](Runtime& r, Collective& done) {
       if (is_root) {
         for (int i = 0; i < procs; ++i) {
           if (in_place && i == me) continue;
@@ -625,8 +613,7 @@ int gatherv(const char* call, const void* sendbuf, int sendcount, MPI_Datatype s
                       static_cast<std::uint64_t>(counts[static_cast<std::size_t>(i)]), recvtype);
         }
       }
-      finish_record(r, key);
-    };
+    });
   });
 }
 
@@ -658,10 +645,8 @@ int scatterv(const char* call, const void* sendbuf, const int sendcounts[], cons
                         at(sendbuf, displs[i] * sext), sendcounts[i], sendtype);
       ++col.contributed;
     }
-    const CollectiveKey key = col.key;
     const std::uint64_t capacity = in_place ? 0 : static_cast<std::uint64_t>(recvcount) * rt.type(recvtype)->size;
-    return [=](Runtime& r) {
-      Collective& done = record(r, key);
+    return deliver(col, [=](Runtime& r, Collective& done) {
       if (!in_place) {
         require_all(r, call, done, 1);
         const svector<std::byte>& p = done.parts[static_cast<std::size_t>(me)];
@@ -670,8 +655,7 @@ int scatterv(const char* call, const void* sendbuf, const int sendcounts[], cons
                            std::to_string(capacity) + " (MPI_ERR_TRUNCATE)");
         unpack_into(r, p.data(), p.size(), recvbuf, static_cast<std::uint64_t>(recvcount), recvtype);
       }
-      finish_record(r, key);
-    };
+    });
   });
 }
 
@@ -695,10 +679,8 @@ int allgatherv(const char* call, const void* sendbuf, int sendcount, MPI_Datatyp
     else
       contribute_part(rt, col, static_cast<std::size_t>(me), static_cast<std::size_t>(procs), sendbuf, sendcount,
                       sendtype);
-    const CollectiveKey key = col.key;
     const std::vector<int> counts(recvcounts, recvcounts + procs), offsets(displs, displs + procs);
-    return [=](Runtime& r) {
-      Collective& done = record(r, key);
+    return deliver(col, [=](Runtime& r, Collective& done) {
       for (int i = 0; i < procs; ++i) {
         const svector<std::byte>& p = done.parts[static_cast<std::size_t>(i)];
         if (p.size() > bytes[static_cast<std::size_t>(i)])
@@ -708,8 +690,7 @@ int allgatherv(const char* call, const void* sendbuf, int sendcount, MPI_Datatyp
         unpack_into(r, p.data(), p.size(), at(recvbuf, offsets[static_cast<std::size_t>(i)] * rext),
                     static_cast<std::uint64_t>(counts[static_cast<std::size_t>(i)]), recvtype);
       }
-      finish_record(r, key);
-    };
+    });
   });
 }
 
@@ -746,7 +727,6 @@ int alltoallvw(const char* call, bool w, const void* sendbuf, const int sendcoun
     for (int i = 0; i < procs; ++i)
       col.parts[static_cast<std::size_t>(me) * p + static_cast<std::size_t>(i)] =
           pack_data(rt, at(src, offset(sdisp, stypes, i)), scounts[i], type_at(stypes, i));
-    const CollectiveKey key = col.key;
     std::vector<std::int64_t> roffsets(p);
     std::vector<MPI_Datatype> rtypes(p);
     for (int i = 0; i < procs; ++i) {
@@ -754,8 +734,7 @@ int alltoallvw(const char* call, bool w, const void* sendbuf, const int sendcoun
       rtypes[static_cast<std::size_t>(i)] = type_at(recvtypes, i);
     }
     const std::vector<int> rcounts(recvcounts, recvcounts + procs);
-    return [=](Runtime& r) {
-      Collective& done = record(r, key);
+    return deliver(col, [=](Runtime& r, Collective& done) {
       for (std::size_t i = 0; i < p; ++i) {
         const svector<std::byte>& part_i = done.parts[i * p + static_cast<std::size_t>(me)];
         if (part_i.size() > rbytes[i])
@@ -764,8 +743,7 @@ int alltoallvw(const char* call, bool w, const void* sendbuf, const int sendcoun
         unpack_into(r, part_i.data(), part_i.size(), at(recvbuf, roffsets[i]), static_cast<std::uint64_t>(rcounts[i]),
                     rtypes[i]);
       }
-      finish_record(r, key);
-    };
+    });
   });
 }
 
@@ -791,16 +769,13 @@ int reduce_scatter(const char* call, bool block, const void* sendbuf, void* recv
     col.type = datatype;
     contribute(rt, col, static_cast<std::size_t>(me), static_cast<std::size_t>(procs),
                sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, total, datatype, chunk);
-    const CollectiveKey key = col.key;
     const int before = std::accumulate(counts.begin(), counts.begin() + me, 0);
     const int mine = counts[static_cast<std::size_t>(me)];
-    return [=](Runtime& r) {
-      Collective& done = record(r, key);
+    return deliver(col, [=](Runtime& r, Collective& done) {
       if (mine > 0 && chunk > 0)
         unpack_into(r, reduced(r, call, done, procs) + static_cast<std::uint64_t>(before) * size,
                     static_cast<std::uint64_t>(mine) * size, recvbuf, static_cast<std::uint64_t>(mine), datatype);
-      finish_record(r, key);
-    };
+    });
   });
 }
 
@@ -818,16 +793,13 @@ int scan(const char* call, bool exclusive, const void* sendbuf, void* recvbuf, i
     col.type = datatype;
     contribute(rt, col, static_cast<std::size_t>(me), static_cast<std::size_t>(procs),
                sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, count, datatype, bytes);
-    const CollectiveKey key = col.key;
-    return [=](Runtime& r) {
-      Collective& done = record(r, key);
+    return deliver(col, [=](Runtime& r, Collective& done) {
       const int last = exclusive ? me - 1 : me;
       if (last >= 0 && bytes > 0) {
         const svector<std::byte> prefix = fold(r, done, 0, last, bytes);
         unpack_into(r, prefix.data(), bytes, recvbuf, static_cast<std::uint64_t>(count), datatype);
       }
-      finish_record(r, key);
-    };
+    });
   });
 }
 
