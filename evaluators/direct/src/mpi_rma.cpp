@@ -338,6 +338,29 @@ using namespace poems::direct::detail;
 
 namespace {
 
+// The origin and the target must hold the same number of bytes.
+void check_same_bytes(Runtime& rt, const char* call, std::uint64_t obytes, std::uint64_t tbytes) {
+  if (obytes != tbytes)
+    rt.fail(call, "the origin has " + std::to_string(obytes) + " bytes, the target " + std::to_string(tbytes) +
+                      " (MPI_ERR_ARG)");
+}
+
+// The request of a request-based operation (MPI_Rput, MPI_Rget, ...): it
+// completes with the reply (`reply`, of a get) or is complete at once.
+MPI_Request rma_request(Runtime& rt, const char* call, Window& w, std::uint32_t reply) {
+  if (reply != kNoRequest) {
+    svector<Outstanding>& out = w.outstanding[rt.current().world];
+    out.erase(std::remove_if(out.begin(), out.end(), [&](const Outstanding& o) { return o.request == reply; }),
+              out.end());
+    rt.request(reply).call = call;
+    return static_cast<MPI_Request>(reply);
+  }
+  const std::uint32_t id = rt.new_request(Request::Kind::Rma, call);
+  rt.request(id).done = true;
+  rt.request(id).op = kNoOp;
+  return static_cast<MPI_Request>(id);
+}
+
 // Put (write) and get (read) with a predefined or derived target type.
 int put_get(const char* call, bool put, void* origin_addr, int origin_count, MPI_Datatype origin_datatype,
             int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win,
@@ -346,9 +369,7 @@ int put_get(const char* call, bool put, void* origin_addr, int origin_count, MPI
     Window& w = check_win(rt, call, win);
     const std::uint64_t obytes = check_bytes(rt, call, origin_count, origin_datatype);
     const std::uint64_t tbytes = check_bytes(rt, call, target_count, target_datatype);
-    if (obytes != tbytes)
-      rt.fail(call, "the origin has " + std::to_string(obytes) + " bytes, the target " + std::to_string(tbytes) +
-                        " (MPI_ERR_ARG)");
+    check_same_bytes(rt, call, obytes, tbytes);
     std::uint32_t reply = kNoRequest;
     if (check_target(rt, call, w, target_rank) != MPI_PROC_NULL) {
       const TypeInfo ttype = *rt.type(target_datatype);  // a copy: the table may move
@@ -365,21 +386,7 @@ int put_get(const char* call, bool put, void* origin_addr, int origin_count, MPI
         reply = access_message(rt, win, w, target_rank, RmaMessage::Fetch, 16, obytes, call);
       }
     }
-    if (request) {
-      // Request-based: the request completes with the reply (a get) or at once.
-      if (reply != kNoRequest) {
-        svector<Outstanding>& out = w.outstanding[rt.current().world];
-        out.erase(std::remove_if(out.begin(), out.end(), [&](const Outstanding& o) { return o.request == reply; }),
-                  out.end());
-        rt.request(reply).call = call;
-        *request = static_cast<MPI_Request>(reply);
-      } else {
-        const std::uint32_t id = rt.new_request(Request::Kind::Rma, call);
-        rt.request(id).done = true;
-        rt.request(id).op = kNoOp;
-        *request = static_cast<MPI_Request>(id);
-      }
-    }
+    if (request) *request = rma_request(rt, call, w, reply);
     return MPI_SUCCESS;
   });
 }
@@ -394,9 +401,7 @@ int accumulate(const char* call, const void* origin_addr, int origin_count, MPI_
     const std::uint64_t tbytes = check_bytes(rt, call, target_count, target_datatype);
     if (op != MPI_NO_OP) {
       const std::uint64_t obytes = check_bytes(rt, call, origin_count, origin_datatype);
-      if (obytes != tbytes)
-        rt.fail(call, "the origin has " + std::to_string(obytes) + " bytes, the target " + std::to_string(tbytes) +
-                          " (MPI_ERR_ARG)");
+      check_same_bytes(rt, call, obytes, tbytes);
       if (!predefined_op(op)) rt.fail(call, "one-sided accumulation takes predefined operators only (MPI_ERR_OP)");
       check_op(rt, call, op, target_datatype);
     }
@@ -425,20 +430,7 @@ int accumulate(const char* call, const void* origin_addr, int origin_count, MPI_
       reply = result_addr ? access_message(rt, win, w, target_rank, RmaMessage::Fetch, sent, tbytes, call)
                           : access_message(rt, win, w, target_rank, RmaMessage::Data, sent, 0, call);
     }
-    if (request) {
-      if (reply != kNoRequest) {
-        svector<Outstanding>& out = w.outstanding[rt.current().world];
-        out.erase(std::remove_if(out.begin(), out.end(), [&](const Outstanding& o) { return o.request == reply; }),
-                  out.end());
-        rt.request(reply).call = call;
-        *request = static_cast<MPI_Request>(reply);
-      } else {
-        const std::uint32_t id = rt.new_request(Request::Kind::Rma, call);
-        rt.request(id).done = true;
-        rt.request(id).op = kNoOp;
-        *request = static_cast<MPI_Request>(id);
-      }
-    }
+    if (request) *request = rma_request(rt, call, w, reply);
     return MPI_SUCCESS;
   });
 }
