@@ -265,13 +265,12 @@ Collective& Runtime::start_nonblocking_collective(MPI_Comm handle, taskgraph::Co
       });
 }
 
-Collective& Runtime::start_custom_collective(MPI_Comm handle, int kind, int root, const char* call, bool wait,
-                                             std::uint32_t& request, const ScheduleBuilder& build) {
+Collective& Runtime::enter_collective(MPI_Comm handle, int kind, int root, const char* call, std::uint64_t& seq) {
   Rank& k = *current_;
   Comm& c = *comms_[static_cast<std::size_t>(handle)];
   const int me = comm_rank(c, k.world);
   const std::size_t slot = c.self ? k.world : static_cast<std::size_t>(me);
-  const std::uint64_t seq = c.started[slot]++;
+  seq = c.started[slot]++;
   const CollectiveKey key{handle, c.self ? k.world : 0, seq};
   Collective& col = collectives_[key];
   if (col.entered == 0) {
@@ -284,6 +283,15 @@ Collective& Runtime::start_custom_collective(MPI_Comm handle, int kind, int root
                    std::to_string(col.root) + " on other ranks");
   }
   ++col.entered;
+  return col;
+}
+
+Collective& Runtime::start_custom_collective(MPI_Comm handle, int kind, int root, const char* call, bool wait,
+                                             std::uint32_t& request, const ScheduleBuilder& build) {
+  Rank& k = *current_;
+  Comm& c = *comms_[static_cast<std::size_t>(handle)];
+  std::uint64_t seq = 0;
+  Collective& col = enter_collective(handle, kind, root, call, seq);
 
   issue_compute();
   taskgraph::OpBuffer ops;  // private scratch: the schedule, then into the outbox
@@ -310,21 +318,8 @@ Collective& Runtime::start_nonblocking_collective(MPI_Comm handle, int kind, int
                                                   std::uint32_t& request, const ScheduleBuilder& build) {
   Rank& k = *current_;
   Comm& c = *comms_[static_cast<std::size_t>(handle)];
-  const int me = comm_rank(c, k.world);
-  const std::size_t slot = c.self ? k.world : static_cast<std::size_t>(me);
-  const std::uint64_t seq = c.started[slot]++;
-  const CollectiveKey key{handle, c.self ? k.world : 0, seq};
-  Collective& col = collectives_[key];
-  if (col.entered == 0) {
-    col.key = key;
-    col.op = kind;
-    col.call = call;
-    col.root = root;
-  } else if (col.op != kind || col.root != root) {
-    fail(call, "collective call " + std::to_string(seq + 1) + " on this communicator is " + col.call + " with root " +
-                   std::to_string(col.root) + " on other ranks");
-  }
-  ++col.entered;
+  std::uint64_t seq = 0;
+  Collective& col = enter_collective(handle, kind, root, call, seq);
   // The schedule, relative to its first operation, with the companion's peers.
   taskgraph::OpBuffer ops;
   std::vector<std::uint64_t> exits = build(0, {}, static_cast<std::int32_t>(collective_tag(handle, seq)), ops);

@@ -497,6 +497,9 @@ class Runtime final : public taskgraph::ScheduleSource, public sim::ExecutionObs
   taskgraph::CollectiveCall library_call(MPI_Comm handle, taskgraph::CollectiveOp op, std::uint64_t bytes, int root,
                                          const char* call, std::int32_t tag);
   void strip_companions(DirectResult& out) const;
+  // The calling rank enters the next collective on `handle` (`seq`, its
+  // number there): the call's record, checked against the other ranks'.
+  Collective& enter_collective(MPI_Comm handle, int kind, int root, const char* call, std::uint64_t& seq);
 
   Program program_;
   std::vector<std::string> args_;
