@@ -9,6 +9,8 @@
 
 namespace poems::direct::detail {
 
+// A new keyval (C's callbacks, or with `fortran` Fortran's: all by reference, values as integers).
+int create_keyval(const char* call, void* copy, void* del, int* keyval, void* extra, bool fortran);
 int set_attribute(Runtime& rt, const char* call, int kind, int object, int keyval, std::uintptr_t value);
 bool get_attribute(Runtime& rt, int kind, int object, int keyval, std::uintptr_t& value);
 int delete_attribute(Runtime& rt, const char* call, int kind, int object, int keyval);

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "api.h"
+#include "attributes.h"
 #include "fortran.h"
 
 extern "C" {
@@ -102,43 +103,24 @@ void mpi_comm_dup_fn_(void*, void*, void*, MPI_Aint* in, MPI_Aint* out, MPI_Fint
 
 }  // extern "C"
 
-namespace {
-
-using poems::direct::detail::Runtime;
-
-// Fortran keyvals: the predefined callbacks map to C's; others are called
-// with Fortran's conventions (all by reference, values as integers).
-int fortran_keyval(const char* call, void* copy, void* del, MPI_Fint* keyval, void* extra) {
-  return poems::direct::detail::mpi_call(
-      call,
-      [&](Runtime& rt) {
-        Runtime::Keyval k;
-        k.copy = copy;
-        k.del = del;
-        k.extra = extra;
-        k.fortran = true;
-        *keyval = rt.add_keyval(k);
-        return MPI_SUCCESS;
-      },
-      false);
-}
-
-}  // namespace
+// Fortran keyvals: their callbacks are called with Fortran's conventions
+// (all by reference, values as integers).
+using poems::direct::detail::create_keyval;
 
 extern "C" {
 
 POEMS_F(mpi_comm_create_keyval_)(void* copy, void* del, MPI_Fint* keyval, const MPI_Aint* extra, MPI_Fint* ierror) {
-  *ierror = fortran_keyval("MPI_Comm_create_keyval", copy, del, keyval, reinterpret_cast<void*>(*extra));
+  *ierror = create_keyval("MPI_Comm_create_keyval", copy, del, keyval, reinterpret_cast<void*>(*extra), true);
 }
 POEMS_F(mpi_type_create_keyval_)(void* copy, void* del, MPI_Fint* keyval, const MPI_Aint* extra, MPI_Fint* ierror) {
-  *ierror = fortran_keyval("MPI_Type_create_keyval", copy, del, keyval, reinterpret_cast<void*>(*extra));
+  *ierror = create_keyval("MPI_Type_create_keyval", copy, del, keyval, reinterpret_cast<void*>(*extra), true);
 }
 POEMS_F(mpi_win_create_keyval_)(void* copy, void* del, MPI_Fint* keyval, const MPI_Aint* extra, MPI_Fint* ierror) {
-  *ierror = fortran_keyval("MPI_Win_create_keyval", copy, del, keyval, reinterpret_cast<void*>(*extra));
+  *ierror = create_keyval("MPI_Win_create_keyval", copy, del, keyval, reinterpret_cast<void*>(*extra), true);
 }
 POEMS_F(mpi_keyval_create_)(void* copy, void* del, MPI_Fint* keyval, const MPI_Fint* extra, MPI_Fint* ierror) {
-  *ierror =
-      fortran_keyval("MPI_Keyval_create", copy, del, keyval, reinterpret_cast<void*>(static_cast<MPI_Aint>(*extra)));
+  *ierror = create_keyval("MPI_Keyval_create", copy, del, keyval,
+                          reinterpret_cast<void*>(static_cast<MPI_Aint>(*extra)), true);
 }
 
 // The predefined callbacks as Fortran procedures (EXTERNAL in mpif.h).

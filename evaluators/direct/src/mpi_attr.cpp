@@ -101,6 +101,21 @@ void copy_attributes(Runtime& rt, int kind, int from, int to) {
   }
 }
 
+int create_keyval(const char* call, void* copy, void* del, int* keyval, void* extra, bool fortran) {
+  return mpi_call(
+      call,
+      [&](Runtime& rt) {
+        Runtime::Keyval k;
+        k.copy = copy;
+        k.del = del;
+        k.extra = extra;
+        k.fortran = fortran;
+        *keyval = rt.add_keyval(k);
+        return MPI_SUCCESS;
+      },
+      false);
+}
+
 void delete_attributes(Runtime& rt, int kind, int object) {
   auto& attrs = rt.attributes();
   const std::uint32_t me = rt.current().world;
@@ -118,21 +133,6 @@ void delete_attributes(Runtime& rt, int kind, int object) {
 using namespace poems::direct::detail;
 
 namespace {
-
-int create_keyval(const char* call, void* copy, void* del, int* keyval, void* extra, bool fortran) {
-  return mpi_call(
-      call,
-      [&](Runtime& rt) {
-        Runtime::Keyval k;
-        k.copy = copy;
-        k.del = del;
-        k.extra = extra;
-        k.fortran = fortran;
-        *keyval = rt.add_keyval(k);
-        return MPI_SUCCESS;
-      },
-      false);
-}
 
 int free_keyval(const char* call, int* keyval) {
   return mpi_call(
