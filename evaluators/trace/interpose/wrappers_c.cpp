@@ -253,27 +253,20 @@ int MPI_Testany(int count, MPI_Request* requests, int* index, int* flag, MPI_Sta
   return rc;
 }
 
-int MPI_Waitsome(int incount, MPI_Request* requests, int* outcount, int* indices, MPI_Status* statuses) {
-  Call call(Region::MPI_Waitsome);
-  if (!call.on()) return PMPI_Waitsome(incount, requests, outcount, indices, statuses);
-  const MPI_Request* before = save(incount, requests);
-  statuses = statuses_for(incount, statuses);
-  const int rc = PMPI_Waitsome(incount, requests, outcount, indices, statuses);
-  if (rc == MPI_SUCCESS && *outcount != MPI_UNDEFINED)
-    for (int k = 0; k < *outcount; ++k) completed(before[indices[k]], statuses[k]);
-  return rc;
-}
-
-int MPI_Testsome(int incount, MPI_Request* requests, int* outcount, int* indices, MPI_Status* statuses) {
-  Call call(Region::MPI_Testsome);
-  if (!call.on()) return PMPI_Testsome(incount, requests, outcount, indices, statuses);
-  const MPI_Request* before = save(incount, requests);
-  statuses = statuses_for(incount, statuses);
-  const int rc = PMPI_Testsome(incount, requests, outcount, indices, statuses);
-  if (rc == MPI_SUCCESS && *outcount != MPI_UNDEFINED)
-    for (int k = 0; k < *outcount; ++k) completed(before[indices[k]], statuses[k]);
-  return rc;
-}
+#define POEMS_SOME(Name)                                                                                  \
+  int MPI_##Name(int incount, MPI_Request* requests, int* outcount, int* indices, MPI_Status* statuses) { \
+    Call call(Region::MPI_##Name);                                                                        \
+    if (!call.on()) return PMPI_##Name(incount, requests, outcount, indices, statuses);                   \
+    const MPI_Request* before = save(incount, requests);                                                  \
+    statuses = statuses_for(incount, statuses);                                                           \
+    const int rc = PMPI_##Name(incount, requests, outcount, indices, statuses);                           \
+    if (rc == MPI_SUCCESS && *outcount != MPI_UNDEFINED)                                                  \
+      for (int k = 0; k < *outcount; ++k) completed(before[indices[k]], statuses[k]);                     \
+    return rc;                                                                                            \
+  }
+POEMS_SOME(Waitsome)
+POEMS_SOME(Testsome)
+#undef POEMS_SOME
 
 // ---- collectives -----------------------------------------------------------------------
 

@@ -67,6 +67,21 @@ F* statuses_for(F count, F* statuses) {
   return scratch_statuses.data();
 }
 
+// The completions a wait or test call reports, for the requests `before`
+// held when it was called (the call may free them).
+const F* status_at(const F* statuses, F i) { return statuses + kStatusInts * static_cast<std::size_t>(i); }
+void all_completed(const MPI_Request* before, F count, const F* statuses) {
+  for (F i = 0; i < count; ++i) completed(before[i], c_status(status_at(statuses, i)));
+}
+void any_completed(const MPI_Request* before, F count, F index, const F* status) {
+  if (index != MPI_UNDEFINED && index >= 1 && index <= count) completed(before[index - 1], c_status(status));
+}
+void some_completed(const MPI_Request* before, F incount, F outcount, const F* indices, const F* statuses) {
+  if (outcount == MPI_UNDEFINED) return;
+  for (F k = 0; k < outcount; ++k)
+    if (indices[k] >= 1 && indices[k] <= incount) completed(before[indices[k] - 1], c_status(status_at(statuses, k)));
+}
+
 MPI_Comm comm_of(const F* comm) { return PMPI_Comm_f2c(*comm); }
 
 void isend_record(int dest, MPI_Comm comm, int tag, std::uint64_t bytes, MPI_Request request) {
@@ -290,8 +305,7 @@ void ompi_waitall_f(F* count, F* requests, F* statuses, F* ierr) {
   const MPI_Request* before = save(*count, requests);
   statuses = statuses_for(*count, statuses);
   real(count, requests, statuses, ierr);
-  if (*ierr == MPI_SUCCESS)
-    for (F i = 0; i < *count; ++i) completed(before[i], c_status(statuses + kStatusInts * static_cast<std::size_t>(i)));
+  if (*ierr == MPI_SUCCESS) all_completed(before, *count, statuses);
 }
 POEMS_FORTRAN_ALIASES(waitall, WAITALL)
 
@@ -302,8 +316,7 @@ void ompi_testall_f(F* count, F* requests, Logical* flag, F* statuses, F* ierr) 
   const MPI_Request* before = save(*count, requests);
   statuses = statuses_for(*count, statuses);
   real(count, requests, flag, statuses, ierr);
-  if (*ierr == MPI_SUCCESS && *flag)
-    for (F i = 0; i < *count; ++i) completed(before[i], c_status(statuses + kStatusInts * static_cast<std::size_t>(i)));
+  if (*ierr == MPI_SUCCESS && *flag) all_completed(before, *count, statuses);
 }
 POEMS_FORTRAN_ALIASES(testall, TESTALL)
 
@@ -315,8 +328,7 @@ void ompi_waitany_f(F* count, F* requests, F* index, F* status, F* ierr) {
   F local[kStatusInts];
   if (ignored(status)) status = local;
   real(count, requests, index, status, ierr);
-  if (*ierr == MPI_SUCCESS && *index != MPI_UNDEFINED && *index >= 1 && *index <= *count)
-    completed(before[*index - 1], c_status(status));
+  if (*ierr == MPI_SUCCESS) any_completed(before, *count, *index, status);
 }
 POEMS_FORTRAN_ALIASES(waitany, WAITANY)
 
@@ -328,38 +340,24 @@ void ompi_testany_f(F* count, F* requests, F* index, Logical* flag, F* status, F
   F local[kStatusInts];
   if (ignored(status)) status = local;
   real(count, requests, index, flag, status, ierr);
-  if (*ierr == MPI_SUCCESS && *flag && *index != MPI_UNDEFINED && *index >= 1 && *index <= *count)
-    completed(before[*index - 1], c_status(status));
+  if (*ierr == MPI_SUCCESS && *flag) any_completed(before, *count, *index, status);
 }
 POEMS_FORTRAN_ALIASES(testany, TESTANY)
 
-void ompi_waitsome_f(F* incount, F* requests, F* outcount, F* indices, F* statuses, F* ierr) {
-  POEMS_REAL(waitsome);
-  Call call(Region::MPI_Waitsome);
-  if (!call.on()) return real(incount, requests, outcount, indices, statuses, ierr);
-  const MPI_Request* before = save(*incount, requests);
-  statuses = statuses_for(*incount, statuses);
-  real(incount, requests, outcount, indices, statuses, ierr);
-  if (*ierr == MPI_SUCCESS && *outcount != MPI_UNDEFINED)
-    for (F k = 0; k < *outcount; ++k)
-      if (indices[k] >= 1 && indices[k] <= *incount)
-        completed(before[indices[k] - 1], c_status(statuses + kStatusInts * static_cast<std::size_t>(k)));
-}
-POEMS_FORTRAN_ALIASES(waitsome, WAITSOME)
-
-void ompi_testsome_f(F* incount, F* requests, F* outcount, F* indices, F* statuses, F* ierr) {
-  POEMS_REAL(testsome);
-  Call call(Region::MPI_Testsome);
-  if (!call.on()) return real(incount, requests, outcount, indices, statuses, ierr);
-  const MPI_Request* before = save(*incount, requests);
-  statuses = statuses_for(*incount, statuses);
-  real(incount, requests, outcount, indices, statuses, ierr);
-  if (*ierr == MPI_SUCCESS && *outcount != MPI_UNDEFINED)
-    for (F k = 0; k < *outcount; ++k)
-      if (indices[k] >= 1 && indices[k] <= *incount)
-        completed(before[indices[k] - 1], c_status(statuses + kStatusInts * static_cast<std::size_t>(k)));
-}
-POEMS_FORTRAN_ALIASES(testsome, TESTSOME)
+#define POEMS_FORTRAN_SOME(lower, upper, REGION)                                                  \
+  void ompi_##lower##_f(F* incount, F* requests, F* outcount, F* indices, F* statuses, F* ierr) { \
+    POEMS_REAL(lower);                                                                            \
+    Call call(Region::REGION);                                                                    \
+    if (!call.on()) return real(incount, requests, outcount, indices, statuses, ierr);            \
+    const MPI_Request* before = save(*incount, requests);                                         \
+    statuses = statuses_for(*incount, statuses);                                                  \
+    real(incount, requests, outcount, indices, statuses, ierr);                                   \
+    if (*ierr == MPI_SUCCESS) some_completed(before, *incount, *outcount, indices, statuses);     \
+  }                                                                                               \
+  POEMS_FORTRAN_ALIASES(lower, upper)
+POEMS_FORTRAN_SOME(waitsome, WAITSOME, MPI_Waitsome)
+POEMS_FORTRAN_SOME(testsome, TESTSOME, MPI_Testsome)
+#undef POEMS_FORTRAN_SOME
 
 // ---- collectives -------------------------------------------------------------------------
 
