@@ -95,6 +95,17 @@ Finish deliver(const Collective& col, CopyOut copy_out) {
   };
 }
 
+// The bytes an allgather or alltoall moves per rank pair: what this rank
+// receives from each, which (unless in place) it must also send to each.
+std::uint64_t each_rank_bytes(Runtime& rt, const char* call, bool in_place, int sendcount, MPI_Datatype sendtype,
+                              int recvcount, MPI_Datatype recvtype) {
+  const std::uint64_t chunk = check_bytes(rt, call, recvcount, recvtype);
+  if (!in_place && check_bytes(rt, call, sendcount, sendtype) != chunk)
+    rt.fail(call, "this rank sends " + std::to_string(check_bytes(rt, call, sendcount, sendtype)) +
+                      " bytes but receives " + std::to_string(chunk) + " per rank (MPI_ERR_TRUNCATE)");
+  return chunk;
+}
+
 // Checks that every rank passes the same amount, type and operator.
 void agree(Runtime& rt, const char* call, Collective& col, std::size_t chunk, MPI_Datatype type, int count, MPI_Op op) {
   if (col.entered == 1) {
@@ -518,10 +529,7 @@ int allgather(const char* call, const void* sendbuf, int sendcount, MPI_Datatype
     const Comm& c = check_comm(rt, call, comm);
     const int me = my_rank(rt, c);
     const bool in_place = sendbuf == MPI_IN_PLACE;
-    const std::uint64_t chunk = check_bytes(rt, call, recvcount, recvtype);
-    if (!in_place && check_bytes(rt, call, sendcount, sendtype) != chunk)
-      rt.fail(call, "this rank sends " + std::to_string(check_bytes(rt, call, sendcount, sendtype)) +
-                        " bytes but receives " + std::to_string(chunk) + " per rank (MPI_ERR_TRUNCATE)");
+    const std::uint64_t chunk = each_rank_bytes(rt, call, in_place, sendcount, sendtype, recvcount, recvtype);
     const std::int64_t rext = rt.type(recvtype)->extent() * recvcount;
     const auto procs = static_cast<std::size_t>(c.size());
     Collective& col = begin(rt, nb, comm, CollectiveOp::Allgather, chunk, 0, call, true, part);
@@ -545,10 +553,7 @@ int alltoall(const char* call, const void* sendbuf, int sendcount, MPI_Datatype 
     const Comm& c = check_comm(rt, call, comm);
     const int me = my_rank(rt, c);
     const bool in_place = sendbuf == MPI_IN_PLACE;
-    const std::uint64_t chunk = check_bytes(rt, call, recvcount, recvtype);
-    if (!in_place && check_bytes(rt, call, sendcount, sendtype) != chunk)
-      rt.fail(call, "this rank sends " + std::to_string(check_bytes(rt, call, sendcount, sendtype)) +
-                        " bytes but receives " + std::to_string(chunk) + " per rank (MPI_ERR_TRUNCATE)");
+    const std::uint64_t chunk = each_rank_bytes(rt, call, in_place, sendcount, sendtype, recvcount, recvtype);
     const void* src = in_place ? recvbuf : sendbuf;
     const MPI_Datatype stype = in_place ? recvtype : sendtype;
     const int scount = in_place ? recvcount : sendcount;
