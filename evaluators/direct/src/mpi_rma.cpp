@@ -134,6 +134,25 @@ std::uint32_t access_message(Runtime& rt, MPI_Win win, Window& w, int target, Rm
   return request;
 }
 
+// Waits for the operations `ids` and for the outstanding ones to the
+// targets `to_target` accepts (taken out of `out`), then frees them all.
+template <typename Accept>
+void wait_outstanding(Runtime& rt, const char* call, svector<Outstanding>& out, std::vector<std::uint32_t>& ids,
+                      Accept to_target) {
+  for (auto it = out.begin(); it != out.end();) {
+    if (to_target(it->target)) {
+      ids.push_back(it->request);
+      it = out.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  rt.issue_compute();
+  for (std::uint32_t id : ids) rt.current().after.push_back(Dependency{rt.request(id).op, false});
+  rt.wait_for(ids, call);
+  for (std::uint32_t id : ids) rt.free_request(id);
+}
+
 // Round trips to the companions of `targets` (flush, unlock), answered in
 // order after everything the origin sent them; then waits for the answers
 // and for outstanding replies from those targets.
@@ -149,19 +168,8 @@ void round_trips(Runtime& rt, MPI_Win win, Window& w, const std::vector<int>& ta
     m.target = t;
     ids.push_back(rt.rma_send(m, w.ranks[static_cast<std::size_t>(t)].world, 0, true, call));
   }
-  svector<Outstanding>& out = w.outstanding[me];
-  for (auto it = out.begin(); it != out.end();) {
-    if (std::find(targets.begin(), targets.end(), it->target) != targets.end()) {
-      ids.push_back(it->request);
-      it = out.erase(it);
-    } else {
-      ++it;
-    }
-  }
-  rt.issue_compute();
-  for (std::uint32_t id : ids) rt.current().after.push_back(Dependency{rt.request(id).op, false});
-  rt.wait_for(ids, call);
-  for (std::uint32_t id : ids) rt.free_request(id);
+  wait_outstanding(rt, call, w.outstanding[me], ids,
+                   [&](int target) { return std::find(targets.begin(), targets.end(), target) != targets.end(); });
   svector<int>& a = w.accessed[me];
   for (int t : targets) a.erase(std::remove(a.begin(), a.end(), t), a.end());
 }
@@ -779,20 +787,9 @@ namespace {
 int flush_local(const char* call, MPI_Win win, int rank) {
   return mpi_call(call, [&](Runtime& rt) {
     Window& w = check_win(rt, call, win);
-    svector<Outstanding>& out = w.outstanding[rt.current().world];
     std::vector<std::uint32_t> ids;
-    for (auto it = out.begin(); it != out.end();) {
-      if (rank < 0 || it->target == rank) {
-        ids.push_back(it->request);
-        it = out.erase(it);
-      } else {
-        ++it;
-      }
-    }
-    rt.issue_compute();
-    for (std::uint32_t id : ids) rt.current().after.push_back(Dependency{rt.request(id).op, false});
-    rt.wait_for(ids, call);
-    for (std::uint32_t id : ids) rt.free_request(id);
+    wait_outstanding(rt, call, w.outstanding[rt.current().world], ids,
+                     [&](int target) { return rank < 0 || target == rank; });
     return MPI_SUCCESS;
   });
 }
