@@ -166,22 +166,19 @@ TraceSchedule::TraceSchedule(const Trace& trace, const ReplayOptions& options) :
         last = rank.calls.back().first_step;
     }
     Picoseconds t0 = rank.begin, t1 = rank.end;
-    if (!w.from.empty()) {
-      const std::uint32_t c = find_call(trace, rank, w.from, w.from_index);
+    // The window's side `name#index`: the step and the time after that call.
+    auto side = [&](const std::string& name, std::int64_t index, const char* which, std::uint32_t& step,
+                    Picoseconds& time) {
+      if (name.empty()) return;
+      const std::uint32_t c = find_call(trace, rank, name, index);
       if (c == kNone)
-        throw TraceError("rank " + std::to_string(r) + " has no call " + w.from + "#" + std::to_string(w.from_index) +
-                         " (the window's start)");
-      first = rank.calls[c].end_step;
-      t0 = rank.calls[c].leave;
-    }
-    if (!w.to.empty()) {
-      const std::uint32_t c = find_call(trace, rank, w.to, w.to_index);
-      if (c == kNone)
-        throw TraceError("rank " + std::to_string(r) + " has no call " + w.to + "#" + std::to_string(w.to_index) +
-                         " (the window's end)");
-      last = rank.calls[c].end_step;
-      t1 = rank.calls[c].leave;
-    }
+        throw TraceError("rank " + std::to_string(r) + " has no call " + name + "#" + std::to_string(index) +
+                         " (the window's " + which + ")");
+      step = rank.calls[c].end_step;
+      time = rank.calls[c].leave;
+    };
+    side(w.from, w.from_index, "start", first, t0);
+    side(w.to, w.to_index, "end", last, t1);
     if (last < first || t1 < t0)
       throw TraceError("on rank " + std::to_string(r) + " the window " + w.text() + " ends before it starts");
     bounds_[r] = {first, last};
