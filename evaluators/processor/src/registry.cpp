@@ -10,29 +10,45 @@
 namespace poems::processor {
 namespace {
 
-struct ModelRegistry {
-  std::mutex mutex;
-  std::map<std::string, ProcessorFactory> factories;
+// Callables by name, safe to use from several threads.
+template <typename T>
+class Registry {
+ public:
+  void add(const std::string& name, T value) {
+    std::lock_guard lock(mutex_);
+    entries_[name] = std::move(value);
+  }
+  std::vector<std::string> names() {
+    std::lock_guard lock(mutex_);
+    std::vector<std::string> out;
+    for (const auto& [name, value] : entries_) out.push_back(name);
+    return out;  // std::map: sorted
+  }
+  // The entry `name`, or an empty T.
+  T find(const std::string& name) {
+    std::lock_guard lock(mutex_);
+    auto it = entries_.find(name);
+    return it == entries_.end() ? T{} : it->second;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::map<std::string, T> entries_;
 };
 
-ModelRegistry& model_registry() {
-  static ModelRegistry* registry = [] {
-    auto* r = new ModelRegistry;  // never destroyed: usable from other statics' destructors
-    r->factories["processor[wg]"] = detail::make_wg;
-    r->factories["processor[measured]"] = detail::make_measured;
-    r->factories["processor[external]"] = detail::make_external;
+Registry<ProcessorFactory>& model_registry() {
+  static auto* registry = [] {
+    auto* r = new Registry<ProcessorFactory>;  // never destroyed: usable from other statics' destructors
+    r->add("processor[wg]", detail::make_wg);
+    r->add("processor[measured]", detail::make_measured);
+    r->add("processor[external]", detail::make_external);
     return r;
   }();
   return *registry;
 }
 
-struct KernelRegistry {
-  std::mutex mutex;
-  std::map<std::string, Kernel> kernels;
-};
-
-KernelRegistry& kernel_registry() {
-  static auto* registry = new KernelRegistry;
+Registry<Kernel>& kernel_registry() {
+  static auto* registry = new Registry<Kernel>;
   return *registry;
 }
 
@@ -47,27 +63,13 @@ std::string join(const std::vector<std::string>& names) {
 void register_processor_model(const std::string& evaluator, ProcessorFactory factory) {
   if (evaluator.empty() || !factory)
     throw ProcessorError("register_processor_model: needs a name and a factory (got '" + evaluator + "')");
-  auto& r = model_registry();
-  std::lock_guard lock(r.mutex);
-  r.factories[evaluator] = std::move(factory);
+  model_registry().add(evaluator, std::move(factory));
 }
 
-std::vector<std::string> processor_models() {
-  auto& r = model_registry();
-  std::lock_guard lock(r.mutex);
-  std::vector<std::string> names;
-  for (const auto& [name, factory] : r.factories) names.push_back(name);
-  return names;  // std::map: sorted
-}
+std::vector<std::string> processor_models() { return model_registry().names(); }
 
 std::unique_ptr<ProcessorModel> make_processor_model(const ProcessorSpec& spec) {
-  ProcessorFactory factory;
-  {
-    auto& r = model_registry();
-    std::lock_guard lock(r.mutex);
-    auto it = r.factories.find(spec.evaluator);
-    if (it != r.factories.end()) factory = it->second;
-  }
+  const ProcessorFactory factory = model_registry().find(spec.evaluator);
   if (!factory)
     throw ProcessorError("processor component '" + spec.component + "': unknown processor evaluator '" +
                          spec.evaluator + "' (known: " + join(processor_models()) + ")");
@@ -78,25 +80,12 @@ std::unique_ptr<ProcessorModel> make_processor_model(const ProcessorSpec& spec) 
 
 void register_kernel(const std::string& name, Kernel kernel) {
   if (name.empty() || !kernel) throw ProcessorError("register_kernel: needs a name and a kernel (got '" + name + "')");
-  auto& r = kernel_registry();
-  std::lock_guard lock(r.mutex);
-  r.kernels[name] = std::move(kernel);
+  kernel_registry().add(name, std::move(kernel));
 }
 
-std::vector<std::string> kernels() {
-  auto& r = kernel_registry();
-  std::lock_guard lock(r.mutex);
-  std::vector<std::string> names;
-  for (const auto& [name, kernel] : r.kernels) names.push_back(name);
-  return names;
-}
+std::vector<std::string> kernels() { return kernel_registry().names(); }
 
-Kernel find_kernel(const std::string& name) {
-  auto& r = kernel_registry();
-  std::lock_guard lock(r.mutex);
-  auto it = r.kernels.find(name);
-  return it == r.kernels.end() ? Kernel{} : it->second;
-}
+Kernel find_kernel(const std::string& name) { return kernel_registry().find(name); }
 
 double fitted_wg_ns(ProcessorModel& model, const TaskRequest& task) {
   auto it = task.params.find("work");
