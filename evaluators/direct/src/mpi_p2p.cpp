@@ -64,6 +64,27 @@ void finish_request(Runtime& rt, MPI_Request* handle, MPI_Status* status) {
 
 void empty_status(MPI_Status* status) { set_status(status, MPI_ANY_SOURCE, MPI_ANY_TAG, 0); }
 
+// Waitall and Testall once every request is complete: each status (an inactive request's empty).
+void finish_all(Runtime& rt, int count, MPI_Request requests[], MPI_Status statuses[]) {
+  for (int i = 0; i < count; ++i) {
+    MPI_Status* s = statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[i];
+    if (inactive(rt, requests[i]))
+      empty_status(s);
+    else
+      finish_request(rt, &requests[i], s);
+  }
+}
+
+// Waitsome and Testsome: the requests `done` finished, their indices and statuses in order.
+void finish_some(Runtime& rt, const std::vector<int>& done, MPI_Request requests[], int* outcount, int indices[],
+                 MPI_Status statuses[]) {
+  *outcount = static_cast<int>(done.size());
+  for (std::size_t j = 0; j < done.size(); ++j) {
+    indices[j] = done[j];
+    finish_request(rt, &requests[done[j]], statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[j]);
+  }
+}
+
 // The next operation of the rank also waits for the request's operation
 // (its completion may lie in the future of the rank's own clock).
 void depend_on(Runtime& rt, std::uint32_t id) {
@@ -254,13 +275,7 @@ int MPI_Wait(MPI_Request* request, MPI_Status* status) {
 int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]) {
   return mpi_call("MPI_Waitall", [&](Runtime& rt) {
     wait_requests(rt, "MPI_Waitall", count, requests, ~std::size_t{0});
-    for (int i = 0; i < count; ++i) {
-      MPI_Status* s = statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[i];
-      if (inactive(rt, requests[i]))
-        empty_status(s);
-      else
-        finish_request(rt, &requests[i], s);
-    }
+    finish_all(rt, count, requests, statuses);
     return MPI_SUCCESS;
   });
 }
@@ -286,11 +301,7 @@ int MPI_Waitsome(int incount, MPI_Request requests[], int* outcount, int indices
       *outcount = MPI_UNDEFINED;
       return MPI_SUCCESS;
     }
-    *outcount = static_cast<int>(done.size());
-    for (std::size_t j = 0; j < done.size(); ++j) {
-      indices[j] = done[j];
-      finish_request(rt, &requests[done[j]], statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[j]);
-    }
+    finish_some(rt, done, requests, outcount, indices, statuses);
     return MPI_SUCCESS;
   });
 }
@@ -319,13 +330,7 @@ int MPI_Testall(int count, MPI_Request requests[], int* flag, MPI_Status statuse
       if (!inactive(rt, requests[i])) ++active_count;
     *flag = static_cast<int>(done.size()) == active_count ? 1 : 0;
     if (!*flag) return MPI_SUCCESS;
-    for (int i = 0; i < count; ++i) {
-      MPI_Status* s = statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[i];
-      if (inactive(rt, requests[i]))
-        empty_status(s);
-      else
-        finish_request(rt, &requests[i], s);
-    }
+    finish_all(rt, count, requests, statuses);
     return MPI_SUCCESS;
   });
 }
@@ -358,11 +363,7 @@ int MPI_Testsome(int incount, MPI_Request requests[], int* outcount, int indices
       *outcount = MPI_UNDEFINED;
       return MPI_SUCCESS;
     }
-    *outcount = static_cast<int>(done.size());
-    for (std::size_t j = 0; j < done.size(); ++j) {
-      indices[j] = done[j];
-      finish_request(rt, &requests[done[j]], statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[j]);
-    }
+    finish_some(rt, done, requests, outcount, indices, statuses);
     return MPI_SUCCESS;
   });
 }
