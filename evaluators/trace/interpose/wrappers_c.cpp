@@ -118,18 +118,27 @@ int MPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status
 
 // ---- nonblocking and persistent point-to-point ---------------------------------------
 
-#define POEMS_NONBLOCKING_SEND(NAME)                                                                            \
+// The nonblocking and persistent sends: RECORD once the request exists.
+#define POEMS_SEND_REQUEST(NAME, RECORD)                                                                        \
   int NAME(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm, MPI_Request* req) { \
     Call call(Region::NAME);                                                                                    \
     const int rc = P##NAME(buf, count, type, dest, tag, comm, req);                                             \
-    if (call.on() && rc == MPI_SUCCESS) isend(dest, comm, tag, type_bytes(type, count), *req);                  \
+    if (call.on() && rc == MPI_SUCCESS) RECORD;                                                                 \
     return rc;                                                                                                  \
   }
-POEMS_NONBLOCKING_SEND(MPI_Isend)
-POEMS_NONBLOCKING_SEND(MPI_Issend)
-POEMS_NONBLOCKING_SEND(MPI_Ibsend)
-POEMS_NONBLOCKING_SEND(MPI_Irsend)
-#undef POEMS_NONBLOCKING_SEND
+#define POEMS_ISEND(NAME) POEMS_SEND_REQUEST(NAME, isend(dest, comm, tag, type_bytes(type, count), *req))
+#define POEMS_SEND_INIT(NAME) POEMS_SEND_REQUEST(NAME, persistent_send(*req, dest, comm, tag, type_bytes(type, count)))
+POEMS_ISEND(MPI_Isend)
+POEMS_ISEND(MPI_Issend)
+POEMS_ISEND(MPI_Ibsend)
+POEMS_ISEND(MPI_Irsend)
+POEMS_SEND_INIT(MPI_Send_init)
+POEMS_SEND_INIT(MPI_Ssend_init)
+POEMS_SEND_INIT(MPI_Bsend_init)
+POEMS_SEND_INIT(MPI_Rsend_init)
+#undef POEMS_SEND_INIT
+#undef POEMS_ISEND
+#undef POEMS_SEND_REQUEST
 
 int MPI_Irecv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm, MPI_Request* request) {
   Call call(Region::MPI_Irecv);
@@ -137,19 +146,6 @@ int MPI_Irecv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_
   if (call.on() && rc == MPI_SUCCESS && source != MPI_PROC_NULL) irecv(comm, *request);
   return rc;
 }
-
-#define POEMS_PERSISTENT_SEND(NAME)                                                                             \
-  int NAME(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm, MPI_Request* req) { \
-    Call call(Region::NAME);                                                                                    \
-    const int rc = P##NAME(buf, count, type, dest, tag, comm, req);                                             \
-    if (call.on() && rc == MPI_SUCCESS) persistent_send(*req, dest, comm, tag, type_bytes(type, count));        \
-    return rc;                                                                                                  \
-  }
-POEMS_PERSISTENT_SEND(MPI_Send_init)
-POEMS_PERSISTENT_SEND(MPI_Ssend_init)
-POEMS_PERSISTENT_SEND(MPI_Bsend_init)
-POEMS_PERSISTENT_SEND(MPI_Rsend_init)
-#undef POEMS_PERSISTENT_SEND
 
 int MPI_Recv_init(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm, MPI_Request* request) {
   Call call(Region::MPI_Recv_init);
