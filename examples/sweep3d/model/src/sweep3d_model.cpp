@@ -65,8 +65,10 @@ struct Axis {
 using Grid = std::array<std::array<Picoseconds, 4>, 4>;
 
 // Processes x blocks per octant pair up to which the rendezvous regime walks
-// every block (about 10 ns each: at most about 40 us per evaluation).
-constexpr double kEveryBlockLimit = 4096;
+// every block (about 14 ns per process and block and pair, so at most about
+// 15 us per evaluation; the 255^3 blocking space of loggp_bench stays near
+// 0.6 us per evaluation on average, docs/models/sweep3d.md).
+constexpr double kEveryBlockLimit = 256;
 
 // Above S a sender's blocks are paced by its receivers' postings, and a j
 // send waits for the i send before it to be matched, so the wavefront is no
@@ -401,7 +403,9 @@ Sweep3DPrediction predict_sweep3d(const Sweep3DConfig& c, const Sweep3DMachine& 
   Picoseconds sweep = 0;
   for (int i = 0; i < nx; ++i)
     for (int j = 0; j < ny; ++j) sweep = std::max(sweep, finish[i][j]);
-  if (ring && static_cast<double>(B) * static_cast<double>(n * mj) <= kEveryBlockLimit)
+  // Only where the ring exists (messages above S along both axes of a
+  // two-dimensional grid): elsewhere the walk above is exact.
+  if (ring && n > 1 && mj > 1 && static_cast<double>(B) * static_cast<double>(n * mj) <= kEveryBlockLimit)
     sweep = every_block_sweep(n, mj, B, W, ci, cj, sync, p, out.message_i_bytes, out.message_j_bytes);
 
   // The last process to finish (the far corner of the last pair, rank P-1)
