@@ -146,5 +146,19 @@ study lazy {
   // Other paradigms compose other runtime components and are not affected.
   CommandResult analytic = poems_in_process("analyze " + dir + "/sweep3d.psl" + kBinding + " --no-store");
   EXPECT_EQ(analytic.exit_code, 0) << analytic.err;
+  // LogGOPSim's rendezvous has no handshake: the two together are refused at the setting.
+  mpi.replace(at + declared.size(), std::string("\"loggopsin\"").size(), "\"matched\"");
+  // (On the profile of the runtime's first communication node, a receive:
+  // where the plan reads the handshake.)
+  const std::string profile = "accepts recv {\n    profile { node_type = \"mpi\"; evaluation = simulation[MPI-Sim];";
+  const std::size_t hs = mpi.find(profile);
+  ASSERT_NE(hs, std::string::npos);
+  mpi.insert(hs + profile.size(), " handshake = true;");
+  std::ofstream(dir + "/mpi.psl") << mpi;
+  CommandResult both = poems_in_process("simulate " + dir + "/sweep3d.psl" + kBinding +
+                                        " --set 'MPI_simulated.semantics=\"loggopsim\"' --no-store");
+  EXPECT_EQ(both.exit_code, 1) << both.err;
+  EXPECT_NE(both.err.find("(command line):"), std::string::npos) << both.err;
+  EXPECT_NE(both.err.find("with the rendezvous handshake"), std::string::npos) << both.err;
   fs::remove_all(dir);
 }
