@@ -59,6 +59,32 @@ std::optional<Machine> chosen_network(System& system, const psl::CompileRequest&
   return std::nullopt;
 }
 
+// The semantics the MPI runtime's profile sets; a bad value (or loggopsim
+// with the rendezvous handshake) is located where it was written.
+sim::Semantics runtime_semantics(System& system, const EvaluationPlan& plan, bool handshake) {
+  const psl::Value& value = *plan.semantics;
+  const std::optional<sim::Semantics> semantics = semantics_value(value);
+  std::string problem;
+  if (!semantics)
+    problem = semantics_error(plan.runtime_component, value);
+  else if (*semantics == sim::Semantics::Loggopsim && handshake)
+    problem = plan.runtime_component +
+              ".semantics = \"loggopsim\" with the rendezvous handshake: the handshake is a "
+              "rule of the matched semantics (LogGOPSim's rendezvous has none)";
+  if (problem.empty()) return *semantics;
+  std::vector<const psl::StudyDecl*> studies;
+  for (const psl::Module& m : system.program().modules)  // --set, then the run's study
+    for (const psl::StudyDecl& st : m.studies)
+      if (st.name.name == "__command_line") studies.push_back(&st);
+  studies.push_back(system.study());
+  const psl::SourceLocation at = semantics_location(system.program(), studies, plan.runtime_component, value);
+  if (!at.valid()) throw InputError(problem);
+  psl::DiagnosticEngine& diags = system.diagnostics();
+  const std::size_t before = diags.all().size();
+  diags.error(at, problem);
+  throw InputError("runtime " + plan.runtime_component + " cannot be evaluated", system.render_diagnostics(before));
+}
+
 }  // namespace
 
 void check_choices(const System& system, const Choices& choices) {
@@ -112,6 +138,7 @@ Composition compose(System& system, const std::string& paradigm, const Choices& 
     m.params = *c.plan.network;
     m.rendezvous_handshake = c.plan.rendezvous_handshake;
     m.network = c.plan.network_component;
+    if (c.plan.semantics) m.semantics = runtime_semantics(system, c.plan, m.rendezvous_handshake);
     c.machine = m;
     return c;
   }

@@ -132,6 +132,13 @@ EvaluationPlan plan_evaluation(const psl::SystemModel& s, const taskgraph::Stati
     }
     if (!compute) {
       comm_paradigms.push_back(ted.evaluator);
+      // The runtime's message-progress semantics, from whichever of its
+      // accepts profiles (send, recv, collective) names it first.
+      if (const auto* mpi = landed_profile(s, chain[0], chain[1]); mpi && !plan.semantics)
+        if (auto sem = mpi->find("semantics"); sem != mpi->end()) {
+          plan.semantics = sem->second;
+          plan.runtime_component = s.instances[chain[1]].name;
+        }
       const psl::ComponentInstance& last = s.instances[chain.back()];
       if (last.domain_head == "hardware" && !plan.network) {
         LogGOPS p = loggops_of(last.params, last.name);

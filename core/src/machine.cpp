@@ -3,6 +3,7 @@
 #include "poems/base/suggest.h"
 #include "poems/base/units.h"
 #include "poems/core/error.h"
+#include "poems/psl/value.h"
 #include "poems/taskgraph/limits.h"
 
 namespace poems::core {
@@ -142,6 +143,62 @@ Machine command_line_machine(const MachineOverrides& overrides) {
   m.params = components::LogGOPS{};
   apply_overrides(overrides, m);
   return m;
+}
+
+std::optional<sim::Semantics> semantics_value(const base::Value& v) {
+  if (v.kind != base::Value::Kind::String) return std::nullopt;
+  return sim::parse_semantics(v.text);
+}
+
+namespace {
+
+// The location of the value of `target` in `st` equal to `value`: a `set`,
+// or an item (or a tuple's member) of a `vary` list.
+psl::SourceLocation study_value_location(const psl::StudyDecl& st, const std::string& target,
+                                         const base::Value& value) {
+  auto same = [&](const psl::Expr& e) {
+    psl::EvalResult r = psl::evaluate(e, [](std::string_view) -> const base::Value* { return nullptr; });
+    return r.value && *r.value == value;
+  };
+  for (const psl::Binding& b : st.settings)
+    if (b.name.name == target && b.value && same(*b.value)) return b.value->location;
+  for (const psl::VaryClause& v : st.varies)
+    for (std::size_t k = 0; k < v.targets.size(); ++k) {
+      if (v.targets[k].name != target) continue;
+      if (v.is_range || !v.values) return v.location;
+      for (const psl::ExprPtr& item : v.values->operands) {
+        const psl::Expr* e = v.targets.size() == 1       ? item.get()
+                             : k < item->operands.size() ? item->operands[k].get()
+                                                         : nullptr;
+        if (e && same(*e)) return e->location;
+      }
+      return v.location;
+    }
+  return {};
+}
+
+}  // namespace
+
+psl::SourceLocation semantics_location(const psl::Program& program, const std::vector<const psl::StudyDecl*>& studies,
+                                       const std::string& runtime, const base::Value& value) {
+  for (const psl::StudyDecl* st : studies)
+    if (st)
+      if (psl::SourceLocation at = study_value_location(*st, runtime + ".semantics", value); at.valid()) return at;
+  const psl::ComponentDecl* c = program.find_component(runtime);
+  if (!c) return {};
+  for (const psl::Binding& p : c->params)
+    if (p.name.name == "semantics" && p.value) return p.value->location;
+  for (const psl::Interface& a : c->accepts)
+    for (const psl::ProfileEntry& e : a.profile)
+      if (e.name.name == "semantics" && e.value) return e.value->location;
+  return {};
+}
+
+std::string semantics_error(const std::string& runtime, const base::Value& value) {
+  return runtime + ".semantics = " + value.str() +
+         " is not a message-progress semantics; allowed: \"matched\", \"loggopsim\" (docs/simulator.md)" +
+         (value.kind == base::Value::Kind::String ? base::did_you_mean(value.text, {"matched", "loggopsim"})
+                                                  : std::string());
 }
 
 std::vector<std::string> components_in(const psl::Program& program, const std::string& domain) {

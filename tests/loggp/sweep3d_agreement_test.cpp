@@ -159,9 +159,45 @@ TEST(Sweep3DAgreement, LargeGrids) {
 TEST(Sweep3DAgreement, CommunicationBound) {
   Worst w = sweep_grid(kGrids, {1, 10, 30}, {1, 3, 6}, 64, 2, 2);
   w.print("Wg = 2 ns");
-  EXPECT_LT(std::abs(w.closed_form.closed_form_error), 0.02) << w.closed_form.name;
+  EXPECT_LT(std::abs(w.closed_form.closed_form_error), 0.005) << w.closed_form.name;
   EXPECT_LE(w.critical_path.critical_path_error, 0) << "the critical path is a lower bound";
   EXPECT_LT(std::abs(w.critical_path.critical_path_error), 0.001) << w.critical_path.name;
+}
+
+// Issue 20, item 3: the cases of the grid above that the compressed walk
+// had 0.38-1.47 % low (above S both ways, two to four blocks per octant
+// pair, communication a third of the time; docs/models/sweep3d.md). There a
+// j send waits for the i send before it to be matched, so the closed form
+// walks every process and block: the simulator's time to the picosecond.
+TEST(Sweep3DAgreement, RendezvousRingWithFewBlocksIsExact) {
+  int cases = 0;
+  for (bool handshake : {false, true})
+    for (auto [ni, nj] : kGrids)
+      for (int mmi : {3, 6}) {
+        if (ni * nj == 1) continue;
+        components::Sweep3DConfig c;
+        c.npe_i = ni;
+        c.npe_j = nj;
+        c.it_g = 64 * ni;
+        c.jt_g = 64 * nj;
+        c.kt = 30;
+        c.mk = 30;
+        c.mmi = mmi;
+        components::Sweep3DMachine m = odin(handshake);
+        m.wg_ns = 2;
+        // Two iterations: within 0.1 % (all ranks are taken to start the
+        // second sweep together after the allreduce, which they do not quite).
+        c.iterations = 2;
+        const Agreement two = compare(c, m);
+        EXPECT_LE(std::abs(two.closed_form_error), 0.001) << two.name;
+        // One sweep: exact (on 1x5 and 5x1 by the compressed walk: no ring).
+        c.iterations = 1;
+        const Agreement a = compare(c, m);
+        EXPECT_LE(std::abs(a.closed_form_error), 0.005) << a.name;
+        EXPECT_EQ(a.closed_form_error, 0.0) << a.name;
+        ++cases;
+      }
+  EXPECT_EQ(cases, 28);  // 7 grids x 2 mmi x handshake off/on
 }
 
 // One process: no messages, no allreduce; the time is exactly the work.

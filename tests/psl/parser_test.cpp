@@ -24,7 +24,7 @@ TEST(Parser, Sweep3DSpecificationLoadsWithImports) {
   EXPECT_NE(p.modules[0].path.find("machines.psl"), std::string::npos);
   EXPECT_NE(p.modules[1].path.find("mpi.psl"), std::string::npos);
   EXPECT_EQ(p.model_count(), 1u);
-  EXPECT_EQ(p.study_count(), 8u);
+  EXPECT_EQ(p.study_count(), 9u);
   EXPECT_TRUE(p.find_component("Odin"));
   EXPECT_TRUE(p.find_component("KBlock"));
   EXPECT_EQ(fe.diagnostics().warning_count(), 0u);

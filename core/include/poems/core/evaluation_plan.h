@@ -52,6 +52,10 @@ struct EvaluationPlan {
   std::optional<LogGOPS> network;
   std::string network_component;
   bool rendezvous_handshake = false;
+  // The MPI runtime's `semantics` profile attribute, if it has one, and the
+  // runtime component it was read from (validated by compose()).
+  std::optional<psl::Value> semantics;
+  std::string runtime_component;
 
   const Ted* ted(std::uint32_t node) const;
   nlohmann::json to_json() const;

@@ -9,6 +9,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -59,6 +60,18 @@ void apply_overrides(const MachineOverrides& overrides, Machine& machine);
 // The machine of the command line alone: LogGOPSim's example parameters
 // (L 2500, o 1500, g 1000, G 6 ns, O 0, S 65535 B) with the overrides applied.
 Machine command_line_machine(const MachineOverrides& overrides);
+
+// The message-progress semantics a PSL value names ("matched" or
+// "loggopsim", a string), or nullopt.
+std::optional<sim::Semantics> semantics_value(const base::Value& value);
+// Where the value of `Runtime.semantics` (a runtime[MPI] component's
+// parameter or profile attribute) was written: the first `set` or `vary` of
+// `Runtime.semantics` to `value` in `studies` (the command line's, then the
+// run's), else the component's parameter or profile entry; invalid if none.
+psl::SourceLocation semantics_location(const psl::Program& program, const std::vector<const psl::StudyDecl*>& studies,
+                                       const std::string& runtime, const base::Value& value);
+// "MPI_simulated.semantics = \"lazy\" is not a message-progress semantics; allowed: ..."
+std::string semantics_error(const std::string& runtime, const base::Value& value);
 
 // A hardware component of a program by name, with its parameters evaluated
 // (`poems direct`, which runs a program, not a model). UsageError when there

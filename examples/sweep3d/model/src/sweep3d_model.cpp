@@ -64,6 +64,95 @@ struct Axis {
 
 using Grid = std::array<std::array<Picoseconds, 4>, 4>;
 
+// Processes x blocks per octant pair up to which the rendezvous regime walks
+// every block (about 14 ns per process and block and pair, so at most about
+// 15 us per evaluation; the 255^3 blocking space of loggp_bench stays near
+// 0.6 us per evaluation on average, docs/models/sweep3d.md).
+constexpr double kEveryBlockLimit = 256;
+
+// Above S a sender's blocks are paced by its receivers' postings, and a j
+// send waits for the i send before it to be matched, so the wavefront is no
+// longer a function of the representatives alone (docs/models/sweep3d.md,
+// "Above S"). Where the grid is small enough this walks every process and
+// every block of the four octant pairs instead: one max-plus step per
+// operation, the simulator's matched rules for a blocking program (each
+// operation starts when the one before completed; a message is processed
+// from max(arrival, its receive posted, the receiving NIC free); a send
+// starts when its NIC is free, and above S completes no earlier than that
+// processing start). Returns the sweep's end (the last process's finish).
+Picoseconds every_block_sweep(std::int64_t n, std::int64_t mj, Picoseconds B, Picoseconds W, const MessageCosts& ci,
+                              const MessageCosts& cj, Picoseconds sync, const LogGOPS& p, std::uint64_t si,
+                              std::uint64_t sj) {
+  const auto P = static_cast<std::size_t>(n * mj);
+  // Per process (global index): completion of its last operation, and when
+  // its NIC's send and receive sides are free.
+  std::vector<Picoseconds> end(P, 0), nic_send(P, 0), nic_recv(P, 0);
+  // Per block: arrival of the i and j message at their receiver; the
+  // receiver's CPU time and NIC after its i receive.
+  constexpr Picoseconds kNotYet = ~Picoseconds{0};
+  std::vector<Picoseconds> arrive_i(P), arrive_j(P), after_i(P), nic_after_i(P);
+  const Picoseconds yi = ci.rendezvous ? sync : 0, yj = cj.rendezvous ? sync : 0;
+  const int dirs[4][2] = {{-1, -1}, {-1, +1}, {+1, -1}, {+1, +1}};
+  for (const auto& d : dirs) {
+    auto at = [&](std::int64_t x, std::int64_t y) {
+      const std::int64_t gx = d[0] > 0 ? x : n - 1 - x, gy = d[1] > 0 ? y : mj - 1 - y;
+      return static_cast<std::size_t>(gx * mj + gy);
+    };
+    for (Picoseconds b = 0; b < B; ++b) {
+      std::fill(after_i.begin(), after_i.end(), kNotYet);
+      // The i receive of (x, y) in this block (its sender, x-1, is done).
+      auto receive_i = [&](std::int64_t x, std::int64_t y) {
+        const std::size_t k = at(x, y);
+        if (after_i[k] != kNotYet) return;
+        Picoseconds t = end[k], nic = nic_recv[k];
+        if (x > 0) {
+          const Picoseconds start = std::max({arrive_i[k], t, nic});
+          nic = start + ci.recv_nic;
+          t = start + ci.recv;
+        }
+        after_i[k] = t;
+        nic_after_i[k] = nic;
+      };
+      for (std::int64_t x = 0; x < n; ++x)
+        for (std::int64_t y = 0; y < mj; ++y) {
+          const std::size_t k = at(x, y);
+          receive_i(x, y);
+          Picoseconds t = after_i[k], nic = nic_after_i[k];
+          if (y > 0) {
+            const Picoseconds start = std::max({arrive_j[k], t, nic});
+            nic = start + cj.recv_nic;
+            t = start + cj.recv;
+          }
+          nic_recv[k] = nic;
+          t += W;
+          if (x + 1 < n) {
+            const std::size_t r = at(x + 1, y);
+            const Picoseconds start = std::max(t, nic_send[k]);
+            arrive_i[r] = start + ci.arrive;
+            nic_send[k] = start + yi + p.send_nic(si);
+            t = start + yi + p.send_cpu(si);
+            // The receiver's i receive is posted when its previous block ended.
+            if (ci.rendezvous) t = std::max(t, std::max({arrive_i[r], end[r], nic_recv[r]}));
+          }
+          if (y + 1 < mj) {
+            const std::size_t r = at(x, y + 1);
+            const Picoseconds start = std::max(t, nic_send[k]);
+            arrive_j[r] = start + cj.arrive;
+            nic_send[k] = start + yj + p.send_nic(sj);
+            t = start + yj + p.send_cpu(sj);
+            // The receiver's j receive is posted after its i receive.
+            if (cj.rendezvous) {
+              receive_i(x, y + 1);
+              t = std::max(t, std::max({arrive_j[r], after_i[r], nic_after_i[r]}));
+            }
+          }
+          end[k] = t;
+        }
+    }
+  }
+  return *std::max_element(end.begin(), end.end());
+}
+
 }  // namespace
 
 Sweep3DPrediction predict_sweep3d(const Sweep3DConfig& c, const Sweep3DMachine& m) {
@@ -314,6 +403,10 @@ Sweep3DPrediction predict_sweep3d(const Sweep3DConfig& c, const Sweep3DMachine& 
   Picoseconds sweep = 0;
   for (int i = 0; i < nx; ++i)
     for (int j = 0; j < ny; ++j) sweep = std::max(sweep, finish[i][j]);
+  // Only where the ring exists (messages above S along both axes of a
+  // two-dimensional grid): elsewhere the walk above is exact.
+  if (ring && n > 1 && mj > 1 && static_cast<double>(B) * static_cast<double>(n * mj) <= kEveryBlockLimit)
+    sweep = every_block_sweep(n, mj, B, W, ci, cj, sync, p, out.message_i_bytes, out.message_j_bytes);
 
   // The last process to finish (the far corner of the last pair, rank P-1)
   // joins the recursive-doubling allreduce last; it is never a folded rank,
