@@ -50,13 +50,11 @@ struct RankLog {
 struct Otf2Timeline::State : taskgraph::ScheduleSource, sim::ExecutionObserver {
   taskgraph::ScheduleSource& inner;
   Labels labels;
-  sim::ExecutionObserver* forward = nullptr;
   bool checked = false;
   std::vector<RankLog> logs;
   std::vector<std::pair<std::uint32_t, std::uint64_t>> ids{{0, 0}};  // node id -> (rank, operation)
 
-  State(taskgraph::ScheduleSource& s, Labels l, sim::ExecutionObserver* f)
-      : inner(s), labels(l), forward(f), logs(s.ranks()) {}
+  State(taskgraph::ScheduleSource& s, Labels l) : inner(s), labels(l), logs(s.ranks()) {}
 
   // ---- the source
   std::uint32_t ranks() const override { return inner.ranks(); }
@@ -101,29 +99,20 @@ struct Otf2Timeline::State : taskgraph::ScheduleSource, sim::ExecutionObserver {
   // ---- the observer
   bool completed(std::uint32_t rank, std::uint64_t op, Picoseconds time) override {
     if (op < logs[rank].ops.size()) logs[rank].ops[op].done = time;
-    return forward && forward->completed(rank, op, time);
+    return false;
   }
   void matched(std::uint32_t rank, std::uint64_t recv_op, std::uint32_t sender, std::uint64_t send_op,
-               Picoseconds time) override {
+               Picoseconds) override {
     if (recv_op < logs[rank].ops.size()) {
       logs[rank].ops[recv_op].match_rank = sender;
       logs[rank].ops[recv_op].match_op = send_op;
     }
-    if (forward) forward->matched(rank, recv_op, sender, send_op, time);
   }
-  bool arrived_unexpected(std::uint32_t rank, std::uint32_t sender, std::uint64_t send_op, Picoseconds time) override {
-    return forward && forward->arrived_unexpected(rank, sender, send_op, time);
-  }
-  std::span<const std::uint32_t> take_woken() override {
-    return forward ? forward->take_woken() : std::span<const std::uint32_t>{};
-  }
-  std::span<const std::uint32_t> drained(Picoseconds now) override {
-    return forward ? forward->drained(now) : std::span<const std::uint32_t>{};
-  }
+  bool arrived_unexpected(std::uint32_t, std::uint32_t, std::uint64_t, Picoseconds) override { return false; }
 };
 
-Otf2Timeline::Otf2Timeline(taskgraph::ScheduleSource& source, Labels labels, sim::ExecutionObserver* forward)
-    : state_(std::make_unique<State>(source, labels, forward)) {}
+Otf2Timeline::Otf2Timeline(taskgraph::ScheduleSource& source, Labels labels)
+    : state_(std::make_unique<State>(source, labels)) {}
 Otf2Timeline::~Otf2Timeline() = default;
 taskgraph::ScheduleSource& Otf2Timeline::source() { return *state_; }
 sim::ExecutionObserver& Otf2Timeline::observer() { return *state_; }

@@ -34,9 +34,7 @@ class Otf2Timeline {
   // trace), or only the kind of work (calc, send, recv: for GOAL files,
   // whose labels name single operations).
   enum class Labels { FromSource, ByKind };
-  // `forward`: a source that is itself the run's observer (direct
-  // execution's runtime) keeps hearing every call through observer().
-  Otf2Timeline(taskgraph::ScheduleSource& source, Labels labels, sim::ExecutionObserver* forward = nullptr);
+  Otf2Timeline(taskgraph::ScheduleSource& source, Labels labels);
   ~Otf2Timeline();
   Otf2Timeline(const Otf2Timeline&) = delete;
   Otf2Timeline& operator=(const Otf2Timeline&) = delete;
