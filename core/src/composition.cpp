@@ -85,6 +85,29 @@ sim::Semantics runtime_semantics(System& system, const EvaluationPlan& plan, boo
   throw InputError("runtime " + plan.runtime_component + " cannot be evaluated", system.render_diagnostics(before));
 }
 
+// A model from a trace has no components to compose: its replay runs on
+// the study's machine (or --machine), with the binding's overrides.
+Composition compose_trace_model(System& system, const std::string& paradigm, const psl::CompileRequest& request) {
+  if (paradigm != "simulation[MPI-Sim]" && paradigm != "analytic[LogGP]")
+    throw UsageError("--paradigm", "model " + system.model().name.name + " comes from a trace; " + paradigm +
+                                       " does not evaluate traces (use simulation[MPI-Sim], the replay simulated, "
+                                       "or analytic[LogGP], its critical path)");
+  Composition c;
+  c.paradigm = paradigm;
+  std::string several;
+  c.machine = chosen_network(system, request, request.overrides, several);
+  if (c.machine) return c;
+  if (components_in(system.program(), "hardware[network]").empty()) {
+    c.machine = Machine{};  // the command line's LogGOPS (-L ...)
+    return c;
+  }
+  c.no_machine =
+      "model " + system.model().name.name + " comes from a trace and no machine is named" +
+      (several.empty() ? ": name one (`model " + system.model().name.name + " on Machine;` in the study, or --machine)"
+                       : several);
+  return c;
+}
+
 }  // namespace
 
 void check_choices(const System& system, const Choices& choices) {
@@ -123,6 +146,7 @@ psl::CompileRequest compile_request(const System& system, const std::string& par
 Composition compose(System& system, const std::string& paradigm, const Choices& choices,
                     const std::map<std::string, base::Value>& overrides) {
   const psl::CompileRequest request = compile_request(system, paradigm, choices, overrides);
+  if (system.model().trace) return compose_trace_model(system, paradigm, request);
   psl::DiagnosticEngine& diags = system.diagnostics();
   const std::size_t before = diags.all().size();
   std::optional<psl::SystemModel> composed = psl::compile_system(system.program(), request, diags);

@@ -9,6 +9,7 @@
 #include "poems/components/closed_forms.h"
 #include "poems/core/error.h"
 #include "poems/core/timeline.h"
+#include "poems/core/trace_model.h"
 #include "poems/loggp/critical_path.h"
 #include "poems/taskgraph/limits.h"
 
@@ -21,6 +22,11 @@ double ns(taskgraph::Picoseconds ps) { return static_cast<double>(ps) / 1000.0; 
 // analytic[LogGP]: the model's closed form where one is registered, else the
 // critical path of the task graph.
 std::string analytic_method(const Evaluation& e, const std::string& requested) {
+  if (trace_graph(*e.graph)) {  // a model from a trace has no closed form
+    if (!requested.empty() && requested != "critical-path")
+      throw UsageError("--method", "a model from a trace has no closed form; use critical-path");
+    return "critical-path";
+  }
   const components::ClosedForm* form = components::find_closed_form(e.graph->model);
   const bool closed = form != nullptr;
   // A form derived for the matched semantics does not hold under loggopsim
@@ -46,6 +52,7 @@ std::string analytic_method(const Evaluation& e, const std::string& requested) {
 }
 
 Outcome analytic(const Evaluation& e) {
+  if (trace_graph(*e.graph)) return critical_path_of_trace_model(e);
   Outcome out;
   out.method = e.method;
   if (e.method == "closed-form") {
@@ -81,6 +88,7 @@ Outcome analytic(const Evaluation& e) {
 
 // simulation[MPI-Sim]: the discrete-event simulator.
 Outcome simulation(const Evaluation& e) {
+  if (trace_graph(*e.graph)) return simulate_trace_model(e);
   taskgraph::ModelSchedule schedule(e.graph, e.binding, e.instantiate);
   sim::SimulationOptions options = simulation_options(e.machine);
   options.per_rank_results = e.per_rank;

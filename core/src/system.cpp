@@ -3,16 +3,19 @@
 #include "system_internal.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <regex>
 #include <sstream>
 
 #include "poems/base/suggest.h"
 #include "poems/core/error.h"
+#include "poems/core/trace_model.h"
 #include "poems/db/run_key.h"
 #include "poems/psl/frontend.h"
 #include "poems/psl/lower.h"
 #include "poems/psl/value.h"
 #include "poems/taskgraph/comm_check.h"
+#include "poems/trace/trace.h"
 
 namespace poems::core {
 
@@ -85,8 +88,7 @@ void System::check_messages() {
   psl::DiagnosticEngine& diags = diagnostics();
   const std::size_t before = diags.all().size();
   if (taskgraph::check_communication(*state_->graph, diags) > 0)
-    throw InputError("the messages of model " + state_->model->name.name + " do not match",
-                     render_diagnostics(before));
+    throw InputError("the messages of model " + state_->model->name.name + " do not match", render_diagnostics(before));
 }
 
 std::string System::render_diagnostics(std::size_t first) const {
@@ -154,7 +156,45 @@ void choose_model(System::State& s, const SystemRequest& request, const std::str
   if (!s.model)
     throw UsageError("--model", "no model named '" + model + "' (models: " + base::name_list(models) + ")" +
                                     base::did_you_mean(model, models));
-  if (s.model->taskgraphs.empty()) throw InputError("model '" + model + "' has no taskgraph to evaluate");
+  if (s.model->taskgraphs.empty() && !s.model->trace)
+    throw InputError("model '" + model + "' has no taskgraph to evaluate");
+}
+
+// The paradigms that evaluate a model from a trace: the replay simulated, its critical path.
+bool replays_traces(const std::string& paradigm) {
+  return paradigm == "simulation[MPI-Sim]" || paradigm == "analytic[LogGP]";
+}
+
+// A model from a trace: its archive read (the path relative to the file that
+// names it), its compare entries checked; errors located in the PSL.
+void load_trace_model(System& system, System::State& s) {
+  const psl::TraceSource& source = *s.model->trace;
+  psl::DiagnosticEngine& diags = s.frontend->mutable_diagnostics();
+  const std::size_t before = diags.all().size();
+  namespace fs = std::filesystem;
+  fs::path archive(source.path);
+  if (archive.is_relative() && source.location.file != psl::kNoFile)
+    archive = fs::path(s.frontend->sources().path(source.location.file)).parent_path() / archive;
+  std::error_code ec;
+  if (!fs::exists(archive, ec)) {
+    diags.error(source.location, "no trace archive '" + source.path + "' (" + archive.string() +
+                                     " does not exist; record one with `poems trace -o DIR -- PROGRAM`)");
+  } else {
+    try {
+      s.graph = make_trace_graph(archive.string());
+    } catch (const trace::TraceError& e) {
+      diags.error(source.location, "'" + source.path + "' cannot be replayed: " + e.what());
+    }
+  }
+  if (s.study)
+    for (const psl::QualifiedRef& p : s.study->compare)
+      if (!replays_traces(p.str()))
+        diags.error(p.location, "model " + s.model->name.name + " comes from a trace; " + p.str() +
+                                    " does not evaluate traces (compare simulation[MPI-Sim], the replay "
+                                    "simulated, or analytic[LogGP], its critical path)");
+  if (diags.all().size() > before)
+    throw InputError("model " + s.model->name.name + " (from a trace) cannot be evaluated",
+                     system.render_diagnostics(before));
 }
 
 // Checks the --set values with the front end, as the settings of a study of
@@ -233,6 +273,12 @@ std::unique_ptr<System> make_system(std::shared_ptr<psl::Frontend> frontend, con
         if (p.name.name == b.name.name && b.value) s.binding[b.name.name] = constant_value(*b.value).number;
   for (const auto& [k, v] : s.settings.binding()) s.binding[k] = v;
 
+  if (s.model->trace) {
+    load_trace_model(*system, s);
+    // Keyed by the archive's contents, as `poems simulate --trace` keys it.
+    s.spec_hash = trace_graph(*s.graph)->hash;
+    return system;
+  }
   try {
     s.graph = std::make_shared<taskgraph::StaticTaskGraph>(
         psl::lower_model(s.frontend->program(), s.frontend->sources(), s.model->name.name));

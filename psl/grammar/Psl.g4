@@ -16,7 +16,9 @@ topDecl
 importDecl : 'import' STRING ';' ;
 
 // ---------------------------------------------------------------- models
-modelDecl : 'model' name '{' modelItem* '}' ;
+// `model NAME from trace "run/traces.otf2";`: the task graph is an OTF2
+// archive's replay (docs/trace.md); the name after 'from' is checked later.
+modelDecl : 'model' name ( '{' modelItem* '}' | 'from' name STRING ';' ) ;
 
 modelItem
     : paramDecl

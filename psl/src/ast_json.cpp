@@ -207,6 +207,9 @@ struct JsonWriter {
                         {"params", bindings(d.params)},
                         {"lets", bindings(d.lets)},
                         {"taskgraphs", graphs}});
+      if (d.trace)
+        models.back()["trace"] = {
+            {"from", ident(d.trace->kind)}, {"path", d.trace->path}, {"location", loc(d.trace->location)}};
     }
     for (const ComponentDecl& c : m.components) {
       json accepts = json::array(), requests = json::array();

@@ -301,6 +301,12 @@ class ProgramChecker {
   // --------------------------------------------------------------- models
   void check_model(const ModelDecl& m) {
     if (models_.at(m.name.name) != &m) return;
+    if (m.trace) {
+      if (m.trace->kind.name != "trace")
+        diags_.error(m.trace->kind.location,
+                     "a model comes 'from trace \"ARCHIVE\"' (an OTF2 archive), not from '" + m.trace->kind.name + "'");
+      if (m.trace->path.empty()) diags_.error(m.trace->location, "the trace archive's path is empty");
+    }
     Scope& scope = model_scopes_.emplace(m.name.name, Scope{}).first->second;
     declare_bindings(m.params, scope, Symbol::Kind::Param);
     declare_bindings(m.lets, scope, Symbol::Kind::Let);

@@ -231,8 +231,16 @@ class AstBuilder {
 
   ModelDecl build_model(gen::ModelDeclContext* ctx) {
     ModelDecl m;
-    m.name = ident(ctx->name());
+    m.name = ident(ctx->name(0));
     m.location = at(ctx->getStart());
+    if (ctx->STRING()) {
+      // A model from a trace has one parameter: the scale of its computation
+      // (Wg of the modelled processor over the traced one's), 1 = as traced.
+      m.trace = TraceSource{ident(ctx->name(1)), unquote(ctx->STRING()->getText()), at(ctx->STRING())};
+      auto one = make(ExprKind::Number, m.trace->location);
+      one->number = 1;
+      m.params.push_back({{"compute_scale", m.trace->location}, std::move(one)});
+    }
     for (auto* item : ctx->modelItem()) {
       if (auto* p = item->paramDecl()) {
         for (auto& b : bindings(p->binding())) m.params.push_back(std::move(b));

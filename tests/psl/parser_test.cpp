@@ -147,3 +147,37 @@ TEST(Parser, RecoversAndReportsSeveralSyntaxErrors) {
   EXPECT_GE(fe.diagnostics().error_count(), 2u);
   for (const auto& d : fe.diagnostics().all()) EXPECT_TRUE(d.location.valid()) << d.message;
 }
+
+// `model NAME from trace "PATH";`: no taskgraph, the path as written and
+// located (for errors about the archive), one parameter compute_scale = 1
+// that studies may set and vary; a name other than `trace` after `from` is
+// an error at that name.
+TEST(Parser, ModelFromTrace) {
+  Frontend fe;
+  ASSERT_TRUE(fe.load_text("t.psl",
+                           "model Run from trace \"run/traces.otf2\";\n"
+                           "study s { model Run; vary compute_scale in [0.5, 2]; compare simulation[MPI-Sim]; }\n"));
+  EXPECT_TRUE(fe.diagnostics().all().empty());
+  const ModelDecl* m = fe.program().find_model("Run");
+  ASSERT_TRUE(m);
+  ASSERT_TRUE(m->trace);
+  EXPECT_EQ(m->trace->path, "run/traces.otf2");
+  EXPECT_EQ(m->trace->kind.name, "trace");
+  EXPECT_EQ(m->trace->location.line, 1u);
+  EXPECT_EQ(m->trace->location.column, 22u);
+  EXPECT_TRUE(m->taskgraphs.empty());
+  ASSERT_EQ(m->params.size(), 1u);
+  EXPECT_EQ(m->params[0].name.name, "compute_scale");
+  EXPECT_EQ(m->params[0].value->number, 1.0);
+  const nlohmann::json j = to_json(fe.program(), fe.sources());
+  EXPECT_EQ(j.dump().find("\"path\":\"run/traces.otf2\"") != std::string::npos, true) << j.dump();
+
+  Frontend bad;
+  EXPECT_FALSE(bad.load_text("t.psl",
+                             "model Run from goal \"x.goal\";\n"
+                             "study s { model Run; vary mk in [1, 2]; compare simulation[MPI-Sim]; }\n"));
+  ASSERT_EQ(bad.diagnostics().error_count(), 2u);
+  EXPECT_EQ(bad.diagnostics().all()[0].location.column, 16u);
+  EXPECT_NE(bad.diagnostics().all()[0].message.find("not from 'goal'"), std::string::npos);
+  EXPECT_NE(bad.diagnostics().all()[1].message.find("'mk' is not a parameter of model 'Run'"), std::string::npos);
+}

@@ -160,11 +160,19 @@ struct TaskGraphDecl {
   StmtList body;
 };
 
+// `model NAME from trace "PATH";`: an OTF2 archive replayed as the task graph.
+struct TraceSource {
+  Identifier kind;          // the name after 'from' ("trace")
+  std::string path;         // as written, relative to the file
+  SourceLocation location;  // of the string
+};
+
 struct ModelDecl {
   Identifier name;
   SourceLocation location;
-  std::vector<Binding> params;  // in declaration order
-  std::vector<Binding> lets;    // model-level derived values, in order
+  std::optional<TraceSource> trace;  // a model from a trace: no taskgraph, the parameter compute_scale
+  std::vector<Binding> params;       // in declaration order
+  std::vector<Binding> lets;         // model-level derived values, in order
   std::vector<TaskGraphDecl> taskgraphs;
 };
 

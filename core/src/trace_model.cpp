@@ -1,0 +1,126 @@
+#include "poems/core/trace_model.h"
+
+#include <cmath>
+
+#include "poems/core/error.h"
+#include "poems/core/timeline.h"
+#include "poems/loggp/critical_path.h"
+#include "poems/trace/archive.h"
+#include "poems/trace/otf2_read.h"
+#include "poems/trace/replay.h"
+
+namespace poems::core {
+
+namespace {
+
+// Marks a TraceGraph: no PSL taskgraph can have this name.
+constexpr const char* kTraceGraphName = "(trace)";
+
+double ns(taskgraph::Picoseconds ps) { return static_cast<double>(ps) / 1000.0; }
+
+std::unique_ptr<trace::TraceSchedule> schedule_of(const Evaluation& e, const TraceGraph& g) {
+  trace::ReplayOptions options;
+  options.compute_scale = e.value("compute_scale");
+  if (!(options.compute_scale >= 0) || !std::isfinite(options.compute_scale))
+    throw InputError("compute_scale = " + std::to_string(options.compute_scale) + " of model " + g.model +
+                     " is out of range; expected a number >= 0 (Wg of the modelled processor over the traced one's)");
+  try {
+    return std::make_unique<trace::TraceSchedule>(g.trace, options);
+  } catch (const trace::TraceError& x) {
+    throw InputError(x.what());
+  }
+}
+
+void add_trace_figures(Outcome& o, const TraceGraph& g, const trace::ReplayScope& scope, taskgraph::Picoseconds t) {
+  o.extra["traced_ns"] = ns(scope.measured);
+  o.extra["difference_pct"] = scope.measured == 0
+                                  ? 0.0
+                                  : 100.0 * (static_cast<double>(t) - static_cast<double>(scope.measured)) /
+                                        static_cast<double>(scope.measured);
+  o.extra["archive"] = g.trace.path;
+}
+
+const TraceGraph& the_trace_graph(const Evaluation& e) {
+  const TraceGraph* g = trace_graph(*e.graph);
+  if (!g) throw UsageError("--paradigm", "model " + e.graph->model + " is not a model from a trace");
+  return *g;
+}
+
+}  // namespace
+
+std::shared_ptr<const TraceGraph> make_trace_graph(const std::string& archive) {
+  auto g = std::make_shared<TraceGraph>();
+  g->trace = trace::read_trace(archive);
+  g->hash = trace::archive_hash(g->trace.path);
+  g->model = "trace:" + g->hash.substr(0, 12);
+  g->name = kTraceGraphName;
+  g->params = {"compute_scale"};
+  g->slot_names = {"compute_scale"};
+  g->param_defaults = {taskgraph::CompiledExpr::constant(1.0)};
+  return g;
+}
+
+const TraceGraph* trace_graph(const taskgraph::StaticTaskGraph& graph) {
+  // Only make_trace_graph names a graph so, and it makes a TraceGraph.
+  return graph.name == kTraceGraphName ? static_cast<const TraceGraph*>(&graph) : nullptr;
+}
+
+Outcome simulate_trace_model(const Evaluation& e) {
+  const TraceGraph& g = the_trace_graph(e);
+  std::unique_ptr<trace::TraceSchedule> schedule = schedule_of(e, g);
+  sim::SimulationOptions options = simulation_options(e.machine);
+  options.per_rank_results = e.per_rank;
+  options.record_timeline = e.timeline;
+  auto r = std::make_shared<sim::SimulationResult>();
+  try {
+    *r = simulate_with_timeline(*schedule, options, e.max_stuck_listed, e.otf2_timeline, false);
+  } catch (const sim::SimulationLimitError& x) {
+    throw InputError(x.what());
+  } catch (const sim::SimulationError& x) {
+    throw EvaluationError(x.what());
+  }
+  Outcome out;
+  out.simulation = r;
+  out.method = "discrete-event";
+  if (!r->completed) {
+    std::string what = "the replay did not complete (deadlock or unmatched messages)";
+    for (const sim::StuckRank& s : r->stuck)
+      if (!s.waits.empty()) {
+        what += "; rank " + std::to_string(s.rank) + ": " + s.waits.front();
+        break;
+      }
+    throw SimulationFailed(what, r);
+  }
+  const double p = r->ranks ? static_cast<double>(r->ranks) : 1.0;
+  out.breakdown = Breakdown::of_ns(ns(r->max_finish), ns(r->total_compute) / p, ns(r->total_overhead) / p);
+  out.events = r->events;
+  out.messages = r->messages;
+  out.processes = r->ranks;
+  out.extra = {{"max_finish_rank", r->max_finish_rank}, {"events_per_second", r->events_per_second()}};
+  add_trace_figures(out, g, schedule->scope(), r->max_finish);
+  return out;
+}
+
+Outcome critical_path_of_trace_model(const Evaluation& e) {
+  const TraceGraph& g = the_trace_graph(e);
+  std::unique_ptr<trace::TraceSchedule> schedule = schedule_of(e, g);
+  loggp::AnalyticResult a;
+  try {
+    a = loggp::critical_path(*schedule, simulation_options(e.machine));
+  } catch (const sim::SimulationLimitError& x) {
+    throw InputError(x.what());
+  } catch (const sim::SimulationError& x) {
+    throw EvaluationError(x.what());
+  }
+  Outcome out;
+  out.method = "critical-path";
+  out.breakdown = Breakdown::of_ps(a.time, a.compute, a.comm);
+  out.messages = a.messages;
+  out.events = a.operations;
+  out.processes = a.ranks;
+  out.extra = {{"operations", a.operations}, {"last_rank", a.last_rank}};
+  add_trace_figures(out, g, schedule->scope(), a.time);
+  return out;
+}
+
+}  // namespace poems::core
