@@ -120,7 +120,9 @@ void ProgressLine::update(const ProgressFigures& f, Clock::time_point now) {
   if (f.elapsed_seconds < delay_) return;
   if (shown_ && std::chrono::duration<double>(now - drawn_at_).count() < kRefreshSeconds) return;
   const double span = f.elapsed_seconds - last_elapsed_;
-  const double rate = span > 0 && f.events >= last_events_ ? static_cast<double>(f.events - last_events_) / span : -1;
+  // Between drawings; at the first, over the whole run so far.
+  double rate = span > 0 && f.events >= last_events_ ? static_cast<double>(f.events - last_events_) / span : -1;
+  if (rate < 0 && f.elapsed_seconds > 0) rate = static_cast<double>(f.events) / f.elapsed_seconds;
   // The work's own pace since the first report (reading a schedule before the
   // first event is no guide to the rest).
   double eta = -1;
