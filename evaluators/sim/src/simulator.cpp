@@ -69,7 +69,8 @@ Engine<L>::Engine(taskgraph::ScheduleSource& source, const SimulationOptions& op
   }
   if (options.progress) {
     progress_at_ = kProgressInterval;
-    if (const auto* s = dynamic_cast<const taskgraph::ExplicitSchedule*>(&source)) total_operations_ = s->total_operations();
+    if (const auto* s = dynamic_cast<const taskgraph::ExplicitSchedule*>(&source))
+      total_operations_ = s->total_operations();
   }
 }
 
