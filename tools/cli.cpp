@@ -3,6 +3,7 @@
 #include <cctype>
 #include <cstdlib>
 #include <iostream>
+#include <optional>
 #include <ostream>
 #include <sstream>
 
@@ -10,8 +11,10 @@
 #include "options.h"
 #include "poems/base/diagnostics.h"
 #include "poems/base/limits.h"
+#include "poems/base/progress.h"
 #include "poems/base/suggest.h"
 #include "poems/core/error.h"
+#include "poems/core/progress.h"
 #include "poems/examples/examples.h"
 #include "poems/psl/frontend.h"
 #include "poems/taskgraph/limits.h"
@@ -135,6 +138,39 @@ void add_global_options(CLI::App& app) {
       ->take_all();
 }
 
+// A command's output stream: the progress line (on the terminal both share)
+// is erased before anything is written, so no text lands after it.
+class ClearingBuffer : public std::streambuf {
+ public:
+  ClearingBuffer(std::streambuf* target, base::ProgressLine& progress) : target_(target), progress_(progress) {}
+
+ protected:
+  int overflow(int c) override {
+    if (c == traits_type::eof()) return traits_type::not_eof(c);
+    progress_.clear();
+    return target_->sputc(static_cast<char>(c));
+  }
+  std::streamsize xsputn(const char* s, std::streamsize n) override {
+    progress_.clear();
+    return target_->sputn(s, n);
+  }
+  int sync() override { return target_->pubsync(); }
+
+ private:
+  std::streambuf* target_;
+  base::ProgressLine& progress_;
+};
+
+// The progress line's delay: POEMS_PROGRESS_DELAY seconds if set (the tests
+// use 0), else base::ProgressLine::kDelaySeconds.
+double progress_delay() {
+  const char* text = std::getenv("POEMS_PROGRESS_DELAY");
+  if (!text || !*text) return base::ProgressLine::kDelaySeconds;
+  char* end = nullptr;
+  const double seconds = std::strtod(text, &end);
+  return *end == '\0' && seconds >= 0 ? seconds : base::ProgressLine::kDelaySeconds;
+}
+
 }  // namespace
 
 void Context::warn(const std::string& message) const { err << "poems: warning: " << message << '\n'; }
@@ -148,7 +184,21 @@ int run(const std::vector<std::string>& raw_args, std::ostream& out, std::ostrea
   app.require_subcommand(1);
   const LimitsScope limits;
   add_global_options(app);
-  Context ctx{out, err};
+  // Progress of long evaluations on stderr, if it is this process's terminal
+  // (not with --quiet): enabled once the options are parsed, before the
+  // command's callback runs.
+  bool quiet = false;
+  app.add_flag("--quiet", quiet, "Show no progress of long evaluations (shown on a terminal after 2 s)");
+  base::ProgressLine progress(err, progress_delay());
+  std::optional<core::ProgressScope> progress_scope;
+  app.parse_complete_callback([&] {
+    if (quiet || &err != &std::cerr || !base::stderr_is_terminal()) return;
+    progress.enable();
+    progress_scope.emplace(core::progress_hook(progress));
+  });
+  ClearingBuffer out_buffer(out.rdbuf(), progress), err_buffer(err.rdbuf(), progress);
+  std::ostream command_out(&out_buffer), command_err(&err_buffer);
+  Context ctx{command_out, command_err};
   register_check(app, ctx);
   register_ast(app, ctx);
   register_db(app, ctx);
@@ -194,10 +244,12 @@ int run(const std::vector<std::string>& raw_args, std::ostream& out, std::ostrea
     const int rc = app.exit(e, out, err);
     return rc == 0 ? kExitOk : kExitUsage;
   } catch (const core::Error& e) {
+    progress.clear();
     err << e.diagnostics();
     if (*e.what() || e.diagnostics().empty()) err << "poems: error: " << e.what() << '\n';
     return e.exit_code();
   } catch (const std::exception& e) {
+    progress.clear();
     err << "poems: error: " << e.what() << '\n';
     return kExitEvaluation;
   }

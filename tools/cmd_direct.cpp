@@ -10,6 +10,7 @@
 #include "output.h"
 #include "poems/base/units.h"
 #include "poems/core/direct_run.h"
+#include "poems/core/progress.h"
 #include "poems/sim/report.h"
 
 namespace poems::cli {
@@ -60,6 +61,9 @@ direct::DirectOptions direct_options(const DirectOptions& o, const core::DirectM
     d.algorithms[*op] = *alg;
   }
   d.max_stuck_listed = std::max<std::size_t>(1, std::min<std::size_t>(o.max_ranks_listed, 1024));
+  // The program's process draws the engine's progress itself when this
+  // command would (a terminal, no --quiet: cli::run opened a scope).
+  d.progress = static_cast<bool>(core::current_progress());
   return d;
 }
 

@@ -3,6 +3,7 @@
 #include "poems/base/suggest.h"
 #include "poems/base/units.h"
 #include "poems/core/error.h"
+#include "poems/core/progress.h"
 #include "poems/psl/value.h"
 #include "poems/taskgraph/limits.h"
 
@@ -87,6 +88,7 @@ sim::SimulationOptions simulation_options(const Machine& m) {
   o.nics = m.nics;
   o.semantics = m.semantics;
   o.memory_limit = taskgraph::default_instantiation_limits().memory_limit_bytes;
+  o.progress = current_progress();  // the thread's progress display, if a command opened one
   return o;
 }
 

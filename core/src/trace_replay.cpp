@@ -111,6 +111,21 @@ std::unique_ptr<Replay> prepare_replay(const TraceRequest& r) {
   return replay;
 }
 
+namespace {
+// A progress hook that counts a replay's work in trace records read.
+struct ReplayProgress {
+  sim::ProgressHook display;
+  const trace::TraceSchedule* schedule;
+  static void report(void* context, const sim::SimulationProgress& p) {
+    const auto* self = static_cast<const ReplayProgress*>(context);
+    sim::SimulationProgress q = p;
+    q.done = self->schedule->steps_read();
+    q.total = self->schedule->steps_total();
+    self->display.report(self->display.context, q);
+  }
+};
+}  // namespace
+
 ReplayCell evaluate_replay(const Replay& replay, const std::string& paradigm, const std::string& method, Store& store,
                            bool per_rank, bool timeline, std::size_t max_stuck_listed,
                            const std::string& otf2_timeline) {
@@ -150,6 +165,9 @@ ReplayCell evaluate_replay(const Replay& replay, const std::string& paradigm, co
   taskgraph::Picoseconds predicted = 0;
   try {
     sim::SimulationOptions options = simulation_options(replay.machine);
+    // The progress display's ETA: trace records read of the window's.
+    ReplayProgress progress{options.progress, schedule.get()};
+    if (options.progress) options.progress = {ReplayProgress::report, &progress};
     if (analytic) {
       const loggp::AnalyticResult a = loggp::critical_path(*schedule, options);
       o.breakdown = Breakdown::of_ps(a.time, a.compute, a.comm);

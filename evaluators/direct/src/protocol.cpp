@@ -54,6 +54,7 @@ json options_to_json(const DirectOptions& o) {
   for (const auto& [op, a] : o.algorithms)
     algorithms[taskgraph::collective_op_name(op)] = taskgraph::collective_algorithm_name(a);
   j["algorithms"] = algorithms;
+  if (o.progress) j["progress"] = true;  // only when asked: stored keys stay as they were
   if (o.processor) {
     j["processor"] = {{"component", o.processor->component},
                       {"evaluator", o.processor->evaluator},
@@ -101,6 +102,7 @@ DirectOptions options_from_json(const json& j) {
   o.poll_cost = field_or<Picoseconds>(j, "poll_cost_ps", o.poll_cost);
   o.stack_bytes = field_or<std::size_t>(j, "stack_bytes", o.stack_bytes);
   o.max_stuck_listed = field_or<std::size_t>(j, "max_stuck_listed", o.max_stuck_listed);
+  o.progress = field_or<bool>(j, "progress", false);
   if (j.contains("algorithms")) {
     for (const auto& [name, value] : j.at("algorithms").items()) {
       auto op = taskgraph::parse_collective_op(name);

@@ -8,8 +8,11 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <iostream>
+#include <optional>
 #include <unordered_map>
 
+#include "poems/base/progress.h"
 #include "runtime_impl.h"
 #include "threads.h"
 #include "virtual_time.h"
@@ -398,11 +401,32 @@ bool Runtime::arrived_unexpected(std::uint32_t rank, std::uint32_t sender, std::
 
 // ---- the run -----------------------------------------------------------------------------
 
+namespace {
+void draw_progress(void* line, const sim::SimulationProgress& p) {
+  base::ProgressFigures f;
+  f.elapsed_seconds = p.wall_seconds;
+  f.simulated_seconds = static_cast<double>(p.now) * 1e-12;
+  f.events = p.events;
+  f.done = p.done;
+  f.total = p.total;
+  f.finished = p.finished;
+  static_cast<base::ProgressLine*>(line)->update(f);
+}
+}  // namespace
+
 DirectResult Runtime::run() {
   const auto start = std::chrono::steady_clock::now();
   DirectResult out;
   sim::SimulationOptions so = options_.sim;
   so.observer = this;
+  // The engine's progress on this process's terminal (the run's own thread
+  // draws it; a rank's output may land after the line until it is redrawn).
+  std::optional<base::ProgressLine> progress;
+  if (options_.progress && base::stderr_is_terminal()) {
+    progress.emplace(std::cerr);
+    progress->enable();
+    so.progress = {draw_progress, &*progress};
+  }
   try {
     out.sim = sim::simulate(*this, so, options_.max_stuck_listed);
   } catch (const RunStopped&) {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <bit>
+#include <chrono>
 #include <span>
 #include <type_traits>
 #include <unordered_map>
@@ -330,6 +331,10 @@ class Engine {
   taskgraph::OpBuffer buffer_;
   Picoseconds now_ = 0;
   std::uint64_t events_ = 0, operations_ = 0, messages_ = 0, window_ops_ = 0, peak_window_ops_ = 0;
+  // The event count at which the progress hook is next called (never, without a hook).
+  std::uint64_t progress_at_ = ~std::uint64_t{0};
+  std::uint64_t total_operations_ = 0;  // known in advance (a schedule in memory), else 0
+  [[gnu::noinline, gnu::cold]] void report_progress(std::chrono::steady_clock::time_point start, bool finished);
   std::uint32_t touched_[3] = {0, 0, 0};
   std::uint32_t touched_count_ = 0;
   std::vector<Span> timeline_;

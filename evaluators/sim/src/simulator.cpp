@@ -67,6 +67,11 @@ Engine<L>::Engine(taskgraph::ScheduleSource& source, const SimulationOptions& op
     freed_.reserve(64);
     by_kind_.reserve(64);
   }
+  if (options.progress) {
+    progress_at_ = kProgressInterval;
+    if (const auto* s = dynamic_cast<const taskgraph::ExplicitSchedule*>(&source))
+      total_operations_ = s->total_operations();
+  }
 }
 
 // ---- reading the source ------------------------------------------------------
@@ -550,6 +555,20 @@ double thread_cpu_seconds() {
 }  // namespace
 
 template <bool L>
+void Engine<L>::report_progress(std::chrono::steady_clock::time_point start, bool finished) {
+  progress_at_ += kProgressInterval;
+  SimulationProgress p;
+  p.now = now_;
+  p.events = events_;
+  p.operations = operations_;
+  p.done = operations_;
+  p.total = total_operations_;
+  p.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  p.finished = finished;
+  options_.progress.report(options_.progress.context, p);
+}
+
+template <bool L>
 SimulationResult Engine<L>::run(std::size_t max_stuck_listed) {
   auto wall_start = std::chrono::steady_clock::now();
   const double cpu_start = thread_cpu_seconds();
@@ -567,7 +586,8 @@ SimulationResult Engine<L>::run(std::size_t max_stuck_listed) {
     peak_queue = std::max(peak_queue, queue_.size());
     prefetch_upcoming();
     const QueuedEvent ev = queue_.pop();
-    ++events_;
+    if (++events_ == progress_at_) [[unlikely]]
+      report_progress(wall_start, false);
     now_ = ev.time;
     if (now_ > kMaxTime) [[unlikely]]
       clock_overflow();
@@ -611,6 +631,7 @@ SimulationResult Engine<L>::run(std::size_t max_stuck_listed) {
       while (read_woken()) {
       }
   }
+  if (options_.progress) report_progress(wall_start, true);
   // Operations complete at known future times without an event of their own;
   // everything that completed is finished now.
   now_ = std::numeric_limits<Picoseconds>::max();

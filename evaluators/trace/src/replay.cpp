@@ -182,6 +182,7 @@ TraceSchedule::TraceSchedule(const Trace& trace, const ReplayOptions& options) :
     if (last < first || t1 < t0)
       throw TraceError("on rank " + std::to_string(r) + " the window " + w.text() + " ends before it starts");
     bounds_[r] = {first, last};
+    steps_total_ += last > first ? last - first : 0;
     start = std::min(start, t0);
     end = std::max(end, t1);
     for (const CallRecord& call : rank.calls)
@@ -241,6 +242,7 @@ std::uint32_t TraceSchedule::ranks() const { return static_cast<std::uint32_t>(t
 bool TraceSchedule::restart() {
   for (std::uint32_t r = 0; r < cursors_.size(); ++r)
     cursors_[r].reset(bounds_[r].first, trace_.ranks[r].request_slots);
+  steps_read_ = 0;
   return true;
 }
 
@@ -422,6 +424,7 @@ std::size_t TraceSchedule::pull(std::uint32_t rank, std::size_t max_ops, OpBuffe
     const Step& step = r.steps[c.step];
     const bool skip = step.dropped || cut_[rank][c.step];
     ++c.step;
+    ++steps_read_;
     if (!skip) process(rank, c, step);
   }
   if (c.finished && c.pending_at >= c.pending.ops.size()) out.rank_done = given > 0;

@@ -60,6 +60,9 @@ struct DirectOptions {
   std::map<taskgraph::CollectiveOp, taskgraph::CollectiveAlgorithm> algorithms;
   std::size_t stack_bytes = std::size_t{256} << 10;  // threads: per rank (virtual; pages are touched on use)
   std::size_t max_stuck_listed = 16;
+  // Show the engine's progress on stderr if it is a terminal (base/progress.h;
+  // `poems direct` without --quiet). Not part of a run's key.
+  bool progress = false;
 };
 
 struct DirectResult {

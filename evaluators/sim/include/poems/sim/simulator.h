@@ -33,6 +33,30 @@ enum class Semantics : std::uint8_t { Matched, Loggopsim };
 const char* semantics_name(Semantics s);  // "matched", "loggopsim"
 std::optional<Semantics> parse_semantics(std::string_view name);
 
+// Where a long run stands, for a progress display (SimulationOptions::progress).
+struct SimulationProgress {
+  Picoseconds now = 0;           // simulated time reached
+  std::uint64_t events = 0;      // events taken from the queue
+  std::uint64_t operations = 0;  // operations completed
+  // Work done of the total known in advance: operations of a schedule held in
+  // memory (a GOAL file); total 0 when unknown (a model read as it runs, a
+  // direct execution). A caller wrapping the hook may substitute its own
+  // measure (a trace replay: trace records read).
+  std::uint64_t done = 0, total = 0;
+  double wall_seconds = 0;  // since this run began (a lazy attempt that is abandoned starts over)
+  bool finished = false;    // the last report of a run: the display may go
+};
+
+// Called from the event loop every kProgressInterval events, and once with
+// finished set when the run ends: a plain function pointer (no virtual call,
+// no allocation); the loop pays one compare per event for it.
+struct ProgressHook {
+  void (*report)(void* context, const SimulationProgress& progress) = nullptr;
+  void* context = nullptr;
+  explicit operator bool() const { return report != nullptr; }
+};
+inline constexpr std::uint64_t kProgressInterval = std::uint64_t{1} << 14;
+
 struct SimulationOptions {
   LogGOPS params;
   Semantics semantics = Semantics::Matched;
@@ -68,6 +92,8 @@ struct SimulationOptions {
   // (/proc/meminfo MemAvailable). A run estimated to need more is refused
   // before it allocates (SimulationLimitError).
   std::uint64_t memory_limit = 0;
+  // A progress display (none by default).
+  ProgressHook progress;
 };
 
 struct RankResult {

@@ -80,6 +80,10 @@ class TraceSchedule final : public taskgraph::ScheduleSource {
   ~TraceSchedule() override;
 
   const ReplayScope& scope() const { return scope_; }
+  // Trace records (calls, computation) read so far, of the window's: how far
+  // a replay has come (the progress display's ETA).
+  std::uint64_t steps_read() const { return steps_read_; }
+  std::uint64_t steps_total() const { return steps_total_; }
 
   std::uint32_t ranks() const override;
   std::size_t pull(std::uint32_t rank, std::size_t max_ops, taskgraph::OpBuffer& out) override;
@@ -102,6 +106,7 @@ class TraceSchedule final : public taskgraph::ScheduleSource {
   std::vector<Cursor> cursors_;
   std::vector<taskgraph::NodeInfo> nodes_;
   ReplayScope scope_;
+  std::uint64_t steps_read_ = 0, steps_total_ = 0;
 };
 
 // Replays `trace` under `machine` (LogGOPS, CPUs, NICs, ...): the simulated
