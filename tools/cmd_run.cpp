@@ -6,6 +6,7 @@
 #include <ostream>
 
 #include "options.h"
+#include "poems/core/parallel_study.h"
 #include "output.h"
 #include "study_output.h"
 
@@ -21,6 +22,7 @@ struct RunOptions {
   core::MeasureOptions measure;
   core::StoreOptions store;
   std::string wg, method, format, plot;
+  std::size_t jobs = 0;  // 0 = the cores
 };
 
 void run_run(const RunOptions& o, Context& ctx) {
@@ -32,7 +34,7 @@ void run_run(const RunOptions& o, Context& ctx) {
   options.measure = o.measure;
   core::Session session(*system, options, store);
   const core::StudyPlan plan = core::plan_study(*system, o.paradigms);
-  core::StudyTable table = core::run_study(session, plan, [&](const core::StudyProgress& p) {
+  core::StudyTable table = core::run_study_jobs(session, plan, jobs_or_cores(o.jobs), [&](const core::StudyProgress& p) {
     const core::Cell& c = *p.cell;
     char head[64];
     std::snprintf(head, sizeof head, "[%zu/%zu] ", p.done, p.total);
@@ -65,6 +67,7 @@ void register_run(CLI::App& app, Context& ctx) {
   add_plot_option(cmd, o->plot);
   add_measure_options(cmd, o->measure);
   add_store_options(cmd, o->store);
+  add_jobs_option(cmd, o->jobs);
   cmd->callback([o, cmd, &ctx] {
     finish_machine_options(cmd, o->machine);
     run_run(*o, ctx);

@@ -1,0 +1,58 @@
+// Studies evaluated by several workers at once (`poems run --jobs N`, and
+// the MPI-distributed runner of mpi_runner/): this process stays the one
+// writer of the knowledge base. It claims each cell's run in plan order,
+// hands the evaluation to a free worker, stores each result as soon as it
+// arrives (so an interruption loses nothing already evaluated; a re-run
+// reuses it), and reports cells and builds the table in plan order, so the
+// output is the serial run's. Evaluations that measure this host
+// (measurement[mpirun]) run here alone, with every worker idle.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <utility>
+
+#include "poems/core/session.h"
+#include "poems/core/study.h"
+
+namespace poems::core {
+
+// Where a study's cells are evaluated: processes holding the same system,
+// session options and plan, addressed by a cell's index in the plan
+// (binding index * paradigms + paradigm index).
+class CellWorkers {
+ public:
+  virtual ~CellWorkers() = default;
+  // How many cells may be under way at once.
+  virtual std::size_t slots() const = 0;
+  // Starts cell `index` on a free worker (there is one: fewer than slots() are under way).
+  virtual void start(std::size_t index) = 0;
+  // Waits for a started cell: its index and what it computed. A worker that
+  // died is that cell's failure (and the worker is replaced or dropped).
+  virtual std::pair<std::size_t, Session::Computed> next() = 0;
+};
+
+// What a worker does with cell `index` of `plan`: prepare and compute it,
+// without the knowledge base. Never throws (a bad request comes back as the
+// cell's usage or input error).
+Session::Computed compute_cell(Session& session, const StudyPlan& plan, std::size_t index);
+
+// `jobs` worker processes forked from this one (when the first cell needs
+// one: the system is loaded and composed once). Each gets cells by index over
+// a socket and sends back the computed cell; it dies with this process.
+std::unique_ptr<CellWorkers> fork_workers(Session& session, const StudyPlan& plan, std::size_t jobs);
+
+// run_study with the evaluations on `workers`; the same table, rows and
+// progress as run_study(session, plan, progress).
+StudyTable run_study(Session& session, const StudyPlan& plan, CellWorkers& workers,
+                     const std::function<void(const StudyProgress&)>& progress = {});
+
+// run_study on `jobs` forked workers; jobs <= 1 is the serial run_study.
+StudyTable run_study_jobs(Session& session, const StudyPlan& plan, std::size_t jobs,
+                          const std::function<void(const StudyProgress&)>& progress = {});
+
+// --jobs's default: the cores of this machine (at least 1).
+std::size_t default_jobs();
+
+}  // namespace poems::core

@@ -1,0 +1,292 @@
+#include "poems/core/parallel_study.h"
+
+#include <cerrno>
+#include <cstdint>
+#include <cstring>
+#include <exception>
+#include <map>
+#include <optional>
+#include <thread>
+#include <vector>
+
+#include <poll.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace poems::core {
+
+namespace {
+
+// Whole reads and writes on a stream socket; false at end of stream or on an error.
+bool write_all(int fd, const void* data, std::size_t size) {
+  const char* p = static_cast<const char*>(data);
+  while (size > 0) {
+    const ssize_t n = ::send(fd, p, size, MSG_NOSIGNAL);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    p += n;
+    size -= static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
+bool read_all(int fd, void* data, std::size_t size) {
+  char* p = static_cast<char*>(data);
+  while (size > 0) {
+    const ssize_t n = ::read(fd, p, size);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    p += n;
+    size -= static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
+Session::Computed failed(const std::string& error, ErrorKind kind = ErrorKind::Evaluation) {
+  Session::Computed c;
+  c.error = error;
+  c.error_kind = kind;
+  return c;
+}
+
+class ForkWorkers final : public CellWorkers {
+ public:
+  ForkWorkers(Session& session, const StudyPlan& plan, std::size_t jobs)
+      : session_(session), plan_(plan), jobs_(jobs < 1 ? 1 : jobs) {}
+  ~ForkWorkers() override {
+    for (Worker& w : workers_) ::close(w.fd);  // end of stream: the worker exits
+    for (Worker& w : workers_) reap(w.pid);
+  }
+
+  std::size_t slots() const override { return jobs_; }
+
+  void start(std::size_t index) override {
+    Worker* free = nullptr;
+    for (Worker& w : workers_)
+      if (!w.cell) free = &w;
+    if (!free) {
+      workers_.push_back(spawn());
+      free = &workers_.back();
+    }
+    free->cell = index;
+    const std::uint64_t wire = index;
+    if (!write_all(free->fd, &wire, sizeof wire)) free->broken = true;  // next() reports it
+  }
+
+  std::pair<std::size_t, Session::Computed> next() override {
+    for (;;) {
+      std::vector<pollfd> fds;
+      std::vector<std::size_t> which;
+      for (std::size_t i = 0; i < workers_.size(); ++i) {
+        if (!workers_[i].cell) continue;
+        if (workers_[i].broken) return lost(i);
+        fds.push_back({workers_[i].fd, POLLIN, 0});
+        which.push_back(i);
+      }
+      if (fds.empty()) throw std::logic_error("no cell under way");
+      if (::poll(fds.data(), fds.size(), -1) < 0) {
+        if (errno == EINTR) continue;
+        throw EvaluationError(std::string("waiting for the study's workers: ") + std::strerror(errno));
+      }
+      for (std::size_t k = 0; k < fds.size(); ++k) {
+        if (!fds[k].revents) continue;
+        Worker& w = workers_[which[k]];
+        std::uint64_t size = 0;
+        std::vector<std::uint8_t> bytes;
+        if (!read_all(w.fd, &size, sizeof size) || size > (std::uint64_t{1} << 32)) return lost(which[k]);
+        bytes.resize(size);
+        if (!read_all(w.fd, bytes.data(), bytes.size())) return lost(which[k]);
+        const std::size_t index = *w.cell;
+        w.cell.reset();
+        try {
+          return {index, computed_of_bytes(bytes)};
+        } catch (const std::exception& x) {
+          return {index, failed(x.what())};
+        }
+      }
+    }
+  }
+
+ private:
+  struct Worker {
+    pid_t pid = -1;
+    int fd = -1;
+    std::optional<std::size_t> cell;
+    bool broken = false;
+  };
+
+  static std::string reap(pid_t pid) {
+    int status = 0;
+    while (::waitpid(pid, &status, 0) < 0)
+      if (errno != EINTR) return "";
+    if (WIFSIGNALED(status)) return "killed by signal " + std::to_string(WTERMSIG(status));
+    return "exited with status " + std::to_string(WEXITSTATUS(status));
+  }
+
+  // The worker of cell `i` died: the cell fails, the worker is dropped (the next start forks another).
+  std::pair<std::size_t, Session::Computed> lost(std::size_t i) {
+    Worker w = workers_[i];
+    workers_.erase(workers_.begin() + static_cast<std::ptrdiff_t>(i));
+    ::close(w.fd);
+    ::kill(w.pid, SIGKILL);
+    const std::string how = reap(w.pid);
+    return {*w.cell, failed("the worker process evaluating it died (" + how + ")")};
+  }
+
+  Worker spawn() {
+    int pair[2];
+    if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) != 0)
+      throw EvaluationError(std::string("cannot start a study worker: ") + std::strerror(errno));
+    const pid_t parent = ::getpid();
+    const pid_t pid = ::fork();
+    if (pid < 0) {
+      ::close(pair[0]);
+      ::close(pair[1]);
+      throw EvaluationError(std::string("cannot start a study worker: ") + std::strerror(errno));
+    }
+    if (pid == 0) {
+      // The worker: dies with its parent; never touches the parent's
+      // knowledge base connection, never runs the parent's destructors.
+      ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+      if (::getppid() != parent) ::_exit(1);
+      for (const Worker& w : workers_) ::close(w.fd);
+      ::close(pair[0]);
+      serve(pair[1]);
+      ::_exit(0);
+    }
+    ::close(pair[1]);
+    Worker w;
+    w.pid = pid;
+    w.fd = pair[0];
+    return w;
+  }
+
+  [[noreturn]] void serve(int fd) {
+    for (;;) {
+      std::uint64_t index = 0;
+      if (!read_all(fd, &index, sizeof index)) ::_exit(0);
+      const std::vector<std::uint8_t> bytes = computed_bytes(compute_cell(session_, plan_, index));
+      const std::uint64_t size = bytes.size();
+      if (!write_all(fd, &size, sizeof size) || !write_all(fd, bytes.data(), bytes.size())) ::_exit(1);
+    }
+  }
+
+  Session& session_;
+  const StudyPlan& plan_;
+  std::size_t jobs_;
+  std::vector<Worker> workers_;
+};
+
+CellRequest request_of(const Session& session, const StudyPlan& plan, std::size_t index) {
+  const std::size_t p = plan.paradigms.size();
+  CellRequest request = cell_request(const_cast<Session&>(session).system(), plan.bindings.at(index / p));
+  request.paradigm = plan.paradigms.at(index % p);
+  return request;
+}
+
+}  // namespace
+
+Session::Computed compute_cell(Session& session, const StudyPlan& plan, std::size_t index) {
+  try {
+    const Session::Prepared prepared = session.prepare(request_of(session, plan, index));
+    if (!prepared.cell.ok()) return failed(prepared.cell.error, prepared.cell.error_kind);
+    return session.compute(prepared);
+  } catch (const UsageError& x) {
+    Session::Computed c = failed(x.what(), ErrorKind::Usage);
+    c.usage = true;
+    c.usage_option = x.option();
+    return c;
+  } catch (const Error& x) {
+    return failed(x.what(), x.kind());
+  } catch (const std::exception& x) {
+    return failed(x.what());
+  }
+}
+
+std::unique_ptr<CellWorkers> fork_workers(Session& session, const StudyPlan& plan, std::size_t jobs) {
+  return std::make_unique<ForkWorkers>(session, plan, jobs);
+}
+
+StudyTable run_study(Session& session, const StudyPlan& plan, CellWorkers& workers,
+                     const std::function<void(const StudyProgress&)>& progress) {
+  StudyTable table = study_table(session, plan);
+  const std::size_t per_row = plan.paradigms.size();
+  const std::size_t total = plan.bindings.size() * per_row;
+  std::vector<std::optional<Cell>> cells(total);
+  std::map<std::size_t, Session::Pending> under_way;
+  std::size_t next_start = 0, next_report = 0;
+  std::exception_ptr failure;
+
+  // Cells reach the table and `progress` in plan order, as a serial run's.
+  auto report = [&] {
+    while (next_report < total && cells[next_report]) {
+      const std::size_t i = next_report++;
+      const StudyBinding& binding = plan.bindings[i / per_row];
+      if (i % per_row == 0) {
+        table.rows.emplace_back();
+        table.rows.back().binding = binding;
+      }
+      if (progress) progress({i + 1, total, &binding, &*cells[i]});
+      add_cell(table, table.rows.back(), plan.paradigms[i % per_row], *cells[i]);
+      cells[i].reset();
+    }
+  };
+  // Stores what a worker computed, as soon as it arrives.
+  auto collect = [&] {
+    auto [index, computed] = workers.next();
+    auto it = under_way.find(index);
+    Session::Pending pending = std::move(it->second);
+    under_way.erase(it);
+    try {
+      cells[index] = session.finish(std::move(pending), std::move(computed));
+    } catch (...) {
+      if (!failure) failure = std::current_exception();
+    }
+  };
+
+  while (true) {
+    while (!failure && next_start < total && under_way.size() < workers.slots()) {
+      const std::size_t index = next_start++;
+      try {
+        Session::Pending pending = session.begin(request_of(session, plan, index), plan.study);
+        if (pending.done) {
+          cells[index] = std::move(pending.prepared.cell);
+        } else if (!pending.prepared.evaluator->modelled) {
+          // It measures this host: nothing else may run meanwhile.
+          while (!under_way.empty()) collect();
+          report();
+          Session::Computed computed = session.compute(pending.prepared);
+          cells[index] = session.finish(std::move(pending), std::move(computed));
+        } else {
+          under_way.emplace(index, std::move(pending));
+          workers.start(index);
+        }
+      } catch (...) {
+        failure = std::current_exception();
+      }
+      report();
+    }
+    if (under_way.empty()) break;
+    collect();
+    report();
+  }
+  if (failure) std::rethrow_exception(failure);
+  return table;
+}
+
+StudyTable run_study_jobs(Session& session, const StudyPlan& plan, std::size_t jobs,
+                          const std::function<void(const StudyProgress&)>& progress) {
+  if (jobs <= 1) return run_study(session, plan, progress);
+  const std::unique_ptr<CellWorkers> workers = fork_workers(session, plan, jobs);
+  return run_study(session, plan, *workers, progress);
+}
+
+std::size_t default_jobs() {
+  const unsigned n = std::thread::hardware_concurrency();
+  return n ? n : 1;
+}
+
+}  // namespace poems::core
