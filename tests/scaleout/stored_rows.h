@@ -1,6 +1,7 @@
 // What a knowledge base holds of a study run, without what differs between
 // two identical runs (wall times, dates, process ids, attempts): each run's
-// key, status, error and result in id order, and the runs of each study.
+// key, status, error and result in id order (the simulator's events per
+// second, a rate of the host, aside), and the runs of each study.
 #pragma once
 
 #include <cstddef>
@@ -14,12 +15,14 @@ inline nlohmann::json stored_rows(const std::string& path) {
   poems::db::KnowledgeBase kb(path);
   nlohmann::json runs = nlohmann::json::array();
   for (const poems::db::Run& run : kb.runs()) {
+    nlohmann::json result = run.result ? poems::db::to_json(*run.result) : nlohmann::json();
+    if (result.is_object() && result.contains("extra")) result["extra"].erase("events_per_second");
     nlohmann::json r = {{"id", run.id},
                         {"run_key", run.run_key},
                         {"evaluator", run.evaluator},
                         {"status", poems::db::to_json(run)["status"]},
                         {"error", run.error ? nlohmann::json(*run.error) : nlohmann::json()},
-                        {"result", run.result ? poems::db::to_json(*run.result) : nlohmann::json()},
+                        {"result", result},
                         {"teds", kb.teds(run.id).size()}};
     runs.push_back(r);
   }
