@@ -76,7 +76,13 @@ class ForkWorkers final : public CellWorkers {
     if (!write_all(free->fd, &wire, sizeof wire)) free->broken = true;  // next() reports it
   }
 
-  std::pair<std::size_t, Session::Computed> next() override {
+  std::size_t busy() const override {
+    std::size_t n = 0;
+    for (const Worker& w : workers_) n += w.cell.has_value();
+    return n;
+  }
+
+  std::optional<std::pair<std::size_t, Session::Computed>> next_within(int timeout_ms) override {
     for (;;) {
       std::vector<pollfd> fds;
       std::vector<std::size_t> which;
@@ -86,11 +92,13 @@ class ForkWorkers final : public CellWorkers {
         fds.push_back({workers_[i].fd, POLLIN, 0});
         which.push_back(i);
       }
-      if (fds.empty()) throw std::logic_error("no cell under way");
-      if (::poll(fds.data(), fds.size(), -1) < 0) {
+      if (fds.empty()) throw std::logic_error("no cell under way");  // a caller's mistake
+      const int ready = ::poll(fds.data(), fds.size(), timeout_ms);
+      if (ready < 0) {
         if (errno == EINTR) continue;
         throw EvaluationError(std::string("waiting for the study's workers: ") + std::strerror(errno));
       }
+      if (ready == 0) return std::nullopt;
       for (std::size_t k = 0; k < fds.size(); ++k) {
         if (!fds[k].revents) continue;
         Worker& w = workers_[which[k]];
@@ -102,9 +110,9 @@ class ForkWorkers final : public CellWorkers {
         const std::size_t index = *w.cell;
         w.cell.reset();
         try {
-          return {index, computed_of_bytes(bytes)};
+          return std::pair{index, computed_of_bytes(bytes)};
         } catch (const std::exception& x) {
-          return {index, failed(x.what())};
+          return std::pair{index, failed(x.what())};
         }
       }
     }

@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <utility>
 
 #include "poems/core/session.h"
@@ -28,9 +29,13 @@ class CellWorkers {
   virtual std::size_t slots() const = 0;
   // Starts cell `index` on a free worker (there is one: fewer than slots() are under way).
   virtual void start(std::size_t index) = 0;
-  // Waits for a started cell: its index and what it computed. A worker that
-  // died is that cell's failure (and the worker is replaced or dropped).
-  virtual std::pair<std::size_t, Session::Computed> next() = 0;
+  // How many started cells have not come back yet.
+  virtual std::size_t busy() const = 0;
+  // Waits up to `timeout_ms` (-1: as long as it takes) for a started cell:
+  // its index and what it computed; nothing if none came back in time. A
+  // worker that died is that cell's failure (and is replaced when needed).
+  virtual std::optional<std::pair<std::size_t, Session::Computed>> next_within(int timeout_ms) = 0;
+  std::pair<std::size_t, Session::Computed> next() { return *next_within(-1); }
 };
 
 // What a worker does with cell `index` of `plan`: prepare and compute it,
