@@ -58,3 +58,17 @@ inline std::size_t done_runs(const std::string& path) {
     return 0;  // not created yet
   }
 }
+
+// The process id of a running run's claimant (0 when none runs).
+inline std::int64_t running_pid(const std::string& path) {
+  try {
+    poems::db::Options options;
+    options.create_if_missing = false;
+    options.read_only = true;
+    poems::db::KnowledgeBase kb(path, options);
+    for (const poems::db::Run& run : kb.runs())
+      if (run.status == poems::db::RunStatus::kRunning && run.pid) return *run.pid;
+  } catch (const std::exception&) {
+  }
+  return 0;
+}
