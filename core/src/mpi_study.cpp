@@ -50,9 +50,9 @@ std::optional<Message> poll_message(const poems_mpi_transport& t) {
   return m;
 }
 
-void send_index(const poems_mpi_transport& t, int rank, std::size_t index) {
-  const std::uint64_t wire = index;
-  check(t, t.send(rank, kTask, &wire, sizeof wire), "sending a cell to rank " + std::to_string(rank));
+void send_task(const poems_mpi_transport& t, int rank, std::size_t index, const std::string& key) {
+  const std::vector<std::uint8_t> task = task_bytes(index, key);
+  check(t, t.send(rank, kTask, task.data(), task.size()), "sending a cell to rank " + std::to_string(rank));
 }
 
 class MpiWorkers final : public CellWorkers {
@@ -78,14 +78,14 @@ class MpiWorkers final : public CellWorkers {
   std::size_t slots() const override { return static_cast<std::size_t>(size_ - 1) + local_->slots(); }
   std::size_t busy() const override { return remote_.size() + local_->busy(); }
 
-  void start(std::size_t index) override {
+  void start(std::size_t index, const std::string& key) override {
     for (int r = 1; r < size_; ++r)
       if (!remote_.count(r)) {
-        send_index(t_, r, index);
+        send_task(t_, r, index, key);
         remote_[r] = index;
         return;
       }
-    local_->start(index);
+    local_->start(index, key);
   }
 
   std::optional<std::pair<std::size_t, Session::Computed>> next_within(int timeout_ms) override {
@@ -170,7 +170,6 @@ std::unique_ptr<CellWorkers> mpi_workers(MpiWorld& world, Session& session, cons
 
 void serve_study(MpiWorld& world, Session* session, const StudyPlan* plan, const std::string& cannot) {
   const poems_mpi_transport& t = world.transport();
-  const std::size_t total = plan ? plan->bindings.size() * plan->paradigms.size() : 0;
   const std::unique_ptr<CellWorkers> local = session && plan ? fork_workers(*session, *plan, 1) : nullptr;
   for (;;) {
     std::optional<Message> m = poll_message(t);
@@ -179,20 +178,21 @@ void serve_study(MpiWorld& world, Session* session, const StudyPlan* plan, const
       continue;
     }
     if (m->tag == kStop) return;
-    std::uint64_t index = 0;
-    if (m->tag != kTask || m->bytes.size() != sizeof index)
+    if (m->tag != kTask)
       throw EvaluationError("the distributed study runner: an unexpected message from rank " + std::to_string(m->rank));
-    std::memcpy(&index, m->bytes.data(), sizeof index);
     Session::Computed computed;
     if (!local) {
       computed.error = "rank " + std::to_string(world.rank()) + " cannot evaluate: " + cannot;
-    } else if (index >= total) {  // the ranks disagree on the plan (different files on different nodes?)
-      computed.error = "rank " + std::to_string(world.rank()) + " has no cell " + std::to_string(index) +
-                       " (its study has " + std::to_string(total) + "): do all nodes read the same files?";
     } else {
-      local->start(index);
-      computed = local->next().second;
+      try {
+        const auto [index, key] = task_of_bytes(m->bytes);
+        local->start(index, key);
+        computed = local->next().second;
+      } catch (const std::exception& x) {
+        computed.error = "rank " + std::to_string(world.rank()) + ": " + x.what();
+      }
     }
+
     const std::vector<std::uint8_t> bytes = computed_bytes(computed);
     check(t, t.send(0, kResult, bytes.data(), bytes.size()), "sending a result to rank 0");
   }

@@ -63,7 +63,7 @@ class ForkWorkers final : public CellWorkers {
 
   std::size_t slots() const override { return jobs_; }
 
-  void start(std::size_t index) override {
+  void start(std::size_t index, const std::string& key) override {
     Worker* free = nullptr;
     for (Worker& w : workers_)
       if (!w.cell) free = &w;
@@ -72,8 +72,10 @@ class ForkWorkers final : public CellWorkers {
       free = &workers_.back();
     }
     free->cell = index;
-    const std::uint64_t wire = index;
-    if (!write_all(free->fd, &wire, sizeof wire)) free->broken = true;  // next() reports it
+    const std::vector<std::uint8_t> task = task_bytes(index, key);
+    const std::uint64_t size = task.size();
+    if (!write_all(free->fd, &size, sizeof size) || !write_all(free->fd, task.data(), task.size()))
+      free->broken = true;  // next_within() reports it
   }
 
   std::size_t busy() const override {
@@ -174,10 +176,19 @@ class ForkWorkers final : public CellWorkers {
 
   [[noreturn]] void serve(int fd) {
     for (;;) {
-      std::uint64_t index = 0;
-      if (!read_all(fd, &index, sizeof index)) ::_exit(0);
-      const std::vector<std::uint8_t> bytes = computed_bytes(compute_cell(session_, plan_, index));
-      const std::uint64_t size = bytes.size();
+      std::uint64_t size = 0;
+      if (!read_all(fd, &size, sizeof size) || size > 4096) ::_exit(0);
+      std::vector<std::uint8_t> task(size);
+      if (!read_all(fd, task.data(), task.size())) ::_exit(0);
+      Session::Computed computed;
+      try {
+        const auto [index, key] = task_of_bytes(task);
+        computed = compute_cell(session_, plan_, index, key);
+      } catch (const std::exception& x) {
+        computed = failed(x.what());
+      }
+      const std::vector<std::uint8_t> bytes = computed_bytes(computed);
+      size = bytes.size();
       if (!write_all(fd, &size, sizeof size) || !write_all(fd, bytes.data(), bytes.size())) ::_exit(1);
     }
   }
@@ -197,10 +208,17 @@ CellRequest request_of(const Session& session, const StudyPlan& plan, std::size_
 
 }  // namespace
 
-Session::Computed compute_cell(Session& session, const StudyPlan& plan, std::size_t index) {
+Session::Computed compute_cell(Session& session, const StudyPlan& plan, std::size_t index, const std::string& key) {
   try {
+    if (index >= plan.bindings.size() * plan.paradigms.size())  // the processes disagree on the plan
+      return failed("a worker has no cell " + std::to_string(index) + " (its study has " +
+                    std::to_string(plan.bindings.size() * plan.paradigms.size()) +
+                    "): do all nodes read the same files?");
     const Session::Prepared prepared = session.prepare(request_of(session, plan, index));
     if (!prepared.cell.ok()) return failed(prepared.cell.error, prepared.cell.error_kind);
+    if (prepared.key.digest() != key)
+      return failed("a worker prepared this cell differently from the writer (another run key: compute rates "
+                    "timed on another node, or other files); not evaluated");
     return session.compute(prepared);
   } catch (const UsageError& x) {
     Session::Computed c = failed(x.what(), ErrorKind::Usage);
@@ -211,6 +229,19 @@ Session::Computed compute_cell(Session& session, const StudyPlan& plan, std::siz
     return failed(x.what(), x.kind());
   } catch (const std::exception& x) {
     return failed(x.what());
+  }
+}
+
+std::vector<std::uint8_t> task_bytes(std::size_t index, const std::string& key) {
+  return nlohmann::json::to_msgpack(nlohmann::json{{"cell", index}, {"key", key}});
+}
+
+std::pair<std::size_t, std::string> task_of_bytes(const std::vector<std::uint8_t>& bytes) {
+  try {
+    const nlohmann::json j = nlohmann::json::from_msgpack(bytes);
+    return {j.at("cell").get<std::size_t>(), j.at("key").get<std::string>()};
+  } catch (const std::exception& x) {
+    throw std::runtime_error(std::string("a garbled task: ") + x.what());
   }
 }
 
@@ -255,6 +286,15 @@ StudyTable run_study(Session& session, const StudyPlan& plan, CellWorkers& worke
     }
   };
 
+  // Every cell prepared once before any worker starts: compute rates that
+  // processor[measured] times on this host are timed now, with the machine
+  // idle, and forked workers inherit them. A cell that cannot be prepared
+  // fails at its turn below, as in a serial run.
+  for (std::size_t i = 0; i < total; ++i) try {
+      session.prepare(request_of(session, plan, i));
+    } catch (const std::exception&) {
+    }
+
   while (true) {
     while (!failure && next_start < total && under_way.size() < workers.slots()) {
       const std::size_t index = next_start++;
@@ -269,8 +309,9 @@ StudyTable run_study(Session& session, const StudyPlan& plan, CellWorkers& worke
           Session::Computed computed = session.compute(pending.prepared);
           cells[index] = session.finish(std::move(pending), std::move(computed));
         } else {
+          const std::string key = pending.prepared.key.digest();
           under_way.emplace(index, std::move(pending));
-          workers.start(index);
+          workers.start(index, key);
         }
       } catch (...) {
         failure = std::current_exception();

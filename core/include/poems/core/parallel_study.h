@@ -9,9 +9,12 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
+#include <string>
+#include <vector>
 #include <utility>
 
 #include "poems/core/session.h"
@@ -27,8 +30,10 @@ class CellWorkers {
   virtual ~CellWorkers() = default;
   // How many cells may be under way at once.
   virtual std::size_t slots() const = 0;
-  // Starts cell `index` on a free worker (there is one: fewer than slots() are under way).
-  virtual void start(std::size_t index) = 0;
+  // Starts cell `index` on a free worker (there is one: fewer than slots()
+  // are under way). `key` is the digest of the run key this process
+  // prepared: the worker refuses to evaluate a cell it prepares otherwise.
+  virtual void start(std::size_t index, const std::string& key) = 0;
   // How many started cells have not come back yet.
   virtual std::size_t busy() const = 0;
   // Waits up to `timeout_ms` (-1: as long as it takes) for a started cell:
@@ -40,8 +45,14 @@ class CellWorkers {
 
 // What a worker does with cell `index` of `plan`: prepare and compute it,
 // without the knowledge base. Never throws (a bad request comes back as the
-// cell's usage or input error).
-Session::Computed compute_cell(Session& session, const StudyPlan& plan, std::size_t index);
+// cell's usage or input error). A cell whose run key is not `key` (compute
+// rates timed anew by processor[measured] on another node) is not
+// evaluated: its result would be stored under a key that does not say it.
+Session::Computed compute_cell(Session& session, const StudyPlan& plan, std::size_t index, const std::string& key);
+// The task of a worker on the wire: the cell's index and its key digest.
+std::vector<std::uint8_t> task_bytes(std::size_t index, const std::string& key);
+// Throws std::runtime_error for bytes that are not a task.
+std::pair<std::size_t, std::string> task_of_bytes(const std::vector<std::uint8_t>& bytes);
 
 // `jobs` worker processes forked from this one (when the first cell needs
 // one: the system is loaded and composed once). Each gets cells by index over
