@@ -71,8 +71,8 @@ void abort_all(int code) { MPI_Abort(MPI_COMM_WORLD, code); }
 
 const char* last_error() { return last.c_str(); }
 
-const poems_mpi_transport transport = {POEMS_MPI_TRANSPORT_VERSION, init, send, probe, receive, finalize, abort_all,
-                                       last_error};
+const poems_mpi_transport transport = {
+    POEMS_MPI_TRANSPORT_VERSION, init, send, probe, receive, finalize, abort_all, last_error};
 
 }  // namespace
 

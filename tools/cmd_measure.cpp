@@ -7,8 +7,8 @@
 #include <ostream>
 
 #include "options.h"
-#include "poems/core/parallel_study.h"
 #include "output.h"
+#include "poems/core/parallel_study.h"
 #include "poems/measure/mpirun.h"
 #include "study_output.h"
 

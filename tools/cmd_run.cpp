@@ -36,8 +36,9 @@ std::vector<std::string> arguments_without_ranks() {
   std::error_code ec;
   const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
   if (ec || exe.filename() != "poems")
-    throw core::UsageError("--ranks", "starts mpirun on the poems executable; run it from poems itself, or run "
-                                      "mpirun -np R poems run ...");
+    throw core::UsageError("--ranks",
+                           "starts mpirun on the poems executable; run it from poems itself, or run "
+                           "mpirun -np R poems run ...");
   std::ifstream in("/proc/self/cmdline", std::ios::binary);
   std::vector<std::string> args;
   for (std::string a; std::getline(in, a, '\0');) args.push_back(a);

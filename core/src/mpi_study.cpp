@@ -137,8 +137,7 @@ MpiWorld::MpiWorld() {
   if (!library_)
     throw EvaluationError("the distributed study runner needs " + path.string() + ": " + ::dlerror() +
                           " (build the poems_mpi_runner target; POEMS_MPI_RUNNER names another file)");
-  const auto entry =
-      reinterpret_cast<poems_mpi_transport_function>(::dlsym(library_, POEMS_MPI_TRANSPORT_SYMBOL));
+  const auto entry = reinterpret_cast<poems_mpi_transport_function>(::dlsym(library_, POEMS_MPI_TRANSPORT_SYMBOL));
   transport_ = entry ? entry() : nullptr;
   if (!transport_ || transport_->version != POEMS_MPI_TRANSPORT_VERSION) {
     ::dlclose(library_);

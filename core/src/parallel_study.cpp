@@ -217,8 +217,9 @@ Session::Computed compute_cell(Session& session, const StudyPlan& plan, std::siz
     const Session::Prepared prepared = session.prepare(request_of(session, plan, index));
     if (!prepared.cell.ok()) return failed(prepared.cell.error, prepared.cell.error_kind);
     if (prepared.key.digest() != key)
-      return failed("a worker prepared this cell differently from the writer (another run key: compute rates "
-                    "timed on another node, or other files); not evaluated");
+      return failed(
+          "a worker prepared this cell differently from the writer (another run key: compute rates "
+          "timed on another node, or other files); not evaluated");
     return session.compute(prepared);
   } catch (const UsageError& x) {
     Session::Computed c = failed(x.what(), ErrorKind::Usage);

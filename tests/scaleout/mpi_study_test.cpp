@@ -61,9 +61,9 @@ TEST(MpiStudy, RanksStoreAndPrintWhatASerialRunDoes) {
   for (const std::string& launch : {mpirun(2), mpirun(3), sanitizer_environment() + kPoems + " --ranks 2 "}) {
     const std::string db = temp_path("ranks.db");
     const bool ranks_option = launch.find("--ranks") != std::string::npos;
-    const std::string command = ranks_option ? sanitizer_environment() + kPoems + " run " + kSmall +
-                                                   " --study small --ranks 2 --db " + db
-                                             : launch + "run " + kSmall + " --study small --db " + db;
+    const std::string command =
+        ranks_option ? sanitizer_environment() + kPoems + " run " + kSmall + " --study small --ranks 2 --db " + db
+                     : launch + "run " + kSmall + " --study small --db " + db;
     const CommandResult r = run_command(command);
     ASSERT_EQ(r.exit_code, 0) << command << "\n" << r.err;
     EXPECT_EQ(r.out, expected.out) << command;

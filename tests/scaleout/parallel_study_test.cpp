@@ -52,7 +52,8 @@ TEST(ParallelStudy, TwoJobsStoreAndPrintWhatASerialRunDoes) {
 
   // JSON output, and a re-run that reuses every stored cell, as serial.
   const CommandResult again = poems_cmd("run " + kSmall + " --study small --jobs 2 --format json --db " + parallel_db);
-  const CommandResult again_serial = poems_cmd("run " + kSmall + " --study small --jobs 1 --format json --db " + serial_db);
+  const CommandResult again_serial =
+      poems_cmd("run " + kSmall + " --study small --jobs 1 --format json --db " + serial_db);
   ASSERT_EQ(again.exit_code, 0) << again.err;
   EXPECT_EQ(again.out, again_serial.out);
   EXPECT_EQ(again.err, again_serial.err);
@@ -94,8 +95,8 @@ TEST(ParallelStudy, AKilledRunLosesNothingStoredAndARerunCompletesIt) {
   if (pid == 0) {
     ::freopen("/dev/null", "w", stdout);
     ::freopen("/dev/null", "w", stderr);
-    ::execl(kPoems.c_str(), kPoems.c_str(), "run", study.c_str(), "--study", "slow", "--jobs", "2", "--db",
-            db.c_str(), static_cast<char*>(nullptr));
+    ::execl(kPoems.c_str(), kPoems.c_str(), "run", study.c_str(), "--study", "slow", "--jobs", "2", "--db", db.c_str(),
+            static_cast<char*>(nullptr));
     ::_exit(127);
   }
   // Kill it (SIGKILL: no handler runs) once some cells are stored and before the last.

@@ -14,8 +14,8 @@
 #include <memory>
 #include <optional>
 #include <string>
-#include <vector>
 #include <utility>
+#include <vector>
 
 #include "poems/core/session.h"
 #include "poems/core/study.h"
