@@ -57,7 +57,10 @@ class ForkWorkers final : public CellWorkers {
   ForkWorkers(Session& session, const StudyPlan& plan, std::size_t jobs)
       : session_(session), plan_(plan), jobs_(jobs < 1 ? 1 : jobs) {}
   ~ForkWorkers() override {
-    for (Worker& w : workers_) ::close(w.fd);  // end of stream: the worker exits
+    for (Worker& w : workers_) {
+      ::close(w.fd);  // end of stream: an idle worker exits
+      if (w.cell) ::kill(w.pid, SIGKILL);  // a busy one is not waited for (the study stopped early)
+    }
     for (Worker& w : workers_) reap(w.pid);
   }
 
@@ -300,13 +303,17 @@ StudyTable run_study(Session& session, const StudyPlan& plan, CellWorkers& worke
     while (!failure && next_start < total && under_way.size() < workers.slots()) {
       const std::size_t index = next_start++;
       try {
-        Session::Pending pending = session.begin(request_of(session, plan, index), plan.study);
-        if (pending.done) {
-          cells[index] = std::move(pending.prepared.cell);
-        } else if (!pending.prepared.evaluator->modelled) {
-          // It measures this host: nothing else may run meanwhile.
+        const CellRequest request = request_of(session, plan, index);
+        const bool measures_host = !evaluator_named(request.paradigm, "--paradigm").modelled;
+        if (measures_host) {  // nothing else may run meanwhile: wait for every worker
           while (!under_way.empty()) collect();
           report();
+          if (failure) break;
+        }
+        Session::Pending pending = session.begin(request, plan.study);
+        if (pending.done) {
+          cells[index] = std::move(pending.prepared.cell);
+        } else if (measures_host) {
           Session::Computed computed = session.compute(pending.prepared);
           cells[index] = session.finish(std::move(pending), std::move(computed));
         } else {
