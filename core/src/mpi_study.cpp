@@ -126,8 +126,8 @@ class MpiWorkers final : public CellWorkers {
 }  // namespace
 
 bool under_mpirun() {
-  for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK"})
-    if (std::getenv(name)) return true;
+  for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE"})
+    if (const char* size = std::getenv(name); size && std::atoi(size) > 1) return true;
   return false;
 }
 

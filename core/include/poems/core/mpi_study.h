@@ -18,7 +18,8 @@ struct poems_mpi_transport;
 
 namespace poems::core {
 
-// This process under mpirun (OMPI_COMM_WORLD_SIZE, PMI_SIZE or PMIX_RANK set).
+// This process is one of several ranks of an MPI job (OMPI_COMM_WORLD_SIZE
+// or PMI_SIZE above 1; one rank alone is an ordinary run).
 bool under_mpirun();
 
 class MpiWorld {
