@@ -8,6 +8,7 @@
 
 #include "options.h"
 #include "output.h"
+#include "poems/core/parallel_study.h"
 #include "poems/measure/mpirun.h"
 #include "study_output.h"
 
@@ -24,6 +25,7 @@ struct MeasureOptions {
   core::MeasureOptions measure;
   core::StoreOptions store;
   std::string format, plot;
+  std::size_t jobs = 0;  // predictions at once; 0 = the cores
 };
 
 // Other work on the machine slows a measurement down: say so.
@@ -86,7 +88,7 @@ void run_measure(const MeasureOptions& o, Context& ctx) {
                            std::to_string(o.measure.max_ranks ? o.measure.max_ranks : measure::host_cores()) +
                            " processes; see --max-ranks)");
   warn_if_busy(ctx);
-  core::StudyTable table = core::run_study(session, plan);
+  core::StudyTable table = core::run_study_jobs(session, plan, jobs_or_cores(o.jobs));
   report_store_warnings(store, ctx);
   const psl::StudyDecl none;
   const psl::StudyDecl& study = system->study() ? *system->study() : none;
@@ -116,6 +118,7 @@ void register_measure(CLI::App& app, Context& ctx) {
   add_plot_option(cmd, o->plot);
   add_measure_options(cmd, o->measure);
   add_store_options(cmd, o->store);
+  add_jobs_option(cmd, o->jobs);
   cmd->callback([o, &ctx] { run_measure(*o, ctx); });
 }
 

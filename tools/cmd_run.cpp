@@ -1,12 +1,18 @@
 // `poems run SPEC --study NAME`: every binding of the study's `vary` clauses,
 // evaluated by every paradigm of its `compare` (core/study.h); results stored
 // (and reused) in the knowledge base, printed as a table, CSV or JSON, and
-// drawn with gnuplot.
+// drawn with gnuplot. --jobs N evaluates N cells at once in worker processes
+// (core/parallel_study.h); under mpirun (or with --ranks R, which starts it)
+// the cells are shared among the ranks (core/mpi_study.h, docs/scaleout.md).
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <ostream>
 
 #include "options.h"
 #include "output.h"
+#include "poems/core/mpi_study.h"
+#include "poems/core/parallel_study.h"
 #include "study_output.h"
 
 namespace poems::cli {
@@ -21,9 +27,74 @@ struct RunOptions {
   core::MeasureOptions measure;
   core::StoreOptions store;
   std::string wg, method, format, plot;
+  std::size_t jobs = 0;  // 0 = the cores
+  int ranks = 0;         // > 0: run under `mpirun -np ranks`
 };
 
+// This command line without --ranks, for mpirun to start again.
+std::vector<std::string> arguments_without_ranks() {
+  std::error_code ec;
+  const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (ec || exe.filename() != "poems")
+    throw core::UsageError("--ranks",
+                           "starts mpirun on the poems executable; run it from poems itself, or run "
+                           "mpirun -np R poems run ...");
+  std::ifstream in("/proc/self/cmdline", std::ios::binary);
+  std::vector<std::string> args;
+  for (std::string a; std::getline(in, a, '\0');) args.push_back(a);
+  std::vector<std::string> out;
+  for (std::size_t i = 1; i < args.size(); ++i) {
+    if (args[i] == "--") {  // nothing after it is an option
+      out.insert(out.end(), args.begin() + static_cast<std::ptrdiff_t>(i), args.end());
+      break;
+    }
+    if (args[i] == "--ranks") {
+      ++i;
+      continue;
+    }
+    if (!args[i].starts_with("--ranks=")) out.push_back(args[i]);
+  }
+  return out;
+}
+
+// Measured runs need the whole machine: not under the distributed runner.
+void check_distributed(const core::StudyPlan& plan) {
+  for (const std::string& p : plan.paradigms)
+    if (!core::evaluator_named(p, "--paradigm").modelled)
+      throw core::UsageError("--ranks", p + " measures this host: run it without mpirun (its measured runs never "
+                                            "overlap other work; --jobs shares the rest of the study)");
+}
+
 void run_run(const RunOptions& o, Context& ctx) {
+  if (o.ranks > 0 && !core::under_mpirun()) {
+    ctx.result = core::run_under_mpirun(o.ranks, arguments_without_ranks());
+    return;
+  }
+  std::unique_ptr<core::MpiWorld> world;
+  if (core::under_mpirun()) world = std::make_unique<core::MpiWorld>();
+  if (world && world->size() > 1 && world->rank() != 0) {
+    // A worker rank: prints nothing (rank 0 reports), never opens the knowledge base.
+    std::unique_ptr<core::System> system;
+    std::unique_ptr<core::Store> store;
+    std::unique_ptr<core::Session> session;
+    core::StudyPlan plan;
+    std::string cannot;
+    try {
+      system = core::load_system(o.system.request(true));
+      core::StoreOptions no_store;
+      no_store.disabled = true;
+      store = std::make_unique<core::Store>(no_store);
+      core::SessionOptions options = session_options(*system, o.choices, o.machine, o.wg, o.method);
+      options.measure = o.measure;
+      session = std::make_unique<core::Session>(*system, options, *store);
+      plan = core::plan_study(*system, o.paradigms);
+    } catch (const std::exception& e) {
+      cannot = e.what();
+      session.reset();
+    }
+    core::serve_study(*world, session.get(), session ? &plan : nullptr, cannot);
+    return;
+  }
   const PriorityScope priority(o.measure.nice, ctx);
   const auto system = core::load_system(o.system.request(true));
   ctx.err << system->warnings();
@@ -32,7 +103,7 @@ void run_run(const RunOptions& o, Context& ctx) {
   options.measure = o.measure;
   core::Session session(*system, options, store);
   const core::StudyPlan plan = core::plan_study(*system, o.paradigms);
-  core::StudyTable table = core::run_study(session, plan, [&](const core::StudyProgress& p) {
+  const auto progress = [&](const core::StudyProgress& p) {
     const core::Cell& c = *p.cell;
     char head[64];
     std::snprintf(head, sizeof head, "[%zu/%zu] ", p.done, p.total);
@@ -42,7 +113,15 @@ void run_run(const RunOptions& o, Context& ctx) {
                                  : "evaluated")
             << '\n';
     if (!c.store_error.empty()) ctx.err << "poems: error: " << c.store_error << '\n';
-  });
+  };
+  core::StudyTable table;
+  if (world && world->size() > 1) {
+    check_distributed(plan);
+    const std::unique_ptr<core::CellWorkers> workers = core::mpi_workers(*world, session, plan);
+    table = core::run_study(session, plan, *workers, progress);
+  } else {
+    table = core::run_study_jobs(session, plan, jobs_or_cores(o.jobs), progress);
+  }
   report_store_warnings(store, ctx);
   ctx.result = print_study_table(table, *system->study(), o.format, o.plot, ctx.out, ctx.err);
 }
@@ -65,6 +144,11 @@ void register_run(CLI::App& app, Context& ctx) {
   add_plot_option(cmd, o->plot);
   add_measure_options(cmd, o->measure);
   add_store_options(cmd, o->store);
+  add_jobs_option(cmd, o->jobs);
+  cmd->add_option("--ranks", o->ranks,
+                  "Share the study among R MPI ranks: runs mpirun -np R poems run ... (see docs/scaleout.md for "
+                  "mpirun across nodes)")
+      ->check(CLI::Range(1, 65536));
   cmd->callback([o, cmd, &ctx] {
     finish_machine_options(cmd, o->machine);
     run_run(*o, ctx);

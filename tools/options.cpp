@@ -1,8 +1,11 @@
 #include "options.h"
 
+#include "poems/core/parallel_study.h"
+
 #include <ostream>
 
 #include "poems/base/units.h"
+#include "poems/core/parallel_study.h"
 #include "poems/measure/mpirun.h"
 #include "poems/taskgraph/limits.h"
 
@@ -139,6 +142,15 @@ void add_store_options(CLI::App* cmd, core::StoreOptions& o) {
   cmd->add_option("--db", o.path, "Knowledge base file (default: $POEMS_DB, else ./poems.db)");
   cmd->add_flag("--no-store", o.disabled, "Do not store results in the knowledge base");
 }
+
+void add_jobs_option(CLI::App* cmd, std::size_t& jobs) {
+  cmd->add_option("--jobs,-j", jobs,
+                  "Evaluations at once, in worker processes (default: this machine's cores; 1: one after another). "
+                  "Results, stored runs and output are the serial run's; measured runs run alone")
+      ->check(CLI::Range(std::size_t{1}, std::size_t{4096}));
+}
+
+std::size_t jobs_or_cores(std::size_t jobs) { return jobs ? jobs : core::default_jobs(); }
 
 void add_plot_option(CLI::App* cmd, std::string& plot) {
   cmd->add_option("--plot", plot, "Draw time and speedup against processes with gnuplot (OUT.png or OUT.svg)")

@@ -108,6 +108,12 @@ void add_format_option(CLI::App* cmd, std::string& format, const std::vector<std
 // --db, --no-store.
 void add_store_options(CLI::App* cmd, core::StoreOptions& o);
 
+// --jobs N: evaluations at once on this machine (0 = its cores; 1 = one
+// after another in this process).
+void add_jobs_option(CLI::App* cmd, std::size_t& jobs);
+// The --jobs value to use: `jobs`, or this machine's cores for 0.
+std::size_t jobs_or_cores(std::size_t jobs);
+
 // --plot OUT.png|OUT.svg
 void add_plot_option(CLI::App* cmd, std::string& plot);
 

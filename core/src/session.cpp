@@ -176,9 +176,20 @@ Session::Prepared Session::prepare(const CellRequest& request) {
 }
 
 Cell Session::evaluate(const CellRequest& request, const std::string& study) {
-  Prepared p = prepare(request);
+  Pending pending = begin(request, study);
+  if (pending.done) return std::move(pending.prepared.cell);
+  Computed computed = compute(pending.prepared);
+  return finish(std::move(pending), std::move(computed));
+}
+
+Session::Pending Session::begin(const CellRequest& request, const std::string& study) {
+  Pending pending;
+  pending.study = study;
+  pending.prepared = prepare(request);
+  Prepared& p = pending.prepared;
   Cell& cell = p.cell;
-  if (!cell.ok()) return std::move(cell);
+  pending.done = true;
+  if (!cell.ok()) return pending;
   const EvaluatorEntry& entry = *p.evaluator;
   const Evaluation& e = cell.evaluation;
   if (entry.obstacle) {
@@ -192,58 +203,124 @@ Cell Session::evaluate(const CellRequest& request, const std::string& study) {
       cell.skipped = true;
       cell.error = "not measured: " + why;
       cell.error_kind = ErrorKind::Input;
-      return std::move(cell);
+      return pending;
     }
   }
-  RunRecord record(store_, std::move(p.key));
+  pending.record = std::make_unique<RunRecord>(store_, p.key);
+  RunRecord& record = *pending.record;
   cell.run_id = record.id();
-  const std::vector<db::Ted> teds = study.empty() ? std::vector<db::Ted>{} : db_teds(p.composition->plan, p.rates);
   if (request.reuse)
     if (const db::Result* r = record.stored()) {
       cell.reused = true;
       cell.record = RunRecord::State::AlreadyStored;
       cell.outcome = outcome_of(*r);
-      if (!study.empty()) record.link(study, system_.spec_hash(), teds);
-      return std::move(cell);
+      if (!study.empty()) record.link(study, system_.spec_hash(), db_teds(p.composition->plan, p.rates));
+      return pending;
     }
+  pending.done = false;
+  return pending;
+}
+
+Session::Computed Session::compute(const Prepared& p) {
+  Computed out;
+  const EvaluatorEntry& entry = *p.evaluator;
   const auto start = std::chrono::steady_clock::now();
   try {
-    cell.outcome = entry.evaluate(e);
+    out.outcome = entry.evaluate(p.cell.evaluation);
   } catch (const SimulationFailed& x) {
-    cell.outcome.simulation = x.result();
-    cell.error = x.what();
-    record.fail(x.what());
-  } catch (const UsageError&) {
-    record.fail("a bad request");
-    throw;
+    out.outcome.simulation = x.result();
+    out.error = x.what();
+  } catch (const UsageError& x) {
+    out.usage = true;
+    out.usage_option = x.option();
+    out.error = x.what();
+    out.error_kind = ErrorKind::Usage;
   } catch (const Error& x) {
-    cell.error = x.what();
-    cell.error_kind = x.kind();
-    record.fail(x.what());
+    out.error = x.what();
+    out.error_kind = x.kind();
   } catch (const taskgraph::InstantiationError& x) {  // a size, work or loop bound of this binding: the input's
-    cell.error = x.what();
-    cell.error_kind = ErrorKind::Input;
-    record.fail(x.what());
+    out.error = x.what();
+    out.error_kind = ErrorKind::Input;
   } catch (const sim::SimulationLimitError& x) {  // beyond the clock or the memory limit: the input's
-    cell.error = x.what();
-    cell.error_kind = ErrorKind::Input;
-    record.fail(x.what());
+    out.error = x.what();
+    out.error_kind = ErrorKind::Input;
   } catch (const std::exception& x) {  // a library's own failure, reported as the evaluation's
-    cell.error = x.what();
-    record.fail(x.what());
+    out.error = x.what();
   }
+  out.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return out;
+}
+
+Cell Session::finish(Pending pending, Computed computed) {
+  Prepared& p = pending.prepared;
+  Cell& cell = p.cell;
+  RunRecord& record = *pending.record;
+  const EvaluatorEntry& entry = *p.evaluator;
+  cell.outcome = std::move(computed.outcome);
+  cell.error = std::move(computed.error);
+  cell.error_kind = computed.error_kind;
+  if (computed.usage) {
+    record.fail("a bad request");
+    const std::string prefix = computed.usage_option + ": ";
+    throw UsageError(computed.usage_option, !computed.usage_option.empty() && cell.error.starts_with(prefix)
+                                                ? cell.error.substr(prefix.size())
+                                                : cell.error);
+  }
+  if (!cell.ok()) record.fail(cell.error);
   // A task graph that cannot complete: if its messages do not match, that
   // is the specification's error, reported where it is written.
   if (!cell.ok() && entry.modelled && cell.error_kind == ErrorKind::Evaluation) system_.check_messages();
-  cell.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  cell.wall_seconds = computed.wall_seconds;
   if (!cell.ok()) return std::move(cell);
   try {
     cell.record = record.finish(record_of(cell.outcome, !entry.modelled));
   } catch (const StoreError& x) {
     cell.store_error = x.what();
   }
-  if (!study.empty()) record.link(study, system_.spec_hash(), teds);
+  if (!pending.study.empty()) record.link(pending.study, system_.spec_hash(), db_teds(p.composition->plan, p.rates));
   return std::move(cell);
+}
+
+std::vector<std::uint8_t> computed_bytes(const Session::Computed& c) {
+  const Outcome& o = c.outcome;
+  const nlohmann::json j = {
+      {"breakdown", {o.breakdown.time_ns, o.breakdown.compute_ns, o.breakdown.comm_ns, o.breakdown.sync_ns}},
+      {"events", o.events},
+      {"messages", o.messages},
+      {"processes", o.processes},
+      {"method", o.method},
+      {"extra", o.extra},
+      {"error", c.error},
+      {"error_kind", static_cast<int>(c.error_kind)},
+      {"wall_seconds", c.wall_seconds},
+      {"usage", c.usage},
+      {"usage_option", c.usage_option}};
+  return nlohmann::json::to_msgpack(j);
+}
+
+Session::Computed computed_of_bytes(const std::vector<std::uint8_t>& bytes) {
+  try {
+    const nlohmann::json j = nlohmann::json::from_msgpack(bytes);
+    Session::Computed c;
+    Outcome& o = c.outcome;
+    const nlohmann::json& b = j.at("breakdown");
+    o.breakdown = {b.at(0).get<double>(), b.at(1).get<double>(), b.at(2).get<double>(), b.at(3).get<double>()};
+    o.events = j.at("events").get<std::uint64_t>();
+    o.messages = j.at("messages").get<std::uint64_t>();
+    o.processes = j.at("processes").get<std::uint32_t>();
+    o.method = j.at("method").get<std::string>();
+    o.extra = j.at("extra");
+    c.error = j.at("error").get<std::string>();
+    const int kind = j.at("error_kind").get<int>();
+    if (kind < 1 || kind > 3) throw std::runtime_error("error kind " + std::to_string(kind));
+    c.error_kind = static_cast<ErrorKind>(kind);
+    c.wall_seconds = j.at("wall_seconds").get<double>();
+    c.usage = j.at("usage").get<bool>();
+    c.usage_option = j.at("usage_option").get<std::string>();
+    return c;
+  } catch (const std::exception& x) {
+    throw std::runtime_error(std::string("a garbled evaluation result: ") + x.what());
+  }
 }
 
 }  // namespace poems::core

@@ -111,16 +111,29 @@ CellRequest cell_request(const System& system, const StudyBinding& b) {
   return request;
 }
 
-StudyTable run_study(Session& session, const StudyPlan& plan,
-                     const std::function<void(const StudyProgress&)>& progress) {
-  const System& system = session.system();
-  const taskgraph::StaticTaskGraph& graph = *system.graph();
+StudyTable study_table(Session& session, const StudyPlan& plan) {
+  const taskgraph::StaticTaskGraph& graph = *session.system().graph();
   StudyTable table;
   table.paradigms = plan.paradigms;
   table.study = plan.study.empty() ? "(command line)" : plan.study;
   table.model = graph.model;
   table.targets = plan.targets;
   for (const std::string& p : graph.process_set_params) table.process_params.insert(p);
+  return table;
+}
+
+void add_cell(StudyTable& table, StudyRow& row, const std::string& paradigm, const Cell& c) {
+  StudyCell cell = study_cell(c);
+  if (!cell.ok() && !cell.skipped) table.failures++;
+  if (!cell.store_error.empty()) table.store_failures++;
+  if (cell.processes) row.processes = cell.processes;
+  row.cells[paradigm] = std::move(cell);
+}
+
+StudyTable run_study(Session& session, const StudyPlan& plan,
+                     const std::function<void(const StudyProgress&)>& progress) {
+  const System& system = session.system();
+  StudyTable table = study_table(session, plan);
   const std::size_t total = plan.bindings.size() * plan.paradigms.size();
   std::size_t done = 0;
   for (const StudyBinding& b : plan.bindings) {
@@ -132,11 +145,7 @@ StudyTable run_study(Session& session, const StudyPlan& plan,
       const Cell c = session.evaluate(request, plan.study);
       ++done;
       if (progress) progress({done, total, &b, &c});
-      StudyCell cell = study_cell(c);
-      if (!cell.ok() && !cell.skipped) table.failures++;
-      if (!cell.store_error.empty()) table.store_failures++;
-      if (cell.processes) row.processes = cell.processes;
-      row.cells[paradigm] = std::move(cell);
+      add_cell(table, row, paradigm, c);
     }
     table.rows.push_back(std::move(row));
   }

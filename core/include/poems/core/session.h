@@ -91,6 +91,32 @@ class Session {
     std::map<std::uint32_t, double> rates;  // compute time per unit of work by node
   };
   Prepared prepare(const CellRequest& request);
+
+  // evaluate() in three steps, so that the evaluation itself can run in
+  // another process (core/parallel_study.h) while this one stays the one
+  // writer of the knowledge base: begin (prepare, claim the run or read it
+  // back), compute (the evaluator alone; no knowledge base), finish (store,
+  // link to the study).
+  struct Pending {
+    Prepared prepared;
+    std::unique_ptr<RunRecord> record;  // claimed, or holding the stored result
+    std::string study;
+    bool done = false;  // the cell is final: reused, skipped, or not evaluable
+  };
+  // What an evaluation gives, without the knowledge base; serializable
+  // (to_json/from_json below), the simulator's whole result aside.
+  struct Computed {
+    Outcome outcome;
+    std::string error;
+    ErrorKind error_kind = ErrorKind::Evaluation;
+    double wall_seconds = 0;
+    bool usage = false;        // a UsageError: the request is wrong as a whole
+    std::string usage_option;  // its option; `error` is its message
+  };
+  Pending begin(const CellRequest& request, const std::string& study = "");
+  Computed compute(const Prepared& prepared);
+  // Throws what evaluate throws for a request wrong as a whole.
+  Cell finish(Pending pending, Computed computed);
   // Why `request` would be skipped rather than evaluated here ("" = it would
   // not): a measurement that does not fit this machine.
   std::string obstacle(const CellRequest& request);
@@ -112,5 +138,10 @@ class Session {
   Store& store_;
   std::unique_ptr<State> state_;
 };
+
+// The wire form of a computed cell (nlohmann msgpack keeps doubles exact, NaN and infinities too).
+std::vector<std::uint8_t> computed_bytes(const Session::Computed& computed);
+// Throws std::runtime_error for bytes that are not a computed cell.
+Session::Computed computed_of_bytes(const std::vector<std::uint8_t>& bytes);
 
 }  // namespace poems::core

@@ -90,6 +90,11 @@ struct StudyProgress {
 StudyTable run_study(Session& session, const StudyPlan& plan,
                      const std::function<void(const StudyProgress&)>& progress = {});
 
+// The empty table of a plan, and one evaluated cell added to a row of it
+// (the failure counts): what run_study builds a table with.
+StudyTable study_table(Session& session, const StudyPlan& plan);
+void add_cell(StudyTable& table, StudyRow& row, const std::string& paradigm, const Cell& cell);
+
 // The request of one binding: model parameters, Component.param overrides
 // and study attributes sorted by name.
 CellRequest cell_request(const System& system, const StudyBinding& binding);
