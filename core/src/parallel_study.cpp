@@ -1,4 +1,5 @@
 #include "poems/core/parallel_study.h"
+#include "poems/core/progress.h"
 
 #include <cerrno>
 #include <cstdint>
@@ -58,7 +59,7 @@ class ForkWorkers final : public CellWorkers {
       : session_(session), plan_(plan), jobs_(jobs < 1 ? 1 : jobs) {}
   ~ForkWorkers() override {
     for (Worker& w : workers_) {
-      ::close(w.fd);  // end of stream: an idle worker exits
+      ::close(w.fd);                       // end of stream: an idle worker exits
       if (w.cell) ::kill(w.pid, SIGKILL);  // a busy one is not waited for (the study stopped early)
     }
     for (Worker& w : workers_) reap(w.pid);
@@ -167,6 +168,7 @@ class ForkWorkers final : public CellWorkers {
       if (::getppid() != parent) ::_exit(1);
       for (const Worker& w : workers_) ::close(w.fd);
       ::close(pair[0]);
+      const ProgressScope silent{sim::ProgressHook{}};  // only the parent draws on the terminal
       serve(pair[1]);
       ::_exit(0);
     }
