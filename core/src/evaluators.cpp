@@ -87,9 +87,9 @@ Outcome analytic(const Evaluation& e) {
 }
 
 // simulation[MPI-Sim]: the discrete-event simulator.
-Outcome simulation(const Evaluation& e) {
-  if (trace_graph(*e.graph)) return simulate_trace_model(e);
-  taskgraph::ModelSchedule schedule(e.graph, e.binding, e.instantiate);
+}  // namespace
+
+Outcome simulate_schedule(taskgraph::ScheduleSource& schedule, const Evaluation& e, const std::string& what_ran) {
   sim::SimulationOptions options = simulation_options(e.machine);
   options.per_rank_results = e.per_rank;
   options.record_timeline = e.timeline;
@@ -107,7 +107,7 @@ Outcome simulation(const Evaluation& e) {
   out.simulation = r;
   out.method = "discrete-event";
   if (!r->completed) {
-    std::string what = "the simulation did not complete (deadlock or unmatched messages)";
+    std::string what = what_ran + " did not complete (deadlock or unmatched messages)";
     for (const sim::StuckRank& s : r->stuck)
       if (!s.waits.empty()) {
         what += "; rank " + std::to_string(s.rank) + ": " + s.waits.front();
@@ -124,6 +124,14 @@ Outcome simulation(const Evaluation& e) {
   out.processes = r->ranks;
   out.extra = {{"max_finish_rank", r->max_finish_rank}, {"events_per_second", r->events_per_second()}};
   return out;
+}
+
+namespace {
+
+Outcome simulation(const Evaluation& e) {
+  if (trace_graph(*e.graph)) return simulate_trace_model(e);
+  taskgraph::ModelSchedule schedule(e.graph, e.binding, e.instantiate);
+  return simulate_schedule(schedule, e, "the simulation");
 }
 
 struct Registry {

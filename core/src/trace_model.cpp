@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "builtin_evaluators.h"
+
 #include "poems/core/error.h"
 #include "poems/core/timeline.h"
 #include "poems/loggp/critical_path.h"
@@ -68,36 +70,8 @@ const TraceGraph* trace_graph(const taskgraph::StaticTaskGraph& graph) {
 Outcome simulate_trace_model(const Evaluation& e) {
   const TraceGraph& g = the_trace_graph(e);
   std::unique_ptr<trace::TraceSchedule> schedule = schedule_of(e, g);
-  sim::SimulationOptions options = simulation_options(e.machine);
-  options.per_rank_results = e.per_rank;
-  options.record_timeline = e.timeline;
-  auto r = std::make_shared<sim::SimulationResult>();
-  try {
-    *r = simulate_with_timeline(*schedule, options, e.max_stuck_listed, e.otf2_timeline, false);
-  } catch (const sim::SimulationLimitError& x) {
-    throw InputError(x.what());
-  } catch (const sim::SimulationError& x) {
-    throw EvaluationError(x.what());
-  }
-  Outcome out;
-  out.simulation = r;
-  out.method = "discrete-event";
-  if (!r->completed) {
-    std::string what = "the replay did not complete (deadlock or unmatched messages)";
-    for (const sim::StuckRank& s : r->stuck)
-      if (!s.waits.empty()) {
-        what += "; rank " + std::to_string(s.rank) + ": " + s.waits.front();
-        break;
-      }
-    throw SimulationFailed(what, r);
-  }
-  const double p = r->ranks ? static_cast<double>(r->ranks) : 1.0;
-  out.breakdown = Breakdown::of_ns(ns(r->max_finish), ns(r->total_compute) / p, ns(r->total_overhead) / p);
-  out.events = r->events;
-  out.messages = r->messages;
-  out.processes = r->ranks;
-  out.extra = {{"max_finish_rank", r->max_finish_rank}, {"events_per_second", r->events_per_second()}};
-  add_trace_figures(out, g, schedule->scope(), r->max_finish);
+  Outcome out = simulate_schedule(*schedule, e, "the replay");
+  add_trace_figures(out, g, schedule->scope(), out.simulation->max_finish);
   return out;
 }
 
