@@ -10,7 +10,9 @@
 #include <cstdarg>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <map>
+#include <string_view>
 #include <unordered_map>
 
 #include <otf2/otf2.h>
@@ -564,10 +566,21 @@ OTF2_ErrorCode quiet(void*, const char*, std::uint64_t, const char*, OTF2_ErrorC
   return code;
 }
 
+// An anchor file starts with an OTF2 buffer header: a byte, the endianness
+// mark, then "OTF2".
+bool has_otf2_header(const std::string& anchor) {
+  std::ifstream in(anchor, std::ios::binary);
+  char head[6] = {};
+  return in.read(head, sizeof head) && std::string_view(head + 2, 4) == "OTF2";
+}
+
 }  // namespace
 
 Trace read_trace(const std::string& path) {
   const std::string anchor = anchor_file(path);
+  // libotf2 leaks its half-opened archive when the anchor is not OTF2 at all
+  // (seen under LeakSanitizer), so such a file is refused before it is opened.
+  if (!has_otf2_header(anchor)) throw TraceError(anchor + ": cannot be opened as an OTF2 archive");
   OTF2_Error_RegisterCallback(quiet, nullptr);
   OTF2_Reader* reader = OTF2_Reader_Open(anchor.c_str());
   if (!reader) throw TraceError(anchor + ": cannot be opened as an OTF2 archive");
