@@ -566,8 +566,8 @@ OTF2_ErrorCode quiet(void*, const char*, std::uint64_t, const char*, OTF2_ErrorC
   return code;
 }
 
-// An anchor file starts with an OTF2 buffer header: a byte, the endianness
-// mark, then "OTF2".
+// An anchor file starts with an OTF2 buffer header: two bytes, then "OTF2"
+// (as libotf2 3.0 writes it).
 bool has_otf2_header(const std::string& anchor) {
   std::ifstream in(anchor, std::ios::binary);
   char head[6] = {};
