@@ -72,6 +72,21 @@ class RadixQueue {
     return h->events + front_;
   }
 
+  // The event pop() would return next if nothing earlier were pushed, or,
+  // when the earliest bucket is not sorted yet, an event of that bucket
+  // (its earliest): a hint for prefetching, never consulted for order.
+  // nullptr when empty.
+  const E* peek() const {
+    const Bucket& zero = buckets_[0];
+    if (zero.head != nullptr) {
+      if (front_ < head_size()) return zero.head->events + front_;
+      if (zero.head != zero.tail) return zero.head->next->events;
+    }
+    for (int w = 0; w < kBitmapWords; ++w)
+      if (occupied_[w] != 0) return least_at_[w * 64 + std::countr_zero(occupied_[w])];
+    return nullptr;
+  }
+
   // Not empty().
   E pop() {
     Block* h = buckets_[0].head;
@@ -154,7 +169,10 @@ class RadixQueue {
     k.tail->events[k.tail_size++] = e;
     if (b != 0) {
       occupied_[b >> 6] |= std::uint64_t{1} << (b & 63);
-      if (e.time < least_[b]) least_[b] = e.time;
+      if (e.time < least_[b]) {
+        least_[b] = e.time;
+        least_at_[b] = k.tail->events + k.tail_size - 1;
+      }
     }
   }
   [[gnu::noinline]] void append_block(Bucket& k);
@@ -170,6 +188,7 @@ class RadixQueue {
   Bucket buckets_[kBuckets];
   std::uint64_t occupied_[kBitmapWords] = {};  // bit b set: bucket b (not 0) holds events
   std::uint64_t least_[kBuckets];              // per bucket: its earliest time (~0 when empty)
+  const E* least_at_[kBuckets] = {};           // per occupied bucket: where its earliest event is (peek)
   std::uint32_t front_ = 0;                    // next event in bucket 0's head block
   std::size_t size_ = 0;
   std::uint64_t last_ = 0;
@@ -232,6 +251,13 @@ class StampedQueue {
       take_batch(e);
     }
     return batch_[front_++];
+  }
+
+  // The event pop() would return next, as RadixQueue::peek (a hint).
+  const StampedEvent* peek() const {
+    if (!past_.empty()) return past_.data();
+    if (front_ < batch_.size()) return batch_.data() + front_;
+    return future_.peek();
   }
 
   // Events known to come next (the current batch), as RadixQueue::upcoming.
