@@ -21,7 +21,7 @@ struct Pushed {
 // Runs a schedule of pushes and pops (every push at or after the last popped
 // time) and checks each pop against the earliest remaining push, the earlier
 // pushed first among equal times; also checks that upcoming() shows what
-// the next pops return.
+// the next pops return and peek() the next one.
 void check_against_reference(std::uint64_t seed, std::size_t steps, std::uint64_t max_ahead, double equal_share) {
   std::mt19937_64 rng(seed);
   EventQueue q;
@@ -48,6 +48,10 @@ void check_against_reference(std::uint64_t seed, std::size_t steps, std::uint64_
       ASSERT_EQ(next[k].time, pending[k].time) << "upcoming " << k << " at step " << i;
       ASSERT_EQ(next[k].key, pending[k].seq) << "upcoming " << k << " at step " << i;
     }
+    const Event* peeked = q.peek();  // exact when nothing is pushed before the pop
+    ASSERT_NE(peeked, nullptr) << "step " << i;
+    ASSERT_EQ(peeked->time, pending.front().time) << "peek at step " << i;
+    ASSERT_EQ(peeked->key, pending.front().seq) << "peek at step " << i;
     const Event e = q.pop();
     ASSERT_EQ(e.time, pending.front().time) << "step " << i;
     ASSERT_EQ(e.key, pending.front().seq) << "step " << i;
@@ -61,6 +65,7 @@ void check_against_reference(std::uint64_t seed, std::size_t steps, std::uint64_
     pending.erase(pending.begin());
   }
   EXPECT_TRUE(q.empty());
+  EXPECT_EQ(q.peek(), nullptr);
 }
 
 TEST(EventQueue, PopsInTimeOrderFifoAmongEqualTimes) {

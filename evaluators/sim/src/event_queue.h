@@ -72,10 +72,10 @@ class RadixQueue {
     return h->events + front_;
   }
 
-  // The event pop() would return next if nothing earlier were pushed, or,
-  // when the earliest bucket is not sorted yet, an event of that bucket
-  // (its earliest): a hint for prefetching, never consulted for order.
-  // nullptr when empty.
+  // The event pop() returns next if nothing is pushed before it (nullptr
+  // when empty): bucket 0's next event, else the lowest occupied bucket's
+  // earliest, the first pushed among its equal earliest times, which its
+  // refill puts first in bucket 0. The engine only prefetches with it.
   const E* peek() const {
     const Bucket& zero = buckets_[0];
     if (zero.head != nullptr) {
@@ -253,7 +253,9 @@ class StampedQueue {
     return batch_[front_++];
   }
 
-  // The event pop() would return next, as RadixQueue::peek (a hint).
+  // The event pop() returns next if nothing is pushed before it, as
+  // RadixQueue::peek; when the batch is drained and several events share the
+  // next time, the first pushed of them (a hint: pop() sorts them by stamp).
   const StampedEvent* peek() const {
     if (!past_.empty()) return past_.data();
     if (front_ < batch_.size()) return batch_.data() + front_;
