@@ -97,7 +97,9 @@ TEST(EagerLimitSetting, ProfilesThatDisagreeAreALocatedError) {
   const std::string handshake = example_copy("handshake", "", "handshake = true;");
   CommandResult h = poems_in_process("analyze " + handshake + kBinding);
   EXPECT_EQ(h.exit_code, 1) << h.err;
-  EXPECT_NE(h.err.find("MPI_analytic (accepts): handshake = false disagrees with handshake = true in MPI_analytic (recv)"), std::string::npos)
+  EXPECT_NE(
+      h.err.find("MPI_analytic (accepts): handshake = false disagrees with handshake = true in MPI_analytic (recv)"),
+      std::string::npos)
       << h.err;
 }
 
@@ -122,4 +124,28 @@ TEST(EagerLimitSetting, AValueOfTheWrongKindIsALocatedError) {
   EXPECT_NE(h.err.find("handshake = 1 is not a rendezvous handshake setting; it must be true or false"),
             std::string::npos)
       << h.err;
+}
+
+// A measured MPI library uses its own eager limit: one written on a runtime
+// whose communication reaches no network model would be ignored, so it is
+// refused where it is written.
+TEST(EagerLimitSetting, WithoutANetworkItIsALocatedError) {
+  const std::string spec = example_copy("measured", "");
+  const std::string mpi_path = (std::filesystem::path(spec).parent_path() / "mpi.psl").string();
+  std::string mpi;
+  {
+    std::ifstream in(mpi_path);
+    mpi.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  const std::string profile = "evaluation = measurement[mpirun]; library = \"Open MPI\";";
+  const std::size_t at = mpi.find(profile);
+  ASSERT_NE(at, std::string::npos);
+  mpi.insert(at + profile.size(), " eager_limit = 64B;");
+  std::ofstream(mpi_path) << mpi;
+  CommandResult r = poems_in_process("compile " + spec + " --paradigm 'measurement[mpirun]'");
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("mpi.psl:"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("error: MPI_measured (accepts): eager_limit = 64B has no network to apply to"),
+            std::string::npos)
+      << r.err;
 }
