@@ -117,12 +117,7 @@ void register_analyze(CLI::App& app, Context& ctx) {
   add_wg_option(cmd, o->wg);
   add_method_option(cmd, o->method);
   cmd->add_option("--goal", o->goal, "GOAL schedule (LogGOPSim text format): its critical path");
-  cmd->add_option("--collective", o->collective.operation,
-                  "Analyze one collective: barrier, bcast, reduce, allreduce, ...");
-  cmd->add_option("--algorithm", o->collective.algorithm, "Collective algorithm (default: the operation's first)");
-  add_procs_option(cmd, o->collective.procs, "Processes of the collective");
-  cmd->add_option("--size", o->collective.size, "Per-process payload of the collective (bytes; units allowed)");
-  cmd->add_option("--root", o->collective.root, "Root of a rooted collective");
+  add_collective_options(cmd, o->collective, "Analyze");
   add_format_option(cmd, o->format, {"table", "json"});
   add_trace_options(cmd, o->trace, true);
   add_store_options(cmd, o->store);

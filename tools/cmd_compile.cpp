@@ -7,6 +7,7 @@
 #include "options.h"
 #include "poems/core/composition.h"
 #include "poems/core/error.h"
+#include "poems/core/trace_model.h"
 
 namespace poems::cli {
 
@@ -67,6 +68,54 @@ void print_text(const core::Composition& c, const psl::SourceManager& sources, s
   }
 }
 
+// A model from a trace composes no components: what it is, is the archive
+// its replay reads (docs/trace.md, studies) and the machine it runs on.
+nlohmann::json trace_model_json(const core::System& system, const core::TraceGraph& g, const core::Composition& c) {
+  const trace::Trace& t = g.trace;
+  std::size_t collectives = 0;
+  for (const trace::Rank& r : t.ranks)
+    for (const trace::Step& step : r.steps)
+      if (step.kind == trace::StepKind::Collective) ++collectives;
+  nlohmann::json j = {{"model", system.model().name.name},
+                      {"stored_as", g.model},
+                      {"archive", t.path},
+                      {"archive_hash", g.hash},
+                      {"creator", t.creator},
+                      {"ranks", t.ranks.size()},
+                      {"events", t.events},
+                      {"calls", t.calls()},
+                      {"messages", t.messages.size()},
+                      {"collective_calls", collectives},
+                      {"communicators", t.comms.size()},
+                      {"traced_ns", static_cast<double>(t.measured()) / 1000.0},
+                      {"traced_compute_ns", static_cast<double>(t.compute()) / 1000.0},
+                      {"cpu_time_recorded", t.cpu_time},
+                      {"parameters", {{"compute_scale", 1.0}}},
+                      {"paradigm", c.paradigm},
+                      {"warnings", t.warnings}};
+  if (c.machine) j["network"] = c.machine->network.empty() ? "(command line: -L -o -g -G -O -S)" : c.machine->network;
+  if (!c.no_machine.empty()) j["no_machine"] = c.no_machine;
+  return j;
+}
+
+void print_trace_model(const nlohmann::json& j, std::ostream& out) {
+  const std::string creator = j["creator"].get<std::string>();
+  out << "model " << j["model"].get<std::string>() << " from trace " << j["archive"].get<std::string>() << "\n";
+  out << "  archive: written by " << (creator.empty() ? "?" : creator) << ", SHA-256 "
+      << j["archive_hash"].get<std::string>() << " (stored as " << j["stored_as"].get<std::string>() << ")\n";
+  out << "  ranks " << j["ranks"] << ", events " << j["events"] << ", MPI calls recorded " << j["calls"]
+      << ", point-to-point messages " << j["messages"] << ", collective calls " << j["collective_calls"]
+      << ", communicators " << j["communicators"] << "\n";
+  out << "  traced run " << j["traced_ns"].get<double>() / 1e9 << " s, computation "
+      << j["traced_compute_ns"].get<double>() / 1e9 << " s over all ranks"
+      << (j["cpu_time_recorded"].get<bool>() ? " (CPU time recorded too)" : "") << "\n";
+  out << "  parameter: compute_scale = 1 (default)\n";
+  for (const auto& w : j["warnings"]) out << "  warning: " << w.get<std::string>() << "\n";
+  out << "evaluation plan: the replay's task graph on " << j["paradigm"].get<std::string>() << ", network "
+      << (j.contains("network") ? j["network"].get<std::string>() : std::string("-")) << "\n";
+  if (j.contains("no_machine")) out << "  " << j["no_machine"].get<std::string>() << "\n";
+}
+
 void run_compile(const CompileOptions& o, Context& ctx) {
   const auto system = core::load_system(o.system.request());
   ctx.err << system->warnings();
@@ -80,6 +129,17 @@ void run_compile(const CompileOptions& o, Context& ctx) {
   const core::Composition c = core::compose(*system, paradigm, choices);
   for (std::size_t i = before; i < system->diagnostics().all().size(); ++i)  // warnings
     ctx.err << system->diagnostics().render(system->diagnostics().all()[i]);
+  if (const core::TraceGraph* g = core::trace_graph(*system->graph())) {
+    if (!o.dot.empty())
+      throw core::UsageError(
+          "--dot", "model " + system->model().name.name + " comes from a trace: it has no components to draw");
+    const nlohmann::json j = trace_model_json(*system, *g, c);
+    if (o.format == "json")
+      ctx.out << j.dump(2) << '\n';
+    else
+      print_trace_model(j, ctx.out);
+    return;
+  }
   if (!o.dot.empty()) {
     std::ofstream out(o.dot);
     out << psl::to_dot(c.system);

@@ -11,6 +11,7 @@
 
 #include "options.h"
 #include "output.h"
+#include "poems/base/escaped.h"
 #include "poems/core/mpi_study.h"
 #include "poems/core/parallel_study.h"
 #include "study_output.h"
@@ -107,8 +108,8 @@ void run_run(const RunOptions& o, Context& ctx) {
     const core::Cell& c = *p.cell;
     char head[64];
     std::snprintf(head, sizeof head, "[%zu/%zu] ", p.done, p.total);
-    ctx.err << head << printable_text(core::binding_text(*p.binding)) << " " << c.paradigm << ": "
-            << (!c.error.empty() ? printable_text(c.error)
+    ctx.err << head << base::escaped(core::binding_text(*p.binding)) << " " << c.paradigm << ": "
+            << (!c.error.empty() ? base::escaped(c.error)
                 : c.reused       ? "stored result"
                                  : "evaluated")
             << '\n';

@@ -144,12 +144,7 @@ void register_simulate(CLI::App& app, Context& ctx) {
   add_memory_limit_option(cmd);
   add_wg_option(cmd, o->wg);
   cmd->add_option("--goal", o->goal, "GOAL schedule (LogGOPSim text format; times in ns)");
-  cmd->add_option("--collective", o->collective.operation,
-                  "Simulate one collective: barrier, bcast, reduce, allreduce, ...");
-  cmd->add_option("--algorithm", o->collective.algorithm, "Collective algorithm (default: the operation's first)");
-  add_procs_option(cmd, o->collective.procs, "Processes of the collective");
-  cmd->add_option("--size", o->collective.size, "Per-process payload of the collective (bytes; units allowed)");
-  cmd->add_option("--root", o->collective.root, "Root of a rooted collective");
+  add_collective_options(cmd, o->collective, "Simulate");
   add_format_option(cmd, o->format, {"table", "json"});
   cmd->add_option("--timeline", o->timeline,
                   "Write the run as a Chrome trace (ui.perfetto.dev), or as OTF2 if it ends in .otf2 (Vampir)");

@@ -113,6 +113,14 @@ CLI::Option* add_procs_option(CLI::App* cmd, std::string& procs, const std::stri
   return cmd->add_option(names, procs, help);
 }
 
+void add_collective_options(CLI::App* cmd, core::CollectiveRequest& o, const std::string& verb) {
+  cmd->add_option("--collective", o.operation, verb + " one collective: barrier, bcast, reduce, allreduce, ...");
+  cmd->add_option("--algorithm", o.algorithm, "Collective algorithm (default: the operation's first)");
+  add_procs_option(cmd, o.procs, "Processes of the collective");
+  cmd->add_option("--size", o.size, "Per-process payload of the collective (bytes; units allowed)");
+  cmd->add_option("--root", o.root, "Root of a rooted collective");
+}
+
 void add_timeout_option(CLI::App* cmd, double& seconds) {
   cmd->add_option("--timeout", seconds, "Seconds a program may run before it is killed (0: no limit)")
       ->check(CLI::Range(0.0, 1e7));

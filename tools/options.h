@@ -11,6 +11,7 @@
 //   --wg T  --method M                                       compute rate, analytic method
 //   --paradigm P                                             paradigms to evaluate (ParadigmOptions)
 //   --procs N                                                process counts
+//   --collective --algorithm --procs --size --root           one collective
 //   --repetitions --max-ranks --timeout --nice               measured runs (MeasureOptions)
 //   --format F  --db PATH --no-store                         output, knowledge base
 #pragma once
@@ -24,6 +25,7 @@
 #include "poems/core/composition.h"
 #include "poems/core/evaluators.h"
 #include "poems/core/machine.h"
+#include "poems/core/schedules.h"
 #include "poems/core/session.h"
 #include "poems/core/store.h"
 #include "poems/core/system.h"
@@ -83,6 +85,11 @@ void add_trace_options(CLI::App* cmd, TraceOptions& o, bool with_trace);
 void reject_trace_options(const TraceOptions& o);
 // What `poems simulate --trace` and `analyze --trace` print of the replay.
 std::string replay_summary(const core::Replay& replay, const trace::ReplayScope& scope);
+
+// One collective on its own (`poems simulate|analyze --collective`):
+// --collective, --algorithm, --procs, --size, --root; `verb` starts the help
+// of --collective ("Simulate", "Analyze").
+void add_collective_options(CLI::App* cmd, core::CollectiveRequest& o, const std::string& verb);
 
 // --wg and --method.
 void add_wg_option(CLI::App* cmd, std::string& wg);

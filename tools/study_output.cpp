@@ -15,27 +15,11 @@
 #include <sstream>
 
 #include "cli.h"
+#include "poems/base/escaped.h"
 
 extern char** environ;
 
 namespace poems::cli {
-
-std::string printable_text(std::string_view text) {
-  std::string out;
-  for (char c : text) {
-    const auto u = static_cast<unsigned char>(c);
-    if (c == '\n') {
-      out += "\\n";
-    } else if (u < 0x20 || u == 0x7f) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\x%02x", u);
-      out += buf;
-    } else {
-      out += c;
-    }
-  }
-  return out;
-}
 
 namespace {
 
@@ -207,7 +191,7 @@ std::string table_text(const StudyTable& t, const psl::StudyDecl& study) {
     std::vector<std::string> line;
     for (const std::string& n : t.targets) {
       auto it = std::find_if(r.binding.begin(), r.binding.end(), [&](const auto& b) { return b.first == n; });
-      line.push_back(it == r.binding.end() ? "" : printable_text(value_text(it->second)));
+      line.push_back(it == r.binding.end() ? "" : base::escaped(value_text(it->second)));
     }
     line.push_back(std::to_string(r.processes));
     for (const std::string& p : t.paradigms) {
@@ -242,8 +226,8 @@ std::string table_text(const StudyTable& t, const psl::StudyDecl& study) {
       if (!c.ok()) {
         std::string b;
         for (const auto& [k, v] : r.binding) b += (b.empty() ? "" : " ") + k + "=" + value_text(v);
-        out << (c.skipped ? "skipped: " : "failed: ") << printable_text(b) << " " << p << ": "
-            << printable_text(c.error) << '\n';
+        out << (c.skipped ? "skipped: " : "failed: ") << base::escaped(b) << " " << p << ": " << base::escaped(c.error)
+            << '\n';
       }
   return out.str();
 }
@@ -301,7 +285,7 @@ std::string run_gnuplot(const std::filesystem::path& dir, const std::string& scr
   std::ifstream in(errors);
   std::string first, line;
   for (int n = 0; n < 4 && std::getline(in, line); ++n) first += (first.empty() ? "" : " | ") + line;
-  return "gnuplot failed" + (first.empty() ? std::string() : ": " + printable_text(first.substr(0, 400)));
+  return "gnuplot failed" + (first.empty() ? std::string() : ": " + base::escaped(first.substr(0, 400)));
 }
 
 }  // namespace
@@ -364,9 +348,9 @@ std::string plot_table(const StudyTable& t, const std::string& path) {
   script << "unset multiplot\n";
   const std::filesystem::path picture = dir / (svg ? "plot.svg" : "plot.png");
   if (std::string error = run_gnuplot(dir, script.str(), picture); !error.empty())
-    return error + " (drawing " + printable_text(path) + ")";
+    return error + " (drawing " + base::escaped(path) + ")";
   std::filesystem::copy_file(picture, path, std::filesystem::copy_options::overwrite_existing, ec);
-  if (ec) return "cannot write '" + printable_text(path) + "': " + ec.message();
+  if (ec) return "cannot write '" + base::escaped(path) + "': " + ec.message();
   return "";
 }
 
@@ -385,7 +369,7 @@ int print_study_table(StudyTable& table, const psl::StudyDecl& study, const std:
       err << "poems: error: " << error << '\n';
       return kExitEvaluation;
     }
-    err << "plot written to " << printable_text(plot) << '\n';
+    err << "plot written to " << base::escaped(plot) << '\n';
   }
   return table.failures || table.store_failures ? kExitEvaluation : kExitOk;
 }

@@ -40,8 +40,6 @@ std::string plot_table(const StudyTable& table, const std::string& out);
 // `text` as a gnuplot single-quoted string: ' doubled, control characters
 // (newlines included) spelled \xNN, so it can never end the command.
 std::string gnuplot_string(std::string_view text);
-// `text` safe for a terminal: control characters spelled \n or \xNN.
-std::string printable_text(std::string_view text);
 
 // What `poems run` and `poems measure` print: finishes the table, writes it
 // to `out` as `format` (json, csv, else text) and plots it to `plot` if

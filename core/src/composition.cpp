@@ -155,7 +155,14 @@ Composition compose(System& system, const std::string& paradigm, const Choices& 
                      system.render_diagnostics(before));
   Composition c;
   c.paradigm = paradigm;
-  c.plan = plan_evaluation(*composed, *system.graph());
+  try {
+    c.plan = plan_evaluation(*composed, *system.graph());
+  } catch (const PlanError& e) {
+    if (!e.location().valid()) throw;
+    diags.error(e.location(), e.what());
+    throw InputError("model " + system.model().name.name + " cannot be evaluated for " + paradigm,
+                     system.render_diagnostics(before));
+  }
   c.system = std::move(*composed);
   if (c.plan.network) {
     Machine m;

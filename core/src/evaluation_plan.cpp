@@ -1,6 +1,7 @@
 #include "poems/core/evaluation_plan.h"
 
 #include <algorithm>
+#include <functional>
 
 #include "poems/core/machine.h"
 
@@ -53,6 +54,68 @@ const char* kind_of(taskgraph::StaticNode::Kind k) {
   return "";
 }
 
+// One message-protocol attribute (eager_limit, handshake, semantics) of the
+// accepts profiles the communication nodes were bound through. One engine
+// carries every message of a run, so each profile that names it must agree.
+struct ProtocolSetting {
+  explicit ProtocolSetting(const char* attribute) : name(attribute) {}
+  const char* name;
+  std::optional<psl::Value> value;
+  psl::SourceLocation at;  // where the first value was written
+  std::string place;       // "MPI_simulated (accepts)"
+  std::string component;
+
+  // `check` says what is wrong with a value ("" if nothing).
+  void read(const psl::ComponentInstance& c, const psl::AcceptsInstance& accepts,
+            const std::function<std::string(const psl::Value&)>& check) {
+    auto it = accepts.profile.find(name);
+    if (it == accepts.profile.end()) return;
+    psl::SourceLocation here;
+    if (accepts.decl)
+      for (const psl::ProfileEntry& e : accepts.decl->profile)
+        if (e.name.name == name && e.value) here = e.value->location;
+    const std::string where = c.name + " (" + accepts.label + ")";
+    if (std::string problem = check(it->second); !problem.empty())
+      throw PlanError(where + ": " + name + " = " + it->second.str() + " " + problem, here);
+    if (!value) {
+      value = it->second;
+      at = here;
+      place = where;
+      component = c.name;
+    } else if (!(*value == it->second)) {
+      throw PlanError(where + ": " + name + " = " + it->second.str() + " disagrees with " + name + " = " +
+                          value->str() + " in " + place +
+                          "; one engine carries every message of a run, so the profiles the communication "
+                          "is bound through must agree on it",
+                      here);
+    }
+  }
+};
+
+struct ProtocolSettings {
+  ProtocolSetting eager_limit{"eager_limit"};
+  ProtocolSetting handshake{"handshake"};
+  ProtocolSetting semantics{"semantics"};  // its values are checked by compose()
+
+  void read(const psl::SystemModel& s, std::size_t from, std::size_t to) {
+    const psl::InterfaceBinding* b = binding_between(s, from, to);
+    if (!b) return;
+    const psl::ComponentInstance& c = s.instances[to];
+    const psl::AcceptsInstance& a = c.accepts[b->accepts];
+    eager_limit.read(c, a, [](const psl::Value& v) -> std::string {
+      const bool bytes =
+          v.kind == psl::Value::Kind::Number && (v.dimension == base::kBytes || v.dimension.dimensionless());
+      if (!bytes || v.number < 0 || !v.is_integer() || v.number > 9e15)
+        return "is not an eager limit; it must be a whole number of bytes from 0 to 9e15, e.g. 4096B";
+      return {};
+    });
+    handshake.read(c, a, [](const psl::Value& v) -> std::string {
+      return v.kind == psl::Value::Kind::Bool ? "" : "is not a rendezvous handshake setting; it must be true or false";
+    });
+    semantics.read(c, a, [](const psl::Value&) { return std::string(); });
+  }
+};
+
 }  // namespace
 
 const Ted* EvaluationPlan::ted(std::uint32_t node) const {
@@ -95,6 +158,7 @@ nlohmann::json EvaluationPlan::to_json() const {
 EvaluationPlan plan_evaluation(const psl::SystemModel& s, const taskgraph::StaticTaskGraph& graph) {
   EvaluationPlan plan;
   std::vector<std::string> comm_paradigms;
+  ProtocolSettings protocol;
   for (std::uint32_t n = 1; n < graph.nodes.size(); ++n) {
     const taskgraph::StaticNode& node = graph.nodes[n];
     Ted ted;
@@ -132,26 +196,10 @@ EvaluationPlan plan_evaluation(const psl::SystemModel& s, const taskgraph::Stati
     }
     if (!compute) {
       comm_paradigms.push_back(ted.evaluator);
-      // The runtime's message-progress semantics, from whichever of its
-      // accepts profiles (send, recv, collective) names it first.
-      if (const auto* mpi = landed_profile(s, chain[0], chain[1]); mpi && !plan.semantics)
-        if (auto sem = mpi->find("semantics"); sem != mpi->end()) {
-          plan.semantics = sem->second;
-          plan.runtime_component = s.instances[chain[1]].name;
-        }
+      for (std::size_t k = 1; k < chain.size(); ++k) protocol.read(s, chain[k - 1], chain[k]);
       const psl::ComponentInstance& last = s.instances[chain.back()];
       if (last.domain_head == "hardware" && !plan.network) {
-        LogGOPS p = loggops_of(last.params, last.name);
-        // The MPI runtime's eager limit, when it declares one, wins over the network's S.
-        if (const auto* mpi = landed_profile(s, chain[0], chain[1])) {
-          auto eager = mpi->find("eager_limit");
-          if (eager != mpi->end() && eager->second.kind == psl::Value::Kind::Number)
-            p.S = static_cast<std::uint64_t>(eager->second.number);
-          auto hs = mpi->find("handshake");
-          if (hs != mpi->end() && hs->second.kind == psl::Value::Kind::Bool)
-            plan.rendezvous_handshake = hs->second.boolean;
-        }
-        plan.network = p;
+        plan.network = loggops_of(last.params, last.name);
         plan.network_component = last.name;
       }
     }
@@ -164,6 +212,21 @@ EvaluationPlan plan_evaluation(const psl::SystemModel& s, const taskgraph::Stati
     for (const std::string& p : comm_paradigms) list += (list.empty() ? "" : ", ") + p;
     throw PlanError("communication nodes are bound to different paradigms (" + list +
                     "); one engine carries all messages of a run, so they must agree");
+  }
+  // The runtime's protocol settings rule over the network's S and the
+  // default (no handshake), wherever the communication reached a network.
+  if (protocol.eager_limit.value) {
+    if (!plan.network)
+      throw PlanError(protocol.eager_limit.place + ": eager_limit = " + protocol.eager_limit.value->str() +
+                          " has no network to apply to: the communication reaches no hardware[network] "
+                          "component (a measured MPI library uses its own limit)",
+                      protocol.eager_limit.at);
+    plan.network->S = static_cast<std::uint64_t>(protocol.eager_limit.value->number);
+  }
+  if (protocol.handshake.value) plan.rendezvous_handshake = protocol.handshake.value->boolean;
+  if (protocol.semantics.value) {
+    plan.semantics = protocol.semantics.value;
+    plan.runtime_component = protocol.semantics.component;
   }
   plan.communication = comm_paradigms.empty() ? study_paradigm(s) : comm_paradigms.front();
   for (Ted& t : plan.teds)

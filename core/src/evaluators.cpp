@@ -53,8 +53,6 @@ std::string analytic_method(const Evaluation& e, const std::string& requested) {
 
 Outcome analytic(const Evaluation& e) {
   if (trace_graph(*e.graph)) return critical_path_of_trace_model(e);
-  Outcome out;
-  out.method = e.method;
   if (e.method == "closed-form") {
     const components::ClosedForm* form = components::find_closed_form(e.graph->model);
     if (!form) throw UsageError("--method", "model " + e.graph->model + " has no closed form");
@@ -68,6 +66,13 @@ Outcome analytic(const Evaluation& e) {
     return closed_form_outcome(r);
   }
   taskgraph::ModelSchedule schedule(e.graph, e.binding, e.instantiate);
+  return critical_path_of_schedule(schedule, e);
+}
+
+}  // namespace
+
+Outcome critical_path_of_schedule(taskgraph::ScheduleSource& schedule, const Evaluation& e,
+                                  taskgraph::Picoseconds* finish) {
   loggp::AnalyticResult r;
   try {
     r = loggp::critical_path(schedule, simulation_options(e.machine));
@@ -78,16 +83,18 @@ Outcome analytic(const Evaluation& e) {
   } catch (const taskgraph::InstantiationError& x) {  // a bad size, work or loop bound met while running
     throw InputError(x.what());
   }
+  Outcome out;
+  out.method = "critical-path";
   out.breakdown = Breakdown::of_ps(r.time, r.compute, r.comm);
   out.messages = r.messages;
   out.events = r.operations;
   out.processes = schedule.ranks();
   out.extra = {{"operations", r.operations}, {"last_rank", r.last_rank}};
+  if (finish) *finish = r.time;
   return out;
 }
 
 // simulation[MPI-Sim]: the discrete-event simulator.
-}  // namespace
 
 Outcome simulate_schedule(taskgraph::ScheduleSource& schedule, const Evaluation& e, const std::string& what_ran) {
   sim::SimulationOptions options = simulation_options(e.machine);

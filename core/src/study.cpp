@@ -116,7 +116,8 @@ StudyTable study_table(Session& session, const StudyPlan& plan) {
   StudyTable table;
   table.paradigms = plan.paradigms;
   table.study = plan.study.empty() ? "(command line)" : plan.study;
-  table.model = graph.model;
+  // The PSL name (a model from a trace is stored as trace:<hash>, shown as written).
+  table.model = session.system().model().name.name;
   table.targets = plan.targets;
   for (const std::string& p : graph.process_set_params) table.process_params.insert(p);
   return table;

@@ -6,7 +6,6 @@
 
 #include "poems/core/error.h"
 #include "poems/core/timeline.h"
-#include "poems/loggp/critical_path.h"
 #include "poems/trace/archive.h"
 #include "poems/trace/otf2_read.h"
 #include "poems/trace/replay.h"
@@ -78,22 +77,9 @@ Outcome simulate_trace_model(const Evaluation& e) {
 Outcome critical_path_of_trace_model(const Evaluation& e) {
   const TraceGraph& g = the_trace_graph(e);
   std::unique_ptr<trace::TraceSchedule> schedule = schedule_of(e, g);
-  loggp::AnalyticResult a;
-  try {
-    a = loggp::critical_path(*schedule, simulation_options(e.machine));
-  } catch (const sim::SimulationLimitError& x) {
-    throw InputError(x.what());
-  } catch (const sim::SimulationError& x) {
-    throw EvaluationError(x.what());
-  }
-  Outcome out;
-  out.method = "critical-path";
-  out.breakdown = Breakdown::of_ps(a.time, a.compute, a.comm);
-  out.messages = a.messages;
-  out.events = a.operations;
-  out.processes = a.ranks;
-  out.extra = {{"operations", a.operations}, {"last_rank", a.last_rank}};
-  add_trace_figures(out, g, schedule->scope(), a.time);
+  taskgraph::Picoseconds finish = 0;
+  Outcome out = critical_path_of_schedule(*schedule, e, &finish);
+  add_trace_figures(out, g, schedule->scope(), finish);
   return out;
 }
 

@@ -69,7 +69,7 @@ TEST(CompileCommand, DotDrawsDomains) {
 TEST(CompileCommand, AmbiguousMachineIsALocatedError) {
   CommandResult r = poems_run("compile " + kSweep3D);
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_NE(r.err.find("mpi.psl:24:21: error: request 'wire' of 'MPI_analytic' matches 2 components: 'Odin', 'BigRed'"),
+  EXPECT_NE(r.err.find("mpi.psl:26:21: error: request 'wire' of 'MPI_analytic' matches 2 components: 'Odin', 'BigRed'"),
             std::string::npos)
       << r.err;
   EXPECT_NE(r.err.find("note: candidate 'BigRed'"), std::string::npos) << r.err;

@@ -511,3 +511,57 @@ TEST(TraceStudy, TheExampleRunsOnItsProgramsTrace) {
   ASSERT_EQ(bandwidth.exit_code, 0) << bandwidth.err;
   EXPECT_EQ(nlohmann::json::parse(bandwidth.out)["rows"].size(), 6u);
 }
+
+// The study's table names the model as PSL writes it; the knowledge base
+// keeps the archive's hash in the stored key (trace:<12 hex digits>).
+TEST(TraceStudy, TheTableShowsThePslNameAndTheStoreTheHash) {
+  recorded("p2p", 2);
+  const std::string db = (work_dir() / "named.db").string();
+  const std::string rest = "  vary Odin.L in [1us];\n  compare simulation[MPI-Sim];\n";
+  const std::string psl = trace_study("named", "model P2P from trace \"p2p/traces.otf2\";", rest);
+  const CommandResult table = poems("run " + psl + " --study whatif --db " + db);
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_NE(table.out.find("study whatif (model P2P)"), std::string::npos) << table.out;
+  EXPECT_EQ(table.out.find("trace:"), std::string::npos) << table.out;
+  const CommandResult json = poems("run " + psl + " --study whatif --db " + db + " --format json");
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  EXPECT_EQ(nlohmann::json::parse(json.out)["model"], "P2P");
+  const CommandResult runs = poems("db runs --format json --db " + db);
+  ASSERT_EQ(runs.exit_code, 0) << runs.err;
+  const nlohmann::json stored = nlohmann::json::parse(runs.out);
+  ASSERT_EQ(stored.size(), 1u) << runs.out;
+  const std::string model = stored[0]["model"].get<std::string>();
+  EXPECT_EQ(model.rfind("trace:", 0), 0u) << model;
+  EXPECT_EQ(model.size(), std::string("trace:").size() + 12) << model;
+}
+
+// `poems compile` on a model from a trace prints what the model is: the
+// archive, its ranks and events, and the machine its replay runs on.
+TEST(TraceStudy, CompilePrintsTheArchive) {
+  const fs::path archive = fs::path(recorded("p2p", 2));
+  const std::string psl = trace_study("compiled", "model P2P from trace \"p2p/traces.otf2\";");
+  const CommandResult json = poems("compile " + psl + " --study whatif --format json");
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  const nlohmann::json j = nlohmann::json::parse(json.out);
+  EXPECT_EQ(j["model"], "P2P");
+  EXPECT_EQ(j["ranks"], 2);
+  EXPECT_GT(j["events"].get<std::uint64_t>(), 0u);
+  EXPECT_GT(j["messages"].get<std::uint64_t>(), 0u);
+  EXPECT_EQ(j["network"], "Odin");
+  EXPECT_EQ(j["paradigm"], "simulation[MPI-Sim]");
+  EXPECT_EQ(j["stored_as"].get<std::string>(), "trace:" + j["archive_hash"].get<std::string>().substr(0, 12));
+  // The same archive and messages as the replay's own summary (its calls are
+  // those of the window, MPI_Init and MPI_Finalize left out: fewer).
+  const CommandResult replay = poems("simulate --no-store --format json --trace " + archive.string());
+  ASSERT_EQ(replay.exit_code, 0) << replay.err;
+  const nlohmann::json r = nlohmann::json::parse(replay.out)["trace"];
+  EXPECT_EQ(j["messages"], r["messages"]);
+  EXPECT_GT(j["calls"].get<std::uint64_t>(), r["calls"].get<std::uint64_t>());
+  EXPECT_EQ(j["archive_hash"], r["hash"]);
+  const CommandResult text = poems("compile " + psl + " --study whatif");
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("model P2P from trace "), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("ranks 2, events " + j["events"].dump()), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("network Odin"), std::string::npos) << text.out;
+  EXPECT_EQ(poems("compile " + psl + " --study whatif --dot x.dot").exit_code, 2);
+}

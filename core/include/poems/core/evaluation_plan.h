@@ -37,10 +37,15 @@ struct Ted {
   bool implicit = false;  // no component accepts the node: the run's defaults apply
 };
 
-// The plan cannot be carried out: an error in the specification.
+// The plan cannot be carried out: an error in the specification, located
+// where it was written when one place is to blame (compose() renders it).
 class PlanError : public InputError {
  public:
-  explicit PlanError(const std::string& message) : InputError(message) {}
+  explicit PlanError(const std::string& message, psl::SourceLocation at = {}) : InputError(message), at_(at) {}
+  const psl::SourceLocation& location() const { return at_; }
+
+ private:
+  psl::SourceLocation at_;
 };
 
 struct EvaluationPlan {
