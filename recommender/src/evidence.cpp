@@ -5,6 +5,7 @@
 #include <map>
 
 #include "poems/core/parallel_study.h"
+#include "poems/core/progress.h"
 
 #include "poems/core/error.h"
 #include "poems/core/store.h"
@@ -307,6 +308,44 @@ nlohmann::json evaluated_json(const std::function<core::Outcome(std::int64_t&)>&
   }
 }
 
+// The progress line of work on forked workers, drawn by this process (the
+// workers draw none) through the command's hook: the share of tasks back,
+// with an ETA (the display shows it after 2 s, on a terminal only).
+class BatchProgress {
+ public:
+  explicit BatchProgress(std::size_t total) : hook_(core::current_progress()), total_(total) {}
+  ~BatchProgress() { report(true); }
+  BatchProgress(const BatchProgress&) = delete;
+  BatchProgress& operator=(const BatchProgress&) = delete;
+  void report(bool finished = false) const {
+    if (!hook_) return;
+    sim::SimulationProgress p;
+    p.done = done;
+    p.total = total_;
+    p.wall_seconds = std::chrono::duration<double>(Clock::now() - start_).count();
+    p.finished = finished;
+    hook_.report(hook_.context, p);
+  }
+  // The next task back from `workers`, redrawing meanwhile.
+  std::pair<std::size_t, core::Session::Computed> next(core::CellWorkers& workers) {
+    for (;;) {
+      auto back = workers.next_within(hook_ ? 250 : -1);
+      if (back) {
+        ++done;
+        report();
+        return std::move(*back);
+      }
+      report();
+    }
+  }
+  std::size_t done = 0;
+
+ private:
+  sim::ProgressHook hook_;
+  std::size_t total_;
+  Clock::time_point start_ = Clock::now();
+};
+
 [[noreturn]] void rethrow(const nlohmann::json& j) {
   if (j.contains("query_error")) throw QueryError(j.at("query_error").get<std::string>());
   const std::string message = j.at("error").get<std::string>();
@@ -348,6 +387,7 @@ void EvidenceStore::fill_in_parallel(const CandidateSet& set, const Groups& grou
     return chunk;
   };
   const std::unique_ptr<core::CellWorkers> workers = core::fork_workers(compute, jobs_);
+  BatchProgress progress(tasks.size());
 
   // Each group's evaluations; a group is stored once it and every group
   // before it are complete, in group order.
@@ -357,7 +397,7 @@ void EvidenceStore::fill_in_parallel(const CandidateSet& set, const Groups& grou
   std::vector<std::size_t> returned(groups.count, 0);
   std::size_t next_task = 0, next_group = 0;
   auto collect = [&] {
-    auto [t, computed] = workers->next();
+    auto [t, computed] = progress.next(*workers);
     const Task& task = tasks[t];
     ++returned[task.group];
     const nlohmann::json* results = nullptr;
@@ -548,6 +588,7 @@ std::vector<Evidence> EvidenceStore::simulations(const std::vector<std::string>&
     return c;
   };
   const std::unique_ptr<core::CellWorkers> workers = core::fork_workers(compute, jobs_);
+  BatchProgress progress(cases.size());
   std::vector<std::optional<Evidence>> found(cases.size());
   std::map<std::size_t, std::optional<db::RunStart>> under_way;
   std::size_t next = 0, first_failure = cases.size();
@@ -562,6 +603,7 @@ std::vector<Evidence> EvidenceStore::simulations(const std::vector<std::string>&
         start = kb_->begin_run(simulation_key(problem_, names, cases[i]));
         if (start->state == db::RunStart::State::kAlreadyDone && start->run.result) {
           found[i] = Evidence{start->run.id, kSimulation, start->run.result->time_ns, false};
+          ++progress.done;
           continue;
         }
       }
@@ -569,7 +611,7 @@ std::vector<Evidence> EvidenceStore::simulations(const std::vector<std::string>&
       workers->start(i, "");
     }
     if (workers->busy() == 0) break;
-    auto [i, computed] = workers->next();
+    auto [i, computed] = progress.next(*workers);
     const auto it = under_way.find(i);
     const std::optional<db::RunStart> start = std::move(it->second);
     under_way.erase(it);
