@@ -219,12 +219,14 @@ std::vector<AnalyticValue> EvidenceStore::analytic(const CandidateSet& set, Quer
     if (!out[i].known()) gaps[i / groups.per_group].push_back(i);
   std::size_t total_gaps = 0;
   for (const auto& g : gaps) total_gaps += g.size();
+  std::vector<double> candidate, values;  // reused: a closed form costs less than allocating them
   if (jobs_ > 1 && problem_.method != "closed-form" && total_gaps > 1)
     fill_in_parallel(set, groups, gaps, to_link, out, stats);
   else
     for (std::size_t g = 0; g < groups.count; ++g) {
       std::vector<Evaluated> evaluated;
-      for (std::size_t i : gaps[g]) evaluated.push_back(evaluate_candidate(set, i));
+      evaluated.reserve(gaps[g].size());
+      for (std::size_t i : gaps[g]) evaluated.push_back(evaluate_candidate(set, i, candidate, values));
       store_group(set, groups, g, gaps[g], evaluated, to_link[g], out, stats);
     }
   return out;
@@ -238,8 +240,9 @@ std::string EvidenceStore::candidate_text(const CandidateSet& set, std::size_t i
   return which;
 }
 
-EvidenceStore::Evaluated EvidenceStore::evaluate_candidate(const CandidateSet& set, std::size_t i) const {
-  std::vector<double> candidate, values;
+EvidenceStore::Evaluated EvidenceStore::evaluate_candidate(const CandidateSet& set, std::size_t i,
+                                                           std::vector<double>& candidate,
+                                                           std::vector<double>& values) const {
   set.at(i, candidate);
   apply(problem_, set.names(), candidate, values);
   const auto start = Clock::now();
@@ -377,9 +380,10 @@ void EvidenceStore::fill_in_parallel(const CandidateSet& set, const Groups& grou
   auto compute = [&](std::size_t t, const std::string&) {
     core::Session::Computed chunk;
     nlohmann::json results = nlohmann::json::array();
+    std::vector<double> candidate, values;
     for (std::size_t k = tasks.at(t).first; k < tasks[t].last; ++k)
       results.push_back(evaluated_json([&](std::int64_t& wall_ns) {
-        Evaluated e = evaluate_candidate(set, gaps[tasks[t].group][k]);
+        Evaluated e = evaluate_candidate(set, gaps[tasks[t].group][k], candidate, values);
         wall_ns = e.wall_ns;
         return std::move(e.outcome);
       }));

@@ -74,7 +74,9 @@ class EvidenceStore {
     std::int64_t wall_ns = 0;
   };
   // Candidate `i` of `set` by the analytic evaluator; throws QueryError naming it.
-  Evaluated evaluate_candidate(const CandidateSet& set, std::size_t i) const;
+  // `candidate` and `values` are scratch space.
+  Evaluated evaluate_candidate(const CandidateSet& set, std::size_t i, std::vector<double>& candidate,
+                               std::vector<double>& values) const;
   core::Outcome simulate(const std::vector<std::string>& names, std::span<const double> c) const;
   std::string candidate_text(const CandidateSet& set, std::size_t i) const;
   // Records group `g`'s evaluated gaps (in candidate order) and links its runs to its study, in one transaction.
