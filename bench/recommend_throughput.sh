@@ -51,7 +51,7 @@ for name in critical-path confirm; do
       --db poems.db > "$dir/out" 2> "$dir/err")
     read -r wall user sys < "$dir/time"
     sed -E 's/; [0-9]+\.[0-9]{3} s$//' "$dir/out" > "$dir/answer"
-    runs=$("$poems" db runs --db "$dir/poems.db" --status done --limit 0 --format csv | tail -n +2 | wc -l)
+    runs=$("$poems" db runs --db "$dir/poems.db" --status "done" --limit 0 --format csv | tail -n +2 | wc -l)
     same=yes
     if [ -z "$first_wall" ]; then
       first_wall=$wall
