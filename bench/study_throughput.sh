@@ -12,6 +12,7 @@
 # `mpirun -np R poems run ...`; R above the cores is oversubscribed).
 # bench/studies/many_cells.psl --study many_cells (1,000 analytic cells of
 # microseconds) gives the runner's own cost per binding.
+# bench/recommend_throughput.sh measures `poems recommend --jobs` the same way.
 #
 # POEMS_BENCH_NICE=-19 (root) passes --nice -19 to every run: its session's
 # scheduling group (Linux autogroup) then outweighs the other sessions of a

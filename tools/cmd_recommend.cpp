@@ -23,6 +23,7 @@ struct RecommendOptions {
   core::StoreOptions store;
   recommender::Question question;
   std::string spec_alias, wg, procs, procs_range, format;
+  std::size_t jobs = 0;  // 0 = the cores
 };
 
 std::int64_t procs_option(const std::string& text) {
@@ -59,6 +60,7 @@ void run_recommend(RecommendOptions& o, Context& ctx) {
     throw core::UsageError("--explain", "mines the knowledge base; it cannot be used with --no-store");
   if (!o.procs_range.empty()) q.procs_range = range_option(o.procs_range);
   if (!o.procs.empty()) q.procs = procs_option(o.procs);
+  q.jobs = jobs_or_cores(o.jobs);
   SystemOptions system_options = o.system;
   if (system_options.spec.empty()) system_options.spec = o.spec_alias;
   if (system_options.spec.empty()) system_options.spec = examples::default_specification();
@@ -86,9 +88,8 @@ void run_recommend(RecommendOptions& o, Context& ctx) {
 
 void register_recommend(CLI::App& app, Context& ctx) {
   auto o = std::make_shared<RecommendOptions>();
-  CLI::App* cmd = app.add_subcommand(
-      "recommend",
-      "Recommend the values of a model's parameters that minimise its time");
+  CLI::App* cmd =
+      app.add_subcommand("recommend", "Recommend the values of a model's parameters that minimise its time");
   add_system_options(cmd, o->system, false);
   cmd->add_option("--spec", o->spec_alias, "The specification (deprecated spelling of SPEC)");
   cmd->add_option("--vary", o->question.vary,
@@ -110,6 +111,7 @@ void register_recommend(CLI::App& app, Context& ctx) {
   cmd->add_flag("--confirm", o->question.confirm,
                 "Simulate the recommendations (simulation[MPI-Sim]) and report the agreement");
   cmd->add_flag("--explain", o->question.explain, "Mine rules from the knowledge base and show which apply");
+  add_jobs_option(cmd, o->jobs);
   add_store_options(cmd, o->store);
   cmd->callback([o, cmd, &ctx] {
     finish_machine_options(cmd, o->machine);

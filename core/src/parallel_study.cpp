@@ -55,8 +55,7 @@ Session::Computed failed(const std::string& error, ErrorKind kind = ErrorKind::E
 
 class ForkWorkers final : public CellWorkers {
  public:
-  ForkWorkers(Session& session, const StudyPlan& plan, std::size_t jobs)
-      : session_(session), plan_(plan), jobs_(jobs < 1 ? 1 : jobs) {}
+  ForkWorkers(TaskCompute compute, std::size_t jobs) : compute_(std::move(compute)), jobs_(jobs < 1 ? 1 : jobs) {}
   ~ForkWorkers() override {
     for (Worker& w : workers_) {
       ::close(w.fd);                       // end of stream: an idle worker exits
@@ -188,7 +187,7 @@ class ForkWorkers final : public CellWorkers {
       Session::Computed computed;
       try {
         const auto [index, key] = task_of_bytes(task);
-        computed = compute_cell(session_, plan_, index, key);
+        computed = compute_(index, key);
       } catch (const std::exception& x) {
         computed = failed(x.what());
       }
@@ -198,8 +197,7 @@ class ForkWorkers final : public CellWorkers {
     }
   }
 
-  Session& session_;
-  const StudyPlan& plan_;
+  TaskCompute compute_;
   std::size_t jobs_;
   std::vector<Worker> workers_;
 };
@@ -251,8 +249,14 @@ std::pair<std::size_t, std::string> task_of_bytes(const std::vector<std::uint8_t
   }
 }
 
+std::unique_ptr<CellWorkers> fork_workers(TaskCompute compute, std::size_t jobs) {
+  return std::make_unique<ForkWorkers>(std::move(compute), jobs);
+}
+
 std::unique_ptr<CellWorkers> fork_workers(Session& session, const StudyPlan& plan, std::size_t jobs) {
-  return std::make_unique<ForkWorkers>(session, plan, jobs);
+  return fork_workers(
+      [&session, &plan](std::size_t index, const std::string& key) { return compute_cell(session, plan, index, key); },
+      jobs);
 }
 
 StudyTable run_study(Session& session, const StudyPlan& plan, CellWorkers& workers,

@@ -1,7 +1,11 @@
 #include "evidence.h"
 
 #include <chrono>
+#include <functional>
 #include <map>
+
+#include "poems/core/parallel_study.h"
+#include "poems/core/progress.h"
 
 #include "poems/core/error.h"
 #include "poems/core/store.h"
@@ -175,8 +179,8 @@ std::vector<AnalyticValue> EvidenceStore::analytic(const CandidateSet& set, Quer
   const bool by_layout = !set.dimensions().empty() && is_layout(problem_, set.dimensions().front());
   groups.count = by_layout ? set.dimensions().front().values.size() : 1;
   groups.per_group = n / groups.count;
-  groups.within = by_layout ? CandidateSet(std::vector<Dimension>(set.dimensions().begin() + 1, set.dimensions().end()))
-                            : set;
+  groups.within =
+      by_layout ? CandidateSet(std::vector<Dimension>(set.dimensions().begin() + 1, set.dimensions().end())) : set;
   const nlohmann::json shared = shared_binding(problem_, set.names());
   for (std::size_t g = 0; g < groups.count; ++g) {
     std::string on;
@@ -206,53 +210,239 @@ std::vector<AnalyticValue> EvidenceStore::analytic(const CandidateSet& set, Quer
   }
   for (const AnalyticValue& v : out) stats.reused += v.known() ? 1 : 0;
 
-  std::vector<double> candidate, values;
-  db::RunKey key = problem_.analytic_key;  // patched per candidate: building a key costs microseconds
-  for (std::size_t g = 0; g < groups.count; ++g) {
-    std::vector<db::CompletedRun> batch;
-    std::vector<std::size_t> slots;
-    for (std::size_t i = g * groups.per_group; i < (g + 1) * groups.per_group; ++i) {
-      if (out[i].known()) continue;
-      set.at(i, candidate);
-      apply(problem_, set.names(), candidate, values);
-      const auto start = Clock::now();
-      core::Outcome o;
-      try {
-        o = evaluator_.evaluate(values, problem_.machine, kb_ != nullptr);
-      } catch (const QueryError& e) {
-        std::string which;
-        for (std::size_t k = 0; k < set.names().size(); ++k)
-          which += (k ? ", " : "") + set.names()[k] + "=" + value_text(candidate[k]);
-        throw QueryError("the candidate " + which + " cannot be evaluated: " + e.what());
-      }
-      const auto wall = std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start).count();
-      ++stats.evaluated;
-      out[i] = {o.breakdown.time_ns, 0, true};
-      if (!kb_) continue;
-      nlohmann::json& parameters = key.binding["parameters"];
-      for (std::size_t k = 0; k < set.names().size(); ++k) parameters[set.names()[k]] = candidate[k];
-      batch.push_back({key, core::record_of(o, false), wall});
-      slots.push_back(i);
+  // The gaps, group by group in candidate order: evaluated here one after
+  // another, or on forked workers (--jobs) when each costs more than handing
+  // it over; either way each group is stored in candidate order, so the rows
+  // and their ids are the serial run's.
+  std::vector<std::vector<std::size_t>> gaps(groups.count);
+  for (std::size_t i = 0; i < n; ++i)
+    if (!out[i].known()) gaps[i / groups.per_group].push_back(i);
+  std::size_t total_gaps = 0;
+  for (const auto& g : gaps) total_gaps += g.size();
+  std::vector<double> candidate, values;  // reused: a closed form costs less than allocating them
+  if (jobs_ > 1 && problem_.method != "closed-form" && total_gaps > 1)
+    fill_in_parallel(set, groups, gaps, to_link, out, stats);
+  else
+    for (std::size_t g = 0; g < groups.count; ++g) {
+      std::vector<Evaluated> evaluated;
+      evaluated.reserve(gaps[g].size());
+      for (std::size_t i : gaps[g]) evaluated.push_back(evaluate_candidate(set, i, candidate, values));
+      store_group(set, groups, g, gaps[g], evaluated, to_link[g], out, stats);
     }
-    if (!kb_ || (batch.empty() && to_link[g].empty())) continue;
-    // One transaction per group: a killed question loses at most one group's
-    // batch, which the next one recomputes; nothing is ever duplicated.
-    std::size_t stored = 0;
-    kb_->transaction([&] {
-      stored = 0;
-      const std::vector<db::RecordedRun> recorded = kb_->record_runs(batch);
-      const db::RowId study = kb_->put_study(groups.names[g], problem_.spec_hash);
-      for (db::RowId run : to_link[g]) kb_->add_run_to_study(study, run);
-      for (std::size_t k = 0; k < recorded.size(); ++k) {
-        out[slots[k]].run_id = recorded[k].id;
-        kb_->add_run_to_study(study, recorded[k].id);
-        // Another process may have stored the same run meanwhile: it keeps its result.
-        if (recorded[k].state == db::RecordedRun::State::kStored) ++stored;
-      }
-    });
-    stats.stored += stored;  // counted after the commit: a rolled-back batch stored nothing
-  }
   return out;
+}
+
+std::string EvidenceStore::candidate_text(const CandidateSet& set, std::size_t i) const {
+  const std::vector<double> candidate = set.at(i);
+  std::string which;
+  for (std::size_t k = 0; k < set.names().size(); ++k)
+    which += (k ? ", " : "") + set.names()[k] + "=" + value_text(candidate[k]);
+  return which;
+}
+
+EvidenceStore::Evaluated EvidenceStore::evaluate_candidate(const CandidateSet& set, std::size_t i,
+                                                           std::vector<double>& candidate,
+                                                           std::vector<double>& values) const {
+  set.at(i, candidate);
+  apply(problem_, set.names(), candidate, values);
+  const auto start = Clock::now();
+  Evaluated e;
+  try {
+    e.outcome = evaluator_.evaluate(values, problem_.machine, kb_ != nullptr);
+  } catch (const QueryError& x) {
+    throw QueryError("the candidate " + candidate_text(set, i) + " cannot be evaluated: " + x.what());
+  }
+  e.wall_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start).count();
+  return e;
+}
+
+void EvidenceStore::store_group(const CandidateSet& set, const Groups& groups, std::size_t g,
+                                const std::vector<std::size_t>& gaps, const std::vector<Evaluated>& evaluated,
+                                const std::vector<db::RowId>& to_link, std::vector<AnalyticValue>& out,
+                                QueryStats& stats) {
+  std::vector<db::CompletedRun> batch;
+  db::RunKey key = problem_.analytic_key;  // patched per candidate: building a key costs microseconds
+  std::vector<double> candidate;
+  for (std::size_t k = 0; k < gaps.size(); ++k) {
+    const core::Outcome& o = evaluated[k].outcome;
+    ++stats.evaluated;
+    out[gaps[k]] = {o.breakdown.time_ns, 0, true};
+    if (!kb_) continue;
+    set.at(gaps[k], candidate);
+    nlohmann::json& parameters = key.binding["parameters"];
+    for (std::size_t d = 0; d < set.names().size(); ++d) parameters[set.names()[d]] = candidate[d];
+    batch.push_back({key, core::record_of(o, false), evaluated[k].wall_ns});
+  }
+  if (!kb_ || (batch.empty() && to_link.empty())) return;
+  // One transaction per group: a killed question loses at most the groups
+  // under way, which the next one recomputes; nothing is ever duplicated.
+  std::size_t stored = 0;
+  kb_->transaction([&] {
+    stored = 0;
+    const std::vector<db::RecordedRun> recorded = kb_->record_runs(batch);
+    const db::RowId study = kb_->put_study(groups.names[g], problem_.spec_hash);
+    for (db::RowId run : to_link) kb_->add_run_to_study(study, run);
+    for (std::size_t k = 0; k < recorded.size(); ++k) {
+      out[gaps[k]].run_id = recorded[k].id;
+      kb_->add_run_to_study(study, recorded[k].id);
+      // Another process may have stored the same run meanwhile: it keeps its result.
+      if (recorded[k].state == db::RecordedRun::State::kStored) ++stored;
+    }
+  });
+  stats.stored += stored;  // counted after the commit: a rolled-back batch stored nothing
+}
+
+namespace {
+
+// One candidate's evaluation as a forked worker sends it back: the outcome,
+// or the error the serial evaluation would have thrown.
+nlohmann::json evaluated_json(const std::function<core::Outcome(std::int64_t&)>& evaluate) {
+  try {
+    core::Session::Computed c;
+    std::int64_t wall_ns = 0;
+    c.outcome = evaluate(wall_ns);
+    return {{"outcome", nlohmann::json::binary(core::computed_bytes(c))}, {"wall_ns", wall_ns}};
+  } catch (const QueryError& x) {
+    return {{"query_error", x.what()}};
+  } catch (const core::Error& x) {
+    return {{"error", x.what()}, {"kind", static_cast<int>(x.kind())}};
+  } catch (const std::exception& x) {
+    return {{"error", x.what()}, {"kind", static_cast<int>(core::ErrorKind::Evaluation)}};
+  }
+}
+
+// The progress line of work on forked workers, drawn by this process (the
+// workers draw none) through the command's hook: the share of tasks back,
+// with an ETA (the display shows it after 2 s, on a terminal only).
+class BatchProgress {
+ public:
+  explicit BatchProgress(std::size_t total) : hook_(core::current_progress()), total_(total) {}
+  ~BatchProgress() { report(true); }
+  BatchProgress(const BatchProgress&) = delete;
+  BatchProgress& operator=(const BatchProgress&) = delete;
+  void report(bool finished = false) const {
+    if (!hook_) return;
+    sim::SimulationProgress p;
+    p.done = done;
+    p.total = total_;
+    p.wall_seconds = std::chrono::duration<double>(Clock::now() - start_).count();
+    p.finished = finished;
+    hook_.report(hook_.context, p);
+  }
+  // The next task back from `workers`, redrawing meanwhile.
+  std::pair<std::size_t, core::Session::Computed> next(core::CellWorkers& workers) {
+    for (;;) {
+      auto back = workers.next_within(hook_ ? 250 : -1);
+      if (back) {
+        ++done;
+        report();
+        return std::move(*back);
+      }
+      report();
+    }
+  }
+  std::size_t done = 0;
+
+ private:
+  sim::ProgressHook hook_;
+  std::size_t total_;
+  Clock::time_point start_ = Clock::now();
+};
+
+[[noreturn]] void rethrow(const nlohmann::json& j) {
+  if (j.contains("query_error")) throw QueryError(j.at("query_error").get<std::string>());
+  const std::string message = j.at("error").get<std::string>();
+  throw core::Error(static_cast<core::ErrorKind>(j.at("kind").get<int>()), message);
+}
+
+}  // namespace
+
+void EvidenceStore::fill_in_parallel(const CandidateSet& set, const Groups& groups,
+                                     const std::vector<std::vector<std::size_t>>& gaps,
+                                     const std::vector<std::vector<db::RowId>>& to_link,
+                                     std::vector<AnalyticValue>& out, QueryStats& stats) {
+  // Tasks: runs of consecutive gaps of one group, about four per worker and
+  // group (fewer, larger tasks cost less to hand over; enough of them keep
+  // every worker busy until the group's end).
+  struct Task {
+    std::size_t group, first, last;  // gaps[group][first, last)
+  };
+  std::vector<Task> tasks;
+  std::vector<std::size_t> tasks_of_group(groups.count, 0);
+  for (std::size_t g = 0; g < groups.count; ++g) {
+    const std::size_t size = std::max<std::size_t>(1, (gaps[g].size() + 4 * jobs_ - 1) / (4 * jobs_));
+    for (std::size_t first = 0; first < gaps[g].size(); first += size) {
+      tasks.push_back({g, first, std::min(first + size, gaps[g].size())});
+      ++tasks_of_group[g];
+    }
+  }
+  // Runs in the worker: the candidates of one task.
+  auto compute = [&](std::size_t t, const std::string&) {
+    core::Session::Computed chunk;
+    nlohmann::json results = nlohmann::json::array();
+    std::vector<double> candidate, values;
+    for (std::size_t k = tasks.at(t).first; k < tasks[t].last; ++k)
+      results.push_back(evaluated_json([&](std::int64_t& wall_ns) {
+        Evaluated e = evaluate_candidate(set, gaps[tasks[t].group][k], candidate, values);
+        wall_ns = e.wall_ns;
+        return std::move(e.outcome);
+      }));
+    chunk.outcome.extra = {{"candidates", std::move(results)}};
+    return chunk;
+  };
+  const std::unique_ptr<core::CellWorkers> workers = core::fork_workers(compute, jobs_);
+  BatchProgress progress(tasks.size());
+
+  // Each group's evaluations; a group is stored once it and every group
+  // before it are complete, in group order.
+  std::vector<std::vector<std::optional<Evaluated>>> evaluated(groups.count);
+  std::vector<nlohmann::json> failures(groups.count);  // the group's failures by position, "" none
+  for (std::size_t g = 0; g < groups.count; ++g) evaluated[g].resize(gaps[g].size());
+  std::vector<std::size_t> returned(groups.count, 0);
+  std::size_t next_task = 0, next_group = 0;
+  auto collect = [&] {
+    auto [t, computed] = progress.next(*workers);
+    const Task& task = tasks[t];
+    ++returned[task.group];
+    const nlohmann::json* results = nullptr;
+    if (computed.error.empty()) results = &computed.outcome.extra.at("candidates");
+    for (std::size_t k = task.first; k < task.last; ++k) {
+      nlohmann::json r =
+          results ? results->at(k - task.first)
+                  : nlohmann::json{{"error", computed.error}, {"kind", static_cast<int>(computed.error_kind)}};
+      if (r.contains("outcome")) {
+        Evaluated e;
+        e.outcome = core::computed_of_bytes(r.at("outcome").get_binary()).outcome;
+        e.wall_ns = r.at("wall_ns").get<std::int64_t>();
+        evaluated[task.group][k] = std::move(e);
+      } else {
+        if (!results)
+          r["error"] = "the candidate " + candidate_text(set, gaps[task.group][k]) +
+                       " cannot be evaluated: " + r["error"].get<std::string>();
+        if (!failures[task.group].is_object() || failures[task.group].at("at").get<std::size_t>() > k)
+          failures[task.group] = {{"at", k}, {"result", std::move(r)}};
+      }
+    }
+  };
+  while (next_group < groups.count) {
+    while (next_task < tasks.size() && workers->busy() < workers->slots()) {
+      workers->start(next_task, "");
+      ++next_task;
+    }
+    const std::size_t g = next_group;
+    if (returned[g] < tasks_of_group[g]) {
+      collect();
+      continue;
+    }
+    // The serial run fails at the group's first failing candidate, having
+    // stored the groups before it and nothing of this one.
+    if (failures[g].is_object()) rethrow(failures[g].at("result"));
+    std::vector<Evaluated> done;
+    for (std::optional<Evaluated>& e : evaluated[g]) done.push_back(std::move(*e));
+    store_group(set, groups, g, gaps[g], done, to_link[g], out, stats);
+    evaluated[g].clear();
+    ++next_group;
+  }
 }
 
 // ------------------------------------------------------------ cross-checks
@@ -340,6 +530,13 @@ const std::vector<CrossCheck>& EvidenceStore::cross_checks(QueryStats& stats) {
 }
 
 // -------------------------------------------------------------- simulation
+core::Outcome EvidenceStore::simulate(const std::vector<std::string>& names, std::span<const double> c) const {
+  core::Evaluation e = problem_.simulation;
+  for (std::size_t k = 0; k < names.size(); ++k) e.binding[names[k]] = c[k];
+  e.values = taskgraph::evaluate_model_values(*problem_.graph, e.binding);
+  return core::find_evaluator(kSimulation)->evaluate(e);
+}
+
 Evidence EvidenceStore::simulation(const std::vector<std::string>& names, std::span<const double> c,
                                    QueryStats& stats) {
   if (!problem_.simulation_error.empty())
@@ -351,13 +548,10 @@ Evidence EvidenceStore::simulation(const std::vector<std::string>& names, std::s
     if (start->state == db::RunStart::State::kAlreadyDone && start->run.result)
       return {start->run.id, kSimulation, start->run.result->time_ns, false};
   }
-  core::Evaluation e = problem_.simulation;
-  for (std::size_t k = 0; k < names.size(); ++k) e.binding[names[k]] = c[k];
   const bool claimed = start && start->state == db::RunStart::State::kClaimed;
   core::Outcome out;
   try {
-    e.values = taskgraph::evaluate_model_values(*problem_.graph, e.binding);
-    out = core::find_evaluator(kSimulation)->evaluate(e);
+    out = simulate(names, c);
   } catch (const std::exception& x) {
     if (claimed) kb_->fail_run(start->handle, x.what());
     throw;
@@ -371,6 +565,82 @@ Evidence EvidenceStore::simulation(const std::vector<std::string>& names, std::s
     ++stats.stored;
   }
   return ev;
+}
+
+std::vector<Evidence> EvidenceStore::simulations(const std::vector<std::string>& names,
+                                                 const std::vector<std::vector<double>>& cases, QueryStats& stats) {
+  std::vector<Evidence> out;
+  if (jobs_ <= 1 || cases.size() < 2) {
+    for (const std::vector<double>& c : cases) out.push_back(simulation(names, c, stats));
+    return out;
+  }
+  if (!problem_.simulation_error.empty())
+    throw QueryError("confirming needs the simulator: " + problem_.simulation_error);
+  // As run_study: this process claims each case in order when a worker is
+  // free, stores each result as it arrives; the workers only simulate.
+  auto compute = [&](std::size_t i, const std::string&) {
+    core::Session::Computed c;
+    try {
+      c.outcome = simulate(names, cases.at(i));
+      c.outcome.simulation.reset();  // not sent: the parent stores the figures
+    } catch (const core::Error& x) {
+      c.error = *x.what() ? x.what() : "the simulation failed";
+      c.error_kind = x.kind();
+    } catch (const std::exception& x) {
+      c.error = *x.what() ? x.what() : "the simulation failed";
+    }
+    return c;
+  };
+  const std::unique_ptr<core::CellWorkers> workers = core::fork_workers(compute, jobs_);
+  BatchProgress progress(cases.size());
+  std::vector<std::optional<Evidence>> found(cases.size());
+  std::map<std::size_t, std::optional<db::RunStart>> under_way;
+  std::size_t next = 0, first_failure = cases.size();
+  std::string failure;
+  core::ErrorKind failure_kind = core::ErrorKind::Evaluation;
+  for (;;) {
+    // After a failure nothing new starts (a serial run stops there); what is under way is still stored.
+    while (first_failure == cases.size() && next < cases.size() && workers->busy() < workers->slots()) {
+      const std::size_t i = next++;
+      std::optional<db::RunStart> start;
+      if (kb_) {
+        start = kb_->begin_run(simulation_key(problem_, names, cases[i]));
+        if (start->state == db::RunStart::State::kAlreadyDone && start->run.result) {
+          found[i] = Evidence{start->run.id, kSimulation, start->run.result->time_ns, false};
+          ++progress.done;
+          continue;
+        }
+      }
+      under_way.emplace(i, std::move(start));
+      workers->start(i, "");
+    }
+    if (workers->busy() == 0) break;
+    auto [i, computed] = progress.next(*workers);
+    const auto it = under_way.find(i);
+    const std::optional<db::RunStart> start = std::move(it->second);
+    under_way.erase(it);
+    const bool claimed = start && start->state == db::RunStart::State::kClaimed;
+    if (!computed.error.empty()) {
+      if (claimed) kb_->fail_run(start->handle, computed.error);
+      if (i < first_failure) {
+        first_failure = i;
+        failure = computed.error;
+        failure_kind = computed.error_kind;
+      }
+      continue;
+    }
+    ++stats.simulated;
+    Evidence ev{0, kSimulation, computed.outcome.breakdown.time_ns, true};
+    if (claimed) {
+      kb_->complete_run(start->handle, core::record_of(computed.outcome, false));
+      ev.run_id = start->handle.id;
+      ++stats.stored;
+    }
+    found[i] = ev;
+  }
+  if (first_failure < cases.size()) throw core::Error(failure_kind, failure);
+  for (std::optional<Evidence>& e : found) out.push_back(std::move(*e));
+  return out;
 }
 
 }  // namespace poems::recommender::detail

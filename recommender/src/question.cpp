@@ -81,6 +81,7 @@ Answer answer(core::Session& session, const Question& q) {
 
   db::KnowledgeBase* kb = session.store().kb();
   Recommender r(kb, a.problem);
+  r.set_jobs(q.jobs);
   if (q.procs_range) {
     ProcsRange range;
     range.from = q.procs_range->first;

@@ -100,6 +100,8 @@ Recommender::Recommender(db::KnowledgeBase* kb, Problem problem)
 
 Recommender::~Recommender() = default;
 
+void Recommender::set_jobs(std::size_t jobs) { state_->store.set_jobs(jobs); }
+
 const QueryStats& Recommender::stats() const { return state_->stats; }
 const Problem& Recommender::problem() const { return state_->problem; }
 
@@ -146,8 +148,14 @@ ConfirmReport Recommender::confirm(std::vector<Recommendation>& recommendations)
   State& s = *state_;
   s.store.cross_checks(s.stats);  // loaded before the fresh simulations are added
   ConfirmReport report;
-  for (Recommendation& r : recommendations) {
-    const Evidence e = s.store.simulation(r.names, r.values, s.stats);
+  std::vector<std::vector<double>> cases;
+  for (const Recommendation& r : recommendations) cases.push_back(r.values);
+  const std::vector<Evidence> simulated = recommendations.empty()
+                                              ? std::vector<Evidence>{}
+                                              : s.store.simulations(recommendations.front().names, cases, s.stats);
+  for (std::size_t k = 0; k < recommendations.size(); ++k) {
+    Recommendation& r = recommendations[k];
+    const Evidence& e = simulated[k];
     const bool listed = std::any_of(r.evidence.begin(), r.evidence.end(),
                                     [&](const Evidence& x) { return x.run_id != 0 && x.run_id == e.run_id; });
     if (!listed) r.evidence.push_back(e);

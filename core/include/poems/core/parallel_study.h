@@ -54,6 +54,16 @@ std::vector<std::uint8_t> task_bytes(std::size_t index, const std::string& key);
 // Throws std::runtime_error for bytes that are not a task.
 std::pair<std::size_t, std::string> task_of_bytes(const std::vector<std::uint8_t>& bytes);
 
+// What a worker computes for task `index`: any work that needs no knowledge
+// base (the recommender's gap-filling evaluations use it with their own
+// tasks). Runs in the forked worker, on the memory it inherited; must not
+// throw (an exception becomes the task's evaluation failure).
+using TaskCompute = std::function<Session::Computed(std::size_t index, const std::string& key)>;
+// `jobs` worker processes forked from this one, each computing the tasks it
+// is given with `compute` (when the first task needs a worker, so it sees
+// what this process prepared before); they die with this process.
+std::unique_ptr<CellWorkers> fork_workers(TaskCompute compute, std::size_t jobs);
+
 // `jobs` worker processes forked from this one (when the first cell needs
 // one: the system is loaded and composed once). Each gets cells by index over
 // a socket and sends back the computed cell; it dies with this process.

@@ -24,6 +24,8 @@ struct Question {
   double knee_fraction = 0.10;
   std::size_t top = 5;
   bool confirm = false, explain = false;
+  // Evaluations at once (forked workers) filling the gaps and confirming; 1: one after another.
+  std::size_t jobs = 1;
 };
 
 struct Answer {

@@ -117,6 +117,11 @@ class Recommender {
   // evidence and recomputes its confidence.
   ConfirmReport confirm(std::vector<Recommendation>& recommendations);
   OperatingPoint operating_point(const ProcsRange& range);
+  // Evaluations at once: the gaps that cost more than handing them over (the
+  // critical path of a task graph; not a closed form's microseconds) and the
+  // confirming simulations run on `jobs` forked workers; the rows stored and
+  // the answer are those of jobs = 1 (docs/recommender.md, "--jobs").
+  void set_jobs(std::size_t jobs);
 
   const QueryStats& stats() const;
   const Problem& problem() const;
