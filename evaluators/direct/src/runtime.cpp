@@ -495,9 +495,7 @@ DirectResult Runtime::run() {
   return out;
 }
 
-bool is_otf2_name(const std::string& path) {
-  return path.size() > 5 && path.compare(path.size() - 5, 5, ".otf2") == 0;
-}
+bool is_otf2_name(const std::string& path) { return path.size() > 5 && path.compare(path.size() - 5, 5, ".otf2") == 0; }
 
 // A companion's spans are its rank's, on one more CPU (after the rank's own),
 // as the Chrome trace shows several CPUs of a rank: in the rank's track.

@@ -314,8 +314,11 @@ void Otf2Timeline::write(const std::string& path, const sim::SimulationResult& r
   check(OTF2_Archive_SetSerialCollectiveCallbacks(archive), "collective callbacks", path);
   check(OTF2_Archive_SetCreator(archive, s.creator.c_str()), "creator", path);
   check(OTF2_Archive_OpenEvtFiles(archive), "event files", path);
+  // A companion that did nothing is left out.
+  auto shown = [&](std::size_t loc) { return loc / cpus < programs || !events[loc].empty(); };
   std::vector<std::uint64_t> counts(events.size(), 0);
   for (std::size_t loc = 0; loc < events.size(); ++loc) {
+    if (!shown(loc)) continue;
     OTF2_EvtWriter* w = OTF2_Archive_GetEvtWriter(archive, loc);
     if (!w) throw TraceError("cannot write the events of '" + path + "'");
     for (const Event& e : events[loc]) {
@@ -338,7 +341,10 @@ void Otf2Timeline::write(const std::string& path, const sim::SimulationResult& r
   check(OTF2_Archive_CloseEvtFiles(archive), "event files", path);
   check(OTF2_Archive_OpenDefFiles(archive), "definition files", path);
   for (std::size_t loc = 0; loc < events.size(); ++loc)
-    if (OTF2_DefWriter* d = OTF2_Archive_GetDefWriter(archive, loc)) OTF2_Archive_CloseDefWriter(archive, d);
+    if (!shown(loc))
+      continue;
+    else if (OTF2_DefWriter* d = OTF2_Archive_GetDefWriter(archive, loc))
+      OTF2_Archive_CloseDefWriter(archive, d);
   check(OTF2_Archive_CloseDefFiles(archive), "definition files", path);
 
   OTF2_GlobalDefWriter* g = OTF2_Archive_GetGlobalDefWriter(archive);
@@ -381,6 +387,7 @@ void Otf2Timeline::write(const std::string& path, const sim::SimulationResult& r
   for (std::uint32_t r = 0; r < nranks; ++r)
     for (std::uint32_t c = 0; c < cpus; ++c) {
       const std::uint64_t loc = static_cast<std::uint64_t>(r) * cpus + c;
+      if (!shown(loc)) continue;
       OTF2_GlobalDefWriter_WriteLocation(g, loc, r < programs ? location_names[c] : companion_names[c],
                                          OTF2_LOCATION_TYPE_CPU_THREAD, counts[loc], rank_of(r));
     }
