@@ -405,19 +405,6 @@ bool Runtime::arrived_unexpected(std::uint32_t rank, std::uint32_t sender, std::
 
 // ---- the run -----------------------------------------------------------------------------
 
-namespace {
-void draw_progress(void* line, const sim::SimulationProgress& p) {
-  base::ProgressFigures f;
-  f.elapsed_seconds = p.wall_seconds;
-  f.simulated_seconds = static_cast<double>(p.now) * 1e-12;
-  f.events = p.events;
-  f.done = p.done;
-  f.total = p.total;
-  f.finished = p.finished;
-  static_cast<base::ProgressLine*>(line)->update(f);
-}
-}  // namespace
-
 DirectResult Runtime::run() {
   const auto start = std::chrono::steady_clock::now();
   DirectResult out;
@@ -427,9 +414,9 @@ DirectResult Runtime::run() {
   // draws it; a rank's output may land after the line until it is redrawn).
   std::optional<base::ProgressLine> progress;
   if (options_.progress && base::stderr_is_terminal()) {
-    progress.emplace(std::cerr);
+    progress.emplace(std::cerr, base::progress_delay_seconds());
     progress->enable();
-    so.progress = {draw_progress, &*progress};
+    so.progress = {base::draw_progress<sim::SimulationProgress>, &*progress};
   }
   // --timeline: the engine records its spans; for OTF2 the writer also sits
   // between the engine and this runtime (source and observer), recording
