@@ -161,16 +161,6 @@ class ClearingBuffer : public std::streambuf {
   base::ProgressLine& progress_;
 };
 
-// The progress line's delay: POEMS_PROGRESS_DELAY seconds if set (the tests
-// use 0), else base::ProgressLine::kDelaySeconds.
-double progress_delay() {
-  const char* text = std::getenv("POEMS_PROGRESS_DELAY");
-  if (!text || !*text) return base::ProgressLine::kDelaySeconds;
-  char* end = nullptr;
-  const double seconds = std::strtod(text, &end);
-  return *end == '\0' && seconds >= 0 ? seconds : base::ProgressLine::kDelaySeconds;
-}
-
 }  // namespace
 
 void Context::warn(const std::string& message) const { err << "poems: warning: " << message << '\n'; }
@@ -189,7 +179,7 @@ int run(const std::vector<std::string>& raw_args, std::ostream& out, std::ostrea
   // command's callback runs.
   bool quiet = false;
   app.add_flag("--quiet", quiet, "Show no progress of long evaluations (shown on a terminal after 2 s)");
-  base::ProgressLine progress(err, progress_delay());
+  base::ProgressLine progress(err, base::progress_delay_seconds());
   std::optional<core::ProgressScope> progress_scope;
   app.parse_complete_callback([&] {
     if (quiet || &err != &std::cerr || !base::stderr_is_terminal()) return;

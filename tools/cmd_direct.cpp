@@ -11,6 +11,7 @@
 #include "poems/base/units.h"
 #include "poems/core/direct_run.h"
 #include "poems/core/progress.h"
+#include "poems/core/timeline.h"
 #include "poems/sim/report.h"
 
 namespace poems::cli {
@@ -22,7 +23,7 @@ struct DirectOptions {
   std::vector<std::string> args, imports;
   ChoiceOptions choices;
   MachineOptions machine;
-  std::string wg, compute = "measured", stack = "256KiB", isolation = "processes", format;
+  std::string wg, compute = "measured", stack = "256KiB", isolation = "processes", format, timeline;
   std::uint32_t ranks_per_node = 1;
   std::int64_t epoch = -1;
   double compute_scale = 1, timeout = 0;
@@ -64,6 +65,14 @@ direct::DirectOptions direct_options(const DirectOptions& o, const core::DirectM
   // The program's process draws the engine's progress itself when this
   // command would (a terminal, no --quiet: cli::run opened a scope).
   d.progress = static_cast<bool>(core::current_progress());
+  // The program's process writes it (docs/trace.md section 7), from its own
+  // working directory: the name is made absolute here.
+  if (!o.timeline.empty()) {
+    const std::filesystem::path path = std::filesystem::absolute(o.timeline);
+    if (core::is_otf2_path(o.timeline) && path.stem().empty())
+      throw core::UsageError("--timeline", "'" + o.timeline + "' is not an OTF2 archive's name (NAME.otf2)");
+    d.timeline = path.string();
+  }
   return d;
 }
 
@@ -110,6 +119,9 @@ void run_direct(const DirectOptions& o, Context& ctx) {
                   static_cast<double>(r.peak_rss_bytes) / 1048576.0);
     ctx.out << line;
   }
+  if (!o.timeline.empty() && r.timeline_error.empty())
+    ctx.err << "wrote " << o.timeline << (core::is_otf2_path(o.timeline) ? " (OTF2, " : " (Chrome trace, ")
+            << r.sim.ranks << " ranks)\n";
   if (!run.error.empty()) {
     if (r.sim.stuck_total > 0) sim::write_stuck_report(ctx.err, r.sim);  // a deadlock: who waits for what
     ctx.err << "poems: error: " << run.error << '\n';
@@ -122,6 +134,10 @@ void run_direct(const DirectOptions& o, Context& ctx) {
   cell.store_error = run.store_error;
   cell.store_path = run.store_path;
   ctx.result = report_record(cell, ctx);
+  if (!r.timeline_error.empty()) {  // the run itself is done (and stored); its timeline is not
+    ctx.err << "poems: error: --timeline: " << r.timeline_error << '\n';
+    ctx.result = kExitInputError;
+  }
 }
 
 }  // namespace
@@ -165,6 +181,9 @@ void register_direct(CLI::App& app, Context& ctx) {
       ->capture_default_str();
   add_timeout_option(cmd, o->timeout);
   add_format_option(cmd, o->format, {"table", "json"});
+  cmd->add_option("--timeline", o->timeline,
+                  "Write the simulated run as a Chrome trace (ui.perfetto.dev), or as OTF2 if it ends in .otf2 "
+                  "(Vampir)");
   cmd->add_option("--max-ranks-listed", o->max_ranks_listed, "Per-rank lines to print")->capture_default_str();
   add_store_options(cmd, o->store);
   cmd->callback([o, cmd, &ctx] {

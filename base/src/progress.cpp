@@ -83,6 +83,14 @@ bool stderr_is_terminal() {
   return term && *term && std::strcmp(term, "dumb") != 0;
 }
 
+double progress_delay_seconds() {
+  const char* text = std::getenv("POEMS_PROGRESS_DELAY");
+  if (!text || !*text) return ProgressLine::kDelaySeconds;
+  char* end = nullptr;
+  const double seconds = std::strtod(text, &end);
+  return *end == '\0' && seconds >= 0 ? seconds : ProgressLine::kDelaySeconds;
+}
+
 ProgressLine::ProgressLine(std::ostream& out, double delay_seconds, unsigned columns)
     : out_(out), delay_(delay_seconds), columns_(columns) {
   if (columns_ == 0) {

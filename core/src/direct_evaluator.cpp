@@ -10,6 +10,7 @@
 #include "poems/core/direct_program.h"
 #include "poems/core/error.h"
 #include "poems/core/programs.h"
+#include "poems/core/progress.h"
 
 namespace poems::core {
 
@@ -48,6 +49,10 @@ Outcome direct_execution(const Evaluation& e) {
   options.compute = direct::ComputeMode::Model;
   options.processor = processor::ProcessorSpec{"study", "processor[wg]", {{"Wg", e.ns_per_work}}, {}};
   if (p->ranks_as_threads) options.isolation = direct::Isolation::Threads;
+  // The program's process draws the engine's progress itself, as `poems
+  // direct` does, when this thread shows progress (a terminal, no --quiet;
+  // not a forked or threaded study worker: they have no scope).
+  options.progress = static_cast<bool>(current_progress());
   DirectRun run = run_direct_program(bin_path(p->direct), input.args, options, ProgramOutput::Capture, 3600);
   if (!run.result) throw EvaluationError("simulation[direct]: " + run.failure);
   const direct::DirectResult& r = *run.result;

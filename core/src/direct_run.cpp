@@ -147,6 +147,7 @@ DirectOutcome run_direct(const std::string& program, const std::string& binary, 
   nlohmann::json options_json = direct::options_to_json(options);
   options_json.erase("max_stuck_listed");
   options_json.erase("progress");  // how the run is shown, not what it computes
+  options_json.erase("timeline");  // where the run is also written, not what it computes
   // Only when not the matched semantics, so earlier runs' keys still match.
   if (options.sim.semantics == sim::Semantics::Matched) options_json.erase("semantics");
   key.binding = {{"machine", machine_key(machine)}, {"options", options_json}, {"args", args}};

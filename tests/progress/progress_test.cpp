@@ -167,6 +167,33 @@ void check_reports(const Recorder& rec, const poems::sim::SimulationResult& r, s
   }
 }
 
+TEST(SimulationProgress, OneConversionToTheDisplaysFigures) {
+  // base::progress_figures is what core's hooks and the direct runtime draw.
+  poems::sim::SimulationProgress p;
+  p.now = 1'500'000'000'000;  // 1.5 s in picoseconds
+  p.events = 41000;
+  p.operations = 7;
+  p.done = 50;
+  p.total = 100;
+  p.wall_seconds = 3;
+  const ProgressFigures f = poems::base::progress_figures(p);
+  EXPECT_DOUBLE_EQ(f.simulated_seconds, 1.5);
+  EXPECT_EQ(f.events, 41000u);
+  EXPECT_EQ(f.done, 50u);
+  EXPECT_EQ(f.total, 100u);
+  EXPECT_DOUBLE_EQ(f.elapsed_seconds, 3);
+  EXPECT_FALSE(f.finished);
+  p.finished = true;
+  EXPECT_TRUE(poems::base::progress_figures(p).finished);
+  // Drawn through the hook function on a line (shown: past the delay).
+  std::ostringstream out;
+  ProgressLine line(out, 0, 200);
+  line.enable();
+  p.finished = false;
+  poems::base::draw_progress<poems::sim::SimulationProgress>(&line, p);
+  EXPECT_NE(out.str().find("simulated 1.500 s | 41.0 k events"), std::string::npos) << out.str();
+}
+
 TEST(SimulationProgress, ReportedEveryIntervalAndAtTheEndWithoutChangingTheRun) {
   poems::sim::SimulationOptions options;
   poems::taskgraph::CollectiveSchedule plain(allreduce(4096));
@@ -273,6 +300,41 @@ TEST(ProgressCli, QuietOnATerminalPrintsNoProgress) {
   args = kSimulate;
   args.insert(args.begin(), "--quiet");  // a global option, before the command too
   EXPECT_EQ(run_on_terminal(args).find("\033["), std::string::npos);
+}
+
+// Direct execution: the program's process runs the engine and draws the
+// line itself (when `poems` would: a terminal, no --quiet).
+TEST(ProgressCli, ADirectRunShowsTheEnginesProgress) {
+  const std::vector<std::string> ring = {
+      "direct", std::string(POEMS_BIN_DIR) + "/direct_ring", "-np", "4", "--compute", "model", "--no-store", "--",
+      "5000"};
+  std::string text = run_on_terminal(ring);
+  EXPECT_NE(text.find(kErase + "simulated "), std::string::npos) << text;
+  EXPECT_NE(text.find("token 35000 after 5000 lap(s)"), std::string::npos) << text;
+  std::vector<std::string> quiet = ring;
+  quiet.insert(quiet.begin(), "--quiet");
+  text = run_on_terminal(quiet);
+  EXPECT_EQ(text.find("\033["), std::string::npos) << text;
+  EXPECT_NE(text.find("finish "), std::string::npos) << text;
+}
+
+// A study cell evaluated by simulation[direct] shows it as other long
+// evaluations do (its program's process draws it; --jobs 1: cells of forked
+// workers show none), and not with --quiet.
+TEST(ProgressCli, ASimulationDirectStudyCellShowsIt) {
+  const std::vector<std::string> study = {
+      "run",       std::string(POEMS_SOURCE_DIR) + "/tests/progress/direct_study.psl",
+      "--study",   "direct_progress",
+      "--jobs",    "1",
+      "--no-store"};
+  std::string text = run_on_terminal(study);
+  EXPECT_NE(text.find(kErase + "simulated "), std::string::npos) << text;
+  EXPECT_EQ(text.find("[exit status"), std::string::npos) << text;
+  std::vector<std::string> quiet = study;
+  quiet.insert(quiet.begin(), "--quiet");
+  text = run_on_terminal(quiet);
+  EXPECT_EQ(text.find("\033["), std::string::npos) << text;
+  EXPECT_EQ(text.find("[exit status"), std::string::npos) << text;
 }
 
 TEST(ProgressCli, NothingWhenStderrIsNotATerminal) {

@@ -55,6 +55,7 @@ json options_to_json(const DirectOptions& o) {
     algorithms[taskgraph::collective_op_name(op)] = taskgraph::collective_algorithm_name(a);
   j["algorithms"] = algorithms;
   if (o.progress) j["progress"] = true;  // only when asked: stored keys stay as they were
+  if (!o.timeline.empty()) j["timeline"] = o.timeline;
   if (o.processor) {
     j["processor"] = {{"component", o.processor->component},
                       {"evaluator", o.processor->evaluator},
@@ -103,6 +104,7 @@ DirectOptions options_from_json(const json& j) {
   o.stack_bytes = field_or<std::size_t>(j, "stack_bytes", o.stack_bytes);
   o.max_stuck_listed = field_or<std::size_t>(j, "max_stuck_listed", o.max_stuck_listed);
   o.progress = field_or<bool>(j, "progress", false);
+  o.timeline = field_or<std::string>(j, "timeline", "");
   if (j.contains("algorithms")) {
     for (const auto& [name, value] : j.at("algorithms").items()) {
       auto op = taskgraph::parse_collective_op(name);
@@ -154,7 +156,8 @@ json result_to_json(const DirectResult& r) {
           {"measured_cpu_seconds", r.measured_cpu_seconds},
           {"switches", r.switches},
           {"mpi_calls", r.mpi_calls},
-          {"peak_rss_bytes", r.peak_rss_bytes}};
+          {"peak_rss_bytes", r.peak_rss_bytes},
+          {"timeline_error", r.timeline_error}};
 }
 
 DirectResult result_from_json(const json& j) {
@@ -191,6 +194,7 @@ DirectResult result_from_json(const json& j) {
   r.switches = field<std::uint64_t>(j, "switches");
   r.mpi_calls = field<std::uint64_t>(j, "mpi_calls");
   r.peak_rss_bytes = field<std::size_t>(j, "peak_rss_bytes");
+  r.timeline_error = field_or<std::string>(j, "timeline_error", "");
   return r;
 }
 

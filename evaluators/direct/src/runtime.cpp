@@ -8,11 +8,15 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <iostream>
 #include <optional>
 #include <unordered_map>
 
 #include "poems/base/progress.h"
+#include "poems/sim/report.h"
+#include "poems/trace/timeline.h"
+#include "poems/trace/trace.h"
 #include "runtime_impl.h"
 #include "threads.h"
 #include "virtual_time.h"
@@ -401,19 +405,6 @@ bool Runtime::arrived_unexpected(std::uint32_t rank, std::uint32_t sender, std::
 
 // ---- the run -----------------------------------------------------------------------------
 
-namespace {
-void draw_progress(void* line, const sim::SimulationProgress& p) {
-  base::ProgressFigures f;
-  f.elapsed_seconds = p.wall_seconds;
-  f.simulated_seconds = static_cast<double>(p.now) * 1e-12;
-  f.events = p.events;
-  f.done = p.done;
-  f.total = p.total;
-  f.finished = p.finished;
-  static_cast<base::ProgressLine*>(line)->update(f);
-}
-}  // namespace
-
 DirectResult Runtime::run() {
   const auto start = std::chrono::steady_clock::now();
   DirectResult out;
@@ -423,12 +414,27 @@ DirectResult Runtime::run() {
   // draws it; a rank's output may land after the line until it is redrawn).
   std::optional<base::ProgressLine> progress;
   if (options_.progress && base::stderr_is_terminal()) {
-    progress.emplace(std::cerr);
+    progress.emplace(std::cerr, base::progress_delay_seconds());
     progress->enable();
-    so.progress = {draw_progress, &*progress};
+    so.progress = {base::draw_progress<sim::SimulationProgress>, &*progress};
+  }
+  // --timeline: the engine records its spans; for OTF2 the writer also sits
+  // between the engine and this runtime (source and observer), recording
+  // every operation and match before handing the call on.
+  std::optional<trace::Otf2Timeline> otf2;
+  taskgraph::ScheduleSource* source = this;
+  if (!options_.timeline.empty()) {
+    so.record_timeline = true;
+    if (is_otf2_name(options_.timeline)) {
+      otf2.emplace(*this, trace::Otf2Timeline::Labels::FromSource, this);
+      otf2->set_companions(programs_);
+      otf2->set_creator("poems direct");
+      so.observer = &otf2->observer();
+      source = &otf2->source();
+    }
   }
   try {
-    out.sim = sim::simulate(*this, so, options_.max_stuck_listed);
+    out.sim = sim::simulate(*source, so, options_.max_stuck_listed);
   } catch (const RunStopped&) {
     out.sim.completed = false;
   } catch (const sim::SimulationError& e) {
@@ -438,7 +444,16 @@ DirectResult Runtime::run() {
     unwind_all();
     throw;
   }
+  if (otf2) {
+    try {
+      otf2->write(options_.timeline, out.sim, so.cpus);
+    } catch (const std::exception& e) {
+      out.timeline_error = e.what();
+    }
+  }
   strip_companions(out);
+  if (!options_.timeline.empty() && !otf2) write_chrome_timeline(out);
+  out.sim.timeline = {};
   if (error_.empty() && !out.sim.completed) {
     describe_blocked(out);
     error_ = ("deadlock: " + std::to_string(out.sim.stuck_total) + " rank(s) cannot go on").c_str();
@@ -465,6 +480,25 @@ DirectResult Runtime::run() {
     out.peak_rss_bytes = std::max(out.peak_rss_bytes, static_cast<std::size_t>(children.ru_maxrss) * 1024);
   }
   return out;
+}
+
+bool is_otf2_name(const std::string& path) { return path.size() > 5 && path.compare(path.size() - 5, 5, ".otf2") == 0; }
+
+// A companion's spans are its rank's, on one more CPU (after the rank's own),
+// as the Chrome trace shows several CPUs of a rank: in the rank's track.
+void Runtime::write_chrome_timeline(DirectResult& out) const {
+  const auto programs = static_cast<std::int32_t>(programs_);
+  for (sim::Span& span : out.sim.timeline) {
+    if (span.rank >= programs_) {
+      span.rank -= programs_;
+      span.cpu = static_cast<std::uint8_t>(std::min<std::uint32_t>(options_.sim.cpus, 255));
+    }
+    if (span.peer >= programs) span.peer -= programs;
+  }
+  std::ofstream file(options_.timeline);
+  sim::write_chrome_trace(file, out.sim);
+  file.close();
+  if (!file) out.timeline_error = "cannot write the timeline '" + options_.timeline + "'";
 }
 
 // The engine's result names the companions too: the program ranks' figures

@@ -497,6 +497,7 @@ class Runtime final : public taskgraph::ScheduleSource, public sim::ExecutionObs
   taskgraph::CollectiveCall library_call(MPI_Comm handle, taskgraph::CollectiveOp op, std::uint64_t bytes, int root,
                                          const char* call, std::int32_t tag);
   void strip_companions(DirectResult& out) const;
+  void write_chrome_timeline(DirectResult& out) const;  // after strip_companions
   // The calling rank enters the next collective on `handle` (`seq`, its
   // number there): the call's record, checked against the other ranks'.
   Collective& enter_collective(MPI_Comm handle, int kind, int root, const char* call, std::uint64_t& seq);
@@ -548,6 +549,9 @@ class Runtime final : public taskgraph::ScheduleSource, public sim::ExecutionObs
   std::int32_t yielded_ = -1;
   pid_t controller_ = 0;
 };
+
+// Whether a --timeline name asks for OTF2 (NAME.otf2) rather than a Chrome trace.
+bool is_otf2_name(const std::string& path);
 
 // The rank number of this process (processes), or -1 (the controller, or threads).
 std::int32_t self_rank_process();

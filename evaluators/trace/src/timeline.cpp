@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
+#include <span>
+#include <string>
 #include <unordered_map>
 
 #include <otf2/otf2.h>
@@ -50,11 +52,15 @@ struct RankLog {
 struct Otf2Timeline::State : taskgraph::ScheduleSource, sim::ExecutionObserver {
   taskgraph::ScheduleSource& inner;
   Labels labels;
+  sim::ExecutionObserver* forward;
+  std::uint32_t program_ranks;  // ranks from here on are companions (direct execution)
+  std::string creator = "poems simulate";
   bool checked = false;
   std::vector<RankLog> logs;
   std::vector<std::pair<std::uint32_t, std::uint64_t>> ids{{0, 0}};  // node id -> (rank, operation)
 
-  State(taskgraph::ScheduleSource& s, Labels l) : inner(s), labels(l), logs(s.ranks()) {}
+  State(taskgraph::ScheduleSource& s, Labels l, sim::ExecutionObserver* f)
+      : inner(s), labels(l), forward(f), program_ranks(s.ranks()), logs(s.ranks()) {}
 
   // ---- the source
   std::uint32_t ranks() const override { return inner.ranks(); }
@@ -99,21 +105,34 @@ struct Otf2Timeline::State : taskgraph::ScheduleSource, sim::ExecutionObserver {
   // ---- the observer
   bool completed(std::uint32_t rank, std::uint64_t op, Picoseconds time) override {
     if (op < logs[rank].ops.size()) logs[rank].ops[op].done = time;
-    return false;
+    return forward && forward->completed(rank, op, time);
   }
   void matched(std::uint32_t rank, std::uint64_t recv_op, std::uint32_t sender, std::uint64_t send_op,
-               Picoseconds) override {
+               Picoseconds time) override {
     if (recv_op < logs[rank].ops.size()) {
       logs[rank].ops[recv_op].match_rank = sender;
       logs[rank].ops[recv_op].match_op = send_op;
     }
+    if (forward) forward->matched(rank, recv_op, sender, send_op, time);
   }
-  bool arrived_unexpected(std::uint32_t, std::uint32_t, std::uint64_t, Picoseconds) override { return false; }
+  bool arrived_unexpected(std::uint32_t rank, std::uint32_t sender, std::uint64_t send_op, Picoseconds time) override {
+    return forward && forward->arrived_unexpected(rank, sender, send_op, time);
+  }
+  std::span<const std::uint32_t> take_woken() override {
+    return forward ? forward->take_woken() : std::span<const std::uint32_t>{};
+  }
+  std::span<const std::uint32_t> drained(Picoseconds now) override {
+    return forward ? forward->drained(now) : std::span<const std::uint32_t>{};
+  }
 };
 
-Otf2Timeline::Otf2Timeline(taskgraph::ScheduleSource& source, Labels labels)
-    : state_(std::make_unique<State>(source, labels)) {}
+Otf2Timeline::Otf2Timeline(taskgraph::ScheduleSource& source, Labels labels, sim::ExecutionObserver* forward)
+    : state_(std::make_unique<State>(source, labels, forward)) {}
 Otf2Timeline::~Otf2Timeline() = default;
+void Otf2Timeline::set_companions(std::uint32_t program_ranks) {
+  state_->program_ranks = std::min(program_ranks, state_->inner.ranks());
+}
+void Otf2Timeline::set_creator(std::string creator) { state_->creator = std::move(creator); }
 taskgraph::ScheduleSource& Otf2Timeline::source() { return *state_; }
 sim::ExecutionObserver& Otf2Timeline::observer() { return *state_; }
 
@@ -185,7 +204,9 @@ void check(OTF2_ErrorCode code, const char* what, const std::string& path) {
 void Otf2Timeline::write(const std::string& path, const sim::SimulationResult& result, std::uint32_t cpus) const {
   const State& s = *state_;
   if (cpus == 0) cpus = 1;
-  const std::uint32_t nranks = s.inner.ranks();
+  const std::uint32_t nranks = s.inner.ranks();    // engine ranks (with companions)
+  const std::uint32_t programs = s.program_ranks;  // the ranks the archive shows
+  auto rank_of = [&](std::uint32_t r) { return r >= programs && programs > 0 ? (r - programs) % programs : r; };
   std::vector<RankLog> logs = s.logs;  // start times are filled in below
 
   // Starts: calc, send and rendezvous intervals name their operation.
@@ -256,14 +277,14 @@ void Otf2Timeline::write(const std::string& path, const sim::SimulationResult& r
       const std::uint32_t c = comm(send.comm);
       const auto tag = static_cast<std::uint32_t>(send.tag);
       std::vector<Event>& from = at(recv.match_rank, send.cpu);
-      from.push_back({send.start == kUnset ? 0 : send.start, 3, order++, Event::Isend, 0, r, c, tag, send.amount,
-                      recv.match_op + 1});
+      from.push_back({send.start == kUnset ? 0 : send.start, 3, order++, Event::Isend, 0, rank_of(r), c, tag,
+                      send.amount, recv.match_op + 1});
       if (send.done != kUnset)
         from.push_back({send.done, 0, order++, Event::IsendComplete, 0, 0, 0, 0, 0, recv.match_op + 1});
       std::vector<Event>& to = at(r, recv.cpu);
       to.push_back({recv.start, 3, order++, Event::IrecvRequest, 0, 0, 0, 0, 0, i + 1});
       if (recv.done != kUnset)
-        to.push_back({recv.done, 0, order++, Event::Irecv, 0, recv.match_rank, c, tag, send.amount, i + 1});
+        to.push_back({recv.done, 0, order++, Event::Irecv, 0, rank_of(recv.match_rank), c, tag, send.amount, i + 1});
     }
   Picoseconds end = result.max_finish;
   for (auto& list : events) {
@@ -291,10 +312,13 @@ void Otf2Timeline::write(const std::string& path, const sim::SimulationResult& r
   OTF2_FlushCallbacks flush{pre_flush, post_flush};
   check(OTF2_Archive_SetFlushCallbacks(archive, &flush, nullptr), "flush callbacks", path);
   check(OTF2_Archive_SetSerialCollectiveCallbacks(archive), "collective callbacks", path);
-  check(OTF2_Archive_SetCreator(archive, "poems simulate"), "creator", path);
+  check(OTF2_Archive_SetCreator(archive, s.creator.c_str()), "creator", path);
   check(OTF2_Archive_OpenEvtFiles(archive), "event files", path);
+  // A companion that did nothing is left out.
+  auto shown = [&](std::size_t loc) { return loc / cpus < programs || !events[loc].empty(); };
   std::vector<std::uint64_t> counts(events.size(), 0);
   for (std::size_t loc = 0; loc < events.size(); ++loc) {
+    if (!shown(loc)) continue;
     OTF2_EvtWriter* w = OTF2_Archive_GetEvtWriter(archive, loc);
     if (!w) throw TraceError("cannot write the events of '" + path + "'");
     for (const Event& e : events[loc]) {
@@ -317,7 +341,10 @@ void Otf2Timeline::write(const std::string& path, const sim::SimulationResult& r
   check(OTF2_Archive_CloseEvtFiles(archive), "event files", path);
   check(OTF2_Archive_OpenDefFiles(archive), "definition files", path);
   for (std::size_t loc = 0; loc < events.size(); ++loc)
-    if (OTF2_DefWriter* d = OTF2_Archive_GetDefWriter(archive, loc)) OTF2_Archive_CloseDefWriter(archive, d);
+    if (!shown(loc))
+      continue;
+    else if (OTF2_DefWriter* d = OTF2_Archive_GetDefWriter(archive, loc))
+      OTF2_Archive_CloseDefWriter(archive, d);
   check(OTF2_Archive_CloseDefFiles(archive), "definition files", path);
 
   OTF2_GlobalDefWriter* g = OTF2_Archive_GetGlobalDefWriter(archive);
@@ -328,9 +355,13 @@ void Otf2Timeline::write(const std::string& path, const sim::SimulationResult& r
     strings.push_back(text);
     return static_cast<OTF2_StringRef>(strings.size() - 1);
   };
-  std::vector<OTF2_StringRef> rank_names, location_names, region_names(regions.size()), comm_names(comms.size());
-  for (std::uint32_t r = 0; r < nranks; ++r) rank_names.push_back(string_id("rank " + std::to_string(r)));
+  std::vector<OTF2_StringRef> rank_names, location_names, companion_names, region_names(regions.size()),
+      comm_names(comms.size());
+  for (std::uint32_t r = 0; r < programs; ++r) rank_names.push_back(string_id("rank " + std::to_string(r)));
   for (std::uint32_t c = 0; c < cpus; ++c) location_names.push_back(string_id("CPU " + std::to_string(c)));
+  if (nranks > programs)
+    for (std::uint32_t c = 0; c < cpus; ++c)
+      companion_names.push_back(string_id("companion (nonblocking collectives, one-sided), CPU " + std::to_string(c)));
   std::vector<std::string> region_text(regions.size());
   std::vector<bool> region_computes(regions.size());
   for (const auto& [key, id] : regions) {
@@ -350,13 +381,15 @@ void Otf2Timeline::write(const std::string& path, const sim::SimulationResult& r
   OTF2_GlobalDefWriter_WriteClockProperties(g, 1000000000000ull, 0, end, OTF2_UNDEFINED_TIMESTAMP);
   OTF2_GlobalDefWriter_WriteParadigm(g, OTF2_PARADIGM_MPI, 3, OTF2_PARADIGM_CLASS_PROCESS);
   OTF2_GlobalDefWriter_WriteSystemTreeNode(g, 0, 1, 2, OTF2_UNDEFINED_SYSTEM_TREE_NODE);
-  for (std::uint32_t r = 0; r < nranks; ++r)
+  for (std::uint32_t r = 0; r < programs; ++r)
     OTF2_GlobalDefWriter_WriteLocationGroup(g, r, rank_names[r], OTF2_LOCATION_GROUP_TYPE_PROCESS, 0,
                                             OTF2_UNDEFINED_LOCATION_GROUP);
   for (std::uint32_t r = 0; r < nranks; ++r)
     for (std::uint32_t c = 0; c < cpus; ++c) {
       const std::uint64_t loc = static_cast<std::uint64_t>(r) * cpus + c;
-      OTF2_GlobalDefWriter_WriteLocation(g, loc, location_names[c], OTF2_LOCATION_TYPE_CPU_THREAD, counts[loc], r);
+      if (!shown(loc)) continue;
+      OTF2_GlobalDefWriter_WriteLocation(g, loc, r < programs ? location_names[c] : companion_names[c],
+                                         OTF2_LOCATION_TYPE_CPU_THREAD, counts[loc], rank_of(r));
     }
   for (std::uint32_t id = 0; id < region_names.size(); ++id)
     OTF2_GlobalDefWriter_WriteRegion(g, id, region_names[id], region_names[id], 0,
@@ -366,12 +399,12 @@ void Otf2Timeline::write(const std::string& path, const sim::SimulationResult& r
   // Every rank's first CPU in rank order; communicators over all ranks, so a
   // rank in one is its world rank.
   std::vector<std::uint64_t> members;
-  for (std::uint32_t r = 0; r < nranks; ++r) members.push_back(static_cast<std::uint64_t>(r) * cpus);
+  for (std::uint32_t r = 0; r < programs; ++r) members.push_back(static_cast<std::uint64_t>(r) * cpus);
   OTF2_GlobalDefWriter_WriteGroup(g, 0, 0, OTF2_GROUP_TYPE_COMM_LOCATIONS, OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE,
-                                  nranks, members.data());
-  for (std::uint32_t r = 0; r < nranks; ++r) members[r] = r;
-  OTF2_GlobalDefWriter_WriteGroup(g, 1, 0, OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, nranks,
-                                  members.data());
+                                  programs, members.data());
+  for (std::uint32_t r = 0; r < programs; ++r) members[r] = r;
+  OTF2_GlobalDefWriter_WriteGroup(g, 1, 0, OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE,
+                                  programs, members.data());
   for (std::uint32_t id = 0; id < comm_names.size(); ++id)
     OTF2_GlobalDefWriter_WriteComm(g, id, comm_names[id], 1, OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE);
   OTF2_Archive_CloseGlobalDefWriter(archive, g);

@@ -23,6 +23,22 @@ struct ProgressFigures {
   bool finished = false;              // the work ended: erase the line
 };
 
+// The figures of a simulator's report: sim::SimulationProgress (`now` in
+// picoseconds, events, done/total, wall_seconds, finished). A template so
+// base needs no simulator; the one conversion for every display, core's and
+// the direct runtime's (libpoems_mpi.so, which has no core).
+template <typename Report>
+ProgressFigures progress_figures(const Report& report) {
+  ProgressFigures f;
+  f.elapsed_seconds = report.wall_seconds;
+  f.simulated_seconds = static_cast<double>(report.now) * 1e-12;
+  f.events = report.events;
+  f.done = report.done;
+  f.total = report.total;
+  f.finished = report.finished;
+  return f;
+}
+
 // The line for `figures` with `rate` events per second (negative: not known
 // yet) and `eta_seconds` (negative: none), without terminal controls:
 // "simulated 1.25 s | 12.3 M events | 4.56 M events/s | 42 % | ETA 0:07".
@@ -30,6 +46,11 @@ std::string progress_text(const ProgressFigures& figures, double rate, double et
 
 // True if file descriptor 2 is a terminal and TERM is set and not "dumb".
 bool stderr_is_terminal();
+
+// The delay before a line is shown: POEMS_PROGRESS_DELAY seconds if set
+// (the tests use 0), else ProgressLine::kDelaySeconds. Read by `poems` and by
+// the direct runtime (a program's process draws its own line).
+double progress_delay_seconds();
 
 class ProgressLine {
  public:
@@ -68,5 +89,12 @@ class ProgressLine {
   std::uint64_t last_events_ = 0;
   double first_elapsed_ = -1, first_fraction_ = 0;
 };
+
+// A progress hook's function (sim::ProgressHook: function and data) drawing
+// each report on the ProgressLine given as the hook's data.
+template <typename Report>
+void draw_progress(void* line, const Report& report) {
+  static_cast<ProgressLine*>(line)->update(progress_figures(report));
+}
 
 }  // namespace poems::base

@@ -26,8 +26,6 @@ class ProgressScope {
 // The hook of the innermost scope on this thread (none: empty).
 sim::ProgressHook current_progress();
 
-// The simulator's report in the display's units.
-base::ProgressFigures progress_figures(const sim::SimulationProgress& progress);
 // A hook drawing on `line` (which must outlive the scope using it).
 sim::ProgressHook progress_hook(base::ProgressLine& line);
 

@@ -63,6 +63,10 @@ struct DirectOptions {
   // Show the engine's progress on stderr if it is a terminal (base/progress.h;
   // `poems direct` without --quiet). Not part of a run's key.
   bool progress = false;
+  // Writes the simulated execution here (docs/trace.md section 7): NAME.otf2
+  // as an OTF2 archive, any other name as a Chrome trace (JSON). Written by
+  // the process that runs the engine; "" for none. Not part of a run's key.
+  std::string timeline;
 };
 
 struct DirectResult {
@@ -77,6 +81,7 @@ struct DirectResult {
   std::uint64_t switches = 0;       // user-level thread switches
   std::uint64_t mpi_calls = 0;
   std::size_t peak_rss_bytes = 0;  // of this process, at the end
+  std::string timeline_error;      // why DirectOptions::timeline could not be written ("" if it was, or none asked)
   bool completed() const { return error.empty() && sim.completed; }
 };
 

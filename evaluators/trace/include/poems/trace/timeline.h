@@ -14,6 +14,10 @@
 //   sim::SimulationResult r = sim::simulate(t.source(), options);
 //   t.write("run.otf2", r, options.cpus);
 //
+// A source that is its own observer (direct execution's runtime) passes
+// itself as `forward`: the timeline records, then hands every call on and
+// answers what the source answers.
+//
 // The simulator reports to an observer only for a source whose operations
 // are issued in order; a source that does not promise it (a GOAL file) is
 // checked operation by operation first (check_order()).
@@ -34,7 +38,7 @@ class Otf2Timeline {
   // trace), or only the kind of work (calc, send, recv: for GOAL files,
   // whose labels name single operations).
   enum class Labels { FromSource, ByKind };
-  Otf2Timeline(taskgraph::ScheduleSource& source, Labels labels);
+  Otf2Timeline(taskgraph::ScheduleSource& source, Labels labels, sim::ExecutionObserver* forward = nullptr);
   ~Otf2Timeline();
   Otf2Timeline(const Otf2Timeline&) = delete;
   Otf2Timeline& operator=(const Otf2Timeline&) = delete;
@@ -45,6 +49,13 @@ class Otf2Timeline {
   // on). Returns "" if the check passed (then the timeline can be recorded),
   // else why not. Restarts the source.
   std::string check_order();
+
+  // Direct execution: engine ranks from `program_ranks` on are companions
+  // (rank r's is program_ranks + r: its nonblocking collectives and
+  // one-sided service), written as more locations of rank r, and a message's
+  // peer is the rank, not the companion.
+  void set_companions(std::uint32_t program_ranks);
+  void set_creator(std::string creator);  // the archive's creator (default "poems simulate")
 
   taskgraph::ScheduleSource& source();
   sim::ExecutionObserver& observer();
