@@ -289,6 +289,39 @@ TEST(Probe, IprobeAndTestSeeOnlyWhatHasHappened) {
   EXPECT_EQ(test_flags, (std::vector<int>{0, 1}));
 }
 
+// A polling MPI_Testall over an eager send (done at once) and a synchronous
+// send (done when the receive matches it, late) must advance virtual time
+// although some of its requests are complete: it used to spin forever under
+// --compute model (issue found with direct_feature_p2p -np 2).
+TEST(Testall, PollingWithSomeRequestsDoneAdvancesTime) {
+  int polls = 0;
+  DirectResult r = run_ranks(model_options(2, kP), [&](int rank, int) {
+    int v = rank;
+    if (rank == 1) {
+      POEMS_Advance(20000);  // receives only at 20 us
+      int a = 0, b = 0;
+      MPI_Recv(&a, 1, MPI_INT, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      MPI_Recv(&b, 1, MPI_INT, 0, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      return;
+    }
+    MPI_Request q[2];
+    MPI_Isend(&v, 1, MPI_INT, 1, 0, MPI_COMM_WORLD, &q[0]);
+    MPI_Issend(&v, 1, MPI_INT, 1, 1, MPI_COMM_WORLD, &q[1]);
+    int flag = 0;
+    while (!flag) {
+      MPI_Testall(2, q, &flag, MPI_STATUSES_IGNORE);
+      ++polls;
+    }
+    EXPECT_EQ(q[0], MPI_REQUEST_NULL);
+    EXPECT_EQ(q[1], MPI_REQUEST_NULL);
+  });
+  ASSERT_TRUE(r.completed()) << r.error;
+  // Each unanswered poll costs 100 ns; the synchronous send completes after
+  // rank 1's receive at 20 us or later: at least a hundred polls.
+  EXPECT_GT(polls, 100);
+  EXPECT_GE(r.sim.per_rank[0].finish, ns(20000));
+}
+
 TEST(Sendrecv, ShiftsARing) {
   const int P = 6;
   std::vector<int> got(P, -1);

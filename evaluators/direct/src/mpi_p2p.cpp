@@ -169,7 +169,11 @@ std::vector<int> wait_requests(Runtime& rt, const char* call, int count, MPI_Req
 }
 
 // Which of the requests are complete by the rank's present virtual time.
-std::vector<int> test_requests(Runtime& rt, const char* call, int count, MPI_Request handles[], bool& any_active) {
+// A call whose answer is "not yet" costs `poll_cost`, so that a polling loop
+// advances virtual time: for MPI_Testall that is any incomplete request
+// (some done is still "not yet"), for the others none done.
+std::vector<int> test_requests(Runtime& rt, const char* call, int count, MPI_Request handles[], bool& any_active,
+                               bool needs_all = false) {
   if (count < 0) rt.fail(call, "count " + std::to_string(count) + " is negative (MPI_ERR_COUNT)");
   std::vector<std::uint32_t> ids;
   std::vector<int> where;
@@ -187,7 +191,7 @@ std::vector<int> test_requests(Runtime& rt, const char* call, int count, MPI_Req
     const Request& q = rt.request(ids[j]);
     if (q.done && q.done_time <= now) done.push_back(where[j]);
   }
-  if (done.empty()) rt.charge(static_cast<double>(rt.options().poll_cost));
+  if (needs_all ? done.size() < ids.size() : done.empty()) rt.charge(static_cast<double>(rt.options().poll_cost));
   return done;
 }
 
@@ -324,7 +328,7 @@ int MPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
 int MPI_Testall(int count, MPI_Request requests[], int* flag, MPI_Status statuses[]) {
   return mpi_call("MPI_Testall", [&](Runtime& rt) {
     bool active = false;
-    const std::vector<int> done = test_requests(rt, "MPI_Testall", count, requests, active);
+    const std::vector<int> done = test_requests(rt, "MPI_Testall", count, requests, active, /*needs_all=*/true);
     int active_count = 0;
     for (int i = 0; i < count; ++i)
       if (!inactive(rt, requests[i])) ++active_count;
