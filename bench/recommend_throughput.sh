@@ -31,6 +31,8 @@ if [ -n "${POEMS_BENCH_NICE:-}" ]; then
   # shellcheck disable=SC2016  # expanded by the inner shell
   nice=(setsid bash -c 'echo "$0" > /proc/self/autogroup; exec nice -n "$0" "$@"' "$POEMS_BENCH_NICE")
 fi
+# shellcheck source=bench/compare_runs.sh
+source "$here/compare_runs.sh"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
@@ -42,7 +44,7 @@ declare -A questions=(
 echo "host: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg); nice ${POEMS_BENCH_NICE:-0}"
 printf "%-14s %5s %10s %8s %10s %6s %s\n" question jobs wall_s speedup cpu_s runs same_as_first
 for name in critical-path confirm; do
-  first_wall=""
+  compare_reset
   for n in "${jobs[@]}"; do
     dir="$work/$name-$n"
     mkdir -p "$dir"
@@ -52,17 +54,7 @@ for name in critical-path confirm; do
     read -r wall user sys < "$dir/time"
     sed -E 's/; [0-9]+\.[0-9]{3} s$//' "$dir/out" > "$dir/answer"
     runs=$("$poems" db runs --db "$dir/poems.db" --status "done" --limit 0 --format csv | tail -n +2 | wc -l)
-    same=yes
-    if [ -z "$first_wall" ]; then
-      first_wall=$wall
-      first="$dir"
-      first_runs=$runs
-    else
-      cmp -s "$first/answer" "$dir/answer" || same=no
-      [ "$runs" = "$first_runs" ] || same=no
-    fi
-    speedup=$(awk -v s="$first_wall" -v w="$wall" 'BEGIN { printf "%.2f", s / w }')
-    cpu=$(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.1f", u + s }')
+    compare_run "$wall" "$user" "$sys" "$dir/answer" "$runs"
     printf "%-14s %5s %10s %8s %10s %6s %s\n" "$name" "$n" "$wall" "$speedup" "$cpu" "$runs" "$same"
   done
 done

@@ -30,6 +30,8 @@ configs=("$@")
 poems="$(cd "$build" && pwd)/bin/poems"
 nice=()
 [ -n "${POEMS_BENCH_NICE:-}" ] && nice=(--nice "$POEMS_BENCH_NICE")
+# shellcheck source=bench/compare_runs.sh
+source "$here/compare_runs.sh"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 root=""
@@ -38,30 +40,20 @@ root=""
 echo "host: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg); study $study of $(basename "$spec")" \
   "${nice[@]}"
 printf "%-8s %10s %8s %10s %6s %s\n" config wall_s speedup cpu_s cells same_as_serial
-serial_wall=""
+compare_reset
 for config in "${configs[@]}"; do
   kind=${config%%:*}
   n=${config#*:}
   db="$work/$config.db"
   case $kind in
     jobs) cmd=("$poems" run "$spec" --study "$study" --jobs "$n" --db "$db" "${nice[@]}") ;;
-    mpi) cmd=(mpirun $root --oversubscribe --bind-to none -np "$n" "$poems" run "$spec" --study "$study" --db "$db"
+    mpi) cmd=(mpirun ${root:+"$root"} --oversubscribe --bind-to none -np "$n" "$poems" run "$spec" --study "$study" --db "$db"
               "${nice[@]}") ;;
     *) echo "unknown configuration $config" >&2; exit 2 ;;
   esac
   /usr/bin/time -f "%e %U %S" -o "$work/time" "${cmd[@]}" > "$work/$config.out" 2> "$work/$config.err"
   read -r wall user sys < "$work/time"
-  cells=$("$poems" db runs --db "$db" --status done --limit 0 --format csv | tail -n +2 | wc -l)
-  same=yes
-  if [ -z "$serial_wall" ]; then
-    serial_wall=$wall
-    serial_out="$work/$config.out"
-    serial_cells=$cells
-  else
-    cmp -s "$serial_out" "$work/$config.out" || same=no
-    [ "$cells" = "$serial_cells" ] || same=no
-  fi
-  speedup=$(awk -v s="$serial_wall" -v w="$wall" 'BEGIN { printf "%.2f", s / w }')
-  cpu=$(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.1f", u + s }')
+  cells=$("$poems" db runs --db "$db" --status "done" --limit 0 --format csv | tail -n +2 | wc -l)
+  compare_run "$wall" "$user" "$sys" "$work/$config.out" "$cells"
   printf "%-8s %10s %8s %10s %6s %s\n" "$config" "$wall" "$speedup" "$cpu" "$cells" "$same"
 done
