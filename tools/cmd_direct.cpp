@@ -13,6 +13,7 @@
 #include "poems/core/progress.h"
 #include "poems/core/timeline.h"
 #include "poems/sim/report.h"
+#include "poems/trace/timeline.h"
 
 namespace poems::cli {
 
@@ -69,7 +70,7 @@ direct::DirectOptions direct_options(const DirectOptions& o, const core::DirectM
   // working directory: the name is made absolute here.
   if (!o.timeline.empty()) {
     const std::filesystem::path path = std::filesystem::absolute(o.timeline);
-    if (core::is_otf2_path(o.timeline) && path.stem().empty())
+    if (trace::is_otf2_name(o.timeline) && path.stem().empty())
       throw core::UsageError("--timeline", "'" + o.timeline + "' is not an OTF2 archive's name (NAME.otf2)");
     d.timeline = path.string();
   }
@@ -120,7 +121,7 @@ void run_direct(const DirectOptions& o, Context& ctx) {
     ctx.out << line;
   }
   if (!o.timeline.empty() && r.timeline_error.empty())
-    ctx.err << "wrote " << o.timeline << (core::is_otf2_path(o.timeline) ? " (OTF2, " : " (Chrome trace, ")
+    ctx.err << "wrote " << o.timeline << (trace::is_otf2_name(o.timeline) ? " (OTF2, " : " (Chrome trace, ")
             << r.sim.ranks << " ranks)\n";
   if (!run.error.empty()) {
     if (r.sim.stuck_total > 0) sim::write_stuck_report(ctx.err, r.sim);  // a deadlock: who waits for what

@@ -11,6 +11,7 @@
 #include "poems/core/schedules.h"
 #include "poems/core/timeline.h"
 #include "poems/sim/report.h"
+#include "poems/trace/timeline.h"
 
 namespace poems::cli {
 
@@ -33,7 +34,7 @@ void run_simulate(const SimulateOptions& o, Context& ctx) {
   if (sources != 1)
     throw core::UsageError("simulate", "give exactly one of SPEC, --goal FILE, --collective NAME or --trace ARCHIVE");
   if (o.trace.archive.empty()) reject_trace_options(o.trace);
-  const bool otf2 = core::is_otf2_path(o.timeline);
+  const bool otf2 = trace::is_otf2_name(o.timeline);
   core::Store store(o.store);
   core::Cell cell;
   std::string description;

@@ -6,12 +6,10 @@
 
 namespace poems::core {
 
-bool is_otf2_path(const std::string& path) { return path.size() > 5 && path.compare(path.size() - 5, 5, ".otf2") == 0; }
-
 sim::SimulationResult simulate_with_timeline(taskgraph::ScheduleSource& source, sim::SimulationOptions options,
                                              std::size_t max_stuck_listed, const std::string& otf2_path, bool by_kind) {
   if (otf2_path.empty()) return sim::simulate(source, options, max_stuck_listed);
-  if (!is_otf2_path(otf2_path))
+  if (!trace::is_otf2_name(otf2_path))
     throw UsageError("--timeline", "'" + otf2_path + "' is not an OTF2 archive's name (NAME.otf2)");
   trace::Otf2Timeline timeline(source,
                                by_kind ? trace::Otf2Timeline::Labels::ByKind : trace::Otf2Timeline::Labels::FromSource);

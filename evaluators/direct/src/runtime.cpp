@@ -425,7 +425,7 @@ DirectResult Runtime::run() {
   taskgraph::ScheduleSource* source = this;
   if (!options_.timeline.empty()) {
     so.record_timeline = true;
-    if (is_otf2_name(options_.timeline)) {
+    if (trace::is_otf2_name(options_.timeline)) {
       otf2.emplace(*this, trace::Otf2Timeline::Labels::FromSource, this);
       otf2->set_companions(programs_);
       otf2->set_creator("poems direct");
@@ -481,8 +481,6 @@ DirectResult Runtime::run() {
   }
   return out;
 }
-
-bool is_otf2_name(const std::string& path) { return path.size() > 5 && path.compare(path.size() - 5, 5, ".otf2") == 0; }
 
 // A companion's spans are its rank's, on one more CPU (after the rank's own),
 // as the Chrome trace shows several CPUs of a rank: in the rank's track.

@@ -550,9 +550,6 @@ class Runtime final : public taskgraph::ScheduleSource, public sim::ExecutionObs
   pid_t controller_ = 0;
 };
 
-// Whether a --timeline name asks for OTF2 (NAME.otf2) rather than a Chrome trace.
-bool is_otf2_name(const std::string& path);
-
 // The rank number of this process (processes), or -1 (the controller, or threads).
 std::int32_t self_rank_process();
 

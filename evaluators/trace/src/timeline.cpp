@@ -18,6 +18,8 @@
 
 namespace poems::trace {
 
+bool is_otf2_name(const std::string& path) { return path.size() > 5 && path.compare(path.size() - 5, 5, ".otf2") == 0; }
+
 namespace fs = std::filesystem;
 using taskgraph::Dependency;
 using taskgraph::OpBuffer;

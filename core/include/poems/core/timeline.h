@@ -11,9 +11,6 @@
 
 namespace poems::core {
 
-// True when `path` names an OTF2 archive (ends in .otf2).
-bool is_otf2_path(const std::string& path);
-
 // sim::simulate, and with an `otf2_path` the run written as that archive:
 // regions named by the source's node labels, or by the kind of operation
 // (`by_kind`: GOAL files, whose labels name single operations). Throws

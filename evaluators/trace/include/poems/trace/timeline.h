@@ -32,6 +32,10 @@
 
 namespace poems::trace {
 
+// True when a --timeline `path` names an OTF2 archive (NAME.otf2) rather
+// than a Chrome trace.
+bool is_otf2_name(const std::string& path);
+
 class Otf2Timeline {
  public:
   // Region names: the source's node labels (PSL statements, MPI calls of a
