@@ -1,4 +1,5 @@
 #include "poems/core/parallel_study.h"
+#include "poems/core/handout_order.h"
 #include "poems/core/progress.h"
 
 #include <cerrno>
@@ -266,8 +267,18 @@ StudyTable run_study(Session& session, const StudyPlan& plan, CellWorkers& worke
   const std::size_t total = plan.bindings.size() * per_row;
   std::vector<std::optional<Cell>> cells(total);
   std::map<std::size_t, Session::Pending> under_way;
-  std::size_t next_start = 0, next_report = 0;
+  std::size_t next_report = 0;
   std::exception_ptr failure;
+
+  // A failure at cell `failed_at` ends the study there, as in a serial run:
+  // cells after it are not started; those before it still are.
+  std::size_t failed_at = total;
+  auto fail_at = [&](std::size_t index) {
+    if (index < failed_at) {
+      failure = std::current_exception();
+      failed_at = index;
+    }
+  };
 
   // Cells reach the table and `progress` in plan order, as a serial run's.
   auto report = [&] {
@@ -292,34 +303,59 @@ StudyTable run_study(Session& session, const StudyPlan& plan, CellWorkers& worke
     try {
       cells[index] = session.finish(std::move(pending), std::move(computed));
     } catch (...) {
-      if (!failure) failure = std::current_exception();
+      fail_at(index);
     }
   };
 
   // Every cell prepared once before any worker starts: compute rates that
   // processor[measured] times on this host are timed now, with the machine
   // idle, and forked workers inherit them. A cell that cannot be prepared
-  // fails at its turn below, as in a serial run.
+  // fails at its turn below, as in a serial run. Each cell's estimated work
+  // orders the hand-out (core/handout_order.h).
+  std::vector<double> work(total, 0.0);
   for (std::size_t i = 0; i < total; ++i) try {
-      session.prepare(request_of(session, plan, i));
+      work[i] = estimated_work(session.prepare(request_of(session, plan, i)));
     } catch (const std::exception&) {
     }
+  HandOutOrder order(work, workers.slots());
+
+  // Runs are claimed in plan order, so that stored runs get a serial run's
+  // ids: a cell handed out early claims every cell before it first.
+  std::map<std::size_t, Session::Pending> claimed;
+  std::size_t next_claim = 0;
+  auto claim_through = [&](std::size_t index) {
+    while (next_claim <= index && next_claim < failed_at) {
+      const std::size_t k = next_claim++;
+      try {
+        Session::Pending pending = session.begin(request_of(session, plan, k), plan.study);
+        if (pending.done)
+          cells[k] = std::move(pending.prepared.cell);
+        else
+          claimed.emplace(k, std::move(pending));
+      } catch (...) {
+        fail_at(k);
+      }
+    }
+  };
 
   while (true) {
-    while (!failure && next_start < total && under_way.size() < workers.slots()) {
-      const std::size_t index = next_start++;
+    while (under_way.size() < workers.slots()) {
+      const std::optional<std::size_t> next = order.next(failed_at);
+      if (!next) break;
+      const std::size_t index = *next;
+      claim_through(index);
+      const auto it = claimed.find(index);
+      if (it == claimed.end()) {  // reused, skipped, not evaluable, or a failure before it
+        report();
+        continue;
+      }
+      Session::Pending pending = std::move(it->second);
+      claimed.erase(it);
       try {
-        const CellRequest request = request_of(session, plan, index);
-        const bool measures_host = !evaluator_named(request.paradigm, "--paradigm").modelled;
-        if (measures_host) {  // nothing else may run meanwhile: wait for every worker
+        if (!pending.prepared.evaluator->modelled) {  // it measures this host: alone, every worker idle
           while (!under_way.empty()) collect();
           report();
-          if (failure) break;
-        }
-        Session::Pending pending = session.begin(request, plan.study);
-        if (pending.done) {
-          cells[index] = std::move(pending.prepared.cell);
-        } else if (measures_host) {
+          if (failed_at < index) break;
           Session::Computed computed = session.compute(pending.prepared);
           cells[index] = session.finish(std::move(pending), std::move(computed));
         } else {
@@ -328,7 +364,7 @@ StudyTable run_study(Session& session, const StudyPlan& plan, CellWorkers& worke
           workers.start(index, key);
         }
       } catch (...) {
-        failure = std::current_exception();
+        fail_at(index);
       }
       report();
     }

@@ -1,7 +1,8 @@
 // Studies evaluated by several workers at once (`poems run --jobs N`, and
 // the MPI-distributed runner of mpi_runner/): this process stays the one
-// writer of the knowledge base. It claims each cell's run in plan order,
-// hands the evaluation to a free worker, stores each result as soon as it
+// writer of the knowledge base. It claims each cell's run when a worker is
+// free for it (plan order, the longest cells early: core/handout_order.h),
+// hands the evaluation to that worker, stores each result as soon as it
 // arrives (so an interruption loses nothing already evaluated; a re-run
 // reuses it), and reports cells and builds the table in plan order, so the
 // output is the serial run's. Evaluations that measure this host
