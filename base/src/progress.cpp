@@ -66,9 +66,14 @@ std::string fit(const std::string& s, std::size_t width) {
 }  // namespace
 
 std::string progress_text(const ProgressFigures& f, double rate, double eta_seconds) {
-  std::string line =
-      "simulated " + time_text(f.simulated_seconds) + " | " + count_text(static_cast<double>(f.events)) + " events";
-  if (rate >= 0) line += " | " + count_text(rate) + " events/s";
+  std::string line;
+  if (f.unit) {
+    line = std::to_string(f.done) + (f.total > 0 ? "/" + std::to_string(f.total) : std::string()) + " " + f.unit;
+  } else {
+    line =
+        "simulated " + time_text(f.simulated_seconds) + " | " + count_text(static_cast<double>(f.events)) + " events";
+    if (rate >= 0) line += " | " + count_text(rate) + " events/s";
+  }
   if (f.total > 0) {
     const double pct = 100.0 * static_cast<double>(std::min(f.done, f.total)) / static_cast<double>(f.total);
     line += format(" | %.0f %s", std::floor(pct), "%");

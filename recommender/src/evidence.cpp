@@ -327,6 +327,7 @@ class BatchProgress {
     p.total = total_;
     p.wall_seconds = std::chrono::duration<double>(Clock::now() - start_).count();
     p.finished = finished;
+    p.unit = "evaluations";
     hook_.report(hook_.context, p);
   }
   // The next task back from `workers`, redrawing meanwhile.

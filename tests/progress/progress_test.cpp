@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <chrono>
 #include <cstdlib>
 #include <sstream>
@@ -50,6 +51,20 @@ TEST(ProgressText, FieldsInHumanUnits) {
             "simulated 12.500 \u00b5s | 2.50 G events | 3.2 M events/s | no ETA");
   EXPECT_EQ(poems::base::progress_text(figures(3, 999, 0.0025, 1, 3), -1, 3723),
             "simulated 2.500 ms | 999 events | 33 % | ETA 1:02:03");
+  // A batch of evaluations on workers (poems recommend --jobs): no simulated
+  // time or events, its own count.
+  ProgressFigures batch = figures(3, 0, 0, 12, 40);
+  batch.unit = "evaluations";
+  EXPECT_EQ(poems::base::progress_text(batch, -1, 7), "12/40 evaluations | 30 % | ETA 0:07");
+  batch.total = 0;
+  EXPECT_EQ(poems::base::progress_text(batch, -1, -1), "12 evaluations | no ETA");
+  // One conversion for every report: the simulator's carries no unit.
+  poems::sim::SimulationProgress report;
+  report.done = 3;
+  report.total = 4;
+  report.unit = "evaluations";
+  EXPECT_STREQ(poems::base::progress_figures(report).unit, "evaluations");
+  EXPECT_EQ(poems::base::progress_figures(poems::sim::SimulationProgress{}).unit, nullptr);
 }
 
 TEST(ProgressLine, DisabledWritesNothing) {
@@ -335,6 +350,22 @@ TEST(ProgressCli, ASimulationDirectStudyCellShowsIt) {
   text = run_on_terminal(quiet);
   EXPECT_EQ(text.find("\033["), std::string::npos) << text;
   EXPECT_EQ(text.find("[exit status"), std::string::npos) << text;
+}
+
+// `poems recommend --jobs 2`: the batch of gap-filling evaluations on
+// workers shows how many came back, not a simulation's figures.
+TEST(ProgressCli, ARecommendBatchCountsItsEvaluations) {
+  const std::string text = run_on_terminal(
+      {"recommend", std::string(POEMS_SOURCE_DIR) + "/tests/scaleout/recommend_pipeline.psl", "--vary",
+       "chunk=1,2,3,4,5,6,8,10,12,15,20,24,30,40", "--procs-range", "2..20", "--jobs", "2", "--no-store"});
+  EXPECT_EQ(text.find("[exit status"), std::string::npos) << text;
+  // "k/n evaluations | p % | ...", drawn right after an erase.
+  const std::size_t at = text.find(" evaluations | ");
+  ASSERT_NE(at, std::string::npos) << text;
+  const std::size_t drawn = text.rfind(kErase, at) + kErase.size();
+  EXPECT_NE(text.find('/', drawn), std::string::npos);
+  EXPECT_TRUE(std::isdigit(static_cast<unsigned char>(text[drawn]))) << text;
+  EXPECT_EQ(text.find("simulated "), std::string::npos) << text;
 }
 
 TEST(ProgressCli, NothingWhenStderrIsNotATerminal) {

@@ -21,6 +21,9 @@ struct ProgressFigures {
   std::uint64_t events = 0;
   std::uint64_t done = 0, total = 0;  // work done of the total; total 0: unknown (no ETA)
   bool finished = false;              // the work ended: erase the line
+  // Not null: the work is a batch of these ("evaluations"), counted by done
+  // and total; there is no simulated time or event count to show.
+  const char* unit = nullptr;
 };
 
 // The figures of a simulator's report: sim::SimulationProgress (`now` in
@@ -36,12 +39,14 @@ ProgressFigures progress_figures(const Report& report) {
   f.done = report.done;
   f.total = report.total;
   f.finished = report.finished;
+  if constexpr (requires { report.unit; }) f.unit = report.unit;
   return f;
 }
 
 // The line for `figures` with `rate` events per second (negative: not known
 // yet) and `eta_seconds` (negative: none), without terminal controls:
-// "simulated 1.25 s | 12.3 M events | 4.56 M events/s | 42 % | ETA 0:07".
+// "simulated 1.25 s | 12.3 M events | 4.56 M events/s | 42 % | ETA 0:07",
+// or for a batch "12/40 evaluations | 30 % | ETA 0:07".
 std::string progress_text(const ProgressFigures& figures, double rate, double eta_seconds);
 
 // True if file descriptor 2 is a terminal and TERM is set and not "dumb".

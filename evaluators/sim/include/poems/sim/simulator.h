@@ -45,6 +45,10 @@ struct SimulationProgress {
   std::uint64_t done = 0, total = 0;
   double wall_seconds = 0;  // since this run began (a lazy attempt that is abandoned starts over)
   bool finished = false;    // the last report of a run: the display may go
+  // Set by a reporter that is not one simulation (the recommender's batch of
+  // evaluations on workers): `done` and `total` count these, and `now` and
+  // `events` mean nothing. The simulator leaves it null.
+  const char* unit = nullptr;
 };
 
 // Called from the event loop every kProgressInterval events, and once with
