@@ -1,4 +1,5 @@
 #include "poems/core/session.h"
+#include "poems/core/trace_model.h"
 
 #include <chrono>
 
@@ -104,6 +105,14 @@ Session::Prepared Session::prepare(const CellRequest& request) {
   e.timeline = request.timeline;
   e.otf2_timeline = request.otf2_timeline;
   e.max_stuck_listed = request.max_stuck_listed;
+  // The study's `set` values, then --set's, then the binding's own.
+  if (const psl::StudyDecl* study = system_.study())
+    for (const psl::Binding& b : study->settings)
+      if (b.value && b.name.name.find('.') == std::string::npos &&
+          std::find(graph.params.begin(), graph.params.end(), b.name.name) == graph.params.end())
+        e.settings[b.name.name] = constant_value(*b.value);
+  for (const auto& [k, v] : options_.choices.study) e.settings[k] = v;
+  for (const auto& [k, v] : request.study) e.settings[k] = v;
   if (entry.modelled) {
     if (!comp.machine) throw InputError(comp.no_machine);
     e.machine = *comp.machine;
@@ -172,6 +181,12 @@ Session::Prepared Session::prepare(const CellRequest& request) {
                    {"machine", machine_key(e.machine)},
                    {"compute", cell.compute},
                    {"method", e.method}};
+  if (trace_graph(graph)) try {  // a replay's window, algorithms, computation: other runs
+      if (nlohmann::json replay = replay_settings_key(e); !replay.empty()) p.key.binding["replay"] = std::move(replay);
+    } catch (const Error& x) {
+      cell.error = x.what();
+      cell.error_kind = x.kind();
+    }
   return p;
 }
 

@@ -1,6 +1,7 @@
 #include "poems/core/trace_model.h"
 
 #include <cmath>
+#include <optional>
 
 #include "builtin_evaluators.h"
 
@@ -20,11 +21,7 @@ constexpr const char* kTraceGraphName = "(trace)";
 double ns(taskgraph::Picoseconds ps) { return static_cast<double>(ps) / 1000.0; }
 
 std::unique_ptr<trace::TraceSchedule> schedule_of(const Evaluation& e, const TraceGraph& g) {
-  trace::ReplayOptions options;
-  options.compute_scale = e.value("compute_scale");
-  if (!(options.compute_scale >= 0) || !std::isfinite(options.compute_scale))
-    throw InputError("compute_scale = " + std::to_string(options.compute_scale) + " of model " + g.model +
-                     " is out of range; expected a number >= 0 (Wg of the modelled processor over the traced one's)");
+  const trace::ReplayOptions options = replay_options(e, g.model);
   try {
     return std::make_unique<trace::TraceSchedule>(g.trace, options);
   } catch (const trace::TraceError& x) {
@@ -41,6 +38,16 @@ void add_trace_figures(Outcome& o, const TraceGraph& g, const trace::ReplayScope
   o.extra["archive"] = g.trace.path;
 }
 
+// A replay setting's text, if the study gives it.
+std::optional<std::string> setting_text(const Evaluation& e, const char* name) {
+  const auto it = e.settings.find(name);
+  if (it == e.settings.end()) return std::nullopt;
+  if (it->second.kind != base::Value::Kind::String)
+    throw InputError(std::string("study setting ") + name + " = " + it->second.str() + " is not text; " +
+                     "give it in quotes (docs/trace.md)");
+  return it->second.text;
+}
+
 const TraceGraph& the_trace_graph(const Evaluation& e) {
   const TraceGraph* g = trace_graph(*e.graph);
   if (!g) throw UsageError("--paradigm", "model " + e.graph->model + " is not a model from a trace");
@@ -48,6 +55,51 @@ const TraceGraph& the_trace_graph(const Evaluation& e) {
 }
 
 }  // namespace
+
+trace::ReplayOptions replay_options(const Evaluation& e, const std::string& model) {
+  trace::ReplayOptions options;
+  options.compute_scale = e.value("compute_scale");
+  if (!(options.compute_scale >= 0) || !std::isfinite(options.compute_scale))
+    throw InputError("compute_scale = " + std::to_string(options.compute_scale) + " of model " + model +
+                     " is out of range; expected a number >= 0 (Wg of the modelled processor over the traced one's)");
+  std::string error;
+  if (const auto window = setting_text(e, "window"))
+    if (!trace::parse_window(*window, options.window, error))
+      throw InputError("study setting window = \"" + *window + "\": " + error);
+  // "allreduce=ring, bcast=linear": one choice per collective, as repeated --collective-algorithm.
+  if (const auto algorithms = setting_text(e, "collective_algorithm"))
+    for (std::size_t from = 0; from <= algorithms->size();) {
+      std::size_t to = algorithms->find(',', from);
+      if (to == std::string::npos) to = algorithms->size();
+      std::string choice = algorithms->substr(from, to - from);
+      choice.erase(0, choice.find_first_not_of(' '));
+      choice.erase(choice.find_last_not_of(' ') + 1);
+      if (!trace::parse_algorithm_choice(choice, options, error))
+        throw InputError("study setting collective_algorithm = \"" + *algorithms + "\": " + error);
+      from = to + 1;
+    }
+  if (const auto computation = setting_text(e, "computation")) {
+    if (*computation != "wall" && *computation != "cpu")
+      throw InputError("study setting computation = \"" + *computation +
+                       "\" is neither \"wall\" (the time between calls) nor \"cpu\" (the thread's CPU time)");
+    options.cpu_time = *computation == "cpu";
+  }
+  return options;
+}
+
+nlohmann::json replay_settings_key(const Evaluation& e) {
+  nlohmann::json key = nlohmann::json::object();
+  const trace::ReplayOptions options = replay_options(e, e.graph ? e.graph->model : "");
+  if (e.settings.count("window")) key["window"] = options.window.text();
+  if (e.settings.count("collective_algorithm")) {
+    nlohmann::json algorithms = nlohmann::json::object();
+    for (const auto& [op, alg] : options.algorithms)
+      algorithms[taskgraph::collective_op_name(op)] = taskgraph::collective_algorithm_name(alg);
+    key["algorithms"] = algorithms;
+  }
+  if (e.settings.count("computation")) key["computation"] = options.cpu_time ? "cpu" : "wall";
+  return key;
+}
 
 std::shared_ptr<const TraceGraph> make_trace_graph(const std::string& archive) {
   auto g = std::make_shared<TraceGraph>();

@@ -647,13 +647,22 @@ class ProgramChecker {
         return Analysis::unknown();
       }
     if (setting_allowed && study_settings_used().count(n)) return Analysis::unknown();
+    // A model from a trace is its replay, whose options are text settings
+    // (docs/trace.md: window, collective_algorithm, computation).
+    if (setting_allowed && model->trace &&
+        std::find(kTraceReplaySettings.begin(), kTraceReplaySettings.end(), n) != kTraceReplaySettings.end())
+      return Analysis::of_type(Value::Kind::String);
     std::vector<std::string> candidates = params;
     for (const std::string& s : study_settings_used()) candidates.push_back(s);
-    diags_.error(
-        target.location,
-        "'" + n + "' is not a parameter of model '" + model->name.name + "'" +
-            (setting_allowed ? " nor a study setting that a selector reads as 'study." + n + "'" : std::string()) +
-            did_you_mean_suffix(n, candidates));
+    if (setting_allowed && model->trace)
+      candidates.insert(candidates.end(), kTraceReplaySettings.begin(), kTraceReplaySettings.end());
+    diags_.error(target.location,
+                 "'" + n + "' is not a parameter of model '" + model->name.name + "'" +
+                     (setting_allowed && model->trace
+                          ? " nor a setting of its replay (" + join(to_vector(kTraceReplaySettings)) + ")"
+                      : setting_allowed ? " nor a study setting that a selector reads as 'study." + n + "'"
+                                        : std::string()) +
+                     did_you_mean_suffix(n, candidates));
     (void)st;
     return Analysis::unknown();
   }

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 
 #include "../cli/run_command.h"
@@ -421,6 +422,71 @@ TEST(TraceStudy, TimeGrowsWithTheLatency) {
   // The compute scale stretches the computation: 2.5 x the traced compute time.
   EXPECT_DOUBLE_EQ(rows[2]["breakdown"]["simulation[MPI-Sim]"]["compute_ns"].get<double>(),
                    2.5 * rows[1]["breakdown"]["simulation[MPI-Sim]"]["compute_ns"].get<double>());
+}
+
+// The replay's options are study settings of a model from a trace: each
+// cell of a study varying the window and the collective algorithms equals
+// `poems simulate --trace` with --window and --collective-algorithm; they
+// key the stored runs (two windows are two runs); a bad value fails its
+// cell with the setting named, a misspelt setting is a located PSL error.
+TEST(TraceStudy, ReplaySettingsAreStudySettings) {
+  const std::string archive = recorded("collectives", 4);
+  const std::string db = (work_dir() / "settings.db").string();
+  const std::string rest =
+      "  vary window in [\"MPI_Barrier#1..MPI_Barrier#2\", \"MPI_Barrier#1..\"];\n"
+      "  vary collective_algorithm in [\"allreduce=recursive_doubling\", \"allreduce=ring, bcast=linear\"];\n"
+      "  set computation = \"wall\";\n"
+      "  compare simulation[MPI-Sim], analytic[LogGP];\n";
+  const std::string psl = trace_study("settings", "model P2P from trace \"collectives/traces.otf2\";", rest);
+  const CommandResult study = poems("run " + psl + " --study whatif --db " + db + " --format json");
+  ASSERT_EQ(study.exit_code, 0) << study.err;
+  const nlohmann::json rows = nlohmann::json::parse(study.out)["rows"];
+  ASSERT_EQ(rows.size(), 4u);
+  // A text value of a binding, as PSL writes it: in double quotes.
+  auto text = [](const nlohmann::json& v) {
+    const std::string quoted = v.get<std::string>();
+    EXPECT_GE(quoted.size(), 2u);
+    return quoted.size() < 2 ? quoted : quoted.substr(1, quoted.size() - 2);
+  };
+  std::set<double> times;
+  for (const nlohmann::json& row : rows) {
+    std::string args = "--no-store --format json --trace " + archive + " " + kOdin + " --window '" +
+                       text(row["binding"]["window"]) + "'";
+    const std::string algorithms = text(row["binding"]["collective_algorithm"]);
+    for (std::size_t from = 0, to = 0; from < algorithms.size(); from = to + 2) {
+      to = std::min(algorithms.find(", ", from), algorithms.size());
+      args += " --collective-algorithm " + algorithms.substr(from, to - from);
+    }
+    const double simulated = row["times_ns"]["simulation[MPI-Sim]"].get<double>();
+    EXPECT_EQ(simulated, json_time(poems("simulate " + args))) << row["binding"].dump();
+    EXPECT_EQ(row["times_ns"]["analytic[LogGP]"].get<double>(), json_time(poems("analyze " + args)))
+        << row["binding"].dump();
+    times.insert(simulated);
+  }
+  EXPECT_EQ(times.size(), 4u);  // every setting changes the replay
+  // Eight runs stored, none shared: a rerun reuses all eight.
+  const CommandResult again = poems("run " + psl + " --study whatif --db " + db);
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  std::size_t reused = 0;
+  for (std::size_t at = 0; (at = again.err.find(": stored result", at)) != std::string::npos; ++at) ++reused;
+  EXPECT_EQ(reused, 8u) << again.err;
+
+  const std::string bad =
+      trace_study("bad_setting", "model P2P from trace \"collectives/traces.otf2\";",
+                  "  set collective_algorithm = \"allreduce=pairwise\";\n  compare simulation[MPI-Sim];\n");
+  const CommandResult failed = poems("run " + bad + " --study whatif --no-store");
+  EXPECT_EQ(failed.exit_code, 3) << failed.err;
+  EXPECT_NE(failed.err.find("study setting collective_algorithm = \"allreduce=pairwise\": "), std::string::npos)
+      << failed.err;
+  EXPECT_NE(failed.err.find("expected one of recursive_doubling"), std::string::npos) << failed.err;
+  const std::string typo = trace_study("typo_setting", "model P2P from trace \"collectives/traces.otf2\";",
+                                       "  set windwo = \"MPI_Barrier#1..\";\n  compare simulation[MPI-Sim];\n");
+  const CommandResult located = poems("run " + typo + " --study whatif --no-store");
+  EXPECT_EQ(located.exit_code, 1) << located.err;
+  EXPECT_NE(located.err.find(":7:7: error: 'windwo' is not a parameter of model 'P2P' nor a setting of its replay "
+                             "(window, collective_algorithm, computation); did you mean 'window'?"),
+            std::string::npos)
+      << located.err;
 }
 
 // The runs are stored keyed by the archive's contents: a second run of the

@@ -40,6 +40,10 @@ struct Evaluation {
   double ns_per_work = 0;  // rate of the model's first compute node (closed forms)
   std::string method;      // resolved by the evaluator (EvaluatorEntry::method)
   MeasureOptions measure;
+  // The study's settings of this binding (its `set`, `vary` and --set values
+  // that are neither model parameters nor Component.param): what selectors
+  // read as study.NAME, and a trace replay's options (core/trace_model.h).
+  std::map<std::string, base::Value> settings;
   // What a single evaluation may ask for beside the record (poems simulate):
   // the simulator's per-rank results and a timeline.
   bool per_rank = false, timeline = false;

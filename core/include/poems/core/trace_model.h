@@ -11,6 +11,7 @@
 
 #include "poems/core/evaluators.h"
 #include "poems/taskgraph/stg.h"
+#include "poems/trace/replay.h"
 #include "poems/trace/trace.h"
 
 namespace poems::core {
@@ -28,6 +29,17 @@ struct TraceGraph : taskgraph::StaticTaskGraph {
 std::shared_ptr<const TraceGraph> make_trace_graph(const std::string& archive);
 // The trace behind `graph`, or nullptr for a PSL model's task graph.
 const TraceGraph* trace_graph(const taskgraph::StaticTaskGraph& graph);
+
+// The replay's options of an evaluation of a model from a trace: the
+// model's parameter compute_scale and the study's replay settings `window`
+// ("FROM[#N]..TO[#M]"), `collective_algorithm` ("allreduce=ring, bcast=
+// linear") and `computation` ("wall" or "cpu"), as `poems simulate --trace`
+// reads --window, --collective-algorithm and --computation. Throws
+// InputError naming the setting.
+trace::ReplayOptions replay_options(const Evaluation& e, const std::string& model);
+// The replay settings the evaluation gives, normalized, for its run key
+// (empty when it gives none, so runs without them keep their keys).
+nlohmann::json replay_settings_key(const Evaluation& e);
 
 // The evaluations of a model from a trace (called by the built-in
 // evaluators for a TraceGraph): the replay simulated, or its critical path.

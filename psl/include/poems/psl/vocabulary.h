@@ -17,6 +17,9 @@ inline constexpr std::array<std::string_view, 8> kCollectives{"barrier", "bcast"
                                                               "gather",  "scatter", "allgather", "alltoall"};
 inline constexpr std::array<std::string_view, 10> kReportMetrics{
     "time", "speedup", "efficiency", "comm_fraction", "compute", "comm", "sync", "events", "messages", "bytes"};
+// The settings a study may give a model from a trace (its replay's options:
+// `poems simulate --trace --window/--collective-algorithm/--computation`).
+inline constexpr std::array<std::string_view, 3> kTraceReplaySettings{"window", "collective_algorithm", "computation"};
 
 // Collectives with a root process.
 inline bool collective_is_rooted(std::string_view op) {
