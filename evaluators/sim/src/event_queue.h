@@ -254,10 +254,12 @@ using EventQueue = RadixQueue<Event>;
 // drained first, since everything in it is earlier than the rest.
 class StampedQueue {
  public:
-  bool empty() const { return past_.empty() && front_ == batch_.size() && future_.empty(); }
-  std::size_t size() const { return past_.size() + (batch_.size() - front_) + future_.size(); }
+  // Counted, not summed: the engine asks for both at every pop.
+  bool empty() const { return size_ == 0; }
+  std::size_t size() const { return size_; }
 
   [[gnu::always_inline]] void push(const StampedEvent& e) {
+    ++size_;
     if (e.time > now_) {
       future_.push(e);
     } else if (e.time == now_) {
@@ -276,6 +278,7 @@ class StampedQueue {
 
   // Not empty().
   StampedEvent pop() {
+    --size_;
     if (!past_.empty()) [[unlikely]] {
       std::pop_heap(past_.begin(), past_.end(), later);
       const StampedEvent e = past_.back();
@@ -335,6 +338,7 @@ class StampedQueue {
   std::size_t front_ = 0;
   std::vector<StampedEvent> past_;  // a binary heap, earliest on top
   std::uint64_t now_ = 0;
+  std::size_t size_ = 0;  // events in past_, batch_ from front_, and future_
 };
 
 }  // namespace poems::sim::detail
