@@ -115,18 +115,25 @@ void ExplicitSchedule::encode(std::uint32_t r, const OpBuffer& ops) {
 
 std::size_t ExplicitSchedule::decode(std::uint32_t rank, Cursor& c, std::size_t max_ops, OpBuffer& out) const {
   const std::uint8_t* p = code_.data() + c.at;
-  const std::uint8_t* const end = code_.data() + segments_[rank].end;
-  std::size_t n = 0;
-  for (; n < max_ops && p != end; ++n) {
+  // The rank's operations left bound the count, so the loop needs no end test
+  // and the buffers grow once (most operations have one or two dependencies).
+  const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(max_ops, segments_[rank].ops - c.op));
+  std::size_t op_at = out.ops.size();
+  out.ops.resize(op_at + n);
+  if (out.deps.capacity() < out.deps.size() + 2 * n)  // geometric: callers append pull after pull
+    out.deps.reserve(std::max(2 * out.deps.capacity(), out.deps.size() + 2 * n));
+  std::uint64_t index = c.op;
+  std::uint32_t node = c.node;
+  for (std::size_t k = 0; k < n; ++k, ++index) {
     const std::uint8_t h = *p++;
-    Operation op;
+    Operation& op = out.ops[op_at++];
     op.kind = static_cast<OpKind>(h & kKindMask);
     if (h & kHasCpu) op.cpu = *p++;
     if (h & kHasNic) op.nic = *p++;
     std::uint32_t deps = h >> kDepShift;
     if (deps == kDepMore) deps += static_cast<std::uint32_t>(get_varint(p));
-    c.node = static_cast<std::uint32_t>(std::int64_t{c.node} + unzigzag(get_varint(p)));
-    op.node = c.node;
+    node = static_cast<std::uint32_t>(std::int64_t{node} + unzigzag(get_varint(p)));
+    op.node = node;
     if (op.kind != OpKind::Calc) {
       op.peer = static_cast<std::int32_t>(std::int64_t{rank} + unzigzag(get_varint(p)));
       op.bytes = get_varint(p);
@@ -137,14 +144,14 @@ std::size_t ExplicitSchedule::decode(std::uint32_t rank, Cursor& c, std::size_t 
     }
     op.first_dep = static_cast<std::uint32_t>(out.deps.size());
     op.dep_count = deps;
-    for (std::uint32_t k = 0; k < deps; ++k) {
+    for (std::uint32_t d = 0; d < deps; ++d) {
       const std::uint64_t v = get_varint(p);
       const auto order = (v & 2) != 0 ? static_cast<std::uint32_t>(get_varint(p)) : 0;
-      out.deps.push_back(Dependency{c.op - static_cast<std::uint64_t>(unzigzag(v >> 2)), (v & 1) != 0, order});
+      out.deps.push_back(Dependency{index - static_cast<std::uint64_t>(unzigzag(v >> 2)), (v & 1) != 0, order});
     }
-    out.ops.push_back(op);
-    ++c.op;
   }
+  c.op = index;
+  c.node = node;
   c.at = static_cast<std::uint64_t>(p - code_.data());
   return n;
 }

@@ -68,10 +68,51 @@ void check_against_reference(std::uint64_t seed, std::size_t steps, std::uint64_
   EXPECT_EQ(q.peek(), nullptr);
 }
 
+// The same with every pop taking all events of the earliest time at once
+// (pop_earliest, which StampedQueue's batches use: more_at_last and
+// take_rest_at_last), and pushes between them at, before and after the
+// times the queue holds: a refill that sorts a small bucket into the run
+// and pushes into that run's range are checked against the reference too.
+void check_batches_against_reference(std::uint64_t seed, std::size_t steps, std::uint64_t max_ahead) {
+  std::mt19937_64 rng(seed);
+  EventQueue q;
+  std::vector<Pushed> pending;
+  std::uint64_t now = 0, seq = 0;
+  std::vector<Event> batch;
+  for (std::size_t i = 0; i < steps; ++i) {
+    if (pending.empty() || rng() % 3 != 0) {
+      const std::uint64_t t = now + (rng() % 4 == 0 ? 0 : rng() % max_ahead);
+      q.push(Event{t, seq});
+      const Pushed p{t, seq++};
+      pending.insert(std::upper_bound(pending.begin(), pending.end(), p,
+                                      [](const Pushed& a, const Pushed& b) { return a.time < b.time; }),
+                     p);
+      continue;
+    }
+    batch.clear();
+    now = q.pop_earliest(batch);
+    std::size_t equal = 0;
+    while (equal < pending.size() && pending[equal].time == pending.front().time) ++equal;
+    ASSERT_EQ(now, pending.front().time) << "step " << i;
+    ASSERT_EQ(batch.size(), equal) << "step " << i;
+    for (std::size_t k = 0; k < equal; ++k) ASSERT_EQ(batch[k].key, pending[k].seq) << "step " << i << " event " << k;
+    pending.erase(pending.begin(), pending.begin() + static_cast<std::ptrdiff_t>(equal));
+    ASSERT_EQ(q.size(), pending.size());
+    ASSERT_EQ(q.more_at_last(), false) << "step " << i;
+  }
+}
+
+TEST(EventQueue, BatchesOfEqualTimesMatchTheReference) {
+  check_batches_against_reference(5, 30000, 50);         // small buckets, many ties: runs with pushes into them
+  check_batches_against_reference(6, 30000, 3000);       // a few events per bucket, a few ties
+  check_batches_against_reference(7, 30000, 1'000'000);  // mostly distinct times
+}
+
 TEST(EventQueue, PopsInTimeOrderFifoAmongEqualTimes) {
   check_against_reference(1, 20000, 5000, 0.3);          // a collective: times a few ns apart, many ties
   check_against_reference(2, 20000, 400'000'000, 0.05);  // Sweep3D-like: compute blocks up to 400 us ahead
   check_against_reference(3, 20000, 7, 0.5);             // every digit-0 bucket in use
+  check_against_reference(8, 20000, 300, 0.2);           // buckets of a few events: sorted runs, pushes into them
 }
 
 TEST(EventQueue, TimesAcrossAllDigits) {

@@ -213,7 +213,7 @@ class Engine {
   [[noreturn, gnu::cold, gnu::noinline]] void clock_overflow() const;
 
   // Event handling, matched semantics.
-  void schedule_ready(std::uint32_t r, std::uint32_t pos);
+  [[gnu::always_inline]] inline void schedule_ready(std::uint32_t r, std::uint32_t pos);
   void start(std::uint32_t r, std::uint32_t pos);
   void arrive(std::uint32_t sender, std::uint32_t pos);
   Picoseconds receive(std::uint32_t r, std::uint32_t recv_pos, std::uint64_t bytes, std::int32_t src, Picoseconds at);

@@ -54,7 +54,15 @@ typename RadixQueue<E>::Block* RadixQueue<E>::next_block() {
     zero.tail_size = 0;  // empty, keeping its block
   }
   refill();
-  return zero.head;
+  return run_.empty() ? zero.head : nullptr;
+}
+
+template <class E>
+void RadixQueue<E>::insert_into_run(const E& e) {
+  auto at = std::upper_bound(run_.begin() + static_cast<std::ptrdiff_t>(run_front_), run_.end(), e,
+                             [](const E& a, const E& b) { return a.time < b.time; });
+  run_.insert(at, e);
+  ++run_end_;
 }
 
 // Bucket 0 is empty: move the lowest non-empty bucket down, relative to its
@@ -62,6 +70,8 @@ typename RadixQueue<E>::Block* RadixQueue<E>::next_block() {
 // written.
 template <class E>
 void RadixQueue<E>::refill() {
+  run_.clear();  // read to its end
+  run_front_ = run_end_ = 0;
   int w = 0;
   while (occupied_[w] == 0) ++w;  // one is set: the queue is not empty
   const int b = w * 64 + std::countr_zero(occupied_[w]);
@@ -71,6 +81,20 @@ void RadixQueue<E>::refill() {
   least_[b] = ~std::uint64_t{0};
   if (source.head == source.tail && source.tail_size == 1) {  // one event: no copy, bucket 0's block goes to b
     std::swap(buckets_[0], source);
+    return;
+  }
+  if (source.head == source.tail && source.tail_size <= kRunMax) {
+    // A few events: sorted once into the run (insertion sort, stable).
+    const E* events = source.head->events;
+    for (std::uint32_t i = 0; i < source.tail_size; ++i) {
+      const E e = events[i];
+      std::size_t j = run_.size();
+      run_.push_back(e);
+      for (; j > 0 && run_[j - 1].time > e.time; --j) run_[j] = run_[j - 1];
+      run_[j] = e;
+    }
+    run_end_ = run_.size();
+    source.tail_size = 0;
     return;
   }
   const Bucket from = source;
