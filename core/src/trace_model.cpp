@@ -54,14 +54,8 @@ const TraceGraph& the_trace_graph(const Evaluation& e) {
   return *g;
 }
 
-}  // namespace
-
-trace::ReplayOptions replay_options(const Evaluation& e, const std::string& model) {
-  trace::ReplayOptions options;
-  options.compute_scale = e.value("compute_scale");
-  if (!(options.compute_scale >= 0) || !std::isfinite(options.compute_scale))
-    throw InputError("compute_scale = " + std::to_string(options.compute_scale) + " of model " + model +
-                     " is out of range; expected a number >= 0 (Wg of the modelled processor over the traced one's)");
+// The study's replay settings (window, collective_algorithm, computation) into `options`.
+void apply_replay_settings(const Evaluation& e, trace::ReplayOptions& options) {
   std::string error;
   if (const auto window = setting_text(e, "window"))
     if (!trace::parse_window(*window, options.window, error))
@@ -84,12 +78,24 @@ trace::ReplayOptions replay_options(const Evaluation& e, const std::string& mode
                        "\" is neither \"wall\" (the time between calls) nor \"cpu\" (the thread's CPU time)");
     options.cpu_time = *computation == "cpu";
   }
+}
+
+}  // namespace
+
+trace::ReplayOptions replay_options(const Evaluation& e, const std::string& model) {
+  trace::ReplayOptions options;
+  options.compute_scale = e.value("compute_scale");
+  if (!(options.compute_scale >= 0) || !std::isfinite(options.compute_scale))
+    throw InputError("compute_scale = " + std::to_string(options.compute_scale) + " of model " + model +
+                     " is out of range; expected a number >= 0 (Wg of the modelled processor over the traced one's)");
+  apply_replay_settings(e, options);
   return options;
 }
 
 nlohmann::json replay_settings_key(const Evaluation& e) {
   nlohmann::json key = nlohmann::json::object();
-  const trace::ReplayOptions options = replay_options(e, e.graph ? e.graph->model : "");
+  trace::ReplayOptions options;
+  apply_replay_settings(e, options);
   if (e.settings.count("window")) key["window"] = options.window.text();
   if (e.settings.count("collective_algorithm")) {
     nlohmann::json algorithms = nlohmann::json::object();
