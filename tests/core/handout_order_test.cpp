@@ -53,20 +53,7 @@ TEST(HandOutOrder, LongCellsDoNotBecomeTheTail) {
   std::vector<double> none(work.size(), 0.0);
   HandOutOrder plan_order(none, 2);  // no estimates: plan order
   std::vector<std::size_t> in_plan;
-  const double plan_end = [&] {
-    std::priority_queue<double, std::vector<double>, std::greater<>> free_at;
-    free_at.push(0);
-    free_at.push(0);
-    double end = 0;
-    while (const auto next = plan_order.next(work.size())) {
-      in_plan.push_back(*next);
-      const double t = free_at.top() + work[*next] + 1;
-      free_at.pop();
-      free_at.push(t);
-      end = std::max(end, t);
-    }
-    return end;
-  }();
+  const double plan_end = makespan(plan_order, work, 2, &in_plan);
   std::vector<std::size_t> expected(work.size());
   std::iota(expected.begin(), expected.end(), 0);
   EXPECT_EQ(in_plan, expected);
