@@ -7,6 +7,7 @@
 
 #include "poems/core/error.h"
 #include "poems/core/timeline.h"
+#include "poems/core/trace_replay.h"
 #include "poems/trace/archive.h"
 #include "poems/trace/otf2_read.h"
 #include "poems/trace/replay.h"
@@ -97,12 +98,7 @@ nlohmann::json replay_settings_key(const Evaluation& e) {
   trace::ReplayOptions options;
   apply_replay_settings(e, options);
   if (e.settings.count("window")) key["window"] = options.window.text();
-  if (e.settings.count("collective_algorithm")) {
-    nlohmann::json algorithms = nlohmann::json::object();
-    for (const auto& [op, alg] : options.algorithms)
-      algorithms[taskgraph::collective_op_name(op)] = taskgraph::collective_algorithm_name(alg);
-    key["algorithms"] = algorithms;
-  }
+  if (e.settings.count("collective_algorithm")) key["algorithms"] = algorithms_key(options);
   if (e.settings.count("computation")) key["computation"] = options.cpu_time ? "cpu" : "wall";
   return key;
 }

@@ -46,6 +46,13 @@ double wg_of(const TraceRequest& r, const std::string& processor, const std::opt
 
 }  // namespace
 
+nlohmann::json algorithms_key(const trace::ReplayOptions& options) {
+  nlohmann::json algorithms = nlohmann::json::object();
+  for (const auto& [op, alg] : options.algorithms)
+    algorithms[taskgraph::collective_op_name(op)] = taskgraph::collective_algorithm_name(alg);
+  return algorithms;
+}
+
 std::unique_ptr<Replay> prepare_replay(const TraceRequest& r) {
   auto replay = std::make_unique<Replay>();
   const bool processors = !r.processor.empty() || r.wg;
@@ -101,12 +108,9 @@ std::unique_ptr<Replay> prepare_replay(const TraceRequest& r) {
   }
   // Keyed by content: the same archive anywhere is the same model.
   replay->name = "trace:" + replay->hash.substr(0, 12);
-  nlohmann::json algorithms = nlohmann::json::object();
-  for (const auto& [op, alg] : replay->options.algorithms)
-    algorithms[taskgraph::collective_op_name(op)] = taskgraph::collective_algorithm_name(alg);
   replay->binding = {{"compute_scale", replay->options.compute_scale},
                      {"computation", r.cpu_time ? "cpu" : "wall"},
-                     {"algorithms", algorithms},
+                     {"algorithms", algorithms_key(replay->options)},
                      {"window", replay->options.window.text()}};
   return replay;
 }

@@ -50,6 +50,9 @@ struct Replay {
 // archive that cannot be read or machine files with errors.
 std::unique_ptr<Replay> prepare_replay(const TraceRequest& request);
 
+// The replay's chosen collective algorithms as a run key holds them: {"allreduce": "ring", ...}.
+nlohmann::json algorithms_key(const trace::ReplayOptions& options);
+
 // The replay evaluated by `paradigm` (simulation[MPI-Sim] or analytic[LogGP]'s
 // critical path) and stored; the cell's outcome extra holds the trace's
 // figures (traced_ns, difference_pct, scope). Throws TraceError's message as
