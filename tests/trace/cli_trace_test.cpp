@@ -479,6 +479,23 @@ TEST(TraceStudy, ReplaySettingsAreStudySettings) {
   EXPECT_NE(failed.err.find("study setting collective_algorithm = \"allreduce=pairwise\": "), std::string::npos)
       << failed.err;
   EXPECT_NE(failed.err.find("expected one of recursive_doubling"), std::string::npos) << failed.err;
+  // The other two settings' bad values, and a number where text belongs.
+  const std::string plain = trace_study("plain_setting", "model P2P from trace \"collectives/traces.otf2\";",
+                                        "  compare simulation[MPI-Sim];\n");
+  const CommandResult window = poems("run " + plain + " --study whatif --no-store --set 'window=\"MPI_Init#0..\"'");
+  EXPECT_EQ(window.exit_code, 3) << window.err;
+  EXPECT_NE(window.err.find("study setting window = \"MPI_Init#0..\": 'MPI_Init#0': the occurrence after '#' must "
+                            "be a non-zero integer"),
+            std::string::npos)
+      << window.err;
+  const CommandResult computation = poems("run " + plain + " --study whatif --no-store --set 'computation=\"gpu\"'");
+  EXPECT_EQ(computation.exit_code, 3) << computation.err;
+  EXPECT_NE(computation.err.find("study setting computation = \"gpu\" is neither \"wall\""), std::string::npos)
+      << computation.err;
+  const CommandResult number = poems("run " + plain + " --study whatif --no-store --set window=3");
+  EXPECT_EQ(number.exit_code, 2) << number.err;
+  EXPECT_NE(number.err.find("--set window=3: 'window' is a string; this value is a number"), std::string::npos)
+      << number.err;
   const std::string typo = trace_study("typo_setting", "model P2P from trace \"collectives/traces.otf2\";",
                                        "  set windwo = \"MPI_Barrier#1..\";\n  compare simulation[MPI-Sim];\n");
   const CommandResult located = poems("run " + typo + " --study whatif --no-store");
