@@ -322,6 +322,17 @@ StudyTable run_study(Session& session, const StudyPlan& plan, CellWorkers& worke
   // Runs are claimed in plan order, so that stored runs get a serial run's
   // ids: a cell handed out early claims every cell before it first.
   std::map<std::size_t, Session::Pending> claimed;
+  // Cells claimed ahead of a failure that ends the study are never started:
+  // their claims are given back, so the knowledge base holds what a serial
+  // run's would (it never claims past the failing cell). Also when an
+  // exception leaves this function.
+  struct GiveBackUnstarted {
+    std::map<std::size_t, Session::Pending>& claimed;
+    ~GiveBackUnstarted() {
+      for (auto& [index, pending] : claimed)
+        if (pending.record) pending.record->abandon("not started: the study stopped at an earlier cell's failure");
+    }
+  } give_back{claimed};
   std::size_t next_claim = 0;
   auto claim_through = [&](std::size_t index) {
     while (next_claim <= index && next_claim < failed_at) {

@@ -99,6 +99,17 @@ void RunRecord::fail(const std::string& error) noexcept {
   }
 }
 
+void RunRecord::abandon(const std::string& reason) noexcept {
+  if (done_) return;
+  done_ = true;
+  if (!store_.enabled() || !claimed_) return;
+  try {
+    store_.kb()->abandon_run(start_.handle, reason);
+  } catch (...) {
+    // As in fail(): the run stays claimed by a finished process.
+  }
+}
+
 void RunRecord::link(const std::string& study, const std::string& spec_hash, const std::vector<db::Ted>& teds) {
   if (!store_.enabled() || start_.run.id == 0) return;
   try {

@@ -147,6 +147,7 @@ RunStart KnowledgeBase::begin_run(const RunKey& key) {
     claim(conn, id);
     start.state = RunStart::State::kClaimed;
     start.handle.id = id;
+    start.handle.created = !found;
     start.run = *find_by_id(conn, id);
   });
   start.handle.claimed_at = std::chrono::steady_clock::now();
@@ -187,6 +188,19 @@ void KnowledgeBase::fail_run(const RunHandle& handle, const std::string& error) 
     conn.prepare("UPDATE runs SET status = 'failed', finished_at = ?2, error = ?3 WHERE id = ?1")
         .with(handle.id, detail::now_iso8601(), error)
         .run();
+  });
+}
+
+void KnowledgeBase::abandon_run(const RunHandle& handle, const std::string& reason) {
+  sql::Connection& conn = *impl_->conn;
+  conn.write([&] {
+    if (run_status(conn, handle.id) != "running") return;
+    if (handle.created)  // its results, TEDs and study links go with it (ON DELETE CASCADE)
+      conn.prepare("DELETE FROM runs WHERE id = ?1").with(handle.id).run();
+    else
+      conn.prepare("UPDATE runs SET status = 'failed', finished_at = ?2, error = ?3 WHERE id = ?1")
+          .with(handle.id, detail::now_iso8601(), reason)
+          .run();
   });
 }
 

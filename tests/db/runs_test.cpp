@@ -75,6 +75,32 @@ TEST(Runs, FailedRunsAreRetried) {
   EXPECT_EQ(kb.run(first.handle.id)->status, RunStatus::kDone);
 }
 
+TEST(Runs, AnAbandonedClaimLeavesTheRunAsBeforeIt) {
+  ScratchDir dir;
+  KnowledgeBase kb(dir.file());
+  // A claim that created the run: the run is gone, as if never begun.
+  RunStart fresh = kb.begin_run(test_key(1));
+  ASSERT_TRUE(fresh.handle.created);
+  kb.abandon_run(fresh.handle, "not started");
+  EXPECT_FALSE(kb.run(fresh.handle.id));
+  EXPECT_TRUE(kb.runs().empty());
+  // A claim of an earlier attempt's run: failed, with the reason.
+  RunStart first = kb.begin_run(test_key(2));
+  kb.fail_run(first.handle, "deadlock");
+  RunStart retry = kb.begin_run(test_key(2));
+  ASSERT_EQ(retry.state, RunStart::State::kClaimed);
+  EXPECT_FALSE(retry.handle.created);
+  kb.abandon_run(retry.handle, "not started");
+  EXPECT_EQ(kb.run(first.handle.id)->status, RunStatus::kFailed);
+  EXPECT_EQ(kb.run(first.handle.id)->error, "not started");
+  // A done run stays done.
+  RunStart third = kb.begin_run(test_key(3));
+  ASSERT_TRUE(kb.complete_run(third.handle, test_result(3)));
+  kb.abandon_run(third.handle, "not started");
+  EXPECT_EQ(kb.run(third.handle.id)->status, RunStatus::kDone);
+  EXPECT_EQ(kb.runs().size(), 2u);
+}
+
 TEST(Runs, CompletingTwiceKeepsTheFirstResult) {
   ScratchDir dir;
   KnowledgeBase kb(dir.file());

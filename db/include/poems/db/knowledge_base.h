@@ -31,6 +31,7 @@ std::filesystem::path resolve_path(const std::string& explicit_path);
 struct RunHandle {
   RowId id = 0;
   std::chrono::steady_clock::time_point claimed_at;  // for the run's wall time
+  bool created = false;  // the claim inserted the run's row (no earlier attempt)
 };
 
 struct RunStart {
@@ -124,6 +125,11 @@ class KnowledgeBase {
   bool complete_run(const RunHandle& handle, const Result& result);
   // Marks a claimed run failed with a message; the next begin_run retries it.
   void fail_run(const RunHandle& handle, const std::string& error);
+  // Gives back a claim whose evaluation never started (a parallel study that
+  // claimed ahead and then stopped): a run the claim created is deleted, as
+  // if never begun; an earlier attempt's run is marked failed with `reason`.
+  // A run already done or failed is left as it is.
+  void abandon_run(const RunHandle& handle, const std::string& reason);
   // begin_run, then `evaluate` when claimed (failing the run if it throws).
   // Returns the stored or fresh result, or nothing when another process holds it.
   std::optional<Result> evaluate_once(const RunKey& key, const std::function<Result()>& evaluate);

@@ -1,0 +1,112 @@
+// A parallel study that claims cells ahead of a failure ending it gives the
+// claims of cells it never started back (core/src/parallel_study.cpp): the
+// knowledge base then holds no run a serial study would not have made, and
+// no run recorded as failed that was never evaluated.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <deque>
+#include <filesystem>
+
+#include "poems/core/error.h"
+#include "poems/core/parallel_study.h"
+#include "poems/core/session.h"
+#include "poems/core/study.h"
+#include "poems/db/knowledge_base.h"
+#include "poems/examples/examples.h"
+
+using namespace poems;
+using namespace poems::core;
+
+namespace {
+
+// In-process workers: a cell is computed when it starts and comes back in
+// start order; cell `bad` comes back as a bad request, which ends a study.
+class ScriptedWorkers final : public CellWorkers {
+ public:
+  ScriptedWorkers(Session& session, const StudyPlan& plan, std::size_t bad)
+      : session_(session), plan_(plan), bad_(bad) {}
+  std::size_t slots() const override { return 2; }
+  void start(std::size_t index, const std::string& key) override {
+    started.push_back(index);
+    Session::Computed c;
+    if (index == bad_) {
+      c.usage = true;
+      c.usage_option = "--set";
+      c.error = "--set: a value this cell cannot take";
+    } else {
+      c = compute_cell(session_, plan_, index, key);
+    }
+    done_.emplace_back(index, std::move(c));
+  }
+  std::size_t busy() const override { return done_.size(); }
+  std::optional<std::pair<std::size_t, Session::Computed>> next_within(int) override {
+    auto out = std::move(done_.front());
+    done_.pop_front();
+    return out;
+  }
+  std::vector<std::size_t> started;
+
+ private:
+  Session& session_;
+  const StudyPlan& plan_;
+  std::size_t bad_;
+  std::deque<std::pair<std::size_t, Session::Computed>> done_;
+};
+
+TEST(GivenBackClaims, CellsClaimedAheadOfAFailureLeaveNoRun) {
+  examples::register_examples();
+  SystemRequest r;
+  r.files = {std::string(POEMS_SOURCE_DIR) + "/tests/compiler/studies/sweep3d_small.psl"};
+  r.study = "small";
+  r.study_bindings = true;
+  const std::unique_ptr<System> system = load_system(r);
+  const StudyPlan plan = plan_study(*system);
+  ASSERT_EQ(plan.bindings.size() * plan.paradigms.size(), 8u);  // (1,1) (2,2) (3,4) (4,4) x analytic, simulation
+
+  const std::filesystem::path db =
+      std::filesystem::temp_directory_path() / ("poems_given_back_" + std::to_string(::getpid()) + ".db");
+  std::filesystem::remove(db);
+  {
+    Store store({false, db.string()});
+    Session session(*system, {}, store);
+    // Cell 1, the (1,1) simulation, is a bad request.
+    ScriptedWorkers workers(session, plan, 1);
+    EXPECT_THROW(run_study(session, plan, workers, nullptr), UsageError);
+    // The heavier simulations, cells 7, 5 and 3, went out first, so every
+    // cell up to 7 was claimed; 0 started before cell 1 came back.
+    ASSERT_EQ(workers.started, (std::vector<std::size_t>{7, 5, 3, 1, 0}));
+  }
+  db::KnowledgeBase kb(db);
+  std::vector<std::string> status;
+  for (const db::Run& run : kb.runs()) {
+    status.push_back(db::to_json(run)["status"].get<std::string>());
+    EXPECT_NE(run.error.value_or(""), "not started: the study stopped at an earlier cell's failure");
+    EXPECT_NE(run.error.value_or(""), "the evaluation did not finish");
+  }
+  // The five started cells only: four stored, the bad request failed. Cells
+  // 2, 4 and 6 were claimed and given back.
+  std::sort(status.begin(), status.end());
+  EXPECT_EQ(status, (std::vector<std::string>{"done", "done", "done", "done", "failed"}));
+
+  // A rerun evaluates the rest and reuses the four stored results.
+  {
+    Store store({false, db.string()});
+    Session session(*system, {}, store);
+    ScriptedWorkers workers(session, plan, plan.bindings.size() * plan.paradigms.size());  // none bad
+    const StudyTable table = run_study(session, plan, workers, nullptr);
+    std::size_t reused = 0, cells = 0;
+    for (const auto& row : table.rows)
+      for (const auto& [paradigm, cell] : row.cells) {
+        ++cells;
+        reused += cell.reused;
+      }
+    EXPECT_EQ(cells, 8u);
+    EXPECT_EQ(reused, 4u);
+  }
+  EXPECT_EQ(kb.runs().size(), 8u);
+  std::filesystem::remove(db);
+}
+
+}  // namespace
