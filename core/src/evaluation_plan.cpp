@@ -138,10 +138,7 @@ RuntimeProtocol runtime_protocol(const psl::ComponentInstance& runtime, const st
   for (const psl::AcceptsInstance& a : runtime.accepts)
     if (accepts_paradigm(runtime, a, paradigm)) protocol.read(runtime, a);
   RuntimeProtocol out;
-  if (protocol.eager_limit.value) {
-    out.eager_limit = static_cast<std::uint64_t>(protocol.eager_limit.value->number);
-    out.eager_limit_at = protocol.eager_limit.at;
-  }
+  if (protocol.eager_limit.value) out.eager_limit = static_cast<std::uint64_t>(protocol.eager_limit.value->number);
   if (protocol.handshake.value) out.handshake = protocol.handshake.value->boolean;
   out.semantics = protocol.semantics.value;
   return out;

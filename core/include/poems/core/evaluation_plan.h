@@ -75,7 +75,6 @@ struct EvaluationPlan {
 // PlanError located where a bad or disagreeing value is written.
 struct RuntimeProtocol {
   std::optional<std::uint64_t> eager_limit;  // bytes
-  psl::SourceLocation eager_limit_at;
   std::optional<bool> handshake;
   std::optional<psl::Value> semantics;  // unchecked, as EvaluationPlan::semantics
 };
