@@ -24,7 +24,7 @@ struct DirectOptions {
   std::vector<std::string> args, imports;
   ChoiceOptions choices;
   MachineOptions machine;
-  std::string wg, compute = "measured", stack = "256KiB", isolation = "processes", format, timeline;
+  std::string runtime, wg, compute = "measured", stack = "256KiB", isolation = "processes", format, timeline;
   std::uint32_t ranks_per_node = 1;
   std::int64_t epoch = -1;
   double compute_scale = 1, timeout = 0;
@@ -82,6 +82,8 @@ void run_direct(const DirectOptions& o, Context& ctx) {
   mr.files = o.imports;
   mr.machine = o.choices.machine;
   mr.processor = o.choices.processor;
+  mr.runtime = o.runtime;
+  mr.paradigm = "simulation[direct]";  // the runtime a study's simulation[direct] cells are bound to
   if (!o.wg.empty()) mr.wg = o.wg;
   mr.overrides = o.machine.overrides;
   mr.needs_processor = o.compute == "model";
@@ -155,6 +157,9 @@ void register_direct(CLI::App& app, Context& ctx) {
   cmd->add_option("--import,--machines", o->imports,
                   "PSL files with the machine components (default: the examples' machines.psl)");
   add_choice_options(cmd, o->choices);
+  cmd->add_option("--runtime", o->runtime,
+                  "runtime[MPI] component whose simulation[direct] profiles set the protocol with --machine "
+                  "(eager_limit, handshake, semantics; default: the only one in the files; -S ... override it)");
   add_machine_options(cmd, o->machine);
   add_wg_option(cmd, o->wg);
   cmd->add_option("--compute", o->compute,

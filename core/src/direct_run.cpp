@@ -9,6 +9,7 @@
 #include "poems/base/suggest.h"
 #include "poems/base/units.h"
 #include "poems/core/error.h"
+#include "poems/core/evaluation_plan.h"
 #include "poems/direct/protocol.h"
 #include "poems/psl/compiler.h"
 #include "poems/psl/frontend.h"
@@ -51,6 +52,85 @@ std::vector<const psl::ComponentDecl*> wg_processors(const psl::Program& program
   return beside.empty() ? all : beside;
 }
 
+[[noreturn]] void located_error(const psl::Frontend& fe, const psl::SourceLocation& at, const std::string& message,
+                                const std::string& summary) {
+  if (!at.valid()) throw InputError(message);
+  psl::DiagnosticEngine diags(fe.sources());
+  diags.error(at, message);
+  std::ostringstream text;
+  diags.print(text);
+  throw InputError(summary, text.str());
+}
+
+// The MPI runtime that carries `paradigm`'s messages: the one named, else
+// the only runtime component of the files accepting it (nullopt: none).
+// Several are never chosen between silently.
+std::optional<psl::ComponentInstance> runtime_for(const psl::Frontend& fe, const std::string& name,
+                                                  const std::string& paradigm) {
+  std::vector<psl::ComponentInstance> found;
+  std::vector<std::string> runtimes;
+  for (const psl::Module& m : fe.program().modules)
+    for (const psl::ComponentDecl& c : m.components) {
+      if (c.domain.head != "runtime") continue;
+      runtimes.push_back(c.name.name);
+      if (!name.empty() && c.name.name != name) continue;
+      psl::DiagnosticEngine diags(fe.sources());
+      std::optional<psl::ComponentInstance> inst = psl::instantiate_component(fe.program(), c, {}, diags);
+      if (!inst) {
+        std::ostringstream text;
+        diags.print(text);
+        throw InputError("runtime " + c.name.name + " cannot be evaluated", text.str());
+      }
+      if (runtime_accepts(*inst, paradigm))
+        found.push_back(std::move(*inst));
+      else if (!name.empty())
+        throw UsageError("--runtime", "'" + name + "' accepts no " + paradigm + " messages (no accepts profile with " +
+                                          "evaluation = " + paradigm + ")");
+    }
+  if (!name.empty() && found.empty()) {
+    const psl::ComponentDecl* c = fe.program().find_component(name);
+    throw UsageError("--runtime", c ? "'" + name + "' is " + c->domain.str() + ", not a runtime component"
+                                    : "no component named '" + name + "' (runtime components: " +
+                                          (runtimes.empty() ? std::string("none") : base::name_list(runtimes)) + ")" +
+                                          base::did_you_mean(name, runtimes));
+  }
+  if (found.size() > 1) {
+    std::vector<std::string> names;
+    for (const psl::ComponentInstance& c : found) names.push_back(c.name);
+    throw UsageError("--runtime", "several runtime components accept " + paradigm + " messages (" +
+                                      base::name_list(names) + "); choose one with --runtime NAME");
+  }
+  if (found.empty()) return std::nullopt;
+  return std::move(found.front());
+}
+
+// The runtime's eager_limit, handshake and semantics over the network's, as
+// a composition applies those of the profiles its messages are bound through.
+void apply_runtime(const psl::Frontend& fe, const psl::ComponentInstance& runtime, const std::string& paradigm,
+                   Machine& machine) {
+  const std::string summary = "runtime " + runtime.name + " cannot be evaluated";
+  RuntimeProtocol p;
+  try {
+    p = runtime_protocol(runtime, paradigm);
+  } catch (const PlanError& e) {
+    located_error(fe, e.location(), e.what(), summary);
+  }
+  if (p.eager_limit) machine.params.S = *p.eager_limit;
+  if (p.handshake) machine.rendezvous_handshake = *p.handshake;
+  if (!p.semantics) return;
+  const std::optional<sim::Semantics> semantics = semantics_value(*p.semantics);
+  std::string problem;
+  if (!semantics)
+    problem = semantics_error(runtime.name, *p.semantics);
+  else if (*semantics == sim::Semantics::Loggopsim && machine.rendezvous_handshake)
+    problem = runtime.name +
+              ".semantics = \"loggopsim\" with the rendezvous handshake: the handshake is a "
+              "rule of the matched semantics (LogGOPSim's rendezvous has none)";
+  if (!problem.empty())
+    located_error(fe, semantics_location(fe.program(), {}, runtime.name, *p.semantics), problem, summary);
+  machine.semantics = *semantics;
+}
+
 }  // namespace
 
 void set_default_machine_files(std::vector<std::string> files) { machine_files() = std::move(files); }
@@ -62,6 +142,8 @@ DirectMachine direct_machine(const DirectMachineRequest& r) {
   out.description = "command-line LogGOPS parameters";
   std::optional<double> wg;
   if (r.wg) wg = quantity("--wg", *r.wg, base::kTime, "a time per unit of work, e.g. 60ns");
+  if (!r.runtime.empty() && r.machine.empty())
+    throw UsageError("--runtime", "sets the protocol of a machine component's messages; give --machine NAME too");
   const bool needs_file = !r.machine.empty() || !r.processor.empty() || (r.needs_processor && !wg);
   if (needs_file) {
     const std::vector<std::string> files = r.files.empty() ? default_machine_files() : r.files;
@@ -79,8 +161,14 @@ DirectMachine direct_machine(const DirectMachineRequest& r) {
         throw UsageError("--machine", "'" + r.machine + "' is " + c.domain.str() + ", not hardware[network]");
       out.machine.params = loggops_of(parameters_of(fe, c), r.machine);
       out.machine.network = r.machine;
-      apply_overrides(r.overrides, out.machine);
       out.description = r.machine;
+      if (!r.paradigm.empty())
+        if (std::optional<psl::ComponentInstance> runtime = runtime_for(fe, r.runtime, r.paradigm)) {
+          apply_runtime(fe, *runtime, r.paradigm, out.machine);
+          out.runtime = runtime->name;
+          out.description += " with " + runtime->name;
+        }
+      apply_overrides(r.overrides, out.machine);  // the command line's -S ... win
       machine_file = c.location.file;
     }
     if (!wg) {

@@ -101,7 +101,10 @@ struct ProtocolSettings {
     const psl::InterfaceBinding* b = binding_between(s, from, to);
     if (!b) return;
     const psl::ComponentInstance& c = s.instances[to];
-    const psl::AcceptsInstance& a = c.accepts[b->accepts];
+    read(c, c.accepts[b->accepts]);
+  }
+
+  void read(const psl::ComponentInstance& c, const psl::AcceptsInstance& a) {
     eager_limit.read(c, a, [](const psl::Value& v) -> std::string {
       const bool bytes =
           v.kind == psl::Value::Kind::Number && (v.dimension == base::kBytes || v.dimension.dimensionless());
@@ -116,7 +119,30 @@ struct ProtocolSettings {
   }
 };
 
+bool accepts_paradigm(const psl::ComponentInstance& c, const psl::AcceptsInstance& a, const std::string& paradigm) {
+  auto it = a.profile.find("evaluation");
+  if (it == a.profile.end()) return c.implementation == paradigm;
+  return it->second.kind == psl::Value::Kind::Ref && it->second.text == paradigm;
+}
+
 }  // namespace
+
+bool runtime_accepts(const psl::ComponentInstance& runtime, const std::string& paradigm) {
+  for (const psl::AcceptsInstance& a : runtime.accepts)
+    if (accepts_paradigm(runtime, a, paradigm)) return true;
+  return false;
+}
+
+RuntimeProtocol runtime_protocol(const psl::ComponentInstance& runtime, const std::string& paradigm) {
+  ProtocolSettings protocol;
+  for (const psl::AcceptsInstance& a : runtime.accepts)
+    if (accepts_paradigm(runtime, a, paradigm)) protocol.read(runtime, a);
+  RuntimeProtocol out;
+  if (protocol.eager_limit.value) out.eager_limit = static_cast<std::uint64_t>(protocol.eager_limit.value->number);
+  if (protocol.handshake.value) out.handshake = protocol.handshake.value->boolean;
+  out.semantics = protocol.semantics.value;
+  return out;
+}
 
 const Ted* EvaluationPlan::ted(std::uint32_t node) const {
   for (const Ted& t : teds)

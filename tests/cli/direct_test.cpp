@@ -5,6 +5,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <set>
 
@@ -24,6 +25,37 @@ std::set<std::string> keys(const nlohmann::json& j) {
   for (const auto& [key, value] : j.items()) k.insert(key);
   return k;
 }
+
+std::string read_text(const fs::path& path) {
+  std::ifstream in(path);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+// A directory `name` with the examples' machines.psl and their mpi.psl, with
+// `edit` applied to the text of mpi.psl; returns the directory.
+fs::path machine_files(const std::string& name, const std::function<void(std::string&)>& edit) {
+  const fs::path dir = fs::temp_directory_path() / ("poems_direct_runtime_" + std::to_string(::getpid()) + "_" + name);
+  fs::create_directories(dir);
+  const fs::path examples = fs::path(POEMS_SOURCE_DIR) / "examples/sweep3d";
+  fs::copy_file(examples / "machines.psl", dir / "machines.psl", fs::copy_options::overwrite_existing);
+  std::string mpi = read_text(examples / "mpi.psl");
+  edit(mpi);
+  std::ofstream(dir / "mpi.psl") << mpi;
+  return dir;
+}
+
+// Inserts `entry` into MPI_direct's accepts profile (`recv`: its recv
+// profile instead of its send profile).
+void direct_profile(std::string& mpi, const std::string& entry, bool recv = false) {
+  const std::string send = "evaluation = simulation[direct]; handshake = false;";
+  const std::string receive = "evaluation = simulation[direct]; }\n    transaction mpi_recv";
+  const std::string& at = recv ? receive : send;
+  const std::size_t pos = mpi.find(at);
+  ASSERT_NE(pos, std::string::npos);
+  mpi.insert(pos + std::string("evaluation = simulation[direct];").size(), " " + entry);
+}
+
+double finish_ns(const CommandResult& r) { return nlohmann::json::parse(r.out)["finish_ns"].get<double>(); }
 
 }  // namespace
 
@@ -175,4 +207,133 @@ TEST(DirectCli, Sweep3DStudyAgreesWithTheSimulatorAndTheClosedForm) {
     EXPECT_LT(std::fabs(direct_ns - sim_ns), 0.05 * sim_ns) << row.dump();
     EXPECT_LT(std::fabs(direct_ns - form_ns), 0.05 * form_ns) << row.dump();
   }
+}
+
+// `poems direct --machine` runs under the MPI runtime a study's
+// simulation[direct] cells are bound to (MPI_direct of mpi.psl): its
+// eager_limit replaces the machine's S exactly as -S would, and -S
+// overrides it. The ring's 8-byte messages lie between the runtime's 4 B
+// and Odin's S = 32768 B: 12 hops of o + L + o + 7G = 9917.5 ns eager,
+// rendezvous (no handshake) one L more per hop: 12 x 15217.5 = 182610 ns.
+TEST(DirectCli, MachineRunsUnderTheRuntimesEagerLimit) {
+  const fs::path plain = machine_files("plain", [](std::string&) {});
+  const fs::path limited = machine_files("limited", [](std::string& mpi) { direct_profile(mpi, "eager_limit = 4B;"); });
+  auto ring = [](const fs::path& dir, const std::string& options) {
+    return direct(program("direct_ring") + " -np 4 --machine Odin --import " + (dir / "machines.psl").string() +
+                  " --import " + (dir / "mpi.psl").string() + " --compute model " + options + " -- 3");
+  };
+  const CommandResult eager = ring(plain, "--format json");  // MPI_direct names no eager_limit: Odin's S
+  const CommandResult runtime = ring(limited, "--format json");
+  const CommandResult s4 = ring(plain, "--format json -S 4");
+  const CommandResult overridden = ring(limited, "--format json -S 32KiB");
+  for (const CommandResult* r : {&eager, &runtime, &s4, &overridden}) ASSERT_EQ(r->exit_code, 0) << r->err;
+  EXPECT_EQ(finish_ns(eager), 119010);
+  EXPECT_EQ(finish_ns(runtime), 182610);
+  EXPECT_EQ(finish_ns(runtime), finish_ns(s4));
+  EXPECT_EQ(finish_ns(overridden), 119010);  // -S wins over the runtime's eager_limit
+  // The machine files without a runtime: the machine's S, as before.
+  const CommandResult bare = direct(program("direct_ring") + " -np 4 --machine Odin --import " +
+                                    (limited / "machines.psl").string() + " --compute model --format json -- 3");
+  ASSERT_EQ(bare.exit_code, 0) << bare.err;
+  EXPECT_EQ(finish_ns(bare), 119010);
+  // The table names the runtime and shows the S in use.
+  const CommandResult table = ring(limited, "");
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_NE(table.out.find("program direct_ring (4 ranks) on Odin with MPI_direct"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find(" S=4B"), std::string::npos) << table.out;
+  // Equal settings are equal runs: the runtime's 4 B and -S 4 share one key in the knowledge base.
+  const fs::path db = fs::temp_directory_path() / ("poems_direct_runtime_" + std::to_string(::getpid()) + ".db");
+  fs::remove(db);
+  const std::string stored = program("direct_ring") + " -np 4 --machine Odin --compute model --db " + db.string();
+  CommandResult first = run_command(kPoems + " direct " + stored + " --import " + (limited / "machines.psl").string() +
+                                    " --import " + (limited / "mpi.psl").string() + " -- 3");
+  CommandResult second =
+      run_command(kPoems + " direct " + stored + " --import " + (plain / "machines.psl").string() + " -S 4 -- 3");
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  ASSERT_EQ(second.exit_code, 0) << second.err;
+  EXPECT_NE(second.err.find("already stored"), std::string::npos) << second.err;
+  fs::remove(db);
+  fs::remove_all(plain);
+  fs::remove_all(limited);
+}
+
+// Which runtime: the only one accepting simulation[direct], or --runtime;
+// several are an error naming them, never a silent pick. A runtime's bad
+// value is located where it is written.
+TEST(DirectCli, MachinesRuntimeIsChosenNeverGuessed) {
+  const fs::path two = machine_files("two", [](std::string& mpi) {
+    direct_profile(mpi, "eager_limit = 4B;");
+    std::string second = mpi.substr(mpi.find("component MPI_direct"));
+    second = second.substr(0, second.find("\n}\n") + 3);
+    second.replace(second.find("MPI_direct"), 10, "MPI_direct_big");
+    second.replace(second.find("eager_limit = 4B;"), 17, "eager_limit = 16B;");
+    mpi += "\n" + second;
+  });
+  const std::string files = " --import " + (two / "machines.psl").string() + " --import " + (two / "mpi.psl").string();
+  const std::string ring = program("direct_ring") + " -np 4 --machine Odin --compute model --format json" + files;
+  CommandResult r = direct(ring + " -- 3");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("--runtime: several runtime components accept simulation[direct] messages (MPI_direct, "
+                       "MPI_direct_big); choose one with --runtime NAME"),
+            std::string::npos)
+      << r.err;
+  r = direct(ring + " --runtime MPI_direct -- 3");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(finish_ns(r), 182610);
+  r = direct(ring + " --runtime MPI_direct_big -- 3");  // 8 B messages are eager under 16 B
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(finish_ns(r), 119010);
+  r = direct(ring + " --runtime MPI_simulated -- 3");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--runtime: 'MPI_simulated' accepts no simulation[direct] messages"), std::string::npos)
+      << r.err;
+  r = direct(ring + " --runtime Odin -- 3");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--runtime: 'Odin' is hardware[network], not a runtime component"), std::string::npos) << r.err;
+  r = direct(ring + " --runtime MPI_direkt -- 3");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--runtime: no component named 'MPI_direkt' (runtime components: "), std::string::npos) << r.err;
+  r = direct(program("direct_ring") + " -np 4 --runtime MPI_direct" + files + " -- 3");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--runtime: sets the protocol of a machine component's messages; give --machine NAME too"),
+            std::string::npos)
+      << r.err;
+
+  const fs::path bad = machine_files("bad", [](std::string& mpi) { direct_profile(mpi, "eager_limit = 5us;"); });
+  r = direct(program("direct_ring") + " -np 4 --machine Odin --import " + (bad / "machines.psl").string() +
+             " --import " + (bad / "mpi.psl").string() + " -- 3");
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(
+      r.err.find(
+          "mpi.psl:64:81: error: MPI_direct (accepts): eager_limit = 5000ns is not an eager limit; it must be a whole "
+          "number of bytes from 0 to 9e15, e.g. 4096B"),
+      std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("^"), std::string::npos) << r.err;
+
+  const fs::path differ = machine_files("differ", [](std::string& mpi) {
+    direct_profile(mpi, "eager_limit = 4B;");
+    direct_profile(mpi, "eager_limit = 8B;", true);
+  });
+  r = direct(program("direct_ring") + " -np 4 --machine Odin --import " + (differ / "machines.psl").string() +
+             " --import " + (differ / "mpi.psl").string() + " -- 3");
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("error: MPI_direct (recv): eager_limit = 8B disagrees with eager_limit = 4B in MPI_direct "
+                       "(accepts)"),
+            std::string::npos)
+      << r.err;
+
+  const fs::path lazy = machine_files("lazy", [](std::string& mpi) {
+    const std::string from = "component MPI_direct in runtime[MPI] {\n  param semantics = \"matched\";";
+    const std::size_t at = mpi.find(from);
+    ASSERT_NE(at, std::string::npos);
+    mpi.replace(at, from.size(), "component MPI_direct in runtime[MPI] {\n  param semantics = \"lazy\";");
+  });
+  r = direct(program("direct_ring") + " -np 4 --machine Odin --import " + (lazy / "machines.psl").string() +
+             " --import " + (lazy / "mpi.psl").string() + " -- 3");
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("mpi.psl:62:"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("MPI_direct.semantics = \"lazy\" is not a message-progress semantics"), std::string::npos)
+      << r.err;
+  for (const fs::path& d : {two, bad, differ, lazy}) fs::remove_all(d);
 }

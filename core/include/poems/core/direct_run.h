@@ -23,21 +23,29 @@ const std::vector<std::string>& default_machine_files();
 struct DirectMachineRequest {
   std::vector<std::string> files;  // PSL files with the components ("" = the default machine files)
   std::string machine, processor;  // --machine, --processor
-  std::optional<std::string> wg;   // --wg
-  MachineOverrides overrides;      // -L ... --cpus --nics
-  bool needs_processor = false;    // the program charges work (POEMS_Compute): find a Wg
+  std::string runtime;             // --runtime
+  // The paradigm the program's messages are carried under: with --machine,
+  // the runtime component accepting it sets the protocol (eager_limit,
+  // handshake, semantics; docs/direct.md). "" = no runtime is read.
+  std::string paradigm;
+  std::optional<std::string> wg;  // --wg
+  MachineOverrides overrides;     // -L ... --cpus --nics
+  bool needs_processor = false;   // the program charges work (POEMS_Compute): find a Wg
 };
 
 struct DirectMachine {
   Machine machine;
   std::optional<processor::ProcessorSpec> processor;  // behind POEMS_Compute
-  std::string description;                            // "Odin, Wg=60ns from Opteron"
+  std::string runtime;                                // the runtime component read ("" = none)
+  std::string description;                            // "Odin with MPI_direct, Wg=60ns from Opteron"
 };
 
-// LogGOPS of --machine (or the command line's), the processor of
+// LogGOPS of --machine (or the command line's) with the protocol of the MPI
+// runtime accepting `paradigm` (--runtime, else the only one in the files;
+// none: the machine's own S), then -S ... over both; the processor of
 // --processor, of the machine's file, or the only one with a Wg. Throws
-// InputError for errors in the files, UsageError for an unknown or
-// ambiguous component.
+// InputError for errors in the files (located), UsageError for an unknown
+// or ambiguous component.
 DirectMachine direct_machine(const DirectMachineRequest& request);
 
 // A runnable program: `program` itself, or the binary poems-mpicxx built from it.

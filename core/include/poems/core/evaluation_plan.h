@@ -66,6 +66,22 @@ struct EvaluationPlan {
   nlohmann::json to_json() const;
 };
 
+// The message-protocol attributes (eager_limit, handshake, semantics) that
+// one runtime component's accepts profiles for `paradigm` set (those whose
+// `evaluation` is `paradigm`, or without one in a component implementing it),
+// checked as plan_evaluation checks the profiles a composition's messages are
+// bound through: of the right kind, the same wherever written. For `poems
+// direct`, which runs a program instead of a model's task graph. Throws
+// PlanError located where a bad or disagreeing value is written.
+struct RuntimeProtocol {
+  std::optional<std::uint64_t> eager_limit;  // bytes
+  std::optional<bool> handshake;
+  std::optional<psl::Value> semantics;  // unchecked, as EvaluationPlan::semantics
+};
+RuntimeProtocol runtime_protocol(const psl::ComponentInstance& runtime, const std::string& paradigm);
+// Whether any accepts interface of `runtime` is for `paradigm` (as above).
+bool runtime_accepts(const psl::ComponentInstance& runtime, const std::string& paradigm);
+
 // Resolves the TEDs of `graph` from `system` (composed for the same model).
 // Throws PlanError when the plan cannot be carried out (e.g. communication
 // nodes bound to different paradigms, a network without LogGOPS parameters).
