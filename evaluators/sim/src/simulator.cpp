@@ -36,6 +36,7 @@ void LineArray::allocate(std::size_t words) {
 template <bool L>
 Engine<L>::Engine(taskgraph::ScheduleSource& source, const SimulationOptions& options, bool optimistic)
     : source_(source),
+      explicit_(dynamic_cast<taskgraph::ExplicitSchedule*>(&source)),
       options_(options),
       p_(options.params),
       sync_(components::rendezvous_sync(options.params, options.rendezvous_handshake)),
@@ -69,8 +70,7 @@ Engine<L>::Engine(taskgraph::ScheduleSource& source, const SimulationOptions& op
   }
   if (options.progress) {
     progress_at_ = kProgressInterval;
-    if (const auto* s = dynamic_cast<const taskgraph::ExplicitSchedule*>(&source))
-      total_operations_ = s->total_operations();
+    if (explicit_) total_operations_ = explicit_->total_operations();
   }
 }
 
@@ -98,8 +98,19 @@ void Engine<L>::read(std::uint32_t r) {
   rs.wants_read = false;
 }
 
+namespace {
+
+// An OpBuffer's dependencies of one operation, read as add_op reads them.
+struct BufferedDependencies {
+  const taskgraph::Dependency* at;
+  taskgraph::Dependency next() { return *at++; }
+};
+
+}  // namespace
+
 template <bool L>
 void Engine<L>::pull_chunk(std::uint32_t r, std::size_t max_ops) {
+  if (explicit_) return pull_explicit(r, max_ops);
   RankState& rs = ranks_[r];
   buffer_.clear();
   std::size_t n = source_.pull(r, max_ops, buffer_);
@@ -121,7 +132,33 @@ void Engine<L>::pull_chunk(std::uint32_t r, std::size_t max_ops) {
   } else if (rs.slots.capacity() < rs.slots.size() + n) {  // one growth per chunk, not per operation
     rs.slots.reserve(windows_, std::max(std::size_t{rs.slots.size()} + n, 2 * std::size_t{rs.slots.capacity()}));
   }
-  for (const taskgraph::Operation& op : buffer_.ops) add_op(r, op, buffer_.deps.data() + op.first_dep);
+  for (const taskgraph::Operation& op : buffer_.ops) {
+    BufferedDependencies deps{buffer_.deps.data() + op.first_dep};
+    add_op(r, op, deps);
+  }
+  window_ops_ += n;
+  peak_window_ops_ = std::max(peak_window_ops_, window_ops_);
+}
+
+// pull_chunk for a schedule in memory: each operation is decoded into a local
+// Operation that add_op, inlined, turns into its slot (about 100 instructions
+// an operation less than writing an OpBuffer and reading it back).
+template <bool L>
+void Engine<L>::pull_explicit(std::uint32_t r, std::size_t max_ops) {
+  RankState& rs = ranks_[r];
+  const std::uint64_t left = explicit_->operations_left(r);
+  const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(max_ops, left));
+  if (n == left) rs.exhausted = true;  // known before the operations are added, as in pull_chunk
+  if (n == 0) return;
+  if (!lazy_) {  // read in full, in one pull from the start
+    rs.slots.reserve(windows_, std::size_t{rs.slots.size()} + n);
+    rs.edges.reserve(windows_, std::size_t{rs.edges.size()} + explicit_->dependency_count(r));
+  } else if (rs.slots.capacity() < rs.slots.size() + n) {
+    rs.slots.reserve(windows_, std::max(std::size_t{rs.slots.size()} + n, 2 * std::size_t{rs.slots.capacity()}));
+  }
+  explicit_->decode_into(r, n,
+                         [this, r](const taskgraph::Operation& op, taskgraph::ExplicitSchedule::DependencyReader& deps)
+                             __attribute__((always_inline)) { add_op(r, op, deps); });
   window_ops_ += n;
   peak_window_ops_ = std::max(peak_window_ops_, window_ops_);
 }
@@ -171,7 +208,8 @@ void Engine<L>::clock_overflow() const {
 }
 
 template <bool L>
-void Engine<L>::add_op(std::uint32_t r, const taskgraph::Operation& op, const taskgraph::Dependency* deps) {
+template <class Dependencies>
+void Engine<L>::add_op(std::uint32_t r, const taskgraph::Operation& op, Dependencies& deps) {
   RankState& rs = ranks_[r];
   const std::uint64_t index = rs.base + rs.slots.size();
   const auto pos = static_cast<std::uint32_t>(rs.slots.size());
@@ -198,7 +236,7 @@ void Engine<L>::add_op(std::uint32_t r, const taskgraph::Operation& op, const ta
   bool follows = false;  // on the previous send (critical-path mode)
   std::uint64_t& last_send = word(r, kLastSend);
   for (std::uint32_t i = 0; i < op.dep_count; ++i) {
-    const taskgraph::Dependency& d = deps[i];
+    const taskgraph::Dependency d = deps.next();
     if (d.op >= index) [[unlikely]]
       reject_dependency(r, index, op, d.op);
     if (!queuing_ && last_send != 0)
