@@ -212,11 +212,11 @@ class Engine {
   [[noreturn]] void bad_input(std::uint32_t r, std::uint64_t index, std::uint32_t node, const std::string& what) const;
   // add_op's checks, out of line so its hot path stays small: each names the
   // first problem found.
+  // The operation by value: add_op's Operation need not live in memory.
   [[noreturn, gnu::cold, gnu::noinline]] void reject_op(std::uint32_t r, std::uint64_t index,
-                                                        const taskgraph::Operation& op) const;
+                                                        taskgraph::Operation op) const;
   [[noreturn, gnu::cold, gnu::noinline]] void reject_dependency(std::uint32_t r, std::uint64_t index,
-                                                                const taskgraph::Operation& op,
-                                                                std::uint64_t dep) const;
+                                                                std::uint32_t node, std::uint64_t dep) const;
   [[noreturn, gnu::cold, gnu::noinline]] void reject_time(std::uint32_t r, std::uint64_t index, std::uint32_t node,
                                                           const std::string& what) const;
   [[noreturn, gnu::cold, gnu::noinline]] void clock_overflow() const;

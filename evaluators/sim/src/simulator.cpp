@@ -156,9 +156,10 @@ void Engine<L>::pull_explicit(std::uint32_t r, std::size_t max_ops) {
   } else if (rs.slots.capacity() < rs.slots.size() + n) {
     rs.slots.reserve(windows_, std::max(std::size_t{rs.slots.size()} + n, 2 * std::size_t{rs.slots.capacity()}));
   }
-  explicit_->decode_into(r, n,
-                         [this, r](const taskgraph::Operation& op, taskgraph::ExplicitSchedule::DependencyReader& deps)
-                             __attribute__((always_inline)) { add_op(r, op, deps); });
+  explicit_->decode_into(
+      r, n,
+      [ this, r ](const taskgraph::Operation& op, taskgraph::ExplicitSchedule::DependencyReader& deps)
+          __attribute__((always_inline)) { add_op(r, op, deps); });
   window_ops_ += n;
   peak_window_ops_ = std::max(peak_window_ops_, window_ops_);
 }
@@ -173,7 +174,7 @@ void Engine<L>::bad_input(std::uint32_t r, std::uint64_t index, std::uint32_t no
 template void Engine<true>::bad_input(std::uint32_t, std::uint64_t, std::uint32_t, const std::string&) const;
 
 template <bool L>
-void Engine<L>::reject_op(std::uint32_t r, std::uint64_t index, const taskgraph::Operation& op) const {
+void Engine<L>::reject_op(std::uint32_t r, std::uint64_t index, taskgraph::Operation op) const {
   if (index - ranks_[r].base >= kInlinePair) bad_input(r, index, op.node, "more than 2^30 operations held at once");
   if (op.cpu >= options_.cpus)
     bad_input(r, index, op.node,
@@ -188,9 +189,8 @@ void Engine<L>::reject_op(std::uint32_t r, std::uint64_t index, const taskgraph:
 }
 
 template <bool L>
-void Engine<L>::reject_dependency(std::uint32_t r, std::uint64_t index, const taskgraph::Operation& op,
-                                  std::uint64_t dep) const {
-  bad_input(r, index, op.node, "depends on operation " + std::to_string(dep) + ", not an earlier one");
+void Engine<L>::reject_dependency(std::uint32_t r, std::uint64_t index, std::uint32_t node, std::uint64_t dep) const {
+  bad_input(r, index, node, "depends on operation " + std::to_string(dep) + ", not an earlier one");
 }
 
 template <bool L>
@@ -224,7 +224,9 @@ void Engine<L>::add_op(std::uint32_t r, const taskgraph::Operation& op, Dependen
                 message ? "a message of " + std::to_string(op.bytes) + " bytes: at most " + std::to_string(max_bytes_) +
                               " bytes with these LogGOPS parameters (sizes below 2^53, every cost within 2^61 ps)"
                         : "a calc of " + format_ps(op.duration) + ": at most 2^61 ps (about 26.7 days)");
-  Slot s;
+  // Built where it goes (pull_chunk reserved the chunk), counted once complete.
+  Slot& s = rs.slots.data()[pos];
+  s = Slot{};
   s.kind = op.kind;
   s.cpu = op.cpu;
   s.nic = op.nic;
@@ -238,7 +240,7 @@ void Engine<L>::add_op(std::uint32_t r, const taskgraph::Operation& op, Dependen
   for (std::uint32_t i = 0; i < op.dep_count; ++i) {
     const taskgraph::Dependency d = deps.next();
     if (d.op >= index) [[unlikely]]
-      reject_dependency(r, index, op, d.op);
+      reject_dependency(r, index, op.node, d.op);
     if (!queuing_ && last_send != 0)
       follows = follows || d.op + 1 == last_send ||
                 (d.op >= last_send && d.op >= rs.base + rs.head && (rs.slots[d.op - rs.base].flags & kFollowsSend));
@@ -287,7 +289,7 @@ void Engine<L>::add_op(std::uint32_t r, const taskgraph::Operation& op, Dependen
       last_send = index + 1;
     }
   }
-  rs.slots.append_unchecked() = s;  // pull_chunk reserved the chunk
+  rs.slots.append_unchecked();
   if (s.pending == 0) {
     // Past the start, a full reading would have queued this operation when
     // its last dependency was satisfied, maybe before events of the same
@@ -295,13 +297,13 @@ void Engine<L>::add_op(std::uint32_t r, const taskgraph::Operation& op, Dependen
     if (optimistic_ && events_ != 0) throw LazyReadingFailed{};
     if constexpr (L) {
       const std::uint64_t last = s.ready;
-      rs.slots.back().ready = 0;
+      s.ready = 0;
       if (events_ != 0) return lgs_freed_on_read(r, index, pos, last);
     } else if (lazy_ && s.ready < now_) {
       if (!observer_)
         bad_input(r, index, op.node,
                   "became ready before it was read: the source breaks its issues_in_order() promise");
-      rs.slots.back().ready = now_;  // a running program issues it now
+      s.ready = now_;  // a running program issues it now
     }
     schedule_ready(r, pos);
   }
