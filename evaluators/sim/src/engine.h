@@ -211,8 +211,8 @@ class Engine {
   [[gnu::always_inline]] inline void add_op(std::uint32_t r, const taskgraph::Operation& op, Dependencies& deps);
   [[noreturn]] void bad_input(std::uint32_t r, std::uint64_t index, std::uint32_t node, const std::string& what) const;
   // add_op's checks, out of line so its hot path stays small: each names the
-  // first problem found.
-  // The operation by value: add_op's Operation need not live in memory.
+  // first problem found. The operation by value, so add_op's need not live
+  // in memory.
   [[noreturn, gnu::cold, gnu::noinline]] void reject_op(std::uint32_t r, std::uint64_t index,
                                                         taskgraph::Operation op) const;
   [[noreturn, gnu::cold, gnu::noinline]] void reject_dependency(std::uint32_t r, std::uint64_t index,

@@ -156,10 +156,14 @@ void Engine<L>::pull_explicit(std::uint32_t r, std::size_t max_ops) {
   } else if (rs.slots.capacity() < rs.slots.size() + n) {
     rs.slots.reserve(windows_, std::max(std::size_t{rs.slots.size()} + n, 2 * std::size_t{rs.slots.capacity()}));
   }
-  explicit_->decode_into(
-      r, n,
-      [ this, r ](const taskgraph::Operation& op, taskgraph::ExplicitSchedule::DependencyReader& deps)
-          __attribute__((always_inline)) { add_op(r, op, deps); });
+  using Reader = taskgraph::ExplicitSchedule::DependencyReader;
+  // Inlined into the decoding loop (the Operation stays in registers).
+  // clang-format off
+  auto to_slot = [this, r](const taskgraph::Operation& op, Reader& deps) __attribute__((always_inline)) {
+    add_op(r, op, deps);
+  };
+  // clang-format on
+  explicit_->decode_into(r, n, to_slot);
   window_ops_ += n;
   peak_window_ops_ = std::max(peak_window_ops_, window_ops_);
 }
