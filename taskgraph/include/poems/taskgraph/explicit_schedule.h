@@ -69,7 +69,7 @@ class ExplicitSchedule final : public ScheduleSource {
     std::uint32_t left_;
   };
   // The next min(max_ops, operations_left(rank)) operations of `rank`, handed
-  // to `sink(const Operation&, DependencyReader&)` one by one without an
+  // to (a copy of) `sink(const Operation&, DependencyReader&)` one by one without an
   // OpBuffer in between (the simulator writes them straight into its
   // slots); `first_dep` of the operation means nothing. Returns the count.
   // Advances the stream as pull() does, once every operation was handed over
@@ -147,9 +147,11 @@ class ExplicitSchedule final : public ScheduleSource {
   }
   // Appends rank `r`'s operations to code_ (set_rank undoes it if this throws).
   void encode(std::uint32_t r, const OpBuffer& ops);
-  // decode_into from `s` (which it advances) over `n` operations.
+  // decode_into from `s` (which it advances) over `n` operations. The sink
+  // by value: a copy whose address does not escape keeps its captures in
+  // registers across the stores it makes.
   template <class Sink>
-  const std::uint8_t* decode_from(std::uint32_t rank, Stream& s, std::size_t n, Sink& sink) const;
+  const std::uint8_t* decode_from(std::uint32_t rank, Stream& s, std::size_t n, Sink sink) const;
   // A lazy reader comes back for this rank's next operations after many
   // other pulls, by which time a hardware prefetcher has lost the stream:
   // fetch about as much again as this pull took, now.
@@ -164,7 +166,7 @@ class ExplicitSchedule final : public ScheduleSource {
 };
 
 template <class Sink>
-const std::uint8_t* ExplicitSchedule::decode_from(std::uint32_t rank, Stream& s, std::size_t n, Sink& sink) const {
+const std::uint8_t* ExplicitSchedule::decode_from(std::uint32_t rank, Stream& s, std::size_t n, Sink sink) const {
   const std::uint8_t* p = code_.data() + s.at;
   std::uint64_t index = s.op;
   std::uint32_t node = s.node;
