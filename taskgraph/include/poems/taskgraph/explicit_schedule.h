@@ -45,12 +45,12 @@ class ExplicitSchedule final : public ScheduleSource {
   // Rank `r`'s operations, decoded (for tests and comparisons).
   OpBuffer operations(std::uint32_t r) const;
   std::uint64_t operation_count(std::uint32_t r) const { return streams_[r].ops; }
-  // Operations of rank `r` not yet pulled or decoded, and all of its dependencies.
+  // Rank `r`'s operations not yet pulled or decoded; its dependencies, all told.
   std::uint64_t operations_left(std::uint32_t r) const { return streams_[r].ops - streams_[r].op; }
   std::uint64_t dependency_count(std::uint32_t r) const { return segments_[r].deps; }
 
-  // One operation's dependencies, decoded as they are read: next() exactly
-  // `left()` times.
+  // One operation's dependencies, decoded as they are read: next() at most
+  // `left()` times (decode_into steps over the rest).
   class DependencyReader {
    public:
     std::uint32_t left() const { return left_; }
