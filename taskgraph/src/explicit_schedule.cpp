@@ -8,20 +8,9 @@ namespace poems::taskgraph {
 
 namespace {
 
-// Header byte of an encoded operation.
-constexpr std::uint8_t kKindMask = 0x03;
-constexpr std::uint8_t kHasCpu = 0x04;
-constexpr std::uint8_t kHasNic = 0x08;
-constexpr std::uint8_t kHasTag = 0x10;
-constexpr std::uint8_t kHasComm = 0x20;
-constexpr unsigned kDepShift = 6;      // dependency count 0..2 in the top bits;
-constexpr std::uint32_t kDepMore = 3;  // 3: the count minus 3 follows
-
 std::uint64_t zigzag(std::int64_t v) {
   return (static_cast<std::uint64_t>(v) << 1) ^ static_cast<std::uint64_t>(v >> 63);
 }
-std::int64_t unzigzag(std::uint64_t v) { return static_cast<std::int64_t>(v >> 1) ^ -static_cast<std::int64_t>(v & 1); }
-
 void put_varint(std::vector<std::uint8_t>& out, std::uint64_t v) {
   while (v >= 0x80) {
     out.push_back(static_cast<std::uint8_t>(v | 0x80));
@@ -30,29 +19,18 @@ void put_varint(std::vector<std::uint8_t>& out, std::uint64_t v) {
   out.push_back(static_cast<std::uint8_t>(v));
 }
 
-inline std::uint64_t get_varint(const std::uint8_t*& p) {
-  std::uint64_t v = *p++;
-  if (v < 0x80) return v;
-  v &= 0x7f;
-  for (unsigned shift = 7;; shift += 7) {
-    const std::uint64_t b = *p++;
-    v |= (b & 0x7f) << shift;
-    if (b < 0x80) return v;
-  }
-}
-
 }  // namespace
 
-ExplicitSchedule::ExplicitSchedule(std::uint32_t ranks) : segments_(ranks), cursor_(ranks) {
-  static_assert(sizeof(Segment) + sizeof(Cursor) == kBytesPerRank);
+ExplicitSchedule::ExplicitSchedule(std::uint32_t ranks) : streams_(ranks), segments_(ranks) {
+  static_assert(sizeof(Stream) + sizeof(Segment) == kBytesPerRank);
 }
 
 void ExplicitSchedule::set_rank(std::uint32_t r, const OpBuffer& ops) {
-  if (r >= segments_.size())
+  if (r >= streams_.size())
     throw std::out_of_range("rank " + std::to_string(r) + " is not a rank of the schedule (0.." +
-                            std::to_string(segments_.size()) + "-1)");
+                            std::to_string(streams_.size()) + "-1)");
   Segment& seg = segments_[r];
-  if (seg.set) throw std::logic_error("rank " + std::to_string(r) + "'s operations are already set");
+  if (streams_[r].set) throw std::logic_error("rank " + std::to_string(r) + "'s operations are already set");
   const std::size_t begin = code_.size();
   try {
     encode(r, ops);
@@ -66,9 +44,9 @@ void ExplicitSchedule::set_rank(std::uint32_t r, const OpBuffer& ops) {
   }
   seg.begin = begin;
   seg.end = code_.size();
-  seg.ops = ops.ops.size();
-  seg.set = true;
-  cursor_[r] = Cursor{seg.begin, 0, 0};
+  seg.deps = 0;
+  for (const Operation& op : ops.ops) seg.deps += op.dep_count;
+  streams_[r] = Stream{begin, 0, ops.ops.size(), 0, true};
 }
 
 void ExplicitSchedule::encode(std::uint32_t r, const OpBuffer& ops) {
@@ -113,80 +91,65 @@ void ExplicitSchedule::encode(std::uint32_t r, const OpBuffer& ops) {
   }
 }
 
-std::size_t ExplicitSchedule::decode(std::uint32_t rank, Cursor& c, std::size_t max_ops, OpBuffer& out) const {
-  const std::uint8_t* p = code_.data() + c.at;
-  // The rank's operations left bound the count, so the loop needs no end test
-  // and the buffers grow once (most operations have one or two dependencies).
-  const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(max_ops, segments_[rank].ops - c.op));
-  std::size_t op_at = out.ops.size();
-  out.ops.resize(op_at + n);
-  if (out.deps.capacity() < out.deps.size() + 2 * n)  // geometric: callers append pull after pull
-    out.deps.reserve(std::max(2 * out.deps.capacity(), out.deps.size() + 2 * n));
-  std::uint64_t index = c.op;
-  std::uint32_t node = c.node;
-  for (std::size_t k = 0; k < n; ++k, ++index) {
-    const std::uint8_t h = *p++;
-    Operation& op = out.ops[op_at++];
-    op.kind = static_cast<OpKind>(h & kKindMask);
-    if (h & kHasCpu) op.cpu = *p++;
-    if (h & kHasNic) op.nic = *p++;
-    std::uint32_t deps = h >> kDepShift;
-    if (deps == kDepMore) deps += static_cast<std::uint32_t>(get_varint(p));
-    node = static_cast<std::uint32_t>(std::int64_t{node} + unzigzag(get_varint(p)));
-    op.node = node;
-    if (op.kind != OpKind::Calc) {
-      op.peer = static_cast<std::int32_t>(std::int64_t{rank} + unzigzag(get_varint(p)));
-      op.bytes = get_varint(p);
-      if (h & kHasTag) op.tag = static_cast<std::int32_t>(unzigzag(get_varint(p)));
-      if (h & kHasComm) op.comm = static_cast<std::uint32_t>(get_varint(p));
-    } else {
-      op.duration = get_varint(p);
-    }
-    op.first_dep = static_cast<std::uint32_t>(out.deps.size());
-    op.dep_count = deps;
-    for (std::uint32_t d = 0; d < deps; ++d) {
-      const std::uint64_t v = get_varint(p);
-      const auto order = (v & 2) != 0 ? static_cast<std::uint32_t>(get_varint(p)) : 0;
-      out.deps.push_back(Dependency{index - static_cast<std::uint64_t>(unzigzag(v >> 2)), (v & 1) != 0, order});
-    }
+namespace {
+
+// Appends each operation handed over, with its dependencies, to an OpBuffer.
+struct AppendTo {
+  OpBuffer& out;
+  void operator()(const Operation& op, ExplicitSchedule::DependencyReader& deps) {
+    Operation& o = out.ops.emplace_back(op);
+    o.first_dep = static_cast<std::uint32_t>(out.deps.size());
+    while (deps.left() != 0) out.deps.push_back(deps.next());
   }
-  c.op = index;
-  c.node = node;
-  c.at = static_cast<std::uint64_t>(p - code_.data());
-  return n;
-}
+};
+
+}  // namespace
 
 OpBuffer ExplicitSchedule::operations(std::uint32_t r) const {
   OpBuffer out;
-  Cursor c{segments_[r].begin, 0, 0};
-  decode(r, c, segments_[r].ops, out);
+  Stream s{segments_[r].begin, 0, streams_[r].ops, 0, true};
+  out.ops.reserve(s.ops);
+  out.deps.reserve(segments_[r].deps);
+  AppendTo sink{out};
+  decode_from(r, s, s.ops, sink);
   return out;
 }
 
 std::uint64_t ExplicitSchedule::total_operations() const {
   std::uint64_t n = 0;
-  for (const Segment& s : segments_) n += s.ops;
+  for (const Stream& s : streams_) n += s.ops;
   return n;
 }
 
 void ExplicitSchedule::rewind() {
-  for (std::size_t r = 0; r < segments_.size(); ++r) cursor_[r] = Cursor{segments_[r].begin, 0, 0};
+  for (std::size_t r = 0; r < streams_.size(); ++r) {
+    Stream& s = streams_[r];
+    s.at = segments_[r].begin;
+    s.op = 0;
+    s.node = 0;
+  }
+}
+
+void ExplicitSchedule::prefetch_next(std::uint32_t rank, std::uint64_t from) const {
+  // Bounded by the code's end, not the rank's (which lies on another cache
+  // line): the bytes past a rank's end are another rank's.
+  const Stream& s = streams_[rank];
+  if (s.op == s.ops) return;
+  const std::uint64_t ahead =
+      std::min<std::uint64_t>(std::max<std::uint64_t>(2 * (s.at - from), 128), code_.size() - s.at);
+  const std::uint8_t* next = code_.data() + s.at;
+  for (std::uint64_t b = 0; b < ahead; b += 64) __builtin_prefetch(next + b);
 }
 
 std::size_t ExplicitSchedule::pull(std::uint32_t rank, std::size_t max_ops, OpBuffer& out) {
-  Cursor& c = cursor_[rank];
-  const std::uint64_t from = c.at;
-  const std::size_t n = decode(rank, c, max_ops, out);
-  const std::uint64_t end = segments_[rank].end;
-  if (n > 0 && c.at == end) out.rank_done = true;
-  if (n > 0 && c.at < end) {
-    // A lazy reader comes back for this rank's next operations after many
-    // other pulls, by which time a hardware prefetcher has lost the stream:
-    // fetch about as much again as this pull took, now.
-    const std::uint64_t ahead = std::min<std::uint64_t>(std::max<std::uint64_t>(2 * (c.at - from), 128), end - c.at);
-    const std::uint8_t* next = code_.data() + c.at;
-    for (std::uint64_t b = 0; b < ahead; b += 64) __builtin_prefetch(next + b);
-  }
+  const std::size_t n = std::min<std::uint64_t>(max_ops, operations_left(rank));
+  // The count bounds the buffers' growth: once, geometric (callers append
+  // pull after pull; most operations have one or two dependencies).
+  if (out.ops.capacity() < out.ops.size() + n) out.ops.reserve(std::max(2 * out.ops.capacity(), out.ops.size() + n));
+  if (out.deps.capacity() < out.deps.size() + 2 * n)
+    out.deps.reserve(std::max(2 * out.deps.capacity(), out.deps.size() + 2 * n));
+  decode_into(rank, n, AppendTo{out});
+  if (n > 0 && operations_left(rank) == 0) out.rank_done = true;
   return n;
 }
 

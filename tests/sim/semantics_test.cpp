@@ -227,10 +227,26 @@ TEST(Input, BadInputIsASimulationError) {
   EXPECT_NO_THROW(simulate(*s, o));
 }
 
+// A schedule in memory seen only through the ScheduleSource interface (the
+// engine then reads OpBuffers, as from any source but an ExplicitSchedule).
+class Opaque final : public taskgraph::ScheduleSource {
+ public:
+  explicit Opaque(taskgraph::ExplicitSchedule& s) : s_(s) {}
+  std::uint32_t ranks() const override { return s_.ranks(); }
+  std::size_t pull(std::uint32_t r, std::size_t n, taskgraph::OpBuffer& out) override { return s_.pull(r, n, out); }
+  std::uint32_t node_count() const override { return s_.node_count(); }
+  taskgraph::NodeInfo node_info(std::uint32_t node) const override { return s_.node_info(node); }
+  bool restart() override { return s_.restart(); }
+
+ private:
+  taskgraph::ExplicitSchedule& s_;
+};
+
 // Each check of an operation read names the rank, the operation, what is
 // wrong and the allowed range: a CPU or NIC beyond the process's, a peer that
 // is not a rank (negative included), a dependency on a later operation. A
-// wildcard receive is no bad peer.
+// wildcard receive is no bad peer. The same words whether the engine decodes
+// a schedule in memory into its slots or reads it through OpBuffers.
 TEST(Input, EachBadOperationIsNamed) {
   auto message_of = [](taskgraph::Operation op, std::vector<taskgraph::Dependency> deps = {}) {
     taskgraph::ExplicitSchedule s(2);
@@ -243,12 +259,22 @@ TEST(Input, EachBadOperationIsNamed) {
     s.set_rank(1, b);
     SimulationOptions o;
     o.params = kP;
-    try {
-      simulate(s, o);
-    } catch (const SimulationError& e) {
-      return std::string(e.what());
+    std::string messages[2];
+    for (int path = 0; path < 2; ++path) {
+      s.rewind();
+      Opaque opaque(s);
+      messages[path] = "no error";
+      try {
+        if (path == 0)
+          simulate(s, o);
+        else
+          simulate(opaque, o);
+      } catch (const SimulationError& e) {
+        messages[path] = e.what();
+      }
     }
-    return std::string("no error");
+    EXPECT_EQ(messages[0], messages[1]);
+    return messages[0];
   };
   taskgraph::Operation calc;
   calc.cpu = 1;
@@ -269,6 +295,14 @@ TEST(Input, EachBadOperationIsNamed) {
   any.kind = taskgraph::OpKind::Recv;
   any.peer = taskgraph::kAnySource;
   EXPECT_NE(message_of(any).find("no error"), std::string::npos);  // unmatched, not invalid
+  taskgraph::Operation long_calc;
+  long_calc.duration = (Picoseconds{1} << 61) + 1;
+  EXPECT_NE(message_of(long_calc).find("rank 1 operation 1: a calc of "), std::string::npos);
+  taskgraph::Operation huge;
+  huge.kind = taskgraph::OpKind::Send;
+  huge.bytes = std::uint64_t{1} << 53;
+  EXPECT_NE(message_of(huge).find("rank 1 operation 1: a message of 9007199254740992 bytes: at most "),
+            std::string::npos);
 }
 
 // A source read lazily: chunks of one operation, promising issue order.

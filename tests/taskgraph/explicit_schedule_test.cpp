@@ -142,6 +142,57 @@ TEST(ExplicitSchedule, ChunkedPullsReturnWhatOperationsDoesAndMarkTheEnd) {
   }
 }
 
+// decode_into hands over what pull does, operation by operation with its
+// dependencies read one at a time, in chunks that continue each other (and
+// continue pulls); a sink that reads no dependency leaves the stream intact.
+TEST(ExplicitSchedule, DecodeIntoHandsOverWhatPullDoes) {
+  ExplicitSchedule s(3);
+  const OpBuffer ops = extremes(1, 3);
+  s.set_rank(1, ops);
+  std::uint64_t deps = 0;
+  for (const Operation& op : ops.ops) deps += op.dep_count;
+  EXPECT_EQ(s.dependency_count(1), deps);
+  EXPECT_EQ(s.dependency_count(0), 0u);
+  for (std::size_t chunk : {1u, 3u, 10u, 64u}) {
+    SCOPED_TRACE("chunk " + std::to_string(chunk));
+    s.rewind();
+    OpBuffer all;
+    auto append = [&all](const Operation& op, ExplicitSchedule::DependencyReader& reader) {
+      Operation o = op;
+      o.first_dep = static_cast<std::uint32_t>(all.deps.size());
+      EXPECT_EQ(reader.left(), op.dep_count);
+      while (reader.left() != 0) all.deps.push_back(reader.next());
+      all.ops.push_back(o);
+    };
+    while (s.operations_left(1) != 0) {
+      const std::uint64_t left = s.operations_left(1);
+      const std::size_t n = s.decode_into(1, chunk, append);
+      EXPECT_EQ(n, std::min<std::uint64_t>(chunk, left));
+      EXPECT_EQ(s.operations_left(1), left - n);
+      // A pull goes on where decode_into stopped.
+      if (s.operations_left(1) != 0) {
+        OpBuffer part;
+        ASSERT_EQ(s.pull(1, 1, part), 1u);
+        Operation o = part.ops[0];
+        o.first_dep = static_cast<std::uint32_t>(all.deps.size());
+        all.deps.insert(all.deps.end(), part.deps.begin(), part.deps.end());
+        all.ops.push_back(o);
+      }
+    }
+    expect_same(ops, all);
+    EXPECT_EQ(s.decode_into(1, chunk, append), 0u);
+    EXPECT_EQ(s.decode_into(0, chunk, append), 0u);
+  }
+  // Skipped dependencies are still stepped over.
+  s.rewind();
+  std::vector<std::uint32_t> nodes;
+  EXPECT_EQ(s.decode_into(1, 100,
+                          [&](const Operation& op, ExplicitSchedule::DependencyReader&) { nodes.push_back(op.node); }),
+            ops.ops.size());
+  ASSERT_EQ(nodes.size(), ops.ops.size());
+  for (std::size_t i = 0; i < nodes.size(); ++i) EXPECT_EQ(nodes[i], ops.ops[i].node);
+}
+
 TEST(ExplicitSchedule, TypicalOperationsTakeAFewBytes) {
   // A Sweep3D-like rank: receive from the neighbour before, compute, send
   // on, each depending on the one before it.

@@ -14,6 +14,10 @@
 #include "poems/sim/simulator.h"
 #include "window.h"
 
+namespace poems::taskgraph {
+class ExplicitSchedule;
+}
+
 namespace poems::sim::detail {
 
 using taskgraph::OpKind;
@@ -199,15 +203,20 @@ class Engine {
   // Reading the source.
   void read(std::uint32_t r);
   void pull_chunk(std::uint32_t r, std::size_t max_ops);
-  void add_op(std::uint32_t r, const taskgraph::Operation& op, const taskgraph::Dependency* deps);
+  // From a schedule in memory: decoded straight into the slots, no OpBuffer.
+  void pull_explicit(std::uint32_t r, std::size_t max_ops);
+  // `deps.next()` gives the operation's dependencies one by one.
+  // Inlined into each reading loop (one per source kind).
+  template <class Dependencies>
+  [[gnu::always_inline]] inline void add_op(std::uint32_t r, const taskgraph::Operation& op, Dependencies& deps);
   [[noreturn]] void bad_input(std::uint32_t r, std::uint64_t index, std::uint32_t node, const std::string& what) const;
   // add_op's checks, out of line so its hot path stays small: each names the
-  // first problem found.
+  // first problem found. The operation by value, so add_op's need not live
+  // in memory.
   [[noreturn, gnu::cold, gnu::noinline]] void reject_op(std::uint32_t r, std::uint64_t index,
-                                                        const taskgraph::Operation& op) const;
+                                                        taskgraph::Operation op) const;
   [[noreturn, gnu::cold, gnu::noinline]] void reject_dependency(std::uint32_t r, std::uint64_t index,
-                                                                const taskgraph::Operation& op,
-                                                                std::uint64_t dep) const;
+                                                                std::uint32_t node, std::uint64_t dep) const;
   [[noreturn, gnu::cold, gnu::noinline]] void reject_time(std::uint32_t r, std::uint64_t index, std::uint32_t node,
                                                           const std::string& what) const;
   [[noreturn, gnu::cold, gnu::noinline]] void clock_overflow() const;
@@ -301,6 +310,7 @@ class Engine {
   std::string node_text(std::uint32_t node) const;
 
   taskgraph::ScheduleSource& source_;
+  taskgraph::ExplicitSchedule* explicit_;  // source_, if a schedule in memory (pull_explicit)
   SimulationOptions options_;
   LogGOPS p_;
   Picoseconds sync_;  // rendezvous synchronization charged to the sender

@@ -36,6 +36,7 @@ void LineArray::allocate(std::size_t words) {
 template <bool L>
 Engine<L>::Engine(taskgraph::ScheduleSource& source, const SimulationOptions& options, bool optimistic)
     : source_(source),
+      explicit_(dynamic_cast<taskgraph::ExplicitSchedule*>(&source)),
       options_(options),
       p_(options.params),
       sync_(components::rendezvous_sync(options.params, options.rendezvous_handshake)),
@@ -69,8 +70,7 @@ Engine<L>::Engine(taskgraph::ScheduleSource& source, const SimulationOptions& op
   }
   if (options.progress) {
     progress_at_ = kProgressInterval;
-    if (const auto* s = dynamic_cast<const taskgraph::ExplicitSchedule*>(&source))
-      total_operations_ = s->total_operations();
+    if (explicit_) total_operations_ = explicit_->total_operations();
   }
 }
 
@@ -98,8 +98,19 @@ void Engine<L>::read(std::uint32_t r) {
   rs.wants_read = false;
 }
 
+namespace {
+
+// An OpBuffer's dependencies of one operation, read as add_op reads them.
+struct BufferedDependencies {
+  const taskgraph::Dependency* at;
+  taskgraph::Dependency next() { return *at++; }
+};
+
+}  // namespace
+
 template <bool L>
 void Engine<L>::pull_chunk(std::uint32_t r, std::size_t max_ops) {
+  if (explicit_) return pull_explicit(r, max_ops);
   RankState& rs = ranks_[r];
   buffer_.clear();
   std::size_t n = source_.pull(r, max_ops, buffer_);
@@ -121,7 +132,38 @@ void Engine<L>::pull_chunk(std::uint32_t r, std::size_t max_ops) {
   } else if (rs.slots.capacity() < rs.slots.size() + n) {  // one growth per chunk, not per operation
     rs.slots.reserve(windows_, std::max(std::size_t{rs.slots.size()} + n, 2 * std::size_t{rs.slots.capacity()}));
   }
-  for (const taskgraph::Operation& op : buffer_.ops) add_op(r, op, buffer_.deps.data() + op.first_dep);
+  for (const taskgraph::Operation& op : buffer_.ops) {
+    BufferedDependencies deps{buffer_.deps.data() + op.first_dep};
+    add_op(r, op, deps);
+  }
+  window_ops_ += n;
+  peak_window_ops_ = std::max(peak_window_ops_, window_ops_);
+}
+
+// pull_chunk for a schedule in memory: each operation is decoded into a local
+// Operation that add_op, inlined, turns into its slot (about 100 instructions
+// an operation less than writing an OpBuffer and reading it back).
+template <bool L>
+void Engine<L>::pull_explicit(std::uint32_t r, std::size_t max_ops) {
+  RankState& rs = ranks_[r];
+  const std::uint64_t left = explicit_->operations_left(r);
+  const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(max_ops, left));
+  if (n == left) rs.exhausted = true;  // known before the operations are added, as in pull_chunk
+  if (n == 0) return;
+  if (!lazy_) {  // read in full, in one pull from the start
+    rs.slots.reserve(windows_, std::size_t{rs.slots.size()} + n);
+    rs.edges.reserve(windows_, std::size_t{rs.edges.size()} + explicit_->dependency_count(r));
+  } else if (rs.slots.capacity() < rs.slots.size() + n) {
+    rs.slots.reserve(windows_, std::max(std::size_t{rs.slots.size()} + n, 2 * std::size_t{rs.slots.capacity()}));
+  }
+  using Reader = taskgraph::ExplicitSchedule::DependencyReader;
+  // Inlined into the decoding loop (the Operation stays in registers).
+  // clang-format off
+  auto to_slot = [this, r](const taskgraph::Operation& op, Reader& deps) __attribute__((always_inline)) {
+    add_op(r, op, deps);
+  };
+  // clang-format on
+  explicit_->decode_into(r, n, to_slot);
   window_ops_ += n;
   peak_window_ops_ = std::max(peak_window_ops_, window_ops_);
 }
@@ -136,7 +178,7 @@ void Engine<L>::bad_input(std::uint32_t r, std::uint64_t index, std::uint32_t no
 template void Engine<true>::bad_input(std::uint32_t, std::uint64_t, std::uint32_t, const std::string&) const;
 
 template <bool L>
-void Engine<L>::reject_op(std::uint32_t r, std::uint64_t index, const taskgraph::Operation& op) const {
+void Engine<L>::reject_op(std::uint32_t r, std::uint64_t index, taskgraph::Operation op) const {
   if (index - ranks_[r].base >= kInlinePair) bad_input(r, index, op.node, "more than 2^30 operations held at once");
   if (op.cpu >= options_.cpus)
     bad_input(r, index, op.node,
@@ -151,9 +193,8 @@ void Engine<L>::reject_op(std::uint32_t r, std::uint64_t index, const taskgraph:
 }
 
 template <bool L>
-void Engine<L>::reject_dependency(std::uint32_t r, std::uint64_t index, const taskgraph::Operation& op,
-                                  std::uint64_t dep) const {
-  bad_input(r, index, op.node, "depends on operation " + std::to_string(dep) + ", not an earlier one");
+void Engine<L>::reject_dependency(std::uint32_t r, std::uint64_t index, std::uint32_t node, std::uint64_t dep) const {
+  bad_input(r, index, node, "depends on operation " + std::to_string(dep) + ", not an earlier one");
 }
 
 template <bool L>
@@ -171,7 +212,8 @@ void Engine<L>::clock_overflow() const {
 }
 
 template <bool L>
-void Engine<L>::add_op(std::uint32_t r, const taskgraph::Operation& op, const taskgraph::Dependency* deps) {
+template <class Dependencies>
+void Engine<L>::add_op(std::uint32_t r, const taskgraph::Operation& op, Dependencies& deps) {
   RankState& rs = ranks_[r];
   const std::uint64_t index = rs.base + rs.slots.size();
   const auto pos = static_cast<std::uint32_t>(rs.slots.size());
@@ -186,7 +228,9 @@ void Engine<L>::add_op(std::uint32_t r, const taskgraph::Operation& op, const ta
                 message ? "a message of " + std::to_string(op.bytes) + " bytes: at most " + std::to_string(max_bytes_) +
                               " bytes with these LogGOPS parameters (sizes below 2^53, every cost within 2^61 ps)"
                         : "a calc of " + format_ps(op.duration) + ": at most 2^61 ps (about 26.7 days)");
-  Slot s;
+  // Built where it goes (pull_chunk reserved the chunk), counted once complete.
+  Slot& s = rs.slots.data()[pos];
+  s = Slot{};
   s.kind = op.kind;
   s.cpu = op.cpu;
   s.nic = op.nic;
@@ -198,9 +242,9 @@ void Engine<L>::add_op(std::uint32_t r, const taskgraph::Operation& op, const ta
   bool follows = false;  // on the previous send (critical-path mode)
   std::uint64_t& last_send = word(r, kLastSend);
   for (std::uint32_t i = 0; i < op.dep_count; ++i) {
-    const taskgraph::Dependency& d = deps[i];
+    const taskgraph::Dependency d = deps.next();
     if (d.op >= index) [[unlikely]]
-      reject_dependency(r, index, op, d.op);
+      reject_dependency(r, index, op.node, d.op);
     if (!queuing_ && last_send != 0)
       follows = follows || d.op + 1 == last_send ||
                 (d.op >= last_send && d.op >= rs.base + rs.head && (rs.slots[d.op - rs.base].flags & kFollowsSend));
@@ -249,7 +293,7 @@ void Engine<L>::add_op(std::uint32_t r, const taskgraph::Operation& op, const ta
       last_send = index + 1;
     }
   }
-  rs.slots.append_unchecked() = s;  // pull_chunk reserved the chunk
+  rs.slots.append_unchecked();
   if (s.pending == 0) {
     // Past the start, a full reading would have queued this operation when
     // its last dependency was satisfied, maybe before events of the same
@@ -257,13 +301,13 @@ void Engine<L>::add_op(std::uint32_t r, const taskgraph::Operation& op, const ta
     if (optimistic_ && events_ != 0) throw LazyReadingFailed{};
     if constexpr (L) {
       const std::uint64_t last = s.ready;
-      rs.slots.back().ready = 0;
+      s.ready = 0;
       if (events_ != 0) return lgs_freed_on_read(r, index, pos, last);
     } else if (lazy_ && s.ready < now_) {
       if (!observer_)
         bad_input(r, index, op.node,
                   "became ready before it was read: the source breaks its issues_in_order() promise");
-      rs.slots.back().ready = now_;  // a running program issues it now
+      s.ready = now_;  // a running program issues it now
     }
     schedule_ready(r, pos);
   }

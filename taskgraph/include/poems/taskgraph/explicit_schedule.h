@@ -2,6 +2,7 @@
 // graphs), or generated for one collective at any scale.
 #pragma once
 
+#include <algorithm>
 #include <memory>
 #include <vector>
 
@@ -43,7 +44,38 @@ class ExplicitSchedule final : public ScheduleSource {
   void set_rank(std::uint32_t r, const OpBuffer& ops);
   // Rank `r`'s operations, decoded (for tests and comparisons).
   OpBuffer operations(std::uint32_t r) const;
-  std::uint64_t operation_count(std::uint32_t r) const { return segments_[r].ops; }
+  std::uint64_t operation_count(std::uint32_t r) const { return streams_[r].ops; }
+  // Rank `r`'s operations not yet pulled or decoded; its dependencies, all told.
+  std::uint64_t operations_left(std::uint32_t r) const { return streams_[r].ops - streams_[r].op; }
+  std::uint64_t dependency_count(std::uint32_t r) const { return segments_[r].deps; }
+
+  // One operation's dependencies, decoded as they are read: next() at most
+  // `left()` times (decode_into steps over the rest).
+  class DependencyReader {
+   public:
+    std::uint32_t left() const { return left_; }
+    Dependency next() {
+      --left_;
+      const std::uint64_t v = get_varint(p_);
+      const auto order = (v & 2) != 0 ? static_cast<std::uint32_t>(get_varint(p_)) : 0;
+      return Dependency{index_ - static_cast<std::uint64_t>(unzigzag(v >> 2)), (v & 1) != 0, order};
+    }
+
+   private:
+    friend class ExplicitSchedule;
+    DependencyReader(const std::uint8_t* p, std::uint64_t index, std::uint32_t n) : p_(p), index_(index), left_(n) {}
+    const std::uint8_t* p_;
+    std::uint64_t index_;
+    std::uint32_t left_;
+  };
+  // The next min(max_ops, operations_left(rank)) operations of `rank`, handed
+  // to (a copy of) `sink(const Operation&, DependencyReader&)` one by one without an
+  // OpBuffer in between (the simulator writes them straight into its
+  // slots); `first_dep` of the operation means nothing. Returns the count.
+  // Advances the stream as pull() does, once every operation was handed over
+  // (if `sink` throws, the stream stays where it was; rewind() to read again).
+  template <class Sink>
+  std::size_t decode_into(std::uint32_t rank, std::size_t max_ops, Sink&& sink);
   std::uint64_t total_operations() const;
   // The highest CPU and NIC index any operation names (LogGOPSim gives
   // every process that many plus one).
@@ -67,7 +99,7 @@ class ExplicitSchedule final : public ScheduleSource {
     return true;
   }
 
-  std::uint32_t ranks() const override { return static_cast<std::uint32_t>(segments_.size()); }
+  std::uint32_t ranks() const override { return static_cast<std::uint32_t>(streams_.size()); }
   std::size_t pull(std::uint32_t rank, std::size_t max_ops, OpBuffer& out) override;
   std::uint32_t node_count() const override { return describer_ ? describer_->count() : nodes_.size(); }
   NodeInfo node_info(std::uint32_t node) const override {
@@ -75,30 +107,107 @@ class ExplicitSchedule final : public ScheduleSource {
   }
 
  private:
-  struct Segment {
-    std::uint64_t begin = 0, end = 0;  // bytes of code_
-    std::uint64_t ops = 0;
-    bool set = false;
-  };
-  // Where a rank's stream stands: the next byte, the index of the next
-  // operation (dependencies are relative to it) and the last node id (node
+  // Where a rank's stream stands, all a pull reads (32 bytes, so one cache
+  // line): the next byte, the index of the next operation (dependencies are
+  // relative to it), the rank's operation count and the last node id (node
   // ids are coded as differences).
-  struct Cursor {
+  struct alignas(32) Stream {
     std::uint64_t at = 0;
     std::uint64_t op = 0;
+    std::uint64_t ops = 0;
     std::uint32_t node = 0;
+    bool set = false;
   };
+  // The rank's bytes of code_ and its dependency count, for rewind() and
+  // readers that reserve room for a whole rank.
+  struct Segment {
+    std::uint64_t begin = 0, end = 0;
+    std::uint64_t deps = 0;
+  };
+  // Header byte of an encoded operation.
+  static constexpr std::uint8_t kKindMask = 0x03;
+  static constexpr std::uint8_t kHasCpu = 0x04;
+  static constexpr std::uint8_t kHasNic = 0x08;
+  static constexpr std::uint8_t kHasTag = 0x10;
+  static constexpr std::uint8_t kHasComm = 0x20;
+  static constexpr unsigned kDepShift = 6;      // dependency count 0..2 in the top bits;
+  static constexpr std::uint32_t kDepMore = 3;  // 3: the count minus 3 follows
+  static std::int64_t unzigzag(std::uint64_t v) {
+    return static_cast<std::int64_t>(v >> 1) ^ -static_cast<std::int64_t>(v & 1);
+  }
+  static std::uint64_t get_varint(const std::uint8_t*& p) {
+    std::uint64_t v = *p++;
+    if (v < 0x80) return v;
+    v &= 0x7f;
+    for (unsigned shift = 7;; shift += 7) {
+      const std::uint64_t b = *p++;
+      v |= (b & 0x7f) << shift;
+      if (b < 0x80) return v;
+    }
+  }
   // Appends rank `r`'s operations to code_ (set_rank undoes it if this throws).
   void encode(std::uint32_t r, const OpBuffer& ops);
-  std::size_t decode(std::uint32_t rank, Cursor& c, std::size_t max_ops, OpBuffer& out) const;
+  // decode_into from `s` (which it advances) over `n` operations. The sink
+  // by value: a copy whose address does not escape keeps its captures in
+  // registers across the stores it makes.
+  template <class Sink>
+  const std::uint8_t* decode_from(std::uint32_t rank, Stream& s, std::size_t n, Sink sink) const;
+  // A lazy reader comes back for this rank's next operations after many
+  // other pulls, by which time a hardware prefetcher has lost the stream:
+  // fetch about as much again as this pull took, now.
+  void prefetch_next(std::uint32_t rank, std::uint64_t from) const;
 
   std::vector<std::uint8_t> code_;
+  std::vector<Stream> streams_;
   std::vector<Segment> segments_;
-  std::vector<Cursor> cursor_;
   NodeTable nodes_;
   std::unique_ptr<NodeDescriber> describer_;
   std::uint32_t max_cpu_ = 0, max_nic_ = 0;
 };
+
+template <class Sink>
+const std::uint8_t* ExplicitSchedule::decode_from(std::uint32_t rank, Stream& s, std::size_t n, Sink sink) const {
+  const std::uint8_t* p = code_.data() + s.at;
+  std::uint64_t index = s.op;
+  std::uint32_t node = s.node;
+  for (std::size_t k = 0; k < n; ++k, ++index) {
+    const std::uint8_t h = *p++;
+    Operation op;
+    op.kind = static_cast<OpKind>(h & kKindMask);
+    if (h & kHasCpu) op.cpu = *p++;
+    if (h & kHasNic) op.nic = *p++;
+    std::uint32_t deps = h >> kDepShift;
+    if (deps == kDepMore) deps += static_cast<std::uint32_t>(get_varint(p));
+    node = static_cast<std::uint32_t>(std::int64_t{node} + unzigzag(get_varint(p)));
+    op.node = node;
+    if (op.kind != OpKind::Calc) {
+      op.peer = static_cast<std::int32_t>(std::int64_t{rank} + unzigzag(get_varint(p)));
+      op.bytes = get_varint(p);
+      if (h & kHasTag) op.tag = static_cast<std::int32_t>(unzigzag(get_varint(p)));
+      if (h & kHasComm) op.comm = static_cast<std::uint32_t>(get_varint(p));
+    } else {
+      op.duration = get_varint(p);
+    }
+    op.dep_count = deps;
+    DependencyReader reader(p, index, deps);
+    sink(static_cast<const Operation&>(op), reader);
+    while (reader.left_ != 0) reader.next();  // what the sink did not read
+    p = reader.p_;
+  }
+  s.op = index;
+  s.node = node;
+  return p;
+}
+
+template <class Sink>
+std::size_t ExplicitSchedule::decode_into(std::uint32_t rank, std::size_t max_ops, Sink&& sink) {
+  Stream& s = streams_[rank];
+  const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(max_ops, s.ops - s.op));
+  const std::uint64_t from = s.at;
+  s.at = static_cast<std::uint64_t>(decode_from(rank, s, n, sink) - code_.data());
+  if (n > 0) prefetch_next(rank, from);
+  return n;
+}
 
 // Reads a whole source into memory (for small graphs: export, tests).
 std::unique_ptr<ExplicitSchedule> materialize(ScheduleSource& source);
