@@ -3,6 +3,7 @@
 #pragma once
 
 #include "engine.h"
+#include "poems/taskgraph/explicit_schedule.h"
 
 namespace poems::sim::detail {
 
@@ -16,6 +17,10 @@ void Engine<L>::schedule_ready(std::uint32_t r, std::uint32_t pos) {
     queue_.push(Event{s.ready, std::uint64_t{r} << 32 | static_cast<std::uint32_t>(rs.base + pos)});
   }
   if (lazy_ && pos + 1 == rs.slots.size() && !rs.exhausted) rs.wants_read = true;
+  // A few operations before the window's last is ready, its next read's
+  // first bytes are fetched (a miss on each pull otherwise).
+  else if (explicit_ && lazy_ && pos + 3 == rs.slots.size() && !rs.exhausted)
+    explicit_->prefetch_stream(r);
 }
 
 // Successor lists are built by prepending, so they run from the latest

@@ -76,6 +76,11 @@ class ExplicitSchedule final : public ScheduleSource {
   // (if `sink` throws, the stream stays where it was; rewind() to read again).
   template <class Sink>
   std::size_t decode_into(std::uint32_t rank, std::size_t max_ops, Sink&& sink);
+  // Fetches the next bytes of `rank`'s stream into the cache (a reader that
+  // will pull them soon).
+  [[gnu::always_inline]] void prefetch_stream(std::uint32_t rank) const {
+    __builtin_prefetch(code_.data() + streams_[rank].at);
+  }
   std::uint64_t total_operations() const;
   // The highest CPU and NIC index any operation names (LogGOPSim gives
   // every process that many plus one).
