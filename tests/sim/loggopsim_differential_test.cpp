@@ -82,22 +82,6 @@ TEST(LoggopsimDifferential, SchedulesInFileOrderMatch) {
   EXPECT_GE(compare_with_oracle(200000, 200, g, true), 150);
 }
 
-// A schedule in memory handed over through the ScheduleSource interface
-// only, so the engine reads it through OpBuffers (the path of every source
-// other than an ExplicitSchedule, which it decodes straight into its slots).
-class Opaque final : public taskgraph::ScheduleSource {
- public:
-  explicit Opaque(taskgraph::ExplicitSchedule& s) : s_(s) {}
-  std::uint32_t ranks() const override { return s_.ranks(); }
-  std::size_t pull(std::uint32_t r, std::size_t n, taskgraph::OpBuffer& out) override { return s_.pull(r, n, out); }
-  std::uint32_t node_count() const override { return s_.node_count(); }
-  taskgraph::NodeInfo node_info(std::uint32_t node) const override { return s_.node_info(node); }
-  bool restart() override { return s_.restart(); }
-
- private:
-  taskgraph::ExplicitSchedule& s_;
-};
-
 // Both reading paths give the same run, event for event: random schedules
 // under both semantics, read lazily and in full (critical-path mode, no
 // resource queuing, reads each rank in full up front).

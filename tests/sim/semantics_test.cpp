@@ -227,21 +227,6 @@ TEST(Input, BadInputIsASimulationError) {
   EXPECT_NO_THROW(simulate(*s, o));
 }
 
-// A schedule in memory seen only through the ScheduleSource interface (the
-// engine then reads OpBuffers, as from any source but an ExplicitSchedule).
-class Opaque final : public taskgraph::ScheduleSource {
- public:
-  explicit Opaque(taskgraph::ExplicitSchedule& s) : s_(s) {}
-  std::uint32_t ranks() const override { return s_.ranks(); }
-  std::size_t pull(std::uint32_t r, std::size_t n, taskgraph::OpBuffer& out) override { return s_.pull(r, n, out); }
-  std::uint32_t node_count() const override { return s_.node_count(); }
-  taskgraph::NodeInfo node_info(std::uint32_t node) const override { return s_.node_info(node); }
-  bool restart() override { return s_.restart(); }
-
- private:
-  taskgraph::ExplicitSchedule& s_;
-};
-
 // Each check of an operation read names the rank, the operation, what is
 // wrong and the allowed range: a CPU or NIC beyond the process's, a peer that
 // is not a rank (negative included), a dependency on a later operation. A

@@ -99,6 +99,22 @@ inline SimulationResult run_collective(taskgraph::CollectiveOp op, taskgraph::Co
   return simulate(s, o);
 }
 
+// A schedule in memory handed over through the ScheduleSource interface
+// only, so the engine reads it through OpBuffers (the path of every source
+// other than an ExplicitSchedule, which it decodes straight into its slots).
+class Opaque final : public taskgraph::ScheduleSource {
+ public:
+  explicit Opaque(taskgraph::ExplicitSchedule& s) : s_(s) {}
+  std::uint32_t ranks() const override { return s_.ranks(); }
+  std::size_t pull(std::uint32_t r, std::size_t n, taskgraph::OpBuffer& out) override { return s_.pull(r, n, out); }
+  std::uint32_t node_count() const override { return s_.node_count(); }
+  taskgraph::NodeInfo node_info(std::uint32_t node) const override { return s_.node_info(node); }
+  bool restart() override { return s_.restart(); }
+
+ private:
+  taskgraph::ExplicitSchedule& s_;
+};
+
 inline std::vector<Picoseconds> finishes(const SimulationResult& r) {
   std::vector<Picoseconds> out;
   for (const RankResult& rr : r.per_rank) out.push_back(rr.finish);
