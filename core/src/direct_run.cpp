@@ -26,15 +26,21 @@ std::vector<std::string>& machine_files() {
   return files;
 }
 
-std::map<std::string, base::Value> parameters_of(const psl::Frontend& fe, const psl::ComponentDecl& c) {
+// Component `c` evaluated with its defaults; InputError with the located
+// diagnostics if it cannot be (`what`: "component", "runtime").
+psl::ComponentInstance instance_of(const psl::Frontend& fe, const psl::ComponentDecl& c, const std::string& what) {
   psl::DiagnosticEngine diags(fe.sources());
   std::optional<psl::ComponentInstance> inst = psl::instantiate_component(fe.program(), c, {}, diags);
   if (!inst) {
     std::ostringstream text;
     diags.print(text);
-    throw InputError("component " + c.name.name + " cannot be evaluated", text.str());
+    throw InputError(what + " " + c.name.name + " cannot be evaluated", text.str());
   }
-  return inst->params;
+  return std::move(*inst);
+}
+
+std::map<std::string, base::Value> parameters_of(const psl::Frontend& fe, const psl::ComponentDecl& c) {
+  return instance_of(fe, c, "component").params;
 }
 
 // The processors with a Wg: those in `file` (the machine's) if any, else all.
@@ -74,15 +80,9 @@ std::optional<psl::ComponentInstance> runtime_for(const psl::Frontend& fe, const
       if (c.domain.head != "runtime") continue;
       runtimes.push_back(c.name.name);
       if (!name.empty() && c.name.name != name) continue;
-      psl::DiagnosticEngine diags(fe.sources());
-      std::optional<psl::ComponentInstance> inst = psl::instantiate_component(fe.program(), c, {}, diags);
-      if (!inst) {
-        std::ostringstream text;
-        diags.print(text);
-        throw InputError("runtime " + c.name.name + " cannot be evaluated", text.str());
-      }
-      if (runtime_accepts(*inst, paradigm))
-        found.push_back(std::move(*inst));
+      psl::ComponentInstance inst = instance_of(fe, c, "runtime");
+      if (runtime_accepts(inst, paradigm))
+        found.push_back(std::move(inst));
       else if (!name.empty())
         throw UsageError("--runtime", "'" + name + "' accepts no " + paradigm + " messages (no accepts profile with " +
                                           "evaluation = " + paradigm + ")");

@@ -205,6 +205,9 @@ class Engine {
   void pull_chunk(std::uint32_t r, std::size_t max_ops);
   // From a schedule in memory: decoded straight into the slots, no OpBuffer.
   void pull_explicit(std::uint32_t r, std::size_t max_ops);
+  // What both reading paths do around a chunk.
+  void make_room(RankState& rs, std::size_t n, std::size_t deps);
+  void count_read(std::size_t n);
   // `deps.next()` gives the operation's dependencies one by one.
   // Inlined into each reading loop (one per source kind).
   template <class Dependencies>

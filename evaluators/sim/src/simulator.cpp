@@ -126,16 +126,29 @@ void Engine<L>::pull_chunk(std::uint32_t r, std::size_t max_ops) {
   // Known before the operations are added, so the last one does not ask
   // for another read.
   if (buffer_.rank_done) rs.exhausted = true;
-  if (!lazy_) {  // one exact allocation per rank from the arena
-    rs.slots.reserve(windows_, std::size_t{rs.slots.size()} + n);
-    rs.edges.reserve(windows_, std::size_t{rs.edges.size()} + buffer_.deps.size());
-  } else if (rs.slots.capacity() < rs.slots.size() + n) {  // one growth per chunk, not per operation
-    rs.slots.reserve(windows_, std::max(std::size_t{rs.slots.size()} + n, 2 * std::size_t{rs.slots.capacity()}));
-  }
+  make_room(rs, n, buffer_.deps.size());
   for (const taskgraph::Operation& op : buffer_.ops) {
     BufferedDependencies deps{buffer_.deps.data() + op.first_dep};
     add_op(r, op, deps);
   }
+  count_read(n);
+}
+
+// Room for `n` more operations: read in full (one pull from the start, with
+// its `deps` dependencies), one exact allocation per rank from the arena;
+// lazily, one growth per chunk, not per operation.
+template <bool L>
+void Engine<L>::make_room(RankState& rs, std::size_t n, std::size_t deps) {
+  if (!lazy_) {
+    rs.slots.reserve(windows_, std::size_t{rs.slots.size()} + n);
+    rs.edges.reserve(windows_, std::size_t{rs.edges.size()} + deps);
+  } else if (rs.slots.capacity() < rs.slots.size() + n) {
+    rs.slots.reserve(windows_, std::max(std::size_t{rs.slots.size()} + n, 2 * std::size_t{rs.slots.capacity()}));
+  }
+}
+
+template <bool L>
+void Engine<L>::count_read(std::size_t n) {
   window_ops_ += n;
   peak_window_ops_ = std::max(peak_window_ops_, window_ops_);
 }
@@ -150,12 +163,7 @@ void Engine<L>::pull_explicit(std::uint32_t r, std::size_t max_ops) {
   const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(max_ops, left));
   if (n == left) rs.exhausted = true;  // known before the operations are added, as in pull_chunk
   if (n == 0) return;
-  if (!lazy_) {  // read in full, in one pull from the start
-    rs.slots.reserve(windows_, std::size_t{rs.slots.size()} + n);
-    rs.edges.reserve(windows_, std::size_t{rs.edges.size()} + explicit_->dependency_count(r));
-  } else if (rs.slots.capacity() < rs.slots.size() + n) {
-    rs.slots.reserve(windows_, std::max(std::size_t{rs.slots.size()} + n, 2 * std::size_t{rs.slots.capacity()}));
-  }
+  make_room(rs, n, lazy_ ? 0 : explicit_->dependency_count(r));
   using Reader = taskgraph::ExplicitSchedule::DependencyReader;
   // Inlined into the decoding loop (the Operation stays in registers).
   // clang-format off
@@ -164,8 +172,7 @@ void Engine<L>::pull_explicit(std::uint32_t r, std::size_t max_ops) {
   };
   // clang-format on
   explicit_->decode_into(r, n, to_slot);
-  window_ops_ += n;
-  peak_window_ops_ = std::max(peak_window_ops_, window_ops_);
+  count_read(n);
 }
 
 template <bool L>
