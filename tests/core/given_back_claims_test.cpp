@@ -1,7 +1,8 @@
 // A parallel study that claims cells ahead of a failure ending it gives the
 // claims of cells it never started back (core/src/parallel_study.cpp): the
-// knowledge base then holds no run a serial study would not have made, and
-// no run recorded as failed that was never evaluated.
+// knowledge base then holds no run a serial study would not have made, no
+// run recorded as failed that was never evaluated, and an earlier attempt's
+// run exactly as that attempt left it.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
