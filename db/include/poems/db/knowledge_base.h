@@ -27,7 +27,6 @@ namespace poems::db {
 // and not empty, else ./poems.db.
 std::filesystem::path resolve_path(const std::string& explicit_path);
 
-// Proof that this process claimed a run and should evaluate it.
 // The columns of a run's row that a claim overwrites, as they were before it.
 struct ClaimedColumns {
   RunStatus status = RunStatus::kPending;
@@ -39,6 +38,7 @@ struct ClaimedColumns {
   std::optional<std::string> error;
 };
 
+// Proof that this process claimed a run and should evaluate it.
 struct RunHandle {
   RowId id = 0;
   std::chrono::steady_clock::time_point claimed_at;  // for the run's wall time
