@@ -330,7 +330,7 @@ StudyTable run_study(Session& session, const StudyPlan& plan, CellWorkers& worke
     std::map<std::size_t, Session::Pending>& claimed;
     ~GiveBackUnstarted() {
       for (auto& [index, pending] : claimed)
-        if (pending.record) pending.record->abandon("not started: the study stopped at an earlier cell's failure");
+        if (pending.record) pending.record->abandon();
     }
   } give_back{claimed};
   std::size_t next_claim = 0;

@@ -99,12 +99,12 @@ void RunRecord::fail(const std::string& error) noexcept {
   }
 }
 
-void RunRecord::abandon(const std::string& reason) noexcept {
+void RunRecord::abandon() noexcept {
   if (done_) return;
   done_ = true;
   if (!store_.enabled() || !claimed_) return;
   try {
-    store_.kb()->abandon_run(start_.handle, reason);
+    store_.kb()->abandon_run(start_.handle);
   } catch (...) {
     // As in fail(): the run stays claimed by a finished process.
   }

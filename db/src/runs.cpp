@@ -107,6 +107,22 @@ void claim(sql::Connection& conn, RowId id) {
       .run();
 }
 
+ClaimedColumns claimed_columns(const Found& found) {
+  const Run& run = found.run;
+  return {run.status,     run.host,        run.pid,          found.pid_start, run.attempts,
+          run.started_at, run.finished_at, run.wall_time_ns, run.error};
+}
+
+// Whether the run is still this handle's claim: running, by this process, in
+// the attempt the claim began (not finished since, nor claimed again).
+bool still_claimed(sql::Connection& conn, const RunHandle& handle) {
+  const detail::ProcessIdentity& me = detail::this_process();
+  sql::Statement s = conn.prepare(
+      "SELECT count(*) FROM runs WHERE id = ?1 AND status = 'running' AND host = ?2 AND pid = ?3 AND attempts = ?4");
+  s.with(handle.id, me.host, me.pid, handle.before.attempts + 1);
+  return s.step() && s.int64(0) == 1;
+}
+
 std::string run_status(sql::Connection& conn, RowId id) {
   sql::Statement s = conn.prepare("SELECT status FROM runs WHERE id = ?1");
   s.with(id);
@@ -148,6 +164,7 @@ RunStart KnowledgeBase::begin_run(const RunKey& key) {
     start.state = RunStart::State::kClaimed;
     start.handle.id = id;
     start.handle.created = !found;
+    if (found) start.handle.before = claimed_columns(*found);  // else a new row's defaults
     start.run = *find_by_id(conn, id);
   });
   start.handle.claimed_at = std::chrono::steady_clock::now();
@@ -191,16 +208,21 @@ void KnowledgeBase::fail_run(const RunHandle& handle, const std::string& error) 
   });
 }
 
-void KnowledgeBase::abandon_run(const RunHandle& handle, const std::string& reason) {
+void KnowledgeBase::abandon_run(const RunHandle& handle) {
   sql::Connection& conn = *impl_->conn;
   conn.write([&] {
-    if (run_status(conn, handle.id) != "running") return;
-    if (handle.created)  // its results, TEDs and study links go with it (ON DELETE CASCADE)
+    if (!still_claimed(conn, handle)) return;
+    if (handle.created) {  // its results, TEDs and study links go with it (ON DELETE CASCADE)
       conn.prepare("DELETE FROM runs WHERE id = ?1").with(handle.id).run();
-    else
-      conn.prepare("UPDATE runs SET status = 'failed', finished_at = ?2, error = ?3 WHERE id = ?1")
-          .with(handle.id, detail::now_iso8601(), reason)
-          .run();
+      return;
+    }
+    const ClaimedColumns& b = handle.before;
+    conn.prepare(
+            "UPDATE runs SET status = ?2, host = ?3, pid = ?4, pid_start = ?5, attempts = ?6, started_at = ?7, "
+            "finished_at = ?8, wall_time_ns = ?9, error = ?10 WHERE id = ?1")
+        .with(handle.id, to_string(b.status), b.host, b.pid, b.pid_start, b.attempts, b.started_at, b.finished_at,
+              b.wall_time_ns, b.error)
+        .run();
   });
 }
 

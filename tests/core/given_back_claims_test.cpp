@@ -1,13 +1,16 @@
 // A parallel study that claims cells ahead of a failure ending it gives the
 // claims of cells it never started back (core/src/parallel_study.cpp): the
-// knowledge base then holds no run a serial study would not have made, and
-// no run recorded as failed that was never evaluated.
+// knowledge base then holds no run a serial study would not have made, no
+// run recorded as failed that was never evaluated, and an earlier attempt's
+// run exactly as that attempt left it.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <deque>
 #include <filesystem>
+#include <map>
+#include <set>
 
 #include "poems/core/error.h"
 #include "poems/core/parallel_study.h"
@@ -22,11 +25,12 @@ using namespace poems::core;
 namespace {
 
 // In-process workers: a cell is computed when it starts and comes back in
-// start order; cell `bad` comes back as a bad request, which ends a study.
+// start order; cell `bad` comes back as a bad request, which ends a study,
+// and the `failing` cells as failed evaluations, which do not.
 class ScriptedWorkers final : public CellWorkers {
  public:
-  ScriptedWorkers(Session& session, const StudyPlan& plan, std::size_t bad)
-      : session_(session), plan_(plan), bad_(bad) {}
+  ScriptedWorkers(Session& session, const StudyPlan& plan, std::size_t bad, std::set<std::size_t> failing = {})
+      : session_(session), plan_(plan), bad_(bad), failing_(std::move(failing)) {}
   std::size_t slots() const override { return 2; }
   void start(std::size_t index, const std::string& key) override {
     started.push_back(index);
@@ -35,6 +39,8 @@ class ScriptedWorkers final : public CellWorkers {
       c.usage = true;
       c.usage_option = "--set";
       c.error = "--set: a value this cell cannot take";
+    } else if (failing_.contains(index)) {
+      c.error = "an earlier attempt's failure";
     } else {
       c = compute_cell(session_, plan_, index, key);
     }
@@ -52,6 +58,7 @@ class ScriptedWorkers final : public CellWorkers {
   Session& session_;
   const StudyPlan& plan_;
   std::size_t bad_;
+  std::set<std::size_t> failing_;
   std::deque<std::pair<std::size_t, Session::Computed>> done_;
 };
 
@@ -106,6 +113,69 @@ TEST(GivenBackClaims, CellsClaimedAheadOfAFailureLeaveNoRun) {
     EXPECT_EQ(reused, 4u);
   }
   EXPECT_EQ(kb.runs().size(), 8u);
+  std::filesystem::remove(db);
+}
+
+// Cells claimed ahead of a failure whose runs an earlier study left failed
+// get them back exactly as they were: status, error, times, attempts.
+TEST(GivenBackClaims, AnEarlierAttemptsRunIsLeftAsItWas) {
+  examples::register_examples();
+  SystemRequest r;
+  r.files = {std::string(POEMS_SOURCE_DIR) + "/tests/compiler/studies/sweep3d_small.psl"};
+  r.study = "small";
+  r.study_bindings = true;
+  const std::unique_ptr<System> system = load_system(r);
+  const StudyPlan plan = plan_study(*system);
+  const std::size_t none = plan.bindings.size() * plan.paradigms.size();
+  ASSERT_EQ(none, 8u);
+
+  const std::filesystem::path db =
+      std::filesystem::temp_directory_path() / ("poems_given_back_earlier_" + std::to_string(::getpid()) + ".db");
+  std::filesystem::remove(db);
+  {  // The first study: cells 1, 2, 4 and 6 fail, the others are stored.
+    Store store({false, db.string()});
+    Session session(*system, {}, store);
+    ScriptedWorkers workers(session, plan, none, {1, 2, 4, 6});
+    run_study(session, plan, workers, nullptr);
+    ASSERT_EQ(workers.started.size(), 8u);
+  }
+  auto rows = [&] {
+    db::KnowledgeBase kb(db);
+    std::map<db::RowId, nlohmann::json> out;
+    for (const db::Run& run : kb.runs()) out[run.id] = db::to_json(run);
+    return out;
+  };
+  const std::map<db::RowId, nlohmann::json> before = rows();
+  std::size_t failed = 0;
+  for (const auto& [id, run] : before) failed += run["status"] == "failed";
+  ASSERT_EQ(failed, 4u);
+
+  std::vector<std::size_t> started;
+  {  // The second: cell 1 is a bad request and ends it; cells 4 and 6 were claimed ahead of it.
+    Store store({false, db.string()});
+    Session session(*system, {}, store);
+    ScriptedWorkers workers(session, plan, 1);
+    EXPECT_THROW(run_study(session, plan, workers, nullptr), UsageError);
+    started = workers.started;
+  }
+  ASSERT_EQ(started, (std::vector<std::size_t>{1, 2})) << "the hand-out changed: cells 4 and 6 not claimed ahead";
+  const std::map<db::RowId, nlohmann::json> after = rows();
+  ASSERT_EQ(after.size(), before.size());
+  // The started cells ran again: 1 failed again (the bad request), 2 is
+  // stored. Every other run is as the first study left it, the two given
+  // back included.
+  std::size_t reran = 0, given_back = 0;
+  for (const auto& [id, run] : after) {
+    if (run["error"] == "a bad request" || (run["status"] == "done" && before.at(id)["status"] == "failed")) {
+      ++reran;
+      EXPECT_EQ(run["attempts"], 2);
+      continue;
+    }
+    EXPECT_EQ(run, before.at(id));  // every field: status, error, times, claimant, attempts
+    given_back += run["status"] == "failed";
+  }
+  EXPECT_EQ(reran, 2u);
+  EXPECT_EQ(given_back, 2u);
   std::filesystem::remove(db);
 }
 

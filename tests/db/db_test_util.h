@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "poems/db/knowledge_base.h"
 
@@ -86,6 +87,21 @@ class RawDb {
       value = reinterpret_cast<const char*>(sqlite3_column_text(stmt, 0));
     sqlite3_finalize(stmt);
     return value;
+  }
+  // Every column of the first row, each as its type and text ("null" for NULL).
+  std::vector<std::string> row(const std::string& sql) const {
+    sqlite3_stmt* stmt = nullptr;
+    std::vector<std::string> values;
+    if (sqlite3_prepare_v2(db_, sql.c_str(), -1, &stmt, nullptr) == SQLITE_OK && sqlite3_step(stmt) == SQLITE_ROW)
+      for (int i = 0; i < sqlite3_column_count(stmt); ++i) {
+        const int type = sqlite3_column_type(stmt, i);
+        const unsigned char* text = sqlite3_column_text(stmt, i);
+        values.push_back(std::string(sqlite3_column_name(stmt, i)) + "=" +
+                         (type == SQLITE_NULL ? std::string("null")
+                                              : std::to_string(type) + ":" + reinterpret_cast<const char*>(text)));
+      }
+    sqlite3_finalize(stmt);
+    return values;
   }
   bool exec(const std::string& sql) { return sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, nullptr) == SQLITE_OK; }
 

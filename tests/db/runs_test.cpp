@@ -81,24 +81,111 @@ TEST(Runs, AnAbandonedClaimLeavesTheRunAsBeforeIt) {
   // A claim that created the run: the run is gone, as if never begun.
   RunStart fresh = kb.begin_run(test_key(1));
   ASSERT_TRUE(fresh.handle.created);
-  kb.abandon_run(fresh.handle, "not started");
+  kb.abandon_run(fresh.handle);
   EXPECT_FALSE(kb.run(fresh.handle.id));
   EXPECT_TRUE(kb.runs().empty());
-  // A claim of an earlier attempt's run: failed, with the reason.
-  RunStart first = kb.begin_run(test_key(2));
-  kb.fail_run(first.handle, "deadlock");
-  RunStart retry = kb.begin_run(test_key(2));
-  ASSERT_EQ(retry.state, RunStart::State::kClaimed);
-  EXPECT_FALSE(retry.handle.created);
-  kb.abandon_run(retry.handle, "not started");
-  EXPECT_EQ(kb.run(first.handle.id)->status, RunStatus::kFailed);
-  EXPECT_EQ(kb.run(first.handle.id)->error, "not started");
   // A done run stays done.
   RunStart third = kb.begin_run(test_key(3));
   ASSERT_TRUE(kb.complete_run(third.handle, test_result(3)));
-  kb.abandon_run(third.handle, "not started");
+  kb.abandon_run(third.handle);
   EXPECT_EQ(kb.run(third.handle.id)->status, RunStatus::kDone);
-  EXPECT_EQ(kb.runs().size(), 2u);
+  EXPECT_EQ(kb.runs().size(), 1u);
+}
+
+// Every column of a run's row, and how many rows hang off it.
+std::vector<std::string> run_row(const RawDb& raw, RowId id) {
+  const std::string at = " WHERE id = " + std::to_string(id);
+  std::vector<std::string> row = raw.row("SELECT * FROM runs" + at);
+  const std::string of = " WHERE run_id = " + std::to_string(id);
+  for (const char* table : {"results", "study_runs", "teds"})
+    row.push_back(std::string(table) + "=" +
+                  std::to_string(raw.scalar("SELECT count(*) FROM " + std::string(table) + of)));
+  return row;
+}
+
+// A claim of an earlier attempt's failed run, given back: every column as
+// before the claim (status, error, times, claimant, attempts). The times are
+// set apart from now, so that a claim's fresh timestamps cannot pass for them.
+TEST(Runs, AGivenBackClaimRestoresAnEarlierFailedRun) {
+  ScratchDir dir;
+  KnowledgeBase kb(dir.file());
+  RunStart first = kb.begin_run(test_key(2));
+  kb.fail_run(first.handle, "deadlock");
+  RawDb raw(dir.file());
+  ASSERT_TRUE(
+      raw.exec("UPDATE runs SET started_at = '2020-01-02T03:04:05.000Z', finished_at = "
+               "'2020-01-02T03:04:06.000Z', wall_time_ns = 1000000000, host = 'elsewhere', pid = 4242, "
+               "pid_start = 99 WHERE id = " +
+               std::to_string(first.handle.id)));
+  const std::vector<std::string> before = run_row(raw, first.handle.id);
+  ASSERT_EQ(before.size(), 18u + 3u);  // every column of runs, and the three tables
+
+  RunStart retry = kb.begin_run(test_key(2));
+  ASSERT_EQ(retry.state, RunStart::State::kClaimed);
+  EXPECT_FALSE(retry.handle.created);
+  EXPECT_NE(run_row(raw, first.handle.id), before);  // the claim changed it
+  kb.abandon_run(retry.handle);
+  EXPECT_EQ(run_row(raw, first.handle.id), before);
+  db::Run restored = *kb.run(first.handle.id);
+  EXPECT_EQ(restored.status, RunStatus::kFailed);
+  EXPECT_EQ(restored.error, "deadlock");
+  EXPECT_EQ(restored.attempts, 1);
+
+  // The next claim is the second attempt, as if the given-back one never was.
+  RunStart again = kb.begin_run(test_key(2));
+  ASSERT_EQ(again.state, RunStart::State::kClaimed);
+  EXPECT_EQ(again.run.attempts, 2);
+}
+
+// A claim that took over an interrupted run (running, its process gone),
+// given back: still running by the dead process, so stale for the next claim.
+TEST(Runs, AGivenBackClaimRestoresAnInterruptedRun) {
+  ScratchDir dir;
+  pid_t child = testing::fork_child([&] {
+    KnowledgeBase kb(dir.file());
+    if (kb.begin_run(test_key(4)).state != RunStart::State::kClaimed) throw Error("not claimed");
+  });  // exits with the run still running
+  ASSERT_EQ(testing::wait_child(child), 0);
+  RawDb raw(dir.file());
+  const RowId id = raw.scalar("SELECT id FROM runs");
+  ASSERT_EQ(raw.text("SELECT status FROM runs"), "running");
+  ASSERT_EQ(raw.scalar("SELECT pid FROM runs"), child);
+  ASSERT_TRUE(raw.exec("UPDATE runs SET started_at = '2020-01-02T03:04:05.000Z' WHERE id = " + std::to_string(id)));
+  const std::vector<std::string> before = run_row(raw, id);
+
+  KnowledgeBase kb(dir.file());
+  RunStart resumed = kb.begin_run(test_key(4));
+  ASSERT_EQ(resumed.state, RunStart::State::kClaimed);
+  EXPECT_EQ(resumed.run.pid, ::getpid());
+  EXPECT_EQ(resumed.run.attempts, 2);
+  kb.abandon_run(resumed.handle);
+  EXPECT_EQ(run_row(raw, id), before);
+  EXPECT_EQ(kb.run(id)->pid, child);
+  EXPECT_EQ(kb.begin_run(test_key(4)).state, RunStart::State::kClaimed);  // stale again
+}
+
+// A handle whose run has since been failed, or claimed again, gives nothing
+// back: the run is no longer its claim.
+TEST(Runs, AGivenBackClaimLeavesALaterStateAlone) {
+  ScratchDir dir;
+  KnowledgeBase kb(dir.file());
+  RunStart first = kb.begin_run(test_key(5));
+  kb.fail_run(first.handle, "deadlock");
+  RunStart second = kb.begin_run(test_key(5));
+  kb.fail_run(second.handle, "out of memory");
+  kb.abandon_run(second.handle);
+  EXPECT_EQ(kb.run(first.handle.id)->error, "out of memory");
+  EXPECT_EQ(kb.run(first.handle.id)->attempts, 2);
+
+  RunStart third = kb.begin_run(test_key(5));
+  RunStart fourth = kb.begin_run(test_key(5));  // this process's own earlier claim is stale
+  ASSERT_EQ(fourth.state, RunStart::State::kClaimed);
+  kb.abandon_run(third.handle);  // not its claim any more
+  EXPECT_EQ(kb.run(first.handle.id)->status, RunStatus::kRunning);
+  EXPECT_EQ(kb.run(first.handle.id)->attempts, 4);
+  kb.abandon_run(fourth.handle);
+  EXPECT_EQ(kb.run(first.handle.id)->status, RunStatus::kRunning);  // as third's claim left it
+  EXPECT_EQ(kb.run(first.handle.id)->attempts, 3);
 }
 
 TEST(Runs, CompletingTwiceKeepsTheFirstResult) {

@@ -72,8 +72,9 @@ class RunRecord {
   State finish(const db::Result& result);
   // Records a failed evaluation (the next identical run retries it).
   void fail(const std::string& error) noexcept;
-  // Gives the claim back unevaluated (db::KnowledgeBase::abandon_run).
-  void abandon(const std::string& reason) noexcept;
+  // Gives the claim back unevaluated: the run is as before the claim
+  // (db::KnowledgeBase::abandon_run).
+  void abandon() noexcept;
   // Links the run to a study and records its TEDs; a failure is a warning of the store.
   void link(const std::string& study, const std::string& spec_hash, const std::vector<db::Ted>& teds);
   db::RowId id() const;

@@ -27,11 +27,23 @@ namespace poems::db {
 // and not empty, else ./poems.db.
 std::filesystem::path resolve_path(const std::string& explicit_path);
 
+// The columns of a run's row that a claim overwrites, as they were before it.
+struct ClaimedColumns {
+  RunStatus status = RunStatus::kPending;
+  std::string host;
+  std::optional<std::int64_t> pid, pid_start;
+  std::int64_t attempts = 0;
+  std::optional<std::string> started_at, finished_at;
+  std::optional<std::int64_t> wall_time_ns;
+  std::optional<std::string> error;
+};
+
 // Proof that this process claimed a run and should evaluate it.
 struct RunHandle {
   RowId id = 0;
   std::chrono::steady_clock::time_point claimed_at;  // for the run's wall time
-  bool created = false;  // the claim inserted the run's row (no earlier attempt)
+  bool created = false;                              // the claim inserted the run's row (no earlier attempt)
+  ClaimedColumns before;                             // what abandon_run writes back to an earlier attempt's run
 };
 
 struct RunStart {
@@ -127,9 +139,10 @@ class KnowledgeBase {
   void fail_run(const RunHandle& handle, const std::string& error);
   // Gives back a claim whose evaluation never started (a parallel study that
   // claimed ahead and then stopped): a run the claim created is deleted, as
-  // if never begun; an earlier attempt's run is marked failed with `reason`.
-  // A run already done or failed is left as it is.
-  void abandon_run(const RunHandle& handle, const std::string& reason);
+  // if never begun; an earlier attempt's run gets back every column the claim
+  // changed (status, error, times, claimant, attempts), as if never claimed.
+  // A run no longer held by this claim (done, failed, claimed again) is left as it is.
+  void abandon_run(const RunHandle& handle);
   // begin_run, then `evaluate` when claimed (failing the run if it throws).
   // Returns the stored or fresh result, or nothing when another process holds it.
   std::optional<Result> evaluate_once(const RunKey& key, const std::function<Result()>& evaluate);
