@@ -62,19 +62,30 @@ class ScriptedWorkers final : public CellWorkers {
   std::deque<std::pair<std::size_t, Session::Computed>> done_;
 };
 
-TEST(GivenBackClaims, CellsClaimedAheadOfAFailureLeaveNoRun) {
+// The 8-cell study both tests run: (1,1) (2,2) (3,4) (4,4) x analytic, simulation.
+std::unique_ptr<System> small_study() {
   examples::register_examples();
   SystemRequest r;
   r.files = {std::string(POEMS_SOURCE_DIR) + "/tests/compiler/studies/sweep3d_small.psl"};
   r.study = "small";
   r.study_bindings = true;
-  const std::unique_ptr<System> system = load_system(r);
+  return load_system(r);
+}
+
+// A knowledge base of this test's own, not there yet.
+std::filesystem::path fresh_db(const std::string& name) {
+  const std::filesystem::path db =
+      std::filesystem::temp_directory_path() / (name + "_" + std::to_string(::getpid()) + ".db");
+  std::filesystem::remove(db);
+  return db;
+}
+
+TEST(GivenBackClaims, CellsClaimedAheadOfAFailureLeaveNoRun) {
+  const std::unique_ptr<System> system = small_study();
   const StudyPlan plan = plan_study(*system);
   ASSERT_EQ(plan.bindings.size() * plan.paradigms.size(), 8u);  // (1,1) (2,2) (3,4) (4,4) x analytic, simulation
 
-  const std::filesystem::path db =
-      std::filesystem::temp_directory_path() / ("poems_given_back_" + std::to_string(::getpid()) + ".db");
-  std::filesystem::remove(db);
+  const std::filesystem::path db = fresh_db("poems_given_back");
   {
     Store store({false, db.string()});
     Session session(*system, {}, store);
@@ -119,19 +130,12 @@ TEST(GivenBackClaims, CellsClaimedAheadOfAFailureLeaveNoRun) {
 // Cells claimed ahead of a failure whose runs an earlier study left failed
 // get them back exactly as they were: status, error, times, attempts.
 TEST(GivenBackClaims, AnEarlierAttemptsRunIsLeftAsItWas) {
-  examples::register_examples();
-  SystemRequest r;
-  r.files = {std::string(POEMS_SOURCE_DIR) + "/tests/compiler/studies/sweep3d_small.psl"};
-  r.study = "small";
-  r.study_bindings = true;
-  const std::unique_ptr<System> system = load_system(r);
+  const std::unique_ptr<System> system = small_study();
   const StudyPlan plan = plan_study(*system);
   const std::size_t none = plan.bindings.size() * plan.paradigms.size();
   ASSERT_EQ(none, 8u);
 
-  const std::filesystem::path db =
-      std::filesystem::temp_directory_path() / ("poems_given_back_earlier_" + std::to_string(::getpid()) + ".db");
-  std::filesystem::remove(db);
+  const std::filesystem::path db = fresh_db("poems_given_back_earlier");
   {  // The first study: cells 1, 2, 4 and 6 fail, the others are stored.
     Store store({false, db.string()});
     Session session(*system, {}, store);
