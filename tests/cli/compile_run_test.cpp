@@ -13,7 +13,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-
 CommandResult poems_run(const std::string& args) { return poems_in_process(args); }
 const std::string kSource = POEMS_SOURCE_DIR;
 const std::string kSweep3D = kSource + "/examples/sweep3d/sweep3d.psl";
@@ -58,8 +57,7 @@ TEST(CompileCommand, DotDrawsDomains) {
   const fs::path dot = fs::temp_directory_path() / ("poems_compile_" + std::to_string(::getpid()) + ".dot");
   CommandResult r = poems_run("compile " + kSweep3D + " --machine Odin --dot " + dot.string());
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  std::ifstream in(dot);
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string text = read_text(dot);
   for (const char* s : {"cluster_application", "cluster_runtime", "cluster_hardware", "cluster_taskgraph",
                         "mpi_send (call_return)", "message (call_return)"})
     EXPECT_NE(text.find(s), std::string::npos) << s;
@@ -109,8 +107,8 @@ TEST(RunCommand, TwoParadigmsAgreeAndResultsAreReused) {
   EXPECT_EQ(again.err.find("evaluated"), std::string::npos) << again.err;
   // The runs are linked to the study, with their TEDs.
   CommandResult q = poems_in_process("db query --db " + db +
-                                " \"SELECT COUNT(*) FROM study_runs JOIN studies ON studies.id = study_id WHERE "
-                                "studies.name = 'small'\"");
+                                     " \"SELECT COUNT(*) FROM study_runs JOIN studies ON studies.id = study_id WHERE "
+                                     "studies.name = 'small'\"");
   EXPECT_NE(q.out.find("8"), std::string::npos) << q.out << q.err;
   fs::remove(db);
 }
@@ -196,11 +194,7 @@ study ext {
   std::ofstream(dir / "model.py") << "import json, sys\n"
                                      "r = json.load(sys.stdin)\n"
                                      "print(json.dumps({\"time_ns\": r[\"params\"][\"work\"] * 2}))\n";
-  std::string spec;
-  {
-    std::ifstream in(dir / "spec.psl");
-    spec.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-  }
+  std::string spec = read_text(dir / "spec.psl");
   spec.replace(spec.find("exit 7"), 6, "python3 " + (dir / "model.py").string());
   std::ofstream(dir / "spec.psl") << spec;
   CommandResult ok = poems_run("run " + (dir / "spec.psl").string() + " --study ext --no-store --format json");

@@ -22,11 +22,6 @@ namespace {
 const std::string kPoems = POEMS_BINARY;
 const fs::path kData = fs::path(POEMS_SOURCE_DIR) / "tests/cli/data/direct_study";
 
-std::string read_text(const fs::path& path) {
-  std::ifstream in(path);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
 // examples/sweep3d's three files and the study beside them; `profile_entry`
 // goes into MPI_direct's send profile (e.g. an eager_limit).
 fs::path study_files(const std::string& name, const std::string& profile_entry) {

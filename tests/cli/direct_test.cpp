@@ -26,11 +26,6 @@ std::set<std::string> keys(const nlohmann::json& j) {
   return k;
 }
 
-std::string read_text(const fs::path& path) {
-  std::ifstream in(path);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
 // A directory `name` with the examples' machines.psl and their mpi.psl, with
 // `edit` applied to the text of mpi.psl; returns the directory.
 fs::path machine_files(const std::string& name, const std::function<void(std::string&)>& edit) {

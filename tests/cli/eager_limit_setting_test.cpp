@@ -30,11 +30,7 @@ std::string example_copy(const std::string& name, const std::string& edit, const
   fs::create_directories(dir);
   for (const char* f : {"sweep3d.psl", "machines.psl", "mpi.psl"})
     fs::copy_file(fs::path(POEMS_SOURCE_DIR) / "examples/sweep3d" / f, dir / f, fs::copy_options::overwrite_existing);
-  std::string mpi;
-  {
-    std::ifstream in(dir / "mpi.psl");
-    mpi.assign(std::istreambuf_iterator<char>(in), {});
-  }
+  std::string mpi = read_text(dir / "mpi.psl");
   auto replace_all = [&](const std::string& from, const std::string& to) {
     for (std::size_t at = mpi.find(from); at != std::string::npos; at = mpi.find(from, at + to.size()))
       mpi.replace(at, from.size(), to);
@@ -132,11 +128,7 @@ TEST(EagerLimitSetting, AValueOfTheWrongKindIsALocatedError) {
 TEST(EagerLimitSetting, WithoutANetworkItIsALocatedError) {
   const std::string spec = example_copy("measured", "");
   const std::string mpi_path = (std::filesystem::path(spec).parent_path() / "mpi.psl").string();
-  std::string mpi;
-  {
-    std::ifstream in(mpi_path);
-    mpi.assign(std::istreambuf_iterator<char>(in), {});
-  }
+  std::string mpi = read_text(mpi_path);
   const std::string profile = "evaluation = measurement[mpirun]; library = \"Open MPI\";";
   const std::size_t at = mpi.find(profile);
   ASSERT_NE(at, std::string::npos);

@@ -104,9 +104,9 @@ TEST_F(Grammar, TheSameBindingByTwoCommandsIsOneStoredRun) {
   EXPECT_EQ(nlohmann::json::parse(a.out)["finish_ns"], row["times_ns"]["simulation[MPI-Sim]"]);
   EXPECT_EQ(nlohmann::json::parse(c.out)["sync_ns"], row["breakdown"]["analytic[LogGP]"]["sync_ns"]);
   const CommandResult rows = poems_run("db query" + db() +
-                                         " \"SELECT count(*) AS n, res.sync_ns FROM runs r JOIN results res ON "
-                                         "res.run_id = r.id WHERE r.evaluator = 'simulation[MPI-Sim]' AND "
-                                         "json_extract(r.binding, '$.parameters.npe_i') = 4\" --format json");
+                                       " \"SELECT count(*) AS n, res.sync_ns FROM runs r JOIN results res ON "
+                                       "res.run_id = r.id WHERE r.evaluator = 'simulation[MPI-Sim]' AND "
+                                       "json_extract(r.binding, '$.parameters.npe_i') = 4\" --format json");
   EXPECT_EQ(nlohmann::json::parse(rows.out), nlohmann::json::parse(R"([{"n": 1, "sync_ns": 82012816.0}])"));
 }
 
@@ -327,8 +327,7 @@ TEST_F(Grammar, AResultThatCannotBeStoredIsAnEvaluationFailure) {
     EXPECT_NE(failed.err.find("cannot store results"), std::string::npos) << failed.err;
     EXPECT_EQ(failed.out, "") << command;  // nothing evaluated
   }
-  std::ifstream in(foreign);
-  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()), text);
+  EXPECT_EQ(read_text(foreign), text);
 }
 
 // Exit codes follow the kind of error, whichever command meets it.

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 #include <string>
 
@@ -15,6 +16,12 @@ struct CommandResult {
   int exit_code = -1;
   std::string out, err;
 };
+
+// A whole file's text ("" if it cannot be read: the test's own assertions then fail).
+inline std::string read_text(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
 
 inline CommandResult run_command(const std::string& command) {
   static int counter = 0;

@@ -122,11 +122,7 @@ study lazy {
   EXPECT_NE(study.err.find("^"), std::string::npos) << study.err;
 
   // In the component: the parameter's declaration, line and column.
-  std::string mpi;
-  {
-    std::ifstream in(dir + "/mpi.psl");
-    mpi.assign(std::istreambuf_iterator<char>(in), {});
-  }
+  std::string mpi = read_text(dir + "/mpi.psl");
   const std::string declared = "component MPI_simulated in runtime[MPI] {\n  param semantics = ";
   const std::size_t at = mpi.find(declared);
   ASSERT_NE(at, std::string::npos);
