@@ -154,10 +154,12 @@ TEST(EventQueue, ThousandsOfEventsInOneBucketKeepTheirOrder) {
 // current bucket, the next ones, across the horizon and beyond it (the far
 // heap). Checks every pop, and that peek() and upcoming() show what comes
 // next.
-template <class Queue>
-void check_calendar_against_reference(std::uint64_t seed, std::size_t steps, std::uint64_t max_ahead) {
+// Buckets of 2^width_bits ps (fixed, or adapted from there); `width_bits`
+// is left at the queue's width at the end.
+void check_calendar_against_reference(std::uint64_t seed, std::size_t steps, std::uint64_t max_ahead, int& width_bits,
+                                      bool adapt) {
   std::mt19937_64 rng(seed);
-  Queue q;
+  CalendarQueue<12> q(width_bits, adapt);
   auto later = [](const StampedEvent& a, const StampedEvent& b) {
     return a.time != b.time ? a.time > b.time : a.stamp > b.stamp;
   };
@@ -211,6 +213,7 @@ void check_calendar_against_reference(std::uint64_t seed, std::size_t steps, std
       std::size_t count = 0;
       const StampedEvent* run = q.upcoming(count);
       ASSERT_LE(count, reference.size());
+      count = std::min<std::size_t>(count, 32);
       auto copy = reference;
       for (std::size_t k = 0; k < count; ++k, copy.pop()) {
         ASSERT_EQ(run[k].time, copy.top().time) << "step " << i << " upcoming " << k;
@@ -226,20 +229,36 @@ void check_calendar_against_reference(std::uint64_t seed, std::size_t steps, std
   }
   EXPECT_TRUE(q.empty());
   EXPECT_EQ(q.peek(), nullptr);
+  width_bits = q.width_bits();
 }
 
 TEST(CalendarQueue, PopsInTimeThenStampOrderAsTheReference) {
-  // The engine's queue (128 ns buckets): many events a bucket, ties, re-queues.
-  check_calendar_against_reference<CalendarQueue<>>(11, 40000, 400'000);
-  check_calendar_against_reference<CalendarQueue<>>(12, 40000, 20'000'000);
-  // 16 ps buckets and a horizon of 64 Ki ps: most events in their own
-  // bucket, the bitmap's wrap-around and the far heap.
-  check_calendar_against_reference<CalendarQueue<4, 12>>(13, 40000, 5'000);
-  check_calendar_against_reference<CalendarQueue<4, 12>>(14, 40000, 1'000'000);
+  // Fixed 64 ns buckets: many events a bucket, ties, re-queues.
+  int width = 16;
+  check_calendar_against_reference(11, 40000, 400'000, width, false);
+  check_calendar_against_reference(12, 40000, 20'000'000, width, false);
+  // Fixed 16 ps buckets and a horizon of 64 Ki ps (4,096 slots): most events
+  // in their own bucket, the bitmap's wrap-around and the far heap.
+  width = 4;
+  check_calendar_against_reference(13, 40000, 5'000, width, false);
+  check_calendar_against_reference(14, 40000, 1'000'000, width, false);
+  EXPECT_EQ(width, 4);
+}
+
+TEST(CalendarQueue, AdaptsItsBucketWidthAndKeepsTheOrder) {
+  // Dense events in wide buckets: the width shrinks, with events in the
+  // slots and the far heap placed again.
+  int width = 20;
+  check_calendar_against_reference(15, 200000, 400'000, width, true);
+  EXPECT_LT(width, 20);
+  // Sparse events in narrow buckets: it grows.
+  width = 2;
+  check_calendar_against_reference(16, 200000, 20'000'000, width, true);
+  EXPECT_GT(width, 2);
 }
 
 TEST(CalendarQueue, ThousandsOfEqualTimesComeOutByStamp) {
-  CalendarQueue<> q;
+  CalendarQueue<> q;  // 5,000 events in one bucket: sorted by std::sort
   std::vector<std::uint64_t> stamps(5000);
   for (std::size_t i = 0; i < stamps.size(); ++i) stamps[i] = (i * 7919) % stamps.size();  // a permutation
   for (const std::uint64_t s : stamps) q.push(StampedEvent{1'000'000, s, s});
@@ -254,7 +273,7 @@ TEST(CalendarQueue, ThousandsOfEqualTimesComeOutByStamp) {
 // Events at the horizon's edge: the last bucket the slots hold (the slot
 // before the current one, circularly) and the first ones the far heap does.
 TEST(CalendarQueue, EventsAtTheHorizonsEdge) {
-  CalendarQueue<4, 12> q;  // 16 ps buckets, 4,096 of them
+  CalendarQueue<12> q(4, false);  // 16 ps buckets, 4,096 of them
   const std::uint64_t now = 100 * 16 + 5;
   q.push(StampedEvent{now, 0, 0});
   ASSERT_EQ(q.pop().stamp, 0u);  // the current bucket is now 100

@@ -3,7 +3,7 @@
 // are distinct (an event is queued once at a time; a re-queued one keeps its
 // old stamp), so the order is total and any correct sort gives it.
 //
-// Time is cut into buckets of 2^kWidthBits ps. A circular array of
+// Time is cut into buckets of 2^width ps. A circular array of
 // 2^kSlotBits slots holds the buckets of the horizon after the current one,
 // each an unsorted list of pooled nodes (a push is a prepend, whatever its
 // time and stamp) with a two-level bitmap of the occupied slots. The current
@@ -11,7 +11,7 @@
 // drained, the next occupied slot is found in the bitmap and its events are
 // copied into the run and sorted (most buckets hold a few events, mostly in
 // order). This happens at once, in the pop that drains the run, so that
-// peek() and upcoming() always show what comes next (the engine prefetches
+// peek() and upcoming() show what comes next (the engine prefetches
 // with them). An event pushed into the current bucket or before it — a late
 // push, or one earlier than the last popped time, which LogGOPSim may queue
 // when an operation is freed on a CPU whose clock is behind — is inserted
@@ -19,9 +19,10 @@
 // beyond the horizon wait in a binary heap by time and join the run when
 // their bucket becomes the current one.
 //
-// The defaults (128 ns buckets, a horizon of 2^14 buckets, 2.1 ms) were
-// chosen by measurement on Sweep3D GOAL exports (docs/PERFORMANCE.md):
-// LogGOPS costs of a few microseconds put two or three events in a bucket.
+// The width adapts (adapt()): buckets that hold many events cost sorting
+// and insertions, nearly empty ones a bitmap search each; it starts at 2^16
+// ps (65 ns) and settles where buckets hold 2 to 8 events on average. The
+// horizon is 2^14 buckets. docs/PERFORMANCE.md has the measurements.
 #pragma once
 
 #include <algorithm>
@@ -33,12 +34,15 @@
 
 namespace poems::sim::detail {
 
-template <int kWidthBits = 17, int kSlotBits = 14>
+template <int kSlotBits = 14>
 class CalendarQueue {
   static_assert(kSlotBits >= 12 && kSlotBits <= 18, "two bitmap levels: 2^12 .. 2^18 slots");
 
  public:
-  CalendarQueue() : slots_(kSlots), run_(256) {}
+  // Buckets of 2^width_bits ps; `adapt`: narrower or wider as the buckets
+  // taken hold many or few events.
+  explicit CalendarQueue(int width_bits = 16, bool adapt = true)
+      : slots_(kSlots), run_(256), width_(width_bits), adapt_(adapt) {}
   CalendarQueue(const CalendarQueue&) = delete;
   CalendarQueue& operator=(const CalendarQueue&) = delete;
 
@@ -47,22 +51,7 @@ class CalendarQueue {
 
   [[gnu::always_inline]] void push(const StampedEvent& e) {
     ++size_;
-    const std::uint64_t b = e.time >> kWidthBits;
-    if (b <= current_) [[unlikely]]
-      return insert_into_run(e);
-    if (b - current_ >= kSlots) [[unlikely]]
-      return push_far(e);
-    const auto at = static_cast<std::uint32_t>(b & kSlotMask);
-    std::uint32_t n = free_;
-    if (n == kNil) [[unlikely]]
-      n = grow();
-    free_ = nodes_[n].next;
-    Slot& slot = slots_[at];
-    nodes_[n] = Node{e, slot.head};
-    slot.head = n;
-    ++slot.count;
-    words_[at >> 6] |= std::uint64_t{1} << (at & 63);
-    summary_[at >> 12] |= std::uint64_t{1} << ((at >> 6) & 63);
+    place(e);
   }
 
   // Not empty(). The next bucket is taken as soon as the run is drained, so
@@ -89,7 +78,29 @@ class CalendarQueue {
     return run_.data() + front_;
   }
 
+  // The bucket width now, log2 of picoseconds.
+  int width_bits() const { return width_; }
+
  private:
+  [[gnu::always_inline]] void place(const StampedEvent& e) {
+    const std::uint64_t b = e.time >> width_;
+    if (b <= current_) [[unlikely]]
+      return insert_into_run(e);
+    if (b - current_ >= kSlots) [[unlikely]]
+      return push_far(e);
+    const auto at = static_cast<std::uint32_t>(b & kSlotMask);
+    std::uint32_t n = free_;
+    if (n == kNil) [[unlikely]]
+      n = grow();
+    free_ = nodes_[n].next;
+    Slot& slot = slots_[at];
+    nodes_[n] = Node{e, slot.head};
+    slot.head = n;
+    ++slot.count;
+    words_[at >> 6] |= std::uint64_t{1} << (at & 63);
+    summary_[at >> 12] |= std::uint64_t{1} << ((at >> 6) & 63);
+  }
+
   static constexpr std::uint64_t kSlots = std::uint64_t{1} << kSlotBits;
   static constexpr std::uint64_t kSlotMask = kSlots - 1;
   static constexpr std::uint32_t kNil = ~std::uint32_t{0};
@@ -118,6 +129,11 @@ class CalendarQueue {
 
   // An event of the current bucket or earlier: into the run, in order.
   [[gnu::noinline]] void insert_into_run(const StampedEvent& e) {
+    insert_in_order(e);
+    if (adapt_ && ++events_ == 8 * kAdaptEvery) [[unlikely]]
+      adapt();
+  }
+  void insert_in_order(const StampedEvent& e) {
     if (front_ == end_) {
       front_ = end_ = kHeadroom;
       reserve_run(end_ + 1);
@@ -192,9 +208,9 @@ class CalendarQueue {
       current_ = in_slots;
       take_slot(static_cast<std::uint32_t>(current_ & kSlotMask));
     } else {
-      current_ = std::min(in_slots, far_.front().time >> kWidthBits);
+      current_ = std::min(in_slots, far_.front().time >> width_);
       if (current_ == in_slots) take_slot(static_cast<std::uint32_t>(current_ & kSlotMask));
-      while (!far_.empty() && (far_.front().time >> kWidthBits) == current_) {
+      while (!far_.empty() && (far_.front().time >> width_) == current_) {
         std::pop_heap(far_.begin(), far_.end(), later_time);
         reserve_run(end_ + 1);
         run_[end_++] = far_.back();
@@ -212,8 +228,55 @@ class CalendarQueue {
         run[j] = x;
       }
     } else {
-      std::sort(run, run + n, before);
+      std::sort(run, run + n, [](const StampedEvent& a, const StampedEvent& b) { return before(a, b); });
     }
+    if (adapt_) [[likely]] {
+      events_ += n;
+      if (++advances_ == kAdaptEvery) [[unlikely]]
+        adapt();
+    }
+  }
+  // Every kAdaptEvery buckets taken, or 8 kAdaptEvery events in the run
+  // (taken or inserted): if the buckets held more than 8 events on average
+  // (sorting and inserting them costs), buckets half as wide; if fewer than
+  // 2 (each costs a search of the bitmap), twice as wide. The events in
+  // the slots and the far heap are placed again. The run is not empty.
+  static constexpr std::uint32_t kAdaptEvery = 1024;
+  [[gnu::noinline]] void adapt() {
+    const std::size_t events = events_, advances = advances_;
+    advances_ = 0;
+    events_ = 0;
+    int width = width_;
+    if (events > 8 * advances && width > 0)
+      --width;
+    else if (events < 2 * advances && width < 40)
+      ++width;
+    else
+      return;
+    adapt_ = false;  // placing again inserts into the run: no adapt() from there
+    replaced_.clear();
+    for (std::uint32_t w = 0; w < static_cast<std::uint32_t>(kWords); ++w) {
+      while (words_[w] != 0) {
+        const std::uint32_t at = (w << 6) | static_cast<std::uint32_t>(std::countr_zero(words_[w]));
+        words_[w] &= words_[w] - 1;
+        Slot& slot = slots_[at];
+        std::uint32_t n = slot.head, last = n;
+        for (; n != kNil; n = nodes_[n].next) {
+          replaced_.push_back(nodes_[n].e);
+          last = n;
+        }
+        nodes_[last].next = free_;
+        free_ = slot.head;
+        slot = Slot{};
+      }
+    }
+    std::fill(std::begin(summary_), std::end(summary_), 0);
+    replaced_.insert(replaced_.end(), far_.begin(), far_.end());
+    far_.clear();
+    width_ = width;
+    current_ = run_[end_ - 1].time >> width_;  // the run is not empty: it was just taken
+    for (const StampedEvent& e : replaced_) place(e);
+    adapt_ = true;
   }
   // Appends a slot's events to the run in the order they were pushed (its
   // list is newest first) and gives their nodes back.
@@ -237,13 +300,18 @@ class CalendarQueue {
   std::vector<Slot> slots_;
   std::vector<StampedEvent> run_;  // the current bucket, sorted: run_[front_, end_)
   std::size_t front_ = 0, end_ = 0;
-  std::uint64_t current_ = 0;  // the current bucket: time >> kWidthBits
+  std::uint64_t current_ = 0;  // the current bucket: time >> width_
   std::vector<Node> nodes_;
   std::uint32_t free_ = kNil;
   std::uint64_t words_[kWords] = {};
   std::uint64_t summary_[kSummaryWords] = {};
   std::vector<StampedEvent> far_;  // beyond the horizon: a binary heap, earliest time on top
   std::size_t size_ = 0;
+  int width_;
+  bool adapt_;
+  std::uint32_t advances_ = 0;  // buckets taken since the last adapt()
+  std::size_t events_ = 0;      // events taken into the run or inserted since
+  std::vector<StampedEvent> replaced_;
 };
 
 }  // namespace poems::sim::detail
