@@ -1,5 +1,7 @@
-// The simulator's single event queue: a radix heap of POD events (16 bytes;
-// 24 with the stamp the `loggopsim` semantics orders equal times by).
+// The event queue of the `matched` semantics: a radix heap of POD events
+// (16 bytes; the `loggopsim` semantics' 24-byte StampedEvent, with its
+// stamp, is defined here too, and queued by CalendarQueue in
+// calendar_queue.h).
 // Simulated time never goes back (every event is scheduled at or after the
 // current time), so a monotone radix heap applies. Its digits are 4 bits
 // wide: an event whose time first differs from the last extracted time in
