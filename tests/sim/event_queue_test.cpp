@@ -1,13 +1,16 @@
 // The simulator's internal containers against plain references: the event
 // queue against a stable sort (time order, FIFO among equal times), the
-// window storage against std::vector.
+// `loggopsim` semantics' calendar queue against std::priority_queue in
+// (time, stamp) order, the window storage against std::vector.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cstdint>
+#include <queue>
 #include <random>
 #include <vector>
 
+#include "calendar_queue.h"
 #include "event_queue.h"
 #include "window.h"
 
@@ -141,6 +144,152 @@ TEST(EventQueue, ThousandsOfEventsInOneBucketKeepTheirOrder) {
       ASSERT_EQ(order[at++], s);
     }
   }
+}
+
+// The calendar queue against std::priority_queue on (time, stamp), as
+// LogGOPSim orders its queue. Pushes as the `loggopsim` semantics makes
+// them: new events (the next stamp) later than now, at now, and earlier
+// than now (an operation freed on a CPU whose clock is behind); re-queues of
+// the event just popped at a later time with its old stamp; times in the
+// current bucket, the next ones, across the horizon and beyond it (the far
+// heap). Checks every pop, and that peek() and upcoming() show what comes
+// next.
+// Buckets of 2^width_bits ps (fixed, or adapted from there); `width_bits`
+// is left at the queue's width at the end.
+void check_calendar_against_reference(std::uint64_t seed, std::size_t steps, std::uint64_t max_ahead, int& width_bits,
+                                      bool adapt) {
+  std::mt19937_64 rng(seed);
+  CalendarQueue<12> q(width_bits, adapt);
+  auto later = [](const StampedEvent& a, const StampedEvent& b) {
+    return a.time != b.time ? a.time > b.time : a.stamp > b.stamp;
+  };
+  std::priority_queue<StampedEvent, std::vector<StampedEvent>, decltype(later)> reference(later);
+  std::uint64_t now = 1'000'000, stamp = 0;
+  StampedEvent last{};
+  bool can_requeue = false;
+  // Until the first pop after the queue was empty, peek() may not know the
+  // next event (the pushes since went to buckets after the current one).
+  bool was_dry = true;
+  for (std::size_t i = 0; i < steps; ++i) {
+    const std::uint64_t kind = rng() % 16;
+    if (kind < 7 || reference.empty()) {
+      StampedEvent e{0, rng(), stamp++};
+      if (kind == 0)
+        e.time = now;  // at now: after those already there
+      else if (kind == 1)
+        e.time = now - std::min(now, rng() % 2000);  // earlier than now
+      else if (kind == 2)
+        e.time = now + rng() % 64;  // most often the current bucket
+      else
+        e.time = now + rng() % max_ahead;
+      q.push(e);
+      reference.push(e);
+    } else if (kind < 9 && can_requeue) {  // the popped event back at a later time, its stamp kept
+      last.time += 1 + rng() % (kind == 7 ? 3 : max_ahead);
+      q.push(last);
+      reference.push(last);
+      can_requeue = false;
+    } else {
+      const StampedEvent expected = reference.top();
+      reference.pop();
+      if (const StampedEvent* next = q.peek(); next != nullptr) {
+        ASSERT_EQ(next->time, expected.time) << "step " << i;
+        ASSERT_EQ(next->stamp, expected.stamp) << "step " << i;
+      } else {
+        ASSERT_TRUE(was_dry) << "step " << i;
+      }
+      const StampedEvent e = q.pop();
+      ASSERT_EQ(e.time, expected.time) << "step " << i;
+      ASSERT_EQ(e.stamp, expected.stamp) << "step " << i;
+      ASSERT_EQ(e.key, expected.key) << "step " << i;
+      now = e.time;
+      last = e;
+      can_requeue = true;
+      was_dry = reference.empty();
+    }
+    ASSERT_EQ(q.size(), reference.size());
+    ASSERT_EQ(q.empty(), reference.empty());
+    if (i % 64 == 0) {  // upcoming(): the next events, in order
+      std::size_t count = 0;
+      const StampedEvent* run = q.upcoming(count);
+      ASSERT_LE(count, reference.size());
+      count = std::min<std::size_t>(count, 32);
+      auto copy = reference;
+      for (std::size_t k = 0; k < count; ++k, copy.pop()) {
+        ASSERT_EQ(run[k].time, copy.top().time) << "step " << i << " upcoming " << k;
+        ASSERT_EQ(run[k].stamp, copy.top().stamp) << "step " << i << " upcoming " << k;
+      }
+    }
+  }
+  while (!reference.empty()) {
+    const StampedEvent e = q.pop();
+    ASSERT_EQ(e.time, reference.top().time);
+    ASSERT_EQ(e.stamp, reference.top().stamp);
+    reference.pop();
+  }
+  EXPECT_TRUE(q.empty());
+  EXPECT_EQ(q.peek(), nullptr);
+  width_bits = q.width_bits();
+}
+
+TEST(CalendarQueue, PopsInTimeThenStampOrderAsTheReference) {
+  // Fixed 64 ns buckets: many events a bucket, ties, re-queues.
+  int width = 16;
+  check_calendar_against_reference(11, 40000, 400'000, width, false);
+  check_calendar_against_reference(12, 40000, 20'000'000, width, false);
+  // Fixed 16 ps buckets and a horizon of 64 Ki ps (4,096 slots): most events
+  // in their own bucket, the bitmap's wrap-around and the far heap.
+  width = 4;
+  check_calendar_against_reference(13, 40000, 5'000, width, false);
+  check_calendar_against_reference(14, 40000, 1'000'000, width, false);
+  EXPECT_EQ(width, 4);
+}
+
+TEST(CalendarQueue, AdaptsItsBucketWidthAndKeepsTheOrder) {
+  // Dense events in wide buckets: the width shrinks, with events in the
+  // slots and the far heap placed again.
+  int width = 20;
+  check_calendar_against_reference(15, 200000, 400'000, width, true);
+  EXPECT_LT(width, 20);
+  // Sparse events in narrow buckets: it grows.
+  width = 2;
+  check_calendar_against_reference(16, 200000, 20'000'000, width, true);
+  EXPECT_GT(width, 2);
+}
+
+TEST(CalendarQueue, ThousandsOfEqualTimesComeOutByStamp) {
+  CalendarQueue<> q;  // 5,000 events in one bucket: sorted by std::sort
+  std::vector<std::uint64_t> stamps(5000);
+  for (std::size_t i = 0; i < stamps.size(); ++i) stamps[i] = (i * 7919) % stamps.size();  // a permutation
+  for (const std::uint64_t s : stamps) q.push(StampedEvent{1'000'000, s, s});
+  for (std::uint64_t s = 0; s < stamps.size(); ++s) {
+    const StampedEvent e = q.pop();
+    ASSERT_EQ(e.time, 1'000'000u);
+    ASSERT_EQ(e.stamp, s);
+  }
+  EXPECT_TRUE(q.empty());
+}
+
+// Events at the horizon's edge: the last bucket the slots hold (the slot
+// before the current one, circularly) and the first ones the far heap does.
+TEST(CalendarQueue, EventsAtTheHorizonsEdge) {
+  CalendarQueue<12> q(4, false);  // 16 ps buckets, 4,096 of them
+  const std::uint64_t now = 100 * 16 + 5;
+  q.push(StampedEvent{now, 0, 0});
+  ASSERT_EQ(q.pop().stamp, 0u);  // the current bucket is now 100
+  std::uint64_t stamp = 1;
+  std::vector<std::uint64_t> times;
+  for (const std::uint64_t bucket : {100 + 4097, 100 + 4095, 100 + 4096, 100 + 1, 100 + 4095 + 4096})
+    for (const std::uint64_t within : {15, 0}) times.push_back(bucket * 16 + within);
+  for (const std::uint64_t t : times) q.push(StampedEvent{t, 0, stamp++});
+  std::sort(times.begin(), times.end());
+  for (const std::uint64_t t : times) ASSERT_EQ(q.pop().time, t);
+  EXPECT_TRUE(q.empty());
+  // Alone: a whole horizon after the current bucket, whose slot it would share.
+  const std::uint64_t current = times.back() / 16;  // the current bucket
+  q.push(StampedEvent{(current + 4096) * 16, 0, stamp++});
+  ASSERT_EQ(q.pop().time, (current + 4096) * 16);
+  EXPECT_TRUE(q.empty());
 }
 
 TEST(Window, BehavesAsAVectorInBothModes) {

@@ -9,6 +9,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "calendar_queue.h"
 #include "event_queue.h"
 #include "huge_pages.h"
 #include "poems/sim/simulator.h"
@@ -198,7 +199,7 @@ class Engine {
 
  private:
   using QueuedEvent = std::conditional_t<kLoggopsim, StampedEvent, Event>;
-  using Events = std::conditional_t<kLoggopsim, StampedQueue, EventQueue>;
+  using Events = std::conditional_t<kLoggopsim, CalendarQueue<>, EventQueue>;
 
   // Reading the source.
   void read(std::uint32_t r);

@@ -1,5 +1,7 @@
-// The simulator's single event queue: a radix heap of POD events (16 bytes;
-// 24 with the stamp the `loggopsim` semantics orders equal times by).
+// The event queue of the `matched` semantics: a radix heap of POD events
+// (16 bytes; the `loggopsim` semantics' 24-byte StampedEvent, with its
+// stamp, is defined here too, and queued by CalendarQueue in
+// calendar_queue.h).
 // Simulated time never goes back (every event is scheduled at or after the
 // current time), so a monotone radix heap applies. Its digits are 4 bits
 // wide: an event whose time first differs from the last extracted time in
@@ -242,103 +244,6 @@ class RadixQueue {
 // The radix heap for the matched semantics: equal times come out FIFO.
 using EventQueue = RadixQueue<Event>;
 
-// The queue of the `loggopsim` semantics: (time, stamp) order, as
-// LogGOPSim's priority queue. Events later than the current time wait in
-// the radix heap; those at the current time form a batch kept in stamp
-// order (the heap gives them out in push order, and a re-queued event keeps
-// its older stamp, so a batch is sorted when it is taken, if it is not
-// already); an event pushed at the current time has the newest stamp and
-// goes last, unless it is a re-queued one. LogGOPSim may queue an event
-// earlier than the current time (an operation freed on another CPU whose
-// clock is behind): such events go to a small binary heap that is always
-// drained first, since everything in it is earlier than the rest.
-class StampedQueue {
- public:
-  // Counted, not summed: the engine asks for both at every pop.
-  bool empty() const { return size_ == 0; }
-  std::size_t size() const { return size_; }
-
-  [[gnu::always_inline]] void push(const StampedEvent& e) {
-    ++size_;
-    if (e.time > now_) {
-      future_.push(e);
-    } else if (e.time == now_) {
-      if (front_ == batch_.size() || batch_.back().stamp < e.stamp) {
-        batch_.push_back(e);
-      } else {  // a re-queued event among newer ones
-        auto at = std::lower_bound(batch_.begin() + static_cast<std::ptrdiff_t>(front_), batch_.end(), e,
-                                   [](const StampedEvent& a, const StampedEvent& b) { return a.stamp < b.stamp; });
-        batch_.insert(at, e);
-      }
-    } else {
-      past_.push_back(e);
-      std::push_heap(past_.begin(), past_.end(), later);
-    }
-  }
-
-  // Not empty().
-  StampedEvent pop() {
-    --size_;
-    if (!past_.empty()) [[unlikely]] {
-      std::pop_heap(past_.begin(), past_.end(), later);
-      const StampedEvent e = past_.back();
-      past_.pop_back();
-      return e;
-    }
-    if (front_ == batch_.size()) [[unlikely]] {
-      // Most times have one event: no batch to sort.
-      const StampedEvent e = future_.pop();
-      now_ = e.time;
-      if (!future_.more_at_last()) return e;
-      take_batch(e);
-    }
-    return batch_[front_++];
-  }
-
-  // The event pop() returns next if nothing is pushed before it, as
-  // RadixQueue::peek; when the batch is drained and several events share the
-  // next time, the first pushed of them (a hint: pop() sorts them by stamp).
-  const StampedEvent* peek() const {
-    if (!past_.empty()) return past_.data();
-    if (front_ < batch_.size()) return batch_.data() + front_;
-    return future_.peek();
-  }
-
-  // Events known to come next (the current batch), as RadixQueue::upcoming.
-  const StampedEvent* upcoming(std::size_t& count) const {
-    count = past_.empty() ? batch_.size() - front_ : 0;
-    return batch_.data() + front_;
-  }
-
- private:
-  static bool later(const StampedEvent& a, const StampedEvent& b) {
-    return a.time != b.time ? a.time > b.time : a.stamp > b.stamp;
-  }
-  // `first` was popped and more events have its time.
-  [[gnu::noinline]] void take_batch(const StampedEvent& first) {
-    batch_.clear();
-    front_ = 0;
-    batch_.push_back(first);
-    future_.take_rest_at_last(batch_);
-    auto by_stamp = [](const StampedEvent& a, const StampedEvent& b) { return a.stamp < b.stamp; };
-    if (batch_.size() <= 16) {  // most batches: two or three events, nearly in order
-      for (std::size_t i = 1; i < batch_.size(); ++i) {
-        const StampedEvent x = batch_[i];
-        std::size_t j = i;
-        for (; j > 0 && batch_[j - 1].stamp > x.stamp; --j) batch_[j] = batch_[j - 1];
-        batch_[j] = x;
-      }
-    } else if (!std::is_sorted(batch_.begin(), batch_.end(), by_stamp)) {
-      std::sort(batch_.begin(), batch_.end(), by_stamp);  // stamps are distinct: any sort gives this order
-    }
-  }
-
-  RadixQueue<StampedEvent> future_;
-  std::vector<StampedEvent> batch_;
-  std::size_t front_ = 0;
-  std::vector<StampedEvent> past_;  // a binary heap, earliest on top
-  std::uint64_t now_ = 0;
-  std::size_t size_ = 0;  // events in past_, batch_ from front_, and future_
-};
+// The `loggopsim` semantics' queue is CalendarQueue (calendar_queue.h).
 
 }  // namespace poems::sim::detail
