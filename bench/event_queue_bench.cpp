@@ -218,8 +218,8 @@ int main(int argc, char** argv) {
           return Popped{e.time, e.key};  // the key carries the push order: FIFO is stamp order
         });
   }();
-  const Outcome stamped = !runs("stamped") ? Outcome{} : [&] {
-    StampedQueue q;
+  // The hold model on a queue of StampedEvents (the stamp is the push order).
+  auto hold_stamped = [&](auto& q) {
     return hold(
         n, increments,
         [&](std::uint64_t t, std::uint64_t s) {
@@ -229,19 +229,15 @@ int main(int argc, char** argv) {
           const StampedEvent e = q.pop();
           return Popped{e.time, e.stamp};
         });
+  };
+  const Outcome stamped = !runs("stamped") ? Outcome{} : [&] {
+    StampedQueue q;
+    return hold_stamped(q);
   }();
   auto calendar = [&](const char* name, int width_bits, bool adapt) {
     if (!runs(name)) return Outcome{};
     CalendarQueue<> q(width_bits, adapt);
-    return hold(
-        n, increments,
-        [&](std::uint64_t t, std::uint64_t s) {
-          q.push(StampedEvent{t, s, s});
-        },
-        [&] {
-          const StampedEvent e = q.pop();
-          return Popped{e.time, e.stamp};
-        });
+    return hold_stamped(q);
   };
   const Outcome cal = calendar("calendar", 16, true);
   const Outcome cal10 = calendar("calendar10", 10, false);
@@ -264,7 +260,7 @@ int main(int argc, char** argv) {
   }();
   std::printf("hold model: %zu events queued, %zu holds (pop + push)\n", n, m);
   for (const auto& [name, o] : {std::pair<const char*, const Outcome&>{"radix (matched)", radix},
-                                {"stamped (loggopsim)", stamped},
+                                {"stamped (loggopsim, before)", stamped},
                                 {"calendar (loggopsim)", cal},
                                 {"calendar10", cal10},
                                 {"calendar12", cal12},
