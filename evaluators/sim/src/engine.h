@@ -267,6 +267,25 @@ class Engine {
   Picoseconds recv_nic_cost(std::uint64_t bytes) const {
     return unexpected_at_arrival_ && bytes == 0 ? p_.g + lgs_per_byte(0, p_.G) : p_.recv_nic(bytes);
   }
+  // A message's costs under the loggopsim semantics, remembered for the last
+  // sizes seen (a schedule has few): the per-byte terms cost a division and
+  // three branches each, on every send and every arrival.
+  struct LgsCosts {
+    std::uint64_t bytes = ~std::uint64_t{0};  // no message is this large (kMaxMessageBytes)
+    Picoseconds send_cpu = 0, nic = 0, recv_cpu = 0;
+  };
+  LgsCosts lgs_costs_[4];
+  const LgsCosts& lgs_costs(std::uint64_t bytes) {
+    LgsCosts& c = lgs_costs_[(bytes ^ bytes >> 8) & 3];
+    if (c.bytes != bytes) [[unlikely]] {
+      c.bytes = bytes;
+      c.send_cpu = p_.o + lgs_per_byte(bytes, p_.O);
+      c.nic = p_.g + lgs_per_byte(bytes, p_.G);
+      // max in unsigned arithmetic, as LogGOPSim (it matters for 0 bytes only).
+      c.recv_cpu = p_.o + std::max(lgs_per_byte(bytes, p_.O), lgs_per_byte(bytes, p_.G));
+    }
+    return c;
+  }
   // LogGOPSim's per-message costs: (s-1)·X in unsigned 64-bit arithmetic,
   // so a 0-byte message's per-byte term is -X (docs/simulator.md).
   Picoseconds lgs_per_byte(std::uint64_t bytes, FemtosecondsPerByte x) const {
@@ -275,8 +294,13 @@ class Engine {
 
   void retire(std::uint32_t r);
   // Retirable: completed by now, and a send's message delivered.
+  // Under the loggopsim semantics an operation completes at the time of its
+  // event (lgs_complete), so a completed one is done by now.
   bool finished(const Slot& s) const {
-    return (s.flags & kCompleted) && s.done <= now_ && (s.kind != OpKind::Send || (s.flags & kDelivered));
+    if constexpr (kLoggopsim)
+      return (s.flags & kCompleted) && (s.kind != OpKind::Send || (s.flags & kDelivered));
+    else
+      return (s.flags & kCompleted) && s.done <= now_ && (s.kind != OpKind::Send || (s.flags & kDelivered));
   }
   void compact(RankState& rs);
   // Always inlined: out of line, GCC finds it pure (prefetches are not side

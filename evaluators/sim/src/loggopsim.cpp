@@ -38,9 +38,10 @@ void Engine<true>::lgs_start(std::uint32_t r, std::uint32_t pos) {
       Picoseconds& nic = nic_send_free(r, s.nic);
       const Picoseconds free = std::max(cpu, nic);
       if (free > now_) return lgs_requeue(free);
-      const Picoseconds busy = p_.o + lgs_per_byte(s.amount, p_.O);
+      const LgsCosts& costs = lgs_costs(s.amount);
+      const Picoseconds busy = costs.send_cpu;
       cpu = now_ + busy;
-      nic = now_ + p_.g + lgs_per_byte(s.amount, p_.G);
+      nic = now_ + costs.nic;
       word(r, kOverhead) += busy;
       ++messages_;
       // The message's event, stamped before anything this event frees.
@@ -104,10 +105,10 @@ void Engine<true>::lgs_arrive(std::uint32_t sender, std::uint32_t pos) {
   const std::uint64_t bytes = s.amount;
   const std::int32_t tag = s.tag;
   const std::uint32_t comm = s.comm;
-  // max in unsigned arithmetic, as LogGOPSim (it matters for 0 bytes only).
-  const Picoseconds busy = p_.o + std::max(lgs_per_byte(bytes, p_.O), lgs_per_byte(bytes, p_.G));
+  const LgsCosts& costs = lgs_costs(bytes);
+  const Picoseconds busy = costs.recv_cpu;
   cpu = now_ + busy;
-  nic = now_ + p_.g + lgs_per_byte(bytes, p_.G);
+  nic = now_ + costs.nic;
   word(dest, kOverhead) += busy;
   if (options_.record_timeline)
     timeline_.push_back(Span{dest, s.cpu, Span::Recv, static_cast<std::int32_t>(sender), now_, cpu, bytes, s.node});
