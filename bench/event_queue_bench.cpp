@@ -87,7 +87,8 @@ class StampedQueue {
       // Most times have one event: no batch to sort.
       const StampedEvent e = future_.pop();
       now_ = e.time;
-      if (!future_.more_at_last()) return e;
+      const StampedEvent* next = future_.peek();
+      if (next == nullptr || next->time != e.time) return e;
       take_batch(e);
     }
     return batch_[front_++];
@@ -117,7 +118,9 @@ class StampedQueue {
     batch_.clear();
     front_ = 0;
     batch_.push_back(first);
-    future_.take_rest_at_last(batch_);
+    // The rest of the time, in the order pushed (as RadixQueue pops them).
+    for (const StampedEvent* next = future_.peek(); next != nullptr && next->time == first.time; next = future_.peek())
+      batch_.push_back(future_.pop());
     auto by_stamp = [](const StampedEvent& a, const StampedEvent& b) { return a.stamp < b.stamp; };
     if (batch_.size() <= 16) {  // most batches: two or three events, nearly in order
       for (std::size_t i = 1; i < batch_.size(); ++i) {

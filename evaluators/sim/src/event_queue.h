@@ -114,47 +114,6 @@ class RadixQueue {
     return h->events[front_++];
   }
 
-  // True if the events popped last have more of their time left (bucket 0
-  // is not drained).
-  bool more_at_last() const {
-    // While a run is read, the last pop came from it and bucket 0 is empty.
-    if (run_front_ != run_end_) return run_[run_front_].time == run_[run_front_ - 1].time;
-    const Bucket& zero = buckets_[0];
-    return zero.head != nullptr && (front_ < head_size() || zero.head != zero.tail);
-  }
-
-  // Not empty(): appends every event of the earliest time to `out`, in the
-  // order they were pushed, and returns that time.
-  std::uint64_t pop_earliest(std::vector<E>& out) {
-    const E first = pop();
-    out.push_back(first);
-    take_rest_at_last(out);
-    return first.time;
-  }
-
-  // Appends the events left at the time popped last (more_at_last()) to
-  // `out`, in the order they were pushed.
-  void take_rest_at_last(std::vector<E>& out) {
-    if (run_front_ != run_end_) {  // the buckets' events are all later than the run's
-      const std::uint64_t t = run_[run_front_ - 1].time;
-      for (; run_front_ != run_end_ && run_[run_front_].time == t; ++run_front_, --size_)
-        out.push_back(run_[run_front_]);
-      return;
-    }
-    for (;;) {
-      Block* h = buckets_[0].head;
-      if (h == nullptr) break;
-      if (front_ == head_size()) {
-        if (h == buckets_[0].tail) break;  // bucket 0 drained; keep it for refill()
-        h = next_block();
-      }
-      const std::uint32_t n = head_size();
-      out.insert(out.end(), h->events + front_, h->events + n);
-      size_ -= n - front_;
-      front_ = n;
-    }
-  }
-
  private:
   // A 4 KiB block: a 16-byte header (events of 16 bytes never straddle a
   // cache line) and as many events as fit after it.
