@@ -312,6 +312,22 @@ class Engine {
   void touch(std::uint32_t r) {
     if (touched_count_ < 3) touched_[touched_count_++] = r;
   }
+  // An event touches at most three ranks (its own, a message's sender and
+  // destination). The matched semantics visits them all after the event;
+  // the loggopsim semantics lists only those with work left: a window to
+  // read, and a window whose head operation finished (the only way a head
+  // can become retirable there, since an operation completes at the time of
+  // its event), so no head slot is loaded for nothing.
+  void mark_wants_read(RankState& rs, std::uint32_t r) {
+    if constexpr (kLoggopsim)
+      if (!rs.wants_read && to_read_count_ < 3) to_read_[to_read_count_++] = r;
+    rs.wants_read = true;
+  }
+  void head_finished(std::uint32_t r) {
+    for (std::uint32_t i = 0; i < to_retire_count_; ++i)
+      if (to_retire_[i] == r) return;
+    if (to_retire_count_ < 3) to_retire_[to_retire_count_++] = r;
+  }
   // Observed sources (direct execution), out of line so the hot paths stay
   // small (observed.cpp). Every call is about a rank the current event
   // touched; a rank whose program may go on is read with the touched ones.
@@ -378,6 +394,8 @@ class Engine {
   [[gnu::noinline, gnu::cold]] void report_progress(std::chrono::steady_clock::time_point start, bool finished);
   std::uint32_t touched_[3] = {0, 0, 0};
   std::uint32_t touched_count_ = 0;
+  std::uint32_t to_read_[3] = {0, 0, 0}, to_retire_[3] = {0, 0, 0};  // loggopsim (mark_wants_read, head_finished)
+  std::uint32_t to_read_count_ = 0, to_retire_count_ = 0;
   std::vector<Span> timeline_;
   std::vector<std::uint32_t> ready_scratch_;
   std::vector<std::uint32_t> named_scratch_;  // observed sources: ranks to read that no event touched

@@ -16,7 +16,7 @@ void Engine<L>::schedule_ready(std::uint32_t r, std::uint32_t pos) {
     const Slot& s = rs.slots[pos];
     queue_.push(Event{s.ready, std::uint64_t{r} << 32 | static_cast<std::uint32_t>(rs.base + pos)});
   }
-  if (lazy_ && pos + 1 == rs.slots.size() && !rs.exhausted) rs.wants_read = true;
+  if (lazy_ && pos + 1 == rs.slots.size() && !rs.exhausted) mark_wants_read(rs, r);
   // A few operations before the window's last is ready, its next read's
   // first bytes are fetched (a miss on each pull otherwise).
   else if (explicit_ && lazy_ && pos + 3 == rs.slots.size() && !rs.exhausted)

@@ -95,12 +95,12 @@ void Engine<true>::lgs_arrive(std::uint32_t sender, std::uint32_t pos) {
   RankState& from = ranks_[sender];
   Slot& s = from.slots[pos];
   const auto dest = static_cast<std::uint32_t>(s.peer);
-  touch(dest);
   Picoseconds& cpu = cpu_free(dest, s.cpu);
   Picoseconds& nic = nic_recv_free(dest, s.nic);
   const Picoseconds free = std::max(cpu, nic);
   if (free > now_) return lgs_requeue(free);
   s.flags |= kDelivered;
+  if (pos == from.head) head_finished(sender);  // if it completed too
   const std::uint64_t op = from.base + pos;
   const std::uint64_t bytes = s.amount;
   const std::int32_t tag = s.tag;
@@ -139,7 +139,6 @@ void Engine<true>::lgs_arrive(std::uint32_t sender, std::uint32_t pos) {
 // (LogGOPSim uses the receive's on a posted receive, the send's otherwise).
 template <>
 void Engine<true>::lgs_finish_rendezvous(std::uint32_t sender, std::uint64_t op, std::uint32_t cpu, std::uint32_t nic) {
-  touch(sender);
   Picoseconds& c = cpu_free(sender, cpu);
   if (c < now_) c = now_;
   Picoseconds& n = nic_send_free(sender, nic);
@@ -153,6 +152,7 @@ void Engine<true>::lgs_complete(std::uint32_t r, std::uint32_t pos) {
   Slot& s = rs.slots[pos];
   s.done = now_;
   s.flags |= kCompleted;
+  if (pos == rs.head) head_finished(r);               // a send's message may still be on its way
   s.start = LoggopsimMarks::stamp(events_, ++mark_);  // the completion's stamp (see Slot)
   ++operations_;
   std::uint32_t list = s.done_succ;

@@ -9,8 +9,8 @@ template <bool L>
 void Engine<L>::wake(std::uint32_t r) {
   RankState& rs = ranks_[r];
   rs.blocked = false;
-  rs.woken = true;       // read() pulls at least once
-  rs.wants_read = true;  // the rank is among the touched ones: read after the event
+  rs.woken = true;         // read() pulls at least once
+  mark_wants_read(rs, r);  // the rank is among the touched ones: read after the event
 }
 
 template <bool L>

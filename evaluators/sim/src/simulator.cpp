@@ -663,27 +663,24 @@ SimulationResult Engine<L>::run(std::size_t max_stuck_listed) {
     const auto r = static_cast<std::uint32_t>(ev.key >> 32);
     const auto pos =
         static_cast<std::uint32_t>(static_cast<std::uint32_t>(ev.key) - static_cast<std::uint32_t>(ranks_[r].base));
-    touched_count_ = 0;
-    touch(r);
     if constexpr (L) {
       current_key_ = ev.key;
       current_stamp_ = ev.stamp;
       mark_ = 0;
+      to_read_count_ = to_retire_count_ = 0;
       if (ranks_[r].slots[pos].flags & kStarted)
         lgs_arrive(r, pos);
       else
         lgs_start(r, pos);
       // Read what the event made readable, then queue what it freed, then
       // retire (which may move the windows the freed positions point into).
-      for (std::uint32_t i = 0; i < touched_count_; ++i)
-        if (ranks_[touched_[i]].wants_read) read(touched_[i]);
+      for (std::uint32_t i = 0; i < to_read_count_; ++i) read(to_read_[i]);
       if (!freed_.empty()) lgs_queue_freed();
-      for (std::uint32_t i = 0; i < touched_count_; ++i) {
-        const std::uint32_t t = touched_[i];
-        RankState& rs = ranks_[t];
-        if (lazy_ && rs.head < rs.slots.size() && finished(rs.slots[rs.head])) retire(t);
-      }
+      if (lazy_)
+        for (std::uint32_t i = 0; i < to_retire_count_; ++i) retire(to_retire_[i]);
     } else {
+      touched_count_ = 0;
+      touch(r);
       if (ranks_[r].slots[pos].flags & kStarted)
         arrive(r, pos);
       else
