@@ -232,7 +232,10 @@ class Engine {
   Picoseconds receive(std::uint32_t r, std::uint32_t recv_pos, std::uint64_t bytes, std::int32_t src, Picoseconds at);
   void finish_rendezvous(std::uint32_t sender, std::uint64_t op, Picoseconds matched);
   void complete(std::uint32_t r, std::uint32_t pos, Picoseconds t);
-  void notify(RankState& rs, std::uint32_t r, std::uint32_t list, Picoseconds t);
+  // Inlined for the lists most operations have (none, or one successor
+  // inline); the rest out of line (notify_list).
+  [[gnu::always_inline]] inline void notify(RankState& rs, std::uint32_t r, std::uint32_t list, Picoseconds t);
+  [[gnu::noinline]] void notify_list(RankState& rs, std::uint32_t r, std::uint32_t list, Picoseconds t);
   // Event handling, loggopsim semantics (loggopsim.cpp).
   void lgs_start(std::uint32_t r, std::uint32_t pos);
   void lgs_arrive(std::uint32_t sender, std::uint32_t pos);
@@ -440,8 +443,9 @@ template <>
 void Engine<true>::lgs_start(std::uint32_t r, std::uint32_t pos);
 template <>
 void Engine<true>::lgs_arrive(std::uint32_t sender, std::uint32_t pos);
+// Inlined into the other handlers (loggopsim.cpp, its only callers).
 template <>
-void Engine<true>::lgs_complete(std::uint32_t r, std::uint32_t pos);
+[[gnu::always_inline]] inline void Engine<true>::lgs_complete(std::uint32_t r, std::uint32_t pos);
 template <>
 void Engine<true>::lgs_finish_rendezvous(std::uint32_t sender, std::uint64_t op, std::uint32_t cpu, std::uint32_t nic);
 template <>

@@ -28,6 +28,19 @@ void Engine<L>::schedule_ready(std::uint32_t r, std::uint32_t pos) {
 template <bool L>
 void Engine<L>::notify(RankState& rs, std::uint32_t r, std::uint32_t list, Picoseconds t) {
   if (list == kNone) return;
+  if ((list & (kInlineSucc | kInlinePair)) == kInlineSucc) {  // one successor, inline
+    const std::uint32_t succ = single_pos(list, rs.base);
+    Slot& s = rs.slots[succ];
+    if constexpr (!L)
+      if (s.ready < t) s.ready = t;
+    if (--s.pending == 0) schedule_ready(r, succ);
+    return;
+  }
+  notify_list(rs, r, list, t);
+}
+
+template <bool L>
+void Engine<L>::notify_list(RankState& rs, std::uint32_t r, std::uint32_t list, Picoseconds t) {
   if (is_inline_pair(list)) {  // two inline, in program order
     const std::uint32_t a = pair_first(list, rs.base), b = pair_second(list, rs.base);
     Slot& sa = rs.slots[a];
@@ -40,14 +53,6 @@ void Engine<L>::notify(RankState& rs, std::uint32_t r, std::uint32_t list, Picos
     const bool b_ready = --sb.pending == 0;
     if (a_ready) schedule_ready(r, a);
     if (b_ready) schedule_ready(r, b);
-    return;
-  }
-  if (list & kInlineSucc) {
-    const std::uint32_t succ = single_pos(list, rs.base);
-    Slot& s = rs.slots[succ];
-    if constexpr (!L)
-      if (s.ready < t) s.ready = t;
-    if (--s.pending == 0) schedule_ready(r, succ);
     return;
   }
   const auto base = static_cast<std::uint32_t>(rs.base);

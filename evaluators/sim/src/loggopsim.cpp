@@ -21,6 +21,25 @@ std::uint8_t lgs_kind(OpKind k) { return k == OpKind::Send ? 1 : k == OpKind::Re
 }  // namespace
 
 template <>
+inline void Engine<true>::lgs_complete(std::uint32_t r, std::uint32_t pos) {
+  RankState& rs = ranks_[r];
+  Slot& s = rs.slots[pos];
+  s.done = now_;
+  s.flags |= kCompleted;
+  if (pos == rs.head) head_finished(r);               // a send's message may still be on its way
+  s.start = LoggopsimMarks::stamp(events_, ++mark_);  // the completion's stamp (see Slot)
+  ++operations_;
+  std::uint32_t list = s.done_succ;
+  s.done_succ = kNone;
+  if (observer_) [[unlikely]]
+    observe_completion(r, rs.base + pos, now_);
+  const std::size_t walked = freed_.size();
+  notify(rs, r, list, now_);
+  if (!edge_order_.empty() && freed_.size() - walked >= 2) [[unlikely]]
+    lgs_order_walk(r, rs.base + pos, false, walked);
+}
+
+template <>
 void Engine<true>::lgs_start(std::uint32_t r, std::uint32_t pos) {
   RankState& rs = ranks_[r];
   Slot& s = rs.slots[pos];
@@ -144,25 +163,6 @@ void Engine<true>::lgs_finish_rendezvous(std::uint32_t sender, std::uint64_t op,
   Picoseconds& n = nic_send_free(sender, nic);
   if (n < now_) n = now_;
   lgs_complete(sender, static_cast<std::uint32_t>(op - ranks_[sender].base));
-}
-
-template <>
-void Engine<true>::lgs_complete(std::uint32_t r, std::uint32_t pos) {
-  RankState& rs = ranks_[r];
-  Slot& s = rs.slots[pos];
-  s.done = now_;
-  s.flags |= kCompleted;
-  if (pos == rs.head) head_finished(r);               // a send's message may still be on its way
-  s.start = LoggopsimMarks::stamp(events_, ++mark_);  // the completion's stamp (see Slot)
-  ++operations_;
-  std::uint32_t list = s.done_succ;
-  s.done_succ = kNone;
-  if (observer_) [[unlikely]]
-    observe_completion(r, rs.base + pos, now_);
-  const std::size_t walked = freed_.size();
-  notify(rs, r, list, now_);
-  if (!edge_order_.empty() && freed_.size() - walked >= 2) [[unlikely]]
-    lgs_order_walk(r, rs.base + pos, false, walked);
 }
 
 template <>
