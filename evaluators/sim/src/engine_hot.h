@@ -82,6 +82,19 @@ void Engine<L>::notify_list(RankState& rs, std::uint32_t r, std::uint32_t list, 
 }
 
 template <bool L>
+void Engine<L>::lgs_push_freed(std::uint32_t r, std::uint32_t pos) {
+  if constexpr (L) {
+    const RankState& rs = ranks_[r];
+    const Slot& s = rs.slots[pos];
+    Picoseconds t = cpu_free(r, s.cpu);
+    if (s.kind == OpKind::Send) t = std::max(t, nic_send_free(r, s.nic));
+    if (observer_ && t < now_) [[unlikely]]
+      t = now_;
+    queue_.push(StampedEvent{t, std::uint64_t{r} << 32 | static_cast<std::uint32_t>(rs.base + pos), next_stamp_++});
+  }
+}
+
+template <bool L>
 std::uint32_t Engine<L>::new_pending() {
   if (free_pending_ != kNone) {
     std::uint32_t e = free_pending_;

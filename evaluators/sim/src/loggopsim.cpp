@@ -33,7 +33,7 @@ inline void Engine<true>::lgs_complete(std::uint32_t r, std::uint32_t pos) {
   s.done_succ = kNone;
   if (observer_) [[unlikely]]
     observe_completion(r, rs.base + pos, now_);
-  const std::size_t walked = freed_.size();
+  const std::size_t walked = edge_order_.empty() ? 0 : freed_.size();
   notify(rs, r, list, now_);
   if (!edge_order_.empty() && freed_.size() - walked >= 2) [[unlikely]]
     lgs_order_walk(r, rs.base + pos, false, walked);
@@ -75,7 +75,7 @@ void Engine<true>::lgs_start(std::uint32_t r, std::uint32_t pos) {
   s.ready = LoggopsimMarks::stamp(events_, ++mark_);
   std::uint32_t list = s.start_succ;
   s.start_succ = kNone;
-  const std::size_t walked = freed_.size();
+  const std::size_t walked = edge_order_.empty() ? 0 : freed_.size();
   notify(rs, r, list, now_);
   if (!edge_order_.empty() && freed_.size() - walked >= 2) [[unlikely]]
     lgs_order_walk(r, rs.base + pos, true, walked);
@@ -192,15 +192,7 @@ void Engine<true>::lgs_freed_on_read(std::uint32_t r, std::uint64_t index, std::
 
 template <>
 void Engine<true>::lgs_queue_freed() {
-  auto push = [this](std::uint32_t r, std::uint32_t pos) {
-    const RankState& rs = ranks_[r];
-    const Slot& s = rs.slots[pos];
-    Picoseconds t = cpu_free(r, s.cpu);
-    if (s.kind == OpKind::Send) t = std::max(t, nic_send_free(r, s.nic));
-    if (observer_ && t < now_) [[unlikely]]
-      t = now_;
-    queue_.push(StampedEvent{t, std::uint64_t{r} << 32 | static_cast<std::uint32_t>(rs.base + pos), next_stamp_++});
-  };
+  auto push = [this](std::uint32_t r, std::uint32_t pos) { lgs_push_freed(r, pos); };
   if (freed_.size() == 1) {  // most events free one operation
     push(freed_[0].rank, freed_[0].pos);
     freed_.clear();

@@ -675,7 +675,12 @@ SimulationResult Engine<L>::run(std::size_t max_stuck_listed) {
       // Read what the event made readable, then queue what it freed, then
       // retire (which may move the windows the freed positions point into).
       for (std::uint32_t i = 0; i < to_read_count_; ++i) read(to_read_[i]);
-      if (!freed_.empty()) lgs_queue_freed();
+      if (freed_.size() == 1) {  // most events free one operation
+        lgs_push_freed(freed_[0].rank, freed_[0].pos);
+        freed_.clear();
+      } else if (!freed_.empty()) {
+        lgs_queue_freed();
+      }
       if (lazy_)
         for (std::uint32_t i = 0; i < to_retire_count_; ++i) retire(to_retire_[i]);
     } else {
