@@ -236,7 +236,7 @@ class Engine {
   // inline); the rest out of line (notify_list).
   [[gnu::always_inline]] inline void notify(RankState& rs, std::uint32_t r, std::uint32_t list, Picoseconds t);
   [[gnu::noinline]] void notify_list(RankState& rs, std::uint32_t r, std::uint32_t list, Picoseconds t);
-  // Event handling, loggopsim semantics (loggopsim.cpp).
+  // Event handling, loggopsim semantics (loggopsim_handlers.h).
   void lgs_start(std::uint32_t r, std::uint32_t pos);
   void lgs_arrive(std::uint32_t sender, std::uint32_t pos);
   void lgs_complete(std::uint32_t r, std::uint32_t pos);
@@ -441,12 +441,13 @@ class Engine {
   std::vector<ByKind> by_kind_;
 };
 
-// The loggopsim event handlers (loggopsim.cpp).
+// The loggopsim event handlers (loggopsim_handlers.h, included by
+// simulator.cpp only): the two an event calls inlined into the event loop,
+// lgs_complete into them.
 template <>
-void Engine<true>::lgs_start(std::uint32_t r, std::uint32_t pos);
+[[gnu::always_inline]] inline void Engine<true>::lgs_start(std::uint32_t r, std::uint32_t pos);
 template <>
-void Engine<true>::lgs_arrive(std::uint32_t sender, std::uint32_t pos);
-// Inlined into the other handlers (loggopsim.cpp, its only callers).
+[[gnu::always_inline]] inline void Engine<true>::lgs_arrive(std::uint32_t sender, std::uint32_t pos);
 template <>
 [[gnu::always_inline]] inline void Engine<true>::lgs_complete(std::uint32_t r, std::uint32_t pos);
 template <>

@@ -1,5 +1,5 @@
 // The engine's small hot functions both semantics' handlers call
-// (simulator.cpp, loggopsim.cpp), defined where each can inline them.
+// (simulator.cpp, loggopsim_handlers.h), defined where each can inline them.
 #pragma once
 
 #include "engine.h"

@@ -14,6 +14,7 @@
 
 #include "engine.h"
 #include "engine_hot.h"
+#include "loggopsim_handlers.h"
 #include "poems/taskgraph/explicit_schedule.h"
 #include "poems/taskgraph/memory_budget.h"
 

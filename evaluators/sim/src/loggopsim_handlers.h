@@ -2,6 +2,11 @@
 // 2.2 and its source) on the engine's windows, successor lists and matching
 // queues. Rules, one per row, in docs/simulator.md ("The loggopsim
 // semantics"); each has a known-answer test confirmed with LogGOPSim.
+// Included by simulator.cpp only, so that its event loop inlines the two
+// handlers an event calls (lgs_start, lgs_arrive); the others are defined
+// here once, for that translation unit.
+#pragma once
+
 #include <algorithm>
 
 #include "engine.h"
@@ -12,13 +17,9 @@ namespace poems::sim::detail {
 using taskgraph::kAnySource;
 using taskgraph::kAnyTag;
 
-namespace {
-
 // LogGOPSim's operation types: operations freed together are queued sends
 // first, then receives, then calcs.
-std::uint8_t lgs_kind(OpKind k) { return k == OpKind::Send ? 1 : k == OpKind::Recv ? 2 : 3; }
-
-}  // namespace
+inline std::uint8_t lgs_kind(OpKind k) { return k == OpKind::Send ? 1 : k == OpKind::Recv ? 2 : 3; }
 
 template <>
 inline void Engine<true>::lgs_complete(std::uint32_t r, std::uint32_t pos) {
@@ -40,7 +41,7 @@ inline void Engine<true>::lgs_complete(std::uint32_t r, std::uint32_t pos) {
 }
 
 template <>
-void Engine<true>::lgs_start(std::uint32_t r, std::uint32_t pos) {
+inline void Engine<true>::lgs_start(std::uint32_t r, std::uint32_t pos) {
   RankState& rs = ranks_[r];
   Slot& s = rs.slots[pos];
   switch (s.kind) {
@@ -110,7 +111,7 @@ void Engine<true>::lgs_start(std::uint32_t r, std::uint32_t pos) {
 // A message at its destination, processed on the CPU and NIC the send named
 // as soon as both are free, whether or not a receive is posted.
 template <>
-void Engine<true>::lgs_arrive(std::uint32_t sender, std::uint32_t pos) {
+inline void Engine<true>::lgs_arrive(std::uint32_t sender, std::uint32_t pos) {
   RankState& from = ranks_[sender];
   Slot& s = from.slots[pos];
   const auto dest = static_cast<std::uint32_t>(s.peer);
