@@ -2,6 +2,7 @@
 // queues and resource clocks, all in contiguous arrays of POD records.
 #pragma once
 
+#include <algorithm>
 #include <bit>
 #include <chrono>
 #include <span>
@@ -163,6 +164,28 @@ class LineArray {
  private:
   std::uint64_t* words_ = nullptr;
   std::size_t bytes_ = 0;
+};
+
+// A vector of trivially copyable records whose push_back inlines (that of
+// std::vector does not, in the event handlers: a call per operation freed).
+template <class T>
+class Appender {
+ public:
+  std::size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  void clear() { size_ = 0; }
+  T& operator[](std::size_t i) { return items_[i]; }
+  const T& operator[](std::size_t i) const { return items_[i]; }
+  void push_back(const T& v) {
+    if (size_ == items_.size()) [[unlikely]]
+      grow();
+    items_[size_++] = v;
+  }
+
+ private:
+  [[gnu::noinline]] void grow() { items_.resize(std::max<std::size_t>(64, 2 * items_.size())); }
+  std::vector<T> items_;
+  std::size_t size_ = 0;
 };
 
 // Thrown by a lazy attempt on a source without the issues_in_order() promise
@@ -433,7 +456,7 @@ class Engine {
   // the order their dependencies carry, if they carry one.
   void lgs_order_walk(std::uint32_t r, std::uint64_t on, bool on_start, std::size_t from);
   std::uint32_t mark_ = 0;
-  std::vector<Freed> freed_;
+  Appender<Freed> freed_;
   struct ByKind {
     std::uint8_t kind;  // LogGOPSim's operation type: send 1, recv 2, calc 3
     std::uint32_t pos;

@@ -65,10 +65,7 @@ Engine<L>::Engine(taskgraph::ScheduleSource& source, const SimulationOptions& op
     const unsigned __int128 fs = static_cast<unsigned __int128>(kMaxCost - fixed) * 1000;
     max_bytes_ = static_cast<std::uint64_t>(std::min<unsigned __int128>(fs / x + 1, kMaxMessageBytes - 1));
   }
-  if constexpr (L) {
-    freed_.reserve(64);
-    by_kind_.reserve(64);
-  }
+  if constexpr (L) by_kind_.reserve(64);
   if (options.progress) {
     progress_at_ = kProgressInterval;
     if (explicit_) total_operations_ = explicit_->total_operations();
