@@ -320,7 +320,9 @@ class Engine {
     return bytes == 0 ? Picoseconds{0} - LogGOPS::per_byte(2, x) : LogGOPS::per_byte(bytes, x);
   }
 
-  void retire(std::uint32_t r);
+  // Inlined into the event loop; what ends or compacts a window out of line.
+  [[gnu::always_inline]] inline void retire(std::uint32_t r);
+  [[gnu::noinline]] void retire_all(RankState& rs);
   // Retirable: completed by now, and a send's message delivered.
   // Under the loggopsim semantics an operation completes at the time of its
   // event (lgs_complete), so a completed one is done by now.

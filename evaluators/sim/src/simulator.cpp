@@ -490,18 +490,23 @@ void Engine<L>::retire(std::uint32_t r) {
   }
   window_ops_ -= h - rs.head;
   rs.head = h;
-  if (h == size && size > 0) {
-    rs.base += size;
-    rs.head = 0;
-    if (rs.exhausted) {  // the rank is done: give its memory back
-      rs.slots.release(windows_);
-      rs.edges.release(windows_);
-    } else {
-      rs.slots.clear();
-      rs.edges.clear();
-    }
-  } else if (h >= kCompactAt && 2 * h >= size) {
+  if (h == size && size > 0)
+    retire_all(rs);
+  else if (h >= kCompactAt && 2 * h >= size)
     compact(rs);
+}
+
+// Every operation of the window is retired: it starts over empty.
+template <bool L>
+void Engine<L>::retire_all(RankState& rs) {
+  rs.base += rs.slots.size();
+  rs.head = 0;
+  if (rs.exhausted) {  // the rank is done: give its memory back
+    rs.slots.release(windows_);
+    rs.edges.release(windows_);
+  } else {
+    rs.slots.clear();
+    rs.edges.clear();
   }
 }
 
