@@ -27,7 +27,7 @@ class NodeDescriber {
 
 // Every rank's operations, materialized and encoded: a two-byte header and
 // the fields it announces per operation, peers relative to the rank, nodes
-// and dependencies relative to the operation before (5.4 bytes an operation
+// and dependencies relative to the operation before (5.8 bytes an operation
 // in the wavefront example, against 48 for an Operation and 16 per
 // Dependency). A lazy reader comes back to a rank after many other ranks'
 // pulls, so what it reads is out of cache: the fewer bytes, the fewer misses.
