@@ -67,10 +67,6 @@ void ExplicitSchedule::encode(std::uint32_t r, const OpBuffer& ops) {
     const bool units = op.cpu != 0 || (message && op.nic != 0);
     const bool comm = message && op.comm != 0;
     const bool next_node = op.node == node + 1;  // wraps from the largest id to 0, as the decoder does
-    const bool implicit_dep = op.dep_count > 0 && i > 0 && [&] {
-      const Dependency& d = ops.deps[op.first_dep];
-      return d.op == i - 1 && !d.on_start && d.order == 0;
-    }();
     const std::uint64_t amount = message ? op.bytes : op.duration;
     const unsigned amount_bytes = static_cast<unsigned>(std::bit_width(amount) + 7) / 8;  // 0..8
     const unsigned amount_code = amount_bytes <= 6 ? amount_bytes : 7;
@@ -87,7 +83,6 @@ void ExplicitSchedule::encode(std::uint32_t r, const OpBuffer& ops) {
     if (units) h |= kHasUnits;
     if (comm) h |= kHasComm;
     h |= std::min(op.dep_count, kDepMore) << kDepShift;
-    if (implicit_dep) h |= kImplicitDep;
     if (next_node) h |= kNextNode;
     h |= amount_code << kAmountShift;
     if (message) h |= (peer_bytes - 1) << kPeerShift | tag_code << kTagShift;
@@ -106,16 +101,16 @@ void ExplicitSchedule::encode(std::uint32_t r, const OpBuffer& ops) {
       put_bytes(code_, tag, kTagBytes[tag_code]);
       if (comm) put_varint(code_, op.comm);
     }
-    for (std::uint32_t k = implicit_dep ? 1 : 0; k < op.dep_count; ++k) {
+    for (std::uint32_t k = 0; k < op.dep_count; ++k) {
       const Dependency& d = ops.deps[op.first_dep + k];
-      // How far back, so the usual "the one before" is one byte; a
-      // dependency on a later operation stays representable (the evaluator
-      // reports it).
+      // How far back beyond the operation before, so the usual "the one
+      // before" is one byte of 0; a dependency on a later operation stays
+      // representable (the evaluator reports it), in ten bytes.
       const auto back = static_cast<std::int64_t>(i - d.op);
       if (back >= (std::int64_t{1} << 60) || back <= -(std::int64_t{1} << 60))
         throw std::invalid_argument("rank " + std::to_string(r) + " operation " + std::to_string(i) +
                                     " depends on operation " + std::to_string(d.op) + ", too far to encode");
-      put_varint(code_, zigzag(back) << 2 | (d.order != 0 ? 2 : 0) | (d.on_start ? 1 : 0));
+      put_varint(code_, static_cast<std::uint64_t>(back - 1) << 2 | (d.order != 0 ? 2 : 0) | (d.on_start ? 1 : 0));
       if (d.order != 0) put_varint(code_, d.order);
     }
   }

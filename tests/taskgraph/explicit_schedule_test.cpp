@@ -116,8 +116,9 @@ TEST(ExplicitSchedule, EveryFieldRoundTripsAtTheEndsOfItsRange) {
 // Values on both sides of every length the encoding gives a field: the
 // amount (bytes or duration) in 0..6 or 8 bytes, the peer's offset from the
 // rank in 1..4 bytes of two's complement (modulo 2^32), the tag in 0, 1, 2 or 4 bytes
-// (zigzag), the node as "the last plus one" or a difference, and the first
-// dependency implied (the operation before, plain) or coded.
+// (zigzag), the node as "the last plus one" or a difference, and
+// dependencies on the operation before (one byte of 0), further back, on a
+// start, in an order, or on later operations.
 constexpr std::uint64_t kAmounts[] = {0,
                                       1,
                                       0xff,
@@ -166,7 +167,7 @@ OpBuffer boundaries(std::uint32_t rank) {
   for (std::uint64_t v : kAmounts) {
     ++node;  // the last plus one
     next(calc(v), {});
-    next(send(static_cast<std::int32_t>(rank), v), {{i, false}});  // the first dependency implied
+    next(send(static_cast<std::int32_t>(rank), v), {{i, false}});  // on the one before
     i += 2;
   }
   for (std::int64_t offset : kPeerOffsets) {
@@ -182,7 +183,7 @@ OpBuffer boundaries(std::uint32_t rank) {
     next(recv(kAnySource, 2, tag, 5), {{i - 2, false}, {i, false}});  // the one before, second
     i += 2;
   }
-  // Three and more dependencies, the first implied; a node id wrapping
+  // Three and more dependencies; a node id wrapping
   // around to 0 counts as the last plus one.
   node = std::numeric_limits<std::uint32_t>::max() - 1;
   next(calc(3), {{i - 1, false}, {i - 2, true}, {0, false, 1}});
@@ -359,10 +360,11 @@ TEST(ExplicitSchedule, TypicalOperationsTakeAFewBytes) {
   ExplicitSchedule s(8);
   s.set_rank(5, b);
   expect_same(b, s.operations(5));
-  // Two header bytes (the next node and the dependency on the operation
-  // before implied), a peer offset byte and two size bytes for a message;
-  // the header and three duration bytes for a computation; and the padding.
-  EXPECT_EQ(s.encoded_bytes(), 300u * 5 + 8);
+  // Two header bytes (the next node implied), a peer offset byte, two size
+  // bytes and a dependency for a message; the header, three duration bytes
+  // and a dependency for a computation (the first operation has none); and
+  // the padding.
+  EXPECT_EQ(s.encoded_bytes(), 300u * 6 - 1 + 8);
 }
 
 TEST(ExplicitSchedule, EachRankIsSetOnceAndMustExist) {
