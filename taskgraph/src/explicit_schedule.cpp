@@ -1,6 +1,7 @@
 #include "poems/taskgraph/explicit_schedule.h"
 
 #include <algorithm>
+#include <bit>
 #include <stdexcept>
 #include <string>
 
@@ -18,10 +19,14 @@ void put_varint(std::vector<std::uint8_t>& out, std::uint64_t v) {
   }
   out.push_back(static_cast<std::uint8_t>(v));
 }
+// The low `n` bytes of `v`, little-endian.
+void put_bytes(std::vector<std::uint8_t>& out, std::uint64_t v, unsigned n) {
+  for (unsigned k = 0; k < n; ++k) out.push_back(static_cast<std::uint8_t>(v >> 8 * k));
+}
 
 }  // namespace
 
-ExplicitSchedule::ExplicitSchedule(std::uint32_t ranks) : streams_(ranks), segments_(ranks) {
+ExplicitSchedule::ExplicitSchedule(std::uint32_t ranks) : code_(kPadding, 0), streams_(ranks), segments_(ranks) {
   static_assert(sizeof(Stream) + sizeof(Segment) == kBytesPerRank);
 }
 
@@ -31,19 +36,22 @@ void ExplicitSchedule::set_rank(std::uint32_t r, const OpBuffer& ops) {
                             std::to_string(streams_.size()) + "-1)");
   Segment& seg = segments_[r];
   if (streams_[r].set) throw std::logic_error("rank " + std::to_string(r) + "'s operations are already set");
-  const std::size_t begin = code_.size();
+  // The rank's operations go where the padding was; the padding after them.
+  const std::size_t begin = code_.size() - kPadding;
+  code_.resize(begin);
   try {
     encode(r, ops);
   } catch (...) {
-    code_.resize(begin);  // the rank stays unset and the schedule as it was
+    code_.resize(begin + kPadding, 0);  // the rank stays unset and the schedule as it was
     throw;
   }
+  code_.resize(code_.size() + kPadding, 0);
   for (const Operation& op : ops.ops) {
     max_cpu_ = std::max<std::uint32_t>(max_cpu_, op.cpu);
     if (op.kind != OpKind::Calc) max_nic_ = std::max<std::uint32_t>(max_nic_, op.nic);
   }
   seg.begin = begin;
-  seg.end = code_.size();
+  seg.end = code_.size() - kPadding;
   seg.deps = 0;
   for (const Operation& op : ops.ops) seg.deps += op.dep_count;
   streams_[r] = Stream{begin, 0, ops.ops.size(), 0, true};
@@ -56,36 +64,53 @@ void ExplicitSchedule::encode(std::uint32_t r, const OpBuffer& ops) {
     if (static_cast<std::uint8_t>(op.kind) > static_cast<std::uint8_t>(OpKind::Recv))
       throw std::invalid_argument("rank " + std::to_string(r) + " operation " + std::to_string(i) + ": no such kind");
     const bool message = op.kind != OpKind::Calc;
-    std::uint8_t h = static_cast<std::uint8_t>(op.kind);
-    if (op.cpu != 0) h |= kHasCpu;
-    if (message && op.nic != 0) h |= kHasNic;
-    if (message && op.tag != 0) h |= kHasTag;
-    if (message && op.comm != 0) h |= kHasComm;
-    h |= static_cast<std::uint8_t>(std::min(op.dep_count, kDepMore) << kDepShift);
-    code_.push_back(h);
-    if (op.cpu != 0) code_.push_back(op.cpu);
-    if (message && op.nic != 0) code_.push_back(op.nic);
+    const bool units = op.cpu != 0 || (message && op.nic != 0);
+    const bool comm = message && op.comm != 0;
+    const bool next_node = op.node == node + 1;  // wraps from the largest id to 0, as the decoder does
+    const std::uint64_t amount = message ? op.bytes : op.duration;
+    const unsigned amount_bytes = static_cast<unsigned>(std::bit_width(amount) + 7) / 8;  // 0..8
+    const unsigned amount_code = amount_bytes <= 6 ? amount_bytes : 7;
+    // The peer offset in the fewest bytes of two's complement: 1..4, as the
+    // offset counts modulo 2^32 (peers and ranks are 32-bit).
+    const auto peer = static_cast<std::int32_t>(static_cast<std::uint32_t>(op.peer) - r);
+    unsigned peer_bytes = 1;
+    while (peer_bytes < 4 &&
+           (peer < -(std::int32_t{1} << (8 * peer_bytes - 1)) || peer >= (std::int32_t{1} << (8 * peer_bytes - 1))))
+      ++peer_bytes;
+    const std::uint64_t tag = zigzag(op.tag);
+    const unsigned tag_code = tag == 0 ? 0 : tag <= 0xff ? 1 : tag <= 0xffff ? 2 : 3;
+    unsigned h = static_cast<unsigned>(op.kind);
+    if (units) h |= kHasUnits;
+    if (comm) h |= kHasComm;
+    h |= std::min(op.dep_count, kDepMore) << kDepShift;
+    if (next_node) h |= kNextNode;
+    h |= amount_code << kAmountShift;
+    if (message) h |= (peer_bytes - 1) << kPeerShift | tag_code << kTagShift;
+    code_.push_back(static_cast<std::uint8_t>(h));
+    code_.push_back(static_cast<std::uint8_t>(h >> 8));
+    if (units) {
+      code_.push_back(op.cpu);
+      if (message) code_.push_back(op.nic);
+    }
     if (op.dep_count >= kDepMore) put_varint(code_, op.dep_count - kDepMore);
-    put_varint(code_, zigzag(std::int64_t{op.node} - std::int64_t{node}));
+    if (!next_node) put_varint(code_, zigzag(std::int64_t{op.node} - std::int64_t{node}));
     node = op.node;
+    put_bytes(code_, amount, kAmountBytes[amount_code]);
     if (message) {
-      put_varint(code_, zigzag(std::int64_t{op.peer} - std::int64_t{r}));
-      put_varint(code_, op.bytes);
-      if (op.tag != 0) put_varint(code_, zigzag(op.tag));
-      if (op.comm != 0) put_varint(code_, op.comm);
-    } else {
-      put_varint(code_, op.duration);
+      put_bytes(code_, static_cast<std::uint32_t>(peer), peer_bytes);
+      put_bytes(code_, tag, kTagBytes[tag_code]);
+      if (comm) put_varint(code_, op.comm);
     }
     for (std::uint32_t k = 0; k < op.dep_count; ++k) {
       const Dependency& d = ops.deps[op.first_dep + k];
-      // How far back, so the usual "the one before" is one byte; a
-      // dependency on a later operation stays representable (the evaluator
-      // reports it).
+      // How far back beyond the operation before, so the usual "the one
+      // before" is one byte of 0; a dependency on a later operation stays
+      // representable (the evaluator reports it), in ten bytes.
       const auto back = static_cast<std::int64_t>(i - d.op);
       if (back >= (std::int64_t{1} << 60) || back <= -(std::int64_t{1} << 60))
         throw std::invalid_argument("rank " + std::to_string(r) + " operation " + std::to_string(i) +
                                     " depends on operation " + std::to_string(d.op) + ", too far to encode");
-      put_varint(code_, zigzag(back) << 2 | (d.order != 0 ? 2 : 0) | (d.on_start ? 1 : 0));
+      put_varint(code_, static_cast<std::uint64_t>(back - 1) << 2 | (d.order != 0 ? 2 : 0) | (d.on_start ? 1 : 0));
       if (d.order != 0) put_varint(code_, d.order);
     }
   }

@@ -67,6 +67,7 @@ void expect_same(const OpBuffer& want, const OpBuffer& got) {
     for (std::uint32_t k = 0; k < a.dep_count; ++k) {
       EXPECT_EQ(want.deps[a.first_dep + k].op, got.deps[b.first_dep + k].op) << "dependency " << k;
       EXPECT_EQ(want.deps[a.first_dep + k].on_start, got.deps[b.first_dep + k].on_start) << "dependency " << k;
+      EXPECT_EQ(want.deps[a.first_dep + k].order, got.deps[b.first_dep + k].order) << "dependency " << k;
     }
   }
 }
@@ -110,6 +111,157 @@ TEST(ExplicitSchedule, EveryFieldRoundTripsAtTheEndsOfItsRange) {
   EXPECT_EQ(s.operation_count(0), 10u);
   EXPECT_EQ(s.operation_count(1), 0u);
   EXPECT_EQ(s.total_operations(), 20u);
+}
+
+// Values on both sides of every length the encoding gives a field: the
+// amount (bytes or duration) in 0..6 or 8 bytes, the peer's offset from the
+// rank in 1..4 bytes of two's complement (modulo 2^32), the tag in 0, 1, 2 or 4 bytes
+// (zigzag), the node as "the last plus one" or a difference, and
+// dependencies on the operation before (one byte of 0), further back, on a
+// start, in an order, or on later operations.
+constexpr std::uint64_t kAmounts[] = {0,
+                                      1,
+                                      0xff,
+                                      0x100,
+                                      0xffff,
+                                      0x10000,
+                                      0xffffff,
+                                      0x1000000,
+                                      0xffffffff,
+                                      0x100000000,
+                                      0xffffffffff,
+                                      0x10000000000,
+                                      0xffffffffffff,
+                                      0x1000000000000,
+                                      0xffffffffffffff,
+                                      0x100000000000000,
+                                      kMax64 - 1,
+                                      kMax64};
+constexpr std::int64_t kPeerOffsets[] = {0,        1,       -1,       127,        -128,        128,
+                                         -129,     32767,   -32768,   32768,      -32769,      8388607,
+                                         -8388608, 8388608, -8388609, 2147483647, -2147483648, -2147483649};
+constexpr std::int32_t kTags[] = {0,
+                                  1,
+                                  -1,
+                                  63,
+                                  -64,
+                                  127,
+                                  -128,
+                                  128,
+                                  -129,
+                                  32767,
+                                  -32768,
+                                  32768,
+                                  -32769,
+                                  std::numeric_limits<std::int32_t>::max(),
+                                  std::numeric_limits<std::int32_t>::min()};
+
+OpBuffer boundaries(std::uint32_t rank) {
+  OpBuffer b;
+  std::uint32_t node = 0;
+  auto next = [&](Operation op, std::initializer_list<Dependency> deps) {
+    op.node = node;
+    add(b, op, deps);
+  };
+  std::uint64_t i = 0;
+  for (std::uint64_t v : kAmounts) {
+    ++node;  // the last plus one
+    next(calc(v), {});
+    next(send(static_cast<std::int32_t>(rank), v), {{i, false}});  // on the one before
+    i += 2;
+  }
+  for (std::int64_t offset : kPeerOffsets) {
+    const std::int64_t peer = std::int64_t{rank} + offset;
+    if (peer < std::numeric_limits<std::int32_t>::min() || peer > std::numeric_limits<std::int32_t>::max()) continue;
+    node += 1000;                                                     // a difference
+    next(recv(static_cast<std::int32_t>(peer), 8), {{i - 1, true}});  // on the one before, but on its start
+    ++i;
+  }
+  for (std::int32_t tag : kTags) {
+    node -= 3;
+    next(send(0, 1, tag), {{i - 1, false, 7}});                       // on the one before, in an order
+    next(recv(kAnySource, 2, tag, 5), {{i - 2, false}, {i, false}});  // the one before, second
+    i += 2;
+  }
+  // Three and more dependencies; a node id wrapping
+  // around to 0 counts as the last plus one.
+  node = std::numeric_limits<std::uint32_t>::max() - 1;
+  next(calc(3), {{i - 1, false}, {i - 2, true}, {0, false, 1}});
+  node = std::numeric_limits<std::uint32_t>::max();
+  next(calc(4), {{i, false}, {i - 1, true}, {i - 2, false}, {i - 3, false}});
+  node = 0;
+  Operation units = send(1, 9, -5, 3);
+  units.cpu = 255;
+  units.nic = 254;
+  next(units, {{i + 1, false}});
+  units.nic = 0;
+  next(units, {{i + 2, false}});
+  Operation on_nic = recv(2, 9);
+  on_nic.nic = 1;
+  next(on_nic, {});
+  return b;
+}
+
+TEST(ExplicitSchedule, ValuesAtEveryLengthBoundaryRoundTrip) {
+  // A rank far from 0, so that peer offsets go beyond int32 both ways.
+  constexpr std::uint32_t kRanks = 70'000;
+  ExplicitSchedule s(kRanks);
+  const OpBuffer low = boundaries(0), high = boundaries(kRanks - 1);
+  s.set_rank(0, low);
+  s.set_rank(kRanks - 1, high);  // the last bytes of the code
+  expect_same(low, s.operations(0));
+  expect_same(high, s.operations(kRanks - 1));
+  // One operation at a time, as a lazy reader pulls them: the node carried
+  // from pull to pull.
+  for (std::uint32_t r : {0u, kRanks - 1}) {
+    OpBuffer all;
+    while (s.pull(r, 1, all) != 0) {
+    }
+    expect_same(r == 0 ? low : high, all);
+  }
+}
+
+// The shortest length is chosen for each field: two header bytes, then
+// the amount's, the peer offset's and the tag's bytes (and 8 of padding).
+TEST(ExplicitSchedule, EachFieldTakesTheFewestBytesItsLengthsAllow) {
+  const std::size_t amount_bytes[] = {0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 8, 8, 8, 8, 8};
+  for (std::size_t k = 0; k < std::size(kAmounts); ++k) {
+    ExplicitSchedule s(1);
+    OpBuffer b;
+    Operation op = calc(kAmounts[k]);
+    op.node = 1;
+    add(b, op);
+    s.set_rank(0, b);
+    EXPECT_EQ(s.encoded_bytes(), 2 + amount_bytes[k] + 8) << kAmounts[k];
+  }
+  // Peers are 32-bit: an offset below -2^31 needs a rank above 0 (and
+  // takes 4 bytes, modulo 2^32).
+  const std::size_t peer_bytes[] = {1, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 4};
+  static_assert(std::size(kPeerOffsets) == std::size(peer_bytes));
+  for (std::size_t k = 0; k < std::size(kPeerOffsets); ++k) {
+    const std::int64_t offset = kPeerOffsets[k];
+    const std::uint32_t rank = offset < std::numeric_limits<std::int32_t>::min() ? 1 : 0;
+    const std::int64_t peer = std::int64_t{rank} + offset;
+    ExplicitSchedule s(2);
+    OpBuffer b;
+    Operation op = send(static_cast<std::int32_t>(peer), 0);
+    op.node = 1;
+    add(b, op);
+    s.set_rank(rank, b);
+    EXPECT_EQ(s.encoded_bytes(), 2 + peer_bytes[k] + 8) << offset;
+    expect_same(b, s.operations(rank));
+  }
+  const std::size_t tag_bytes[] = {0, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 4, 4, 4, 4};
+  static_assert(std::size(kTags) == std::size(tag_bytes));
+  for (std::size_t k = 0; k < std::size(kTags); ++k) {
+    ExplicitSchedule s(1);
+    OpBuffer b;
+    Operation op = recv(0, 0, kTags[k]);
+    op.node = 1;
+    add(b, op);
+    s.set_rank(0, b);
+    EXPECT_EQ(s.encoded_bytes(), 2 + 1 + tag_bytes[k] + 8) << kTags[k];
+  }
 }
 
 TEST(ExplicitSchedule, ChunkedPullsReturnWhatOperationsDoesAndMarkTheEnd) {
@@ -208,10 +360,11 @@ TEST(ExplicitSchedule, TypicalOperationsTakeAFewBytes) {
   ExplicitSchedule s(8);
   s.set_rank(5, b);
   expect_same(b, s.operations(5));
-  // Header, node delta, peer offset, two size bytes and a dependency (6
-  // bytes) for a message; header, node, three duration bytes and a
-  // dependency (6) for a computation.
-  EXPECT_EQ(s.encoded_bytes(), 300u * 6 - 1);
+  // Two header bytes (the next node implied), a peer offset byte, two size
+  // bytes and a dependency for a message; the header, three duration bytes
+  // and a dependency for a computation (the first operation has none); and
+  // the padding.
+  EXPECT_EQ(s.encoded_bytes(), 300u * 6 - 1 + 8);
 }
 
 TEST(ExplicitSchedule, EachRankIsSetOnceAndMustExist) {

@@ -3,6 +3,8 @@
 #pragma once
 
 #include <algorithm>
+#include <bit>
+#include <cstring>
 #include <memory>
 #include <vector>
 
@@ -23,15 +25,15 @@ class NodeDescriber {
   virtual std::size_t memory_bytes() const = 0;
 };
 
-// Every rank's operations, materialized and encoded: a header byte and
-// variable-length fields per operation, peers relative to the rank and
-// dependencies relative to the operation (7.6 bytes an operation in
-// the wavefront example, against 48 for an Operation and 16 per Dependency). A lazy reader
-// comes back to a rank after many other ranks' pulls, so what it reads is
-// out of cache: the fewer bytes, the fewer misses. Each rank's operations are
-// one contiguous segment, set once. What an operation of its kind does not
-// use is not kept: a Calc keeps its duration and cpu (no nic, peer, bytes,
-// tag or comm); a Send or Recv no duration.
+// Every rank's operations, materialized and encoded: a two-byte header and
+// the fields it announces per operation, peers relative to the rank, nodes
+// and dependencies relative to the operation before (6.8 bytes an operation
+// in the wavefront example, against 48 for an Operation and 16 per
+// Dependency). A lazy reader comes back to a rank after many other ranks'
+// pulls, so what it reads is out of cache: the fewer bytes, the fewer misses.
+// Each rank's operations are one contiguous segment, set once. What an
+// operation of its kind does not use is not kept: a Calc keeps its duration
+// and cpu (no nic, peer, bytes, tag or comm); a Send or Recv no duration.
 class ExplicitSchedule final : public ScheduleSource {
  public:
   explicit ExplicitSchedule(std::uint32_t ranks);
@@ -58,7 +60,10 @@ class ExplicitSchedule final : public ScheduleSource {
       --left_;
       const std::uint64_t v = get_varint(p_);
       const auto order = (v & 2) != 0 ? static_cast<std::uint32_t>(get_varint(p_)) : 0;
-      return Dependency{index_ - static_cast<std::uint64_t>(unzigzag(v >> 2)), (v & 1) != 0, order};
+      // How far back beyond the operation before, signed (an arithmetic shift
+      // where a zigzag code would take four instructions).
+      return Dependency{index_ - 1 - static_cast<std::uint64_t>(static_cast<std::int64_t>(v) >> 2), (v & 1) != 0,
+                        order};
     }
 
    private:
@@ -86,7 +91,7 @@ class ExplicitSchedule final : public ScheduleSource {
   // every process that many plus one).
   std::uint32_t max_cpu() const { return max_cpu_; }
   std::uint32_t max_nic() const { return max_nic_; }
-  // Bytes of the encoded operations and of the node table.
+  // Bytes of the encoded operations (and padding) and of the node table.
   std::size_t encoded_bytes() const { return code_.size(); }
   std::size_t node_bytes() const { return describer_ ? describer_->memory_bytes() : nodes_.memory_bytes(); }
   // Bytes the schedule takes per rank before any operation is set.
@@ -129,14 +134,37 @@ class ExplicitSchedule final : public ScheduleSource {
     std::uint64_t begin = 0, end = 0;
     std::uint64_t deps = 0;
   };
-  // Header byte of an encoded operation.
-  static constexpr std::uint8_t kKindMask = 0x03;
-  static constexpr std::uint8_t kHasCpu = 0x04;
-  static constexpr std::uint8_t kHasNic = 0x08;
-  static constexpr std::uint8_t kHasTag = 0x10;
-  static constexpr std::uint8_t kHasComm = 0x20;
-  static constexpr unsigned kDepShift = 6;      // dependency count 0..2 in the top bits;
-  static constexpr std::uint32_t kDepMore = 3;  // 3: the count minus 3 follows
+  // An encoded operation: a two-byte header (little-endian), then the
+  // fields it announces, in this order: the cpu byte (and a message's nic
+  // byte), the dependency count minus 3 (varint), the node's difference
+  // from the last (zigzag varint), the amount (bytes or duration: 0..6 or 8
+  // bytes), a message's peer relative to the rank (1..4 bytes, two's
+  // complement, modulo 2^32), its tag (0, 1, 2 or 4 bytes, zigzag) and its communicator
+  // (varint); then the dependencies (varints). The fixed-width fields'
+  // lengths are in the header, so each is one 8-byte load and a mask, no
+  // loop or branch; code_ ends in kPadding zero bytes so that such a load
+  // never leaves it.
+  static constexpr unsigned kKindMask = 0x3;
+  static constexpr unsigned kHasUnits = 1u << 2;  // cpu (and for a message nic) bytes follow
+  static constexpr unsigned kHasComm = 1u << 3;
+  static constexpr unsigned kDepShift = 4;        // dependency count 0..2 in 2 bits;
+  static constexpr std::uint32_t kDepMore = 3;    // 3: the count minus 3 follows
+  static constexpr unsigned kNextNode = 1u << 7;  // the node is the last one plus 1 (no difference coded); bit 6 unused
+  static constexpr unsigned kAmountShift = 8;     // 3 bits: an index into kAmountBytes
+  static constexpr unsigned kPeerShift = 11;      // 2 bits: the peer offset's bytes minus 1 (bit 13 unused)
+  static constexpr unsigned kTagShift = 14;       // 2 bits: an index into kTagBytes
+  static constexpr std::size_t kPadding = 8;
+  static constexpr std::uint8_t kAmountBytes[8] = {0, 1, 2, 3, 4, 5, 6, 8};
+  static constexpr std::uint64_t kAmountMask[8] = {0,          0xff,         0xffff,         0xffffff,
+                                                   0xffffffff, 0xffffffffff, 0xffffffffffff, ~std::uint64_t{0}};
+  static constexpr std::uint8_t kTagBytes[4] = {0, 1, 2, 4};
+  static constexpr std::uint64_t kTagMask[4] = {0, 0xff, 0xffff, 0xffffffff};
+  static std::uint64_t load8(const std::uint8_t* p) {
+    static_assert(std::endian::native == std::endian::little, "the fixed-width fields are little-endian");
+    std::uint64_t v;
+    std::memcpy(&v, p, sizeof v);
+    return v;
+  }
   static std::int64_t unzigzag(std::uint64_t v) {
     return static_cast<std::int64_t>(v >> 1) ^ -static_cast<std::int64_t>(v & 1);
   }
@@ -176,22 +204,43 @@ const std::uint8_t* ExplicitSchedule::decode_from(std::uint32_t rank, Stream& s,
   std::uint64_t index = s.op;
   std::uint32_t node = s.node;
   for (std::size_t k = 0; k < n; ++k, ++index) {
-    const std::uint8_t h = *p++;
+    std::uint16_t header;
+    std::memcpy(&header, p, sizeof header);
+    const unsigned h = header;
+    p += 2;
     Operation op;
     op.kind = static_cast<OpKind>(h & kKindMask);
-    if (h & kHasCpu) op.cpu = *p++;
-    if (h & kHasNic) op.nic = *p++;
-    std::uint32_t deps = h >> kDepShift;
-    if (deps == kDepMore) deps += static_cast<std::uint32_t>(get_varint(p));
-    node = static_cast<std::uint32_t>(std::int64_t{node} + unzigzag(get_varint(p)));
+    const bool message = op.kind != OpKind::Calc;
+    if (h & kHasUnits) [[unlikely]] {
+      op.cpu = p[0];
+      if (message) op.nic = p[1];
+      p += message ? 2 : 1;
+    }
+    std::uint32_t deps = (h >> kDepShift) & 3;
+    if (deps == kDepMore) [[unlikely]]
+      deps += static_cast<std::uint32_t>(get_varint(p));
+    if (h & kNextNode) [[likely]]
+      ++node;
+    else
+      node = static_cast<std::uint32_t>(std::int64_t{node} + unzigzag(get_varint(p)));
     op.node = node;
-    if (op.kind != OpKind::Calc) {
-      op.peer = static_cast<std::int32_t>(std::int64_t{rank} + unzigzag(get_varint(p)));
-      op.bytes = get_varint(p);
-      if (h & kHasTag) op.tag = static_cast<std::int32_t>(unzigzag(get_varint(p)));
-      if (h & kHasComm) op.comm = static_cast<std::uint32_t>(get_varint(p));
+    const unsigned amount = (h >> kAmountShift) & 7;
+    const std::uint64_t value = load8(p) & kAmountMask[amount];
+    p += kAmountBytes[amount];
+    if (message) {
+      op.bytes = value;
+      const unsigned peer_bytes = ((h >> kPeerShift) & 3) + 1;
+      const unsigned shift = 32 - 8 * peer_bytes;  // sign-extends the offset
+      const auto offset = static_cast<std::int32_t>(static_cast<std::uint32_t>(load8(p)) << shift) >> shift;
+      op.peer = static_cast<std::int32_t>(rank + static_cast<std::uint32_t>(offset));
+      p += peer_bytes;
+      const unsigned tag = h >> kTagShift;
+      op.tag = static_cast<std::int32_t>(unzigzag(load8(p) & kTagMask[tag]));
+      p += kTagBytes[tag];
+      if (h & kHasComm) [[unlikely]]
+        op.comm = static_cast<std::uint32_t>(get_varint(p));
     } else {
-      op.duration = get_varint(p);
+      op.duration = value;
     }
     op.dep_count = deps;
     DependencyReader reader(p, index, deps);
