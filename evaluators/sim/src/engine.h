@@ -188,6 +188,15 @@ class Appender {
   std::size_t size_ = 0;
 };
 
+// MPI's matching rule: a receive of (src, tag, comm), either of the first
+// two maybe a wildcard, takes a message from `src` with `tag` (a message
+// tagged kAnyTag, as LogGOPSim allows, matches any receive) on `comm`.
+inline bool receive_matches(std::int32_t recv_src, std::int32_t recv_tag, std::uint32_t recv_comm, std::int32_t src,
+                            std::int32_t tag, std::uint32_t comm) {
+  return (recv_src == taskgraph::kAnySource || recv_src == src) &&
+         (recv_tag == taskgraph::kAnyTag || tag == taskgraph::kAnyTag || recv_tag == tag) && recv_comm == comm;
+}
+
 // Thrown by a lazy attempt on a source without the issues_in_order() promise
 // once the promise fails (Engine::add_op).
 struct LazyReadingFailed {};
@@ -372,6 +381,19 @@ class Engine {
   bool read_named(std::span<const std::uint32_t> ranks);
 
   // Matching queues.
+  // Takes the first entry of `q` (posting or arrival order) that
+  // `accepts(entry)` off the queue into `out`; false if none does.
+  template <class Accepts>
+  [[gnu::always_inline]] inline bool take_first(Queue& q, Accepts accepts, Pending& out);
+  // The posted receive of `rs` that a message (src, tag, comm) matches, taken off its queue.
+  [[gnu::always_inline]] inline bool take_posted(RankState& rs, std::int32_t src, std::int32_t tag, std::uint32_t comm,
+                                                 Pending& out) {
+    return take_first(
+        rs.posted, [=](const Pending& p) { return receive_matches(p.src, p.tag, p.comm, src, tag, comm); }, out);
+  }
+  // A message no posted receive matched waits in `dest`'s unexpected queue.
+  void queue_unexpected(std::uint32_t dest, std::uint32_t sender, std::uint64_t op, std::uint64_t bytes,
+                        std::int32_t tag, std::uint32_t comm);
   std::uint32_t new_pending();
   void append(Queue& q, std::uint32_t e);
   void unlink(Queue& q, std::uint32_t prev, std::uint32_t e);

@@ -95,6 +95,29 @@ void Engine<L>::lgs_push_freed(std::uint32_t r, std::uint32_t pos) {
 }
 
 template <bool L>
+template <class Accepts>
+bool Engine<L>::take_first(Queue& q, Accepts accepts, Pending& out) {
+  std::uint32_t prev = kNone;
+  for (std::uint32_t e = q.head; e != kNone; prev = e, e = pending_[e].next) {
+    if (!accepts(pending_[e])) continue;
+    out = pending_[e];
+    unlink(q, prev, e);
+    return true;
+  }
+  return false;
+}
+
+template <bool L>
+void Engine<L>::queue_unexpected(std::uint32_t dest, std::uint32_t sender, std::uint64_t op, std::uint64_t bytes,
+                                 std::int32_t tag, std::uint32_t comm) {
+  std::uint32_t e = new_pending();
+  pending_[e] = Pending{op, bytes, now_, static_cast<std::int32_t>(sender), tag, comm, kNone};
+  append(ranks_[dest].unexpected, e);
+  if (observer_) [[unlikely]]
+    observe_unexpected(dest, sender, op);
+}
+
+template <bool L>
 std::uint32_t Engine<L>::new_pending() {
   if (free_pending_ != kNone) {
     std::uint32_t e = free_pending_;

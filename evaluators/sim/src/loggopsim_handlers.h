@@ -86,22 +86,18 @@ inline void Engine<true>::lgs_start(std::uint32_t r, std::uint32_t pos) {
     return;
   }
   // A receive is posted: the unexpected messages, already processed, in arrival order.
-  std::uint32_t prev = kNone;
-  for (std::uint32_t e = rs.unexpected.head; e != kNone; prev = e, e = pending_[e].next) {
-    const Pending& m = pending_[e];
-    if ((s.peer == kAnySource || s.peer == m.src) && (s.tag == kAnyTag || m.tag == kAnyTag || s.tag == m.tag) &&
-        s.comm == m.comm) {
-      const Pending msg = m;
-      unlink(rs.unexpected, prev, e);
-      // LogGOPSim decides by the receive's size here (by the message's in lgs_arrive).
-      const bool rendezvous = p_.rendezvous(s.amount);
-      if (rendezvous != p_.rendezvous(msg.bytes)) lgs_protocol_mismatch(r, pos, msg.bytes);
-      if (rendezvous) lgs_finish_rendezvous(static_cast<std::uint32_t>(msg.src), msg.op, s.cpu, s.nic);
-      lgs_complete(r, pos);
-      if (observer_) [[unlikely]]
-        observe_match(r, rs.base + pos, static_cast<std::uint32_t>(msg.src), msg.op, now_);
-      return;
-    }
+  Pending msg;
+  if (take_first(
+          rs.unexpected,
+          [&s](const Pending& m) { return receive_matches(s.peer, s.tag, s.comm, m.src, m.tag, m.comm); }, msg)) {
+    // LogGOPSim decides by the receive's size here (by the message's in lgs_arrive).
+    const bool rendezvous = p_.rendezvous(s.amount);
+    if (rendezvous != p_.rendezvous(msg.bytes)) lgs_protocol_mismatch(r, pos, msg.bytes);
+    if (rendezvous) lgs_finish_rendezvous(static_cast<std::uint32_t>(msg.src), msg.op, s.cpu, s.nic);
+    lgs_complete(r, pos);
+    if (observer_) [[unlikely]]
+      observe_match(r, rs.base + pos, static_cast<std::uint32_t>(msg.src), msg.op, now_);
+    return;
   }
   std::uint32_t e = new_pending();
   pending_[e] = Pending{rs.base + pos, s.amount, 0, s.peer, s.tag, s.comm, kNone};
@@ -133,25 +129,17 @@ inline void Engine<true>::lgs_arrive(std::uint32_t sender, std::uint32_t pos) {
   if (options_.record_timeline)
     timeline_.push_back(Span{dest, s.cpu, Span::Recv, static_cast<std::int32_t>(sender), now_, cpu, bytes, s.node});
   RankState& rs = ranks_[dest];
-  std::uint32_t prev = kNone;
-  for (std::uint32_t e = rs.posted.head; e != kNone; prev = e, e = pending_[e].next) {
-    const Pending& rq = pending_[e];
-    if ((rq.src == kAnySource || rq.src == static_cast<std::int32_t>(sender)) &&
-        (rq.tag == kAnyTag || tag == kAnyTag || rq.tag == tag) && rq.comm == comm) {
-      const auto recv_pos = static_cast<std::uint32_t>(rq.op - rs.base);
-      unlink(rs.posted, prev, e);
-      if (p_.rendezvous(bytes)) lgs_finish_rendezvous(sender, op, s.cpu, s.nic);
-      lgs_complete(dest, recv_pos);
-      if (observer_) [[unlikely]]
-        observe_match(dest, rs.base + recv_pos, sender, op, now_);
-      return;
-    }
+  Pending rq;
+  const auto src = static_cast<std::int32_t>(sender);
+  if (take_posted(rs, src, tag, comm, rq)) {
+    const auto recv_pos = static_cast<std::uint32_t>(rq.op - rs.base);
+    if (p_.rendezvous(bytes)) lgs_finish_rendezvous(sender, op, s.cpu, s.nic);
+    lgs_complete(dest, recv_pos);
+    if (observer_) [[unlikely]]
+      observe_match(dest, rs.base + recv_pos, sender, op, now_);
+    return;
   }
-  std::uint32_t e = new_pending();
-  pending_[e] = Pending{op, bytes, now_, static_cast<std::int32_t>(sender), tag, comm, kNone};
-  append(rs.unexpected, e);
-  if (observer_) [[unlikely]]
-    observe_unexpected(dest, sender, op);
+  queue_unexpected(dest, sender, op, bytes, tag, comm);
 }
 
 // A rendezvous send completes when matched, and its sender's clocks move up

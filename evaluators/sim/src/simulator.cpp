@@ -390,26 +390,22 @@ void Engine<L>::start(std::uint32_t r, std::uint32_t pos) {
     return;
   }
   // A receive is posted: match it against the unexpected messages in arrival order.
-  std::uint32_t prev = kNone;
-  for (std::uint32_t e = rs.unexpected.head; e != kNone; prev = e, e = pending_[e].next) {
-    const Pending& m = pending_[e];
-    if ((s.peer == kAnySource || s.peer == m.src) && (s.tag == kAnyTag || m.tag == kAnyTag || s.tag == m.tag) &&
-        s.comm == m.comm) {
-      const Pending msg = m;
-      unlink(rs.unexpected, prev, e);
-      Picoseconds matched = now_;
-      if (unexpected_at_arrival_) [[unlikely]] {  // processed when it arrived: done at the later of that and now
-        const Picoseconds busy = recv_cpu_cost(msg.bytes);
-        word(r, kOverhead) += busy;
-        complete(r, pos, std::max(now_, msg.arrival + busy));
-      } else {
-        matched = receive(r, pos, msg.bytes, msg.src, now_);
-      }
-      if (observer_) [[unlikely]]
-        observe_match(r, rs.base + pos, static_cast<std::uint32_t>(msg.src), msg.op, matched);
-      if (p_.rendezvous(msg.bytes)) finish_rendezvous(static_cast<std::uint32_t>(msg.src), msg.op, matched);
-      return;
+  Pending msg;
+  if (take_first(
+          rs.unexpected,
+          [&s](const Pending& m) { return receive_matches(s.peer, s.tag, s.comm, m.src, m.tag, m.comm); }, msg)) {
+    Picoseconds matched = now_;
+    if (unexpected_at_arrival_) [[unlikely]] {  // processed when it arrived: done at the later of that and now
+      const Picoseconds busy = recv_cpu_cost(msg.bytes);
+      word(r, kOverhead) += busy;
+      complete(r, pos, std::max(now_, msg.arrival + busy));
+    } else {
+      matched = receive(r, pos, msg.bytes, msg.src, now_);
     }
+    if (observer_) [[unlikely]]
+      observe_match(r, rs.base + pos, static_cast<std::uint32_t>(msg.src), msg.op, matched);
+    if (p_.rendezvous(msg.bytes)) finish_rendezvous(static_cast<std::uint32_t>(msg.src), msg.op, matched);
+    return;
   }
   std::uint32_t e = new_pending();
   pending_[e] = Pending{rs.base + pos, 0, 0, s.peer, s.tag, s.comm, kNone};
@@ -429,25 +425,17 @@ void Engine<L>::arrive(std::uint32_t sender, std::uint32_t pos) {
   touch(dest);
   RankState& rs = ranks_[dest];
   // Match against the posted receives in posting order.
-  std::uint32_t prev = kNone;
-  for (std::uint32_t e = rs.posted.head; e != kNone; prev = e, e = pending_[e].next) {
-    const Pending& rq = pending_[e];
-    if ((rq.src == kAnySource || rq.src == static_cast<std::int32_t>(sender)) &&
-        (rq.tag == kAnyTag || tag == kAnyTag || rq.tag == tag) && rq.comm == comm) {
-      const auto recv_pos = static_cast<std::uint32_t>(rq.op - rs.base);
-      unlink(rs.posted, prev, e);
-      Picoseconds matched = receive(dest, recv_pos, bytes, static_cast<std::int32_t>(sender), now_);
-      if (observer_) [[unlikely]]
-        observe_match(dest, rs.base + recv_pos, sender, op, matched);
-      if (p_.rendezvous(bytes)) finish_rendezvous(sender, op, matched);
-      return;
-    }
+  Pending rq;
+  const auto src = static_cast<std::int32_t>(sender);
+  if (take_posted(rs, src, tag, comm, rq)) {
+    const auto recv_pos = static_cast<std::uint32_t>(rq.op - rs.base);
+    Picoseconds matched = receive(dest, recv_pos, bytes, src, now_);
+    if (observer_) [[unlikely]]
+      observe_match(dest, rs.base + recv_pos, sender, op, matched);
+    if (p_.rendezvous(bytes)) finish_rendezvous(sender, op, matched);
+    return;
   }
-  std::uint32_t e = new_pending();
-  pending_[e] = Pending{op, bytes, now_, static_cast<std::int32_t>(sender), tag, comm, kNone};
-  append(rs.unexpected, e);
-  if (observer_) [[unlikely]]
-    observe_unexpected(dest, sender, op);
+  queue_unexpected(dest, sender, op, bytes, tag, comm);
 }
 
 // The matched message is processed once the receiving CPU and NIC are free:
