@@ -37,8 +37,10 @@ void ExplicitSchedule::set_rank(std::uint32_t r, const OpBuffer& ops) {
   Segment& seg = segments_[r];
   if (streams_[r].set) throw std::logic_error("rank " + std::to_string(r) + "'s operations are already set");
   // The rank's operations go where the padding was; the padding after them.
+  // (erase, not resize: the code always ends in the padding, which GCC
+  // cannot see, and a resize that could grow draws -Wstringop-overflow at -O1)
   const std::size_t begin = code_.size() - kPadding;
-  code_.resize(begin);
+  code_.erase(code_.end() - static_cast<std::ptrdiff_t>(kPadding), code_.end());
   try {
     encode(r, ops);
   } catch (...) {
