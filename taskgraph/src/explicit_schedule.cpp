@@ -48,9 +48,21 @@ void ExplicitSchedule::set_rank(std::uint32_t r, const OpBuffer& ops) {
     throw;
   }
   code_.resize(code_.size() + kPadding, 0);
-  for (const Operation& op : ops.ops) {
+  const auto ranks = static_cast<std::uint32_t>(streams_.size());
+  for (std::uint64_t i = 0; i < ops.ops.size(); ++i) {
+    const Operation& op = ops.ops[i];
     max_cpu_ = std::max<std::uint32_t>(max_cpu_, op.cpu);
-    if (op.kind != OpKind::Calc) max_nic_ = std::max<std::uint32_t>(max_nic_, op.nic);
+    if (op.kind == OpKind::Calc) {
+      max_calc_duration_ = std::max(max_calc_duration_, op.duration);
+    } else {
+      max_nic_ = std::max<std::uint32_t>(max_nic_, op.nic);
+      max_message_bytes_ = std::max(max_message_bytes_, op.bytes);
+      // Negative peers wrap to large unsigned values.
+      if (!(op.kind == OpKind::Recv && op.peer == kAnySource) && static_cast<std::uint32_t>(op.peer) >= ranks)
+        peers_are_ranks_ = false;
+    }
+    for (std::uint32_t k = 0; k < op.dep_count; ++k)
+      if (ops.deps[op.first_dep + k].op >= i) depends_on_earlier_ = false;
   }
   seg.begin = begin;
   seg.end = code_.size() - kPadding;

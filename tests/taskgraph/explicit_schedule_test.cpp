@@ -398,6 +398,53 @@ TEST(ExplicitSchedule, EachRankIsSetOnceAndMustExist) {
   expect_same(b, s.operations(0));
 }
 
+// The facts a reader checks once instead of per operation: the largest
+// message and calc, over every rank set; peers that are ranks (a receive's
+// wildcard included, a send's -1 not); dependencies on earlier operations
+// only. A rank that fails to encode changes none of them.
+TEST(ExplicitSchedule, KnowsWhatEveryOperationSetSatisfies) {
+  ExplicitSchedule s(3);
+  EXPECT_EQ(s.max_message_bytes(), 0u);
+  EXPECT_EQ(s.max_calc_duration(), 0u);
+  EXPECT_TRUE(s.peers_are_ranks());
+  EXPECT_TRUE(s.depends_on_earlier());
+  OpBuffer a;
+  add(a, calc(70));
+  add(a, send(2, 1000), {{0, false}});
+  add(a, recv(kAnySource, 5), {{1, true}});
+  s.set_rank(0, a);
+  EXPECT_EQ(s.max_message_bytes(), 1000u);
+  EXPECT_EQ(s.max_calc_duration(), 70u);
+  EXPECT_TRUE(s.peers_are_ranks());
+  EXPECT_TRUE(s.depends_on_earlier());
+  OpBuffer far;  // fails to encode: nothing of it counts
+  add(far, calc(9000));
+  add(far, send(3, 9000), {{std::uint64_t{1} << 62, false}});
+  EXPECT_THROW(s.set_rank(1, far), std::invalid_argument);
+  EXPECT_EQ(s.max_message_bytes(), 1000u);
+  EXPECT_EQ(s.max_calc_duration(), 70u);
+  EXPECT_TRUE(s.peers_are_ranks());
+  EXPECT_TRUE(s.depends_on_earlier());
+  OpBuffer b;
+  add(b, recv(0, 4000));
+  add(b, calc(20), {{1, false}});  // on itself
+  s.set_rank(1, b);
+  EXPECT_EQ(s.max_message_bytes(), 4000u);
+  EXPECT_EQ(s.max_calc_duration(), 70u);
+  EXPECT_TRUE(s.peers_are_ranks());
+  EXPECT_FALSE(s.depends_on_earlier());
+  OpBuffer c;
+  add(c, send(-1, 1));  // kAnySource names no destination
+  s.set_rank(2, c);
+  EXPECT_FALSE(s.peers_are_ranks());
+  ExplicitSchedule t(2);
+  OpBuffer d;
+  add(d, recv(2, 1));  // one past the last rank
+  t.set_rank(0, d);
+  EXPECT_FALSE(t.peers_are_ranks());
+  EXPECT_TRUE(t.depends_on_earlier());
+}
+
 TEST(ExplicitSchedule, MaterializeKeepsOperationsAndNodes) {
   ExplicitSchedule s(2);
   s.nodes().add(NodeInfo{"sweep", "a.psl:3:7"});

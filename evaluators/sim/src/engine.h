@@ -242,8 +242,10 @@ class Engine {
   void make_room(RankState& rs, std::size_t n, std::size_t deps);
   void count_read(std::size_t n);
   // `deps.next()` gives the operation's dependencies one by one.
-  // Inlined into each reading loop (one per source kind).
-  template <class Dependencies>
+  // Inlined into each reading loop (one per source kind). kTrusted: the
+  // chunk is known to pass every check (trusted_reads_, and the window stays
+  // below kInlinePair), so none is made, and resources are queued.
+  template <bool kTrusted, class Dependencies>
   [[gnu::always_inline]] inline void add_op(std::uint32_t r, const taskgraph::Operation& op, Dependencies& deps);
   [[noreturn]] void bad_input(std::uint32_t r, std::uint64_t index, std::uint32_t node, const std::string& what) const;
   // add_op's checks, out of line so its hot path stays small: each names the
@@ -419,6 +421,10 @@ class Engine {
   bool lazy_;
   std::uint32_t nranks_;
   std::uint64_t max_bytes_;  // the largest message whose costs stay within kMaxCost
+  // A schedule in memory whose every operation passes add_op's checks (the
+  // schedule's maxima, peers and dependencies against this run's limits),
+  // read with resource queuing: pull_explicit adds its chunks unchecked.
+  bool trusted_reads_ = false;
   WindowMemory windows_;
   HugeVector<RankState> ranks_;
   // Per rank, one or more cache lines: the RankWord totals, then CPU clocks, then NIC

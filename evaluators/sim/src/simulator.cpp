@@ -65,6 +65,10 @@ Engine<L>::Engine(taskgraph::ScheduleSource& source, const SimulationOptions& op
     const unsigned __int128 fs = static_cast<unsigned __int128>(kMaxCost - fixed) * 1000;
     max_bytes_ = static_cast<std::uint64_t>(std::min<unsigned __int128>(fs / x + 1, kMaxMessageBytes - 1));
   }
+  trusted_reads_ = explicit_ && queuing_ && explicit_->max_cpu() < options.cpus &&
+                   explicit_->max_nic() < options.nics && explicit_->peers_are_ranks() &&
+                   explicit_->depends_on_earlier() && explicit_->max_message_bytes() <= max_bytes_ &&
+                   explicit_->max_calc_duration() <= kMaxCost;
   if constexpr (L) by_kind_.reserve(64);
   if (options.progress) {
     progress_at_ = kProgressInterval;
@@ -127,7 +131,7 @@ void Engine<L>::pull_chunk(std::uint32_t r, std::size_t max_ops) {
   make_room(rs, n, buffer_.deps.size());
   for (const taskgraph::Operation& op : buffer_.ops) {
     BufferedDependencies deps{buffer_.deps.data() + op.first_dep};
-    add_op(r, op, deps);
+    add_op<false>(r, op, deps);
   }
   count_read(n);
 }
@@ -165,11 +169,18 @@ void Engine<L>::pull_explicit(std::uint32_t r, std::size_t max_ops) {
   using Reader = taskgraph::ExplicitSchedule::DependencyReader;
   // Inlined into the decoding loop (the Operation stays in registers).
   // clang-format off
-  auto to_slot = [this, r](const taskgraph::Operation& op, Reader& deps) __attribute__((always_inline)) {
-    add_op(r, op, deps);
-  };
+  if (trusted_reads_ && rs.slots.size() + n <= kInlinePair) [[likely]] {
+    auto to_slot = [this, r](const taskgraph::Operation& op, Reader& deps) __attribute__((always_inline)) {
+      add_op<true>(r, op, deps);
+    };
+    explicit_->decode_into(r, n, to_slot);
+  } else {
+    auto to_slot = [this, r](const taskgraph::Operation& op, Reader& deps) __attribute__((always_inline)) {
+      add_op<false>(r, op, deps);
+    };
+    explicit_->decode_into(r, n, to_slot);
+  }
   // clang-format on
-  explicit_->decode_into(r, n, to_slot);
   count_read(n);
 }
 
@@ -217,22 +228,25 @@ void Engine<L>::clock_overflow() const {
 }
 
 template <bool L>
-template <class Dependencies>
+template <bool kTrusted, class Dependencies>
 void Engine<L>::add_op(std::uint32_t r, const taskgraph::Operation& op, Dependencies& deps) {
   RankState& rs = ranks_[r];
   const std::uint64_t index = rs.base + rs.slots.size();
   const auto pos = static_cast<std::uint32_t>(rs.slots.size());
-  const bool message = op.kind != OpKind::Calc;
-  // Negative peers wrap to large unsigned values.
-  const bool bad_peer =
-      message && !(op.kind == OpKind::Recv && op.peer == kAnySource) && static_cast<std::uint32_t>(op.peer) >= nranks_;
-  if (pos >= kInlinePair || op.cpu >= options_.cpus || (message && op.nic >= options_.nics) || bad_peer) [[unlikely]]
-    reject_op(r, index, op);
-  if (message ? op.bytes > max_bytes_ : op.duration > kMaxCost) [[unlikely]]
-    reject_time(r, index, op.node,
-                message ? "a message of " + std::to_string(op.bytes) + " bytes: at most " + std::to_string(max_bytes_) +
-                              " bytes with these LogGOPS parameters (sizes below 2^53, every cost within 2^61 ps)"
-                        : "a calc of " + format_ps(op.duration) + ": at most 2^61 ps (about 26.7 days)");
+  if constexpr (!kTrusted) {
+    const bool message = op.kind != OpKind::Calc;
+    // Negative peers wrap to large unsigned values.
+    const bool bad_peer = message && !(op.kind == OpKind::Recv && op.peer == kAnySource) &&
+                          static_cast<std::uint32_t>(op.peer) >= nranks_;
+    if (pos >= kInlinePair || op.cpu >= options_.cpus || (message && op.nic >= options_.nics) || bad_peer) [[unlikely]]
+      reject_op(r, index, op);
+    if (message ? op.bytes > max_bytes_ : op.duration > kMaxCost) [[unlikely]]
+      reject_time(r, index, op.node,
+                  message
+                      ? "a message of " + std::to_string(op.bytes) + " bytes: at most " + std::to_string(max_bytes_) +
+                            " bytes with these LogGOPS parameters (sizes below 2^53, every cost within 2^61 ps)"
+                      : "a calc of " + format_ps(op.duration) + ": at most 2^61 ps (about 26.7 days)");
+  }
   // Built where it goes (pull_chunk reserved the chunk), counted once complete.
   Slot& s = rs.slots.data()[pos];
   s = Slot{};
@@ -248,9 +262,9 @@ void Engine<L>::add_op(std::uint32_t r, const taskgraph::Operation& op, Dependen
   std::uint64_t& last_send = word(r, kLastSend);
   for (std::uint32_t i = 0; i < op.dep_count; ++i) {
     const taskgraph::Dependency d = deps.next();
-    if (d.op >= index) [[unlikely]]
+    if (!kTrusted && d.op >= index) [[unlikely]]
       reject_dependency(r, index, op.node, d.op);
-    if (!queuing_ && last_send != 0)
+    if (!kTrusted && !queuing_ && last_send != 0)
       follows = follows || d.op + 1 == last_send ||
                 (d.op >= last_send && d.op >= rs.base + rs.head && (rs.slots[d.op - rs.base].flags & kFollowsSend));
     if constexpr (L)
@@ -289,7 +303,7 @@ void Engine<L>::add_op(std::uint32_t r, const taskgraph::Operation& op, Dependen
     }
     ++s.pending;
   }
-  if (!queuing_) {
+  if (!kTrusted && !queuing_) {
     // Without queuing the NIC still serializes a rank's sends where one
     // follows another: remember which send this one follows.
     if (follows) s.flags |= kFollowsSend;

@@ -91,6 +91,15 @@ class ExplicitSchedule final : public ScheduleSource {
   // every process that many plus one).
   std::uint32_t max_cpu() const { return max_cpu_; }
   std::uint32_t max_nic() const { return max_nic_; }
+  // What every operation set so far satisfies, so that a reader can check
+  // once per schedule what it would otherwise check per operation: the
+  // largest message and Calc duration, whether every message's peer is a
+  // rank (or a Recv's kAnySource), whether every dependency names an
+  // earlier operation. The encoding keeps any value, for the reader to report.
+  std::uint64_t max_message_bytes() const { return max_message_bytes_; }
+  Picoseconds max_calc_duration() const { return max_calc_duration_; }
+  bool peers_are_ranks() const { return peers_are_ranks_; }
+  bool depends_on_earlier() const { return depends_on_earlier_; }
   // Bytes of the encoded operations (and padding) and of the node table.
   std::size_t encoded_bytes() const { return code_.size(); }
   std::size_t node_bytes() const { return describer_ ? describer_->memory_bytes() : nodes_.memory_bytes(); }
@@ -196,6 +205,9 @@ class ExplicitSchedule final : public ScheduleSource {
   NodeTable nodes_;
   std::unique_ptr<NodeDescriber> describer_;
   std::uint32_t max_cpu_ = 0, max_nic_ = 0;
+  std::uint64_t max_message_bytes_ = 0;
+  Picoseconds max_calc_duration_ = 0;
+  bool peers_are_ranks_ = true, depends_on_earlier_ = true;
 };
 
 template <class Sink>
