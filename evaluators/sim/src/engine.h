@@ -238,6 +238,12 @@ class Engine {
   void pull_chunk(std::uint32_t r, std::size_t max_ops);
   // From a schedule in memory: decoded straight into the slots, no OpBuffer.
   void pull_explicit(std::uint32_t r, std::size_t max_ops);
+  // pull_explicit's decoding loop: unchecked (kTrusted, see add_op) inlined
+  // into it; checked out of line, so that its error paths do not crowd the
+  // registers of the unchecked loop.
+  template <bool kTrusted>
+  [[gnu::always_inline]] inline void decode_explicit(std::uint32_t r, std::size_t n);
+  [[gnu::noinline]] void decode_checked(std::uint32_t r, std::size_t n);
   // What both reading paths do around a chunk.
   void make_room(RankState& rs, std::size_t n, std::size_t deps);
   void count_read(std::size_t n);

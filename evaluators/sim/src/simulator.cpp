@@ -155,6 +155,24 @@ void Engine<L>::count_read(std::size_t n) {
   peak_window_ops_ = std::max(peak_window_ops_, window_ops_);
 }
 
+template <bool L>
+template <bool kTrusted>
+void Engine<L>::decode_explicit(std::uint32_t r, std::size_t n) {
+  using Reader = taskgraph::ExplicitSchedule::DependencyReader;
+  // Inlined into the decoding loop (the Operation stays in registers).
+  // clang-format off
+  auto to_slot = [this, r](const taskgraph::Operation& op, Reader& deps) __attribute__((always_inline)) {
+    add_op<kTrusted>(r, op, deps);
+  };
+  // clang-format on
+  explicit_->decode_into(r, n, to_slot);
+}
+
+template <bool L>
+void Engine<L>::decode_checked(std::uint32_t r, std::size_t n) {
+  decode_explicit<false>(r, n);
+}
+
 // pull_chunk for a schedule in memory: each operation is decoded into a local
 // Operation that add_op, inlined, turns into its slot (about 100 instructions
 // an operation less than writing an OpBuffer and reading it back).
@@ -166,21 +184,10 @@ void Engine<L>::pull_explicit(std::uint32_t r, std::size_t max_ops) {
   if (n == left) rs.exhausted = true;  // known before the operations are added, as in pull_chunk
   if (n == 0) return;
   make_room(rs, n, lazy_ ? 0 : explicit_->dependency_count(r));
-  using Reader = taskgraph::ExplicitSchedule::DependencyReader;
-  // Inlined into the decoding loop (the Operation stays in registers).
-  // clang-format off
-  if (trusted_reads_ && rs.slots.size() + n <= kInlinePair) [[likely]] {
-    auto to_slot = [this, r](const taskgraph::Operation& op, Reader& deps) __attribute__((always_inline)) {
-      add_op<true>(r, op, deps);
-    };
-    explicit_->decode_into(r, n, to_slot);
-  } else {
-    auto to_slot = [this, r](const taskgraph::Operation& op, Reader& deps) __attribute__((always_inline)) {
-      add_op<false>(r, op, deps);
-    };
-    explicit_->decode_into(r, n, to_slot);
-  }
-  // clang-format on
+  if (trusted_reads_ && rs.slots.size() + n <= kInlinePair) [[likely]]
+    decode_explicit<true>(r, n);
+  else
+    decode_checked(r, n);
   count_read(n);
 }
 
