@@ -179,7 +179,8 @@ class ExplicitSchedule final : public ScheduleSource {
   }
   static std::uint64_t get_varint(const std::uint8_t*& p) {
     std::uint64_t v = *p++;
-    if (v < 0x80) return v;
+    if (v < 0x80) [[likely]]  // most are one byte (a dependency on the operation before: 0)
+      return v;
     v &= 0x7f;
     for (unsigned shift = 7;; shift += 7) {
       const std::uint64_t b = *p++;
