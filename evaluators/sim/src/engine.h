@@ -248,14 +248,15 @@ class Engine {
   [[gnu::always_inline]] inline void decode_explicit(std::uint32_t r, std::size_t n);
   [[gnu::noinline]] void decode_checked(std::uint32_t r, std::size_t n);
   // What both reading paths do around a chunk.
-  void make_room(RankState& rs, std::size_t n, std::size_t deps);
+  [[gnu::always_inline]] inline void make_room(RankState& rs, std::size_t n, std::size_t deps);
   void count_read(std::size_t n);
   // `deps.next()` gives the operation's dependencies one by one.
   // Inlined into each reading loop (one per source kind). kTrusted: the
   // chunk is known to pass every check (trusted_reads_, and the window stays
   // below kInlinePair), so none is made, and resources are queued.
   template <bool kTrusted, class Dependencies>
-  [[gnu::always_inline]] inline void add_op(std::uint32_t r, const taskgraph::Operation& op, Dependencies& deps);
+  [[gnu::always_inline]] inline void add_op(std::uint32_t r, RankState& rs, const taskgraph::Operation& op,
+                                            Dependencies& deps);
   [[noreturn]] void bad_input(std::uint32_t r, std::uint64_t index, std::uint32_t node, const std::string& what) const;
   // add_op's checks, out of line so its hot path stays small: each names the
   // first problem found. The operation by value, so add_op's need not live

@@ -131,7 +131,7 @@ void Engine<L>::pull_chunk(std::uint32_t r, std::size_t max_ops) {
   make_room(rs, n, buffer_.deps.size());
   for (const taskgraph::Operation& op : buffer_.ops) {
     BufferedDependencies deps{buffer_.deps.data() + op.first_dep};
-    add_op<false>(r, op, deps);
+    add_op<false>(r, rs, op, deps);
   }
   count_read(n);
 }
@@ -161,8 +161,9 @@ void Engine<L>::decode_explicit(std::uint32_t r, std::size_t n) {
   using Reader = taskgraph::ExplicitSchedule::DependencyReader;
   // Inlined into the decoding loop (the Operation stays in registers).
   // clang-format off
-  auto to_slot = [this, r](const taskgraph::Operation& op, Reader& deps) __attribute__((always_inline)) {
-    add_op<kTrusted>(r, op, deps);
+  RankState* const rs = &ranks_[r];
+  auto to_slot = [this, r, rs](const taskgraph::Operation& op, Reader& deps) __attribute__((always_inline)) {
+    add_op<kTrusted>(r, *rs, op, deps);
   };
   // clang-format on
   explicit_->decode_into(r, n, to_slot);
@@ -236,8 +237,7 @@ void Engine<L>::clock_overflow() const {
 
 template <bool L>
 template <bool kTrusted, class Dependencies>
-void Engine<L>::add_op(std::uint32_t r, const taskgraph::Operation& op, Dependencies& deps) {
-  RankState& rs = ranks_[r];
+void Engine<L>::add_op(std::uint32_t r, RankState& rs, const taskgraph::Operation& op, Dependencies& deps) {
   const std::uint64_t index = rs.base + rs.slots.size();
   const auto pos = static_cast<std::uint32_t>(rs.slots.size());
   if constexpr (!kTrusted) {
