@@ -240,7 +240,8 @@ class Engine {
   void read(std::uint32_t r);
   void pull_chunk(std::uint32_t r, std::size_t max_ops);
   // From a schedule in memory: decoded straight into the slots, no OpBuffer.
-  void pull_explicit(std::uint32_t r, std::size_t max_ops);
+  // Out of line, so that the decoding loop stays inlined into it.
+  [[gnu::noinline]] void pull_explicit(std::uint32_t r, std::size_t max_ops);
   // pull_explicit's decoding loop: unchecked (kTrusted, see add_op) inlined
   // into it; checked out of line, so that its error paths do not crowd the
   // registers of the unchecked loop.

@@ -91,7 +91,10 @@ void Engine<L>::read(std::uint32_t r) {
     rs.woken = false;
     while (!rs.exhausted && !rs.blocked && (woken || rs.slots.size() == rs.head || rs.slots.back().pending == 0)) {
       woken = false;
-      pull_chunk(r, want);
+      if (explicit_)  // one call less per read
+        pull_explicit(r, want);
+      else
+        pull_chunk(r, want);
       want = std::min(2 * want, options_.chunk_ops);
     }
   } else {
