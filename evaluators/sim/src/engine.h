@@ -355,6 +355,8 @@ class Engine {
       return (s.flags & kCompleted) && s.done <= now_ && (s.kind != OpKind::Send || (s.flags & kDelivered));
   }
   void compact(RankState& rs);
+  // Out of line: rare, and its frame would weigh on every compact().
+  [[gnu::noinline]] void compact_edges(RankState& rs);
   // Always inlined: out of line, GCC finds it pure (prefetches are not side
   // effects to it) and deletes the call, result unused.
   [[gnu::always_inline]] inline void prefetch_upcoming() const;

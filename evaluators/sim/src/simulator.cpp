@@ -533,6 +533,11 @@ void Engine<L>::compact(RankState& rs) {
   rs.base += h;
   rs.head = 0;
   if (rs.edges.size() <= kEdgeCompactAt || rs.edges.size() <= 2 * rs.slots.size()) return;
+  compact_edges(rs);
+}
+
+template <bool L>
+void Engine<L>::compact_edges(RankState& rs) {
   Window<Edge> edges;
   edges.reserve(windows_, std::max<std::size_t>(rs.slots.size(), 1));
   auto move_list = [&](std::uint32_t list) {
