@@ -12,7 +12,8 @@ namespace {
 std::uint64_t zigzag(std::int64_t v) {
   return (static_cast<std::uint64_t>(v) << 1) ^ static_cast<std::uint64_t>(v >> 63);
 }
-void put_varint(std::vector<std::uint8_t>& out, std::uint64_t v) {
+template <class Bytes>
+void put_varint(Bytes& out, std::uint64_t v) {
   while (v >= 0x80) {
     out.push_back(static_cast<std::uint8_t>(v | 0x80));
     v >>= 7;
@@ -20,7 +21,8 @@ void put_varint(std::vector<std::uint8_t>& out, std::uint64_t v) {
   out.push_back(static_cast<std::uint8_t>(v));
 }
 // The low `n` bytes of `v`, little-endian.
-void put_bytes(std::vector<std::uint8_t>& out, std::uint64_t v, unsigned n) {
+template <class Bytes>
+void put_bytes(Bytes& out, std::uint64_t v, unsigned n) {
   for (unsigned k = 0; k < n; ++k) out.push_back(static_cast<std::uint8_t>(v >> 8 * k));
 }
 

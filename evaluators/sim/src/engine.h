@@ -12,7 +12,7 @@
 
 #include "calendar_queue.h"
 #include "event_queue.h"
-#include "huge_pages.h"
+#include "poems/base/huge_pages.h"
 #include "poems/sim/simulator.h"
 #include "window.h"
 
@@ -439,7 +439,7 @@ class Engine {
   // read with resource queuing: pull_explicit adds its chunks unchecked.
   bool trusted_reads_ = false;
   WindowMemory windows_;
-  HugeVector<RankState> ranks_;
+  base::HugeVector<RankState> ranks_;
   // Per rank, one or more cache lines: the RankWord totals, then CPU clocks, then NIC
   // send and receive clocks.
   std::uint32_t clock_stride_;  // words, a multiple of 8
@@ -453,7 +453,7 @@ class Engine {
   Picoseconds& nic_recv_free(std::uint32_t r, std::uint32_t n) {
     return word(r, kTotalsWords + options_.cpus + 2 * n + 1);
   }
-  HugeVector<Pending> pending_;
+  base::HugeVector<Pending> pending_;
   std::uint32_t free_pending_ = kNone;
   Events queue_;
   taskgraph::OpBuffer buffer_;

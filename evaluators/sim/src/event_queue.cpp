@@ -1,6 +1,6 @@
 #include "event_queue.h"
 
-#include "huge_pages.h"
+#include "poems/base/huge_pages.h"
 
 namespace poems::sim::detail {
 
@@ -10,7 +10,7 @@ constexpr std::size_t kChunkBytes = std::size_t{1} << 21;  // one huge page of b
 
 template <class E>
 RadixQueue<E>::~RadixQueue() {
-  for (void* c : chunks_) deallocate_huge(c, kChunkBytes, kChunkBytes);
+  for (void* c : chunks_) base::deallocate_huge(c, kChunkBytes, kChunkBytes);
 }
 
 template <class E>
@@ -24,7 +24,7 @@ void RadixQueue<E>::append_block(Bucket& k) {
     // the run (a collective on 2 ranks, a recommender's many short runs).
     if (unused_ == unused_end_) {
       chunks_.reserve(chunks_.size() + 1);  // so the push below cannot throw and leak the chunk
-      auto* chunk = static_cast<Block*>(allocate_huge(kChunkBytes, kChunkBytes));
+      auto* chunk = static_cast<Block*>(base::allocate_huge(kChunkBytes, kChunkBytes));
       chunks_.push_back(chunk);
       unused_ = chunk;
       unused_end_ = chunk + kChunkBytes / sizeof(Block);

@@ -25,8 +25,7 @@ template <>
 inline void Engine<true>::lgs_complete(std::uint32_t r, std::uint32_t pos) {
   RankState& rs = ranks_[r];
   Slot& s = rs.slots[pos];
-  s.done = now_;
-  s.flags |= kCompleted;
+  s.flags |= kCompleted;                              // at now_: `done` is not kept (finished() needs no time)
   if (pos == rs.head) head_finished(r);               // a send's message may still be on its way
   s.start = LoggopsimMarks::stamp(events_, ++mark_);  // the completion's stamp (see Slot)
   ++operations_;

@@ -25,12 +25,12 @@ using taskgraph::kAnySource;
 using taskgraph::kAnyTag;
 
 LineArray::~LineArray() {
-  if (words_) deallocate_huge(words_, bytes_, 64);
+  if (words_) base::deallocate_huge(words_, bytes_, 64);
 }
 
 void LineArray::allocate(std::size_t words) {
   bytes_ = std::max<std::size_t>(words * sizeof(std::uint64_t), 64);
-  words_ = static_cast<std::uint64_t*>(allocate_huge(bytes_, 64));
+  words_ = static_cast<std::uint64_t*>(base::allocate_huge(bytes_, 64));
   std::memset(words_, 0, bytes_);
 }
 

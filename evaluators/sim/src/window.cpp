@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "huge_pages.h"
+#include "poems/base/huge_pages.h"
 
 namespace poems::sim::detail {
 
@@ -12,7 +12,7 @@ constexpr std::size_t kLargestChunk = std::size_t{1} << 26;
 }  // namespace
 
 WindowMemory::~WindowMemory() {
-  for (const Chunk& c : chunks_) deallocate_huge(c.data, c.bytes, kHugePage);
+  for (const Chunk& c : chunks_) base::deallocate_huge(c.data, c.bytes, kHugePage);
 }
 
 // Chunks double from 2 MiB up to 64 MiB (a run reading 10^8 operations up
@@ -21,7 +21,7 @@ void* WindowMemory::carve_new_chunk(std::size_t bytes) {
   const std::size_t size = std::max(next_chunk_, (bytes + kHugePage - 1) / kHugePage * kHugePage);
   next_chunk_ = std::min(2 * next_chunk_, kLargestChunk);
   chunks_.reserve(chunks_.size() + 1);  // so the push below cannot throw and leak the chunk
-  auto* data = static_cast<char*>(allocate_huge(size, kHugePage));
+  auto* data = static_cast<char*>(base::allocate_huge(size, kHugePage));
   chunks_.push_back(Chunk{data, size});
   cursor_ = data + bytes;
   end_ = data + size;

@@ -8,6 +8,7 @@
 #include <memory>
 #include <vector>
 
+#include "poems/base/huge_pages.h"
 #include "poems/taskgraph/collectives.h"
 #include "poems/taskgraph/node_table.h"
 #include "poems/taskgraph/schedule.h"
@@ -211,7 +212,11 @@ class ExplicitSchedule final : public ScheduleSource {
     for (std::uint64_t b = 0; b < ahead; b += 64) __builtin_prefetch(next + b);
   }
 
-  std::vector<std::uint8_t> code_;
+  // On huge pages: a simulation reads the ranks' streams in turn, thousands
+  // of places at once, and with 4 KiB pages nearly every pull would be a TLB
+  // miss (docs/PERFORMANCE.md: about 5 % of the 64x64 Sweep3D simulation).
+  using Code = std::vector<std::uint8_t, base::HugePageAllocator<std::uint8_t>>;
+  Code code_;
   std::vector<Stream> streams_;
   std::vector<Segment> segments_;
   NodeTable nodes_;

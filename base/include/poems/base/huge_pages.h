@@ -1,11 +1,12 @@
-// Memory for the simulator's big arrays, on transparent huge pages where the
-// kernel allows it.
+// Memory for big arrays read in a scattered order (the simulator's records,
+// an encoded schedule's streams), on transparent huge pages where the kernel
+// allows it.
 #pragma once
 
 #include <cstddef>
 #include <vector>
 
-namespace poems::sim::detail {
+namespace poems::base {
 
 // Blocks of 2 MiB and more backed by transparent huge pages where the kernel
 // allows it (smaller ones come from the heap): the simulator touches millions
@@ -18,7 +19,7 @@ void* allocate_huge(std::size_t bytes, std::size_t alignment);
 void deallocate_huge(void* p, std::size_t bytes, std::size_t alignment);
 
 // The same for std::vector, stateless (the engine's per-rank records and
-// matching-queue pool).
+// matching-queue pool, an ExplicitSchedule's code).
 template <typename T>
 struct HugePageAllocator {
   using value_type = T;
@@ -32,4 +33,4 @@ struct HugePageAllocator {
 template <typename T>
 using HugeVector = std::vector<T, HugePageAllocator<T>>;
 
-}  // namespace poems::sim::detail
+}  // namespace poems::base

@@ -1,4 +1,4 @@
-#include "huge_pages.h"
+#include "poems/base/huge_pages.h"
 
 #include <sys/mman.h>
 
@@ -7,7 +7,7 @@
 #include <cstdlib>
 #include <new>
 
-namespace poems::sim::detail {
+namespace poems::base {
 
 namespace {
 constexpr std::size_t kHugePage = std::size_t{1} << 21;
@@ -35,4 +35,4 @@ void advise_huge_pages(void* data, std::size_t bytes) {
   if (end > begin) ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);  // a hint only
 }
 
-}  // namespace poems::sim::detail
+}  // namespace poems::base
