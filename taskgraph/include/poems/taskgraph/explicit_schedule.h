@@ -214,7 +214,7 @@ class ExplicitSchedule final : public ScheduleSource {
 
   // On huge pages: a simulation reads the ranks' streams in turn, thousands
   // of places at once, and with 4 KiB pages nearly every pull would be a TLB
-  // miss (docs/PERFORMANCE.md: about 5 % of the 64x64 Sweep3D simulation).
+  // miss (docs/PERFORMANCE.md: 5-10 % of the 64x64 Sweep3D simulation).
   using Code = std::vector<std::uint8_t, base::HugePageAllocator<std::uint8_t>>;
   Code code_;
   std::vector<Stream> streams_;
