@@ -59,9 +59,7 @@ void ExplicitSchedule::set_rank(std::uint32_t r, const OpBuffer& ops) {
     } else {
       max_nic_ = std::max<std::uint32_t>(max_nic_, op.nic);
       max_message_bytes_ = std::max(max_message_bytes_, op.bytes);
-      // Negative peers wrap to large unsigned values.
-      if (!(op.kind == OpKind::Recv && op.peer == kAnySource) && static_cast<std::uint32_t>(op.peer) >= ranks)
-        peers_are_ranks_ = false;
+      if (!peer_is_rank(op, ranks)) peers_are_ranks_ = false;
     }
     for (std::uint32_t k = 0; k < op.dep_count; ++k)
       if (ops.deps[op.first_dep + k].op >= i) depends_on_earlier_ = false;

@@ -25,8 +25,8 @@
 #include <thread>
 #include <tuple>
 
-#include "fuzz_targets.h"
-#include "generators.h"
+#include "../support/fuzz/fuzz_targets.h"
+#include "../support/fuzz/generators.h"
 
 namespace fs = std::filesystem;
 using namespace poems::fuzz;

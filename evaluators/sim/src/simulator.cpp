@@ -21,7 +21,6 @@
 namespace poems::sim {
 namespace detail {
 
-using taskgraph::kAnySource;
 using taskgraph::kAnyTag;
 
 LineArray::~LineArray() {
@@ -245,9 +244,7 @@ void Engine<L>::add_op(std::uint32_t r, RankState& rs, const taskgraph::Operatio
   const auto pos = static_cast<std::uint32_t>(rs.slots.size());
   if constexpr (!kTrusted) {
     const bool message = op.kind != OpKind::Calc;
-    // Negative peers wrap to large unsigned values.
-    const bool bad_peer = message && !(op.kind == OpKind::Recv && op.peer == kAnySource) &&
-                          static_cast<std::uint32_t>(op.peer) >= nranks_;
+    const bool bad_peer = message && !taskgraph::peer_is_rank(op, nranks_);
     if (pos >= kInlinePair || op.cpu >= options_.cpus || (message && op.nic >= options_.nics) || bad_peer) [[unlikely]]
       reject_op(r, index, op);
     if (message ? op.bytes > max_bytes_ : op.duration > kMaxCost) [[unlikely]]

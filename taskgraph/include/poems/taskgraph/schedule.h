@@ -41,6 +41,13 @@ struct Operation {
   std::uint32_t dep_count = 0;
 };
 
+// A message's peer is one of `ranks` ranks, or a Recv's kAnySource; the
+// simulator and ExplicitSchedule's summary (peers_are_ranks) check the same
+// rule. Negative peers wrap to large unsigned values.
+inline bool peer_is_rank(const Operation& op, std::uint32_t ranks) {
+  return (op.kind == OpKind::Recv && op.peer == kAnySource) || static_cast<std::uint32_t>(op.peer) < ranks;
+}
+
 struct Dependency {
   std::uint64_t op;       // rank-local index of an earlier operation (0 = the rank's first)
   bool on_start = false;  // irequires: satisfied when `op` starts, not when it completes

@@ -1,6 +1,8 @@
-// What one fuzz input must survive, shared by the CI driver (fuzz_test.cpp)
-// and the libFuzzer targets (libfuzzer_main.cpp): the whole pipeline a
-// command runs, with the properties of docs/limits.md asserted.
+// What one fuzz input must survive, for the CI driver (tests/fuzz/fuzz_test.cpp,
+// which asserts every Outcome): the whole pipeline a command runs, with the
+// properties of docs/limits.md checked. Each broken property comes back as
+// Outcome::problem rather than a test failure here, so a fuzzing engine could
+// drive these functions too (none is wired up: g++ has no -fsanitize=fuzzer).
 #pragma once
 
 #include <cstddef>

@@ -1,6 +1,6 @@
 #include "generators.h"
 
-#include "../support/psl_fragments.h"
+#include "../psl_fragments.h"
 
 #include <algorithm>
 #include <cctype>
