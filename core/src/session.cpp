@@ -116,6 +116,15 @@ Session::Prepared Session::prepare(const CellRequest& request) {
   if (entry.modelled) {
     if (!comp.machine) throw InputError(comp.no_machine);
     e.machine = *comp.machine;
+    // A trace model's `semantics` setting, before the command line's
+    // --semantics (which replaces it, as it replaces a runtime's).
+    if (trace_graph(graph)) try {
+        if (const std::optional<sim::Semantics> s = replay_semantics(e)) e.machine.semantics = *s;
+      } catch (const Error& x) {
+        cell.error = x.what();
+        cell.error_kind = x.kind();
+        return p;
+      }
     apply_overrides(options_.machine, e.machine);
   }
   try {

@@ -5,6 +5,7 @@
 
 #include "builtin_evaluators.h"
 
+#include "poems/base/suggest.h"
 #include "poems/core/error.h"
 #include "poems/core/timeline.h"
 #include "poems/core/trace_replay.h"
@@ -91,6 +92,15 @@ trace::ReplayOptions replay_options(const Evaluation& e, const std::string& mode
                      " is out of range; expected a number >= 0 (Wg of the modelled processor over the traced one's)");
   apply_replay_settings(e, options);
   return options;
+}
+
+std::optional<sim::Semantics> replay_semantics(const Evaluation& e) {
+  const std::optional<std::string> text = setting_text(e, "semantics");
+  if (!text) return std::nullopt;
+  if (const std::optional<sim::Semantics> s = sim::parse_semantics(*text)) return s;
+  throw InputError("study setting semantics = \"" + *text +
+                   "\" is not a message-progress semantics; allowed: \"matched\", \"loggopsim\" (docs/simulator.md)" +
+                   base::did_you_mean(*text, {"matched", "loggopsim"}));
 }
 
 nlohmann::json replay_settings_key(const Evaluation& e) {

@@ -501,9 +501,65 @@ TEST(TraceStudy, ReplaySettingsAreStudySettings) {
   const CommandResult located = poems("run " + typo + " --study whatif --no-store");
   EXPECT_EQ(located.exit_code, 1) << located.err;
   EXPECT_NE(located.err.find(":7:7: error: 'windwo' is not a parameter of model 'P2P' nor a setting of its replay "
-                             "(window, collective_algorithm, computation); did you mean 'window'?"),
+                             "(window, collective_algorithm, computation, semantics); did you mean 'window'?"),
             std::string::npos)
       << located.err;
+}
+
+// A model from a trace binds no MPI runtime, so the replay's message-progress
+// semantics is a study setting: each cell of a study varying it (and the
+// eager limit) equals `poems simulate --trace` / `poems analyze --trace`
+// with --semantics; the two semantics are two stored runs; --semantics on
+// the command line replaces the setting, as it replaces a runtime's; a bad
+// value fails its cells naming the setting.
+TEST(TraceStudy, SemanticsIsAStudySetting) {
+  const std::string archive = recorded("p2p", 2);
+  const std::string db = (work_dir() / "semantics.db").string();
+  const std::string psl =
+      trace_study("semantics", "model P2P from trace \"p2p/traces.otf2\";",
+                  "  vary semantics in [\"matched\", \"loggopsim\"];\n  vary Odin.S in [64B, 32KiB];\n"
+                  "  compare simulation[MPI-Sim], analytic[LogGP];\n");
+  const CommandResult study = poems("run " + psl + " --study whatif --db " + db + " --format json");
+  ASSERT_EQ(study.exit_code, 0) << study.err;
+  const nlohmann::json rows = nlohmann::json::parse(study.out)["rows"];
+  ASSERT_EQ(rows.size(), 4u);
+  std::map<std::string, std::vector<double>> by_semantics;
+  for (const nlohmann::json& row : rows) {
+    const std::string quoted = row["binding"]["semantics"].get<std::string>();
+    const std::string semantics = quoted.substr(1, quoted.size() - 2);
+    const std::string args = "--no-store --format json --trace " + archive +
+                             " -L 5.3us -o 2.3us -g 2us -G 2.5ns/B -O 1ns/B -S " +
+                             row["binding"]["Odin.S"].get<std::string>() + " --semantics " + semantics;
+    const double simulated = row["times_ns"]["simulation[MPI-Sim]"].get<double>();
+    EXPECT_EQ(simulated, json_time(poems("simulate " + args))) << row["binding"].dump();
+    EXPECT_EQ(row["times_ns"]["analytic[LogGP]"].get<double>(), json_time(poems("analyze " + args)))
+        << row["binding"].dump();
+    by_semantics[semantics].push_back(simulated);
+  }
+  ASSERT_EQ(by_semantics.size(), 2u);
+  EXPECT_NE(by_semantics["matched"], by_semantics["loggopsim"]);  // the setting reaches the engine
+  // Eight runs stored, none shared: a rerun reuses all eight.
+  const CommandResult again = poems("run " + psl + " --study whatif --db " + db);
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  std::size_t reused = 0;
+  for (std::size_t at = 0; (at = again.err.find(": stored result", at)) != std::string::npos; ++at) ++reused;
+  EXPECT_EQ(reused, 8u) << again.err;
+  // The command line's --semantics replaces the setting in every cell.
+  const CommandResult replaced = poems("run " + psl + " --study whatif --no-store --format json --semantics matched");
+  ASSERT_EQ(replaced.exit_code, 0) << replaced.err;
+  const nlohmann::json replaced_rows = nlohmann::json::parse(replaced.out)["rows"];
+  ASSERT_EQ(replaced_rows.size(), 4u);
+  for (std::size_t i = 0; i < 4; ++i)
+    EXPECT_EQ(replaced_rows[i]["times_ns"]["simulation[MPI-Sim]"].get<double>(), by_semantics["matched"][i % 2])
+        << replaced_rows[i]["binding"].dump();
+  const std::string bad_psl = trace_study("bad_semantics", "model P2P from trace \"p2p/traces.otf2\";",
+                                          "  set semantics = \"lgs\";\n  compare simulation[MPI-Sim];\n");
+  const CommandResult bad = poems("run " + bad_psl + " --study whatif --no-store");
+  EXPECT_EQ(bad.exit_code, 3) << bad.err;
+  EXPECT_NE(bad.err.find("study setting semantics = \"lgs\" is not a message-progress semantics; allowed: "
+                         "\"matched\", \"loggopsim\""),
+            std::string::npos)
+      << bad.err;
 }
 
 // The runs are stored keyed by the archive's contents: a second run of the
@@ -593,6 +649,12 @@ TEST(TraceStudy, TheExampleRunsOnItsProgramsTrace) {
   const CommandResult bandwidth = poems("run " + psl + " --study bandwidth --no-store --format json");
   ASSERT_EQ(bandwidth.exit_code, 0) << bandwidth.err;
   EXPECT_EQ(nlohmann::json::parse(bandwidth.out)["rows"].size(), 6u);
+  const CommandResult semantics = poems("run " + psl + " --study semantics --no-store --format json");
+  ASSERT_EQ(semantics.exit_code, 0) << semantics.err;
+  const nlohmann::json compared = nlohmann::json::parse(semantics.out)["rows"];
+  ASSERT_EQ(compared.size(), 4u);
+  EXPECT_EQ(compared[0]["binding"]["semantics"], "\"matched\"");
+  EXPECT_EQ(compared[2]["binding"]["semantics"], "\"loggopsim\"");
 }
 
 // The study's table names the model as PSL writes it; the knowledge base

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "poems/core/evaluators.h"
@@ -37,6 +38,13 @@ const TraceGraph* trace_graph(const taskgraph::StaticTaskGraph& graph);
 // reads --window, --collective-algorithm and --computation. Throws
 // InputError naming the setting.
 trace::ReplayOptions replay_options(const Evaluation& e, const std::string& model);
+// The study's setting `semantics` of a model from a trace ("matched" or
+// "loggopsim"), if it gives one: the message-progress semantics of the
+// replay, as --semantics on the command line (which replaces it, as it
+// replaces an MPI runtime's `semantics` for a PSL model). A trace model
+// binds no runtime, so this is where a study chooses, or varies, it.
+// Throws InputError naming the setting.
+std::optional<sim::Semantics> replay_semantics(const Evaluation& e);
 // The replay settings the evaluation gives, normalized, for its run key
 // (empty when it gives none, so runs without them keep their keys).
 nlohmann::json replay_settings_key(const Evaluation& e);
