@@ -82,6 +82,31 @@ TEST(LoggopsimDifferential, SchedulesInFileOrderMatch) {
   EXPECT_GE(compare_with_oracle(200000, 200, g, true), 150);
 }
 
+// Many operations of a rank ready at once, each waiting for the rank's one
+// CPU (and its NIC): the events LogGOPSim queues again and again, which the
+// engine parks in lots (engine.h, lgs_park). Per-byte costs in both orders
+// (G above O: the NIC decides when a send may go; below: the CPU) and eager
+// and rendezvous sizes; rank by rank against the oracle, which queues every
+// event again as LogGOPSim does.
+TEST(LoggopsimDifferential, ManyReadyOperationsMatchTheOracle) {
+  oracle::GeneratorOptions g;
+  g.max_ranks = 12;
+  g.steps_per_rank = 40;
+  g.multi_resource = false;
+  g.program_order = 0.1;
+  g.max_extra_deps = 1;
+  EXPECT_GE(compare_with_oracle(300000, 150, g, true), 60);
+  g.shuffle_file_order = false;
+  g.max_ranks = 4;
+  g.steps_per_rank = 80;
+  EXPECT_GE(compare_with_oracle(400000, 100, g, false), 30);
+  // Calcs of no time: a lot whose first member leaves the CPU free goes
+  // back to the queue member by member.
+  g.zero_calcs = 0.5;
+  g.max_ranks = 8;
+  EXPECT_GE(compare_with_oracle(500000, 100, g, true), 30);
+}
+
 // Both reading paths give the same run, event for event: random schedules
 // under both semantics, read lazily and in full (critical-path mode, no
 // resource queuing, reads each rank in full up front).

@@ -280,6 +280,11 @@ struct GeneratorOptions {
   std::uint64_t S = 256;              // eager limit the sizes are drawn around
   bool multi_resource = true;         // cpu/nic fields other than 0
   bool shuffle_file_order = true;     // operations defined out of dependency order, statements shuffled
+  // How often an operation depends on the rank's previous one. Low values
+  // leave many operations of a rank ready at once, waiting for its CPU.
+  double program_order = 0.75;
+  std::uint64_t max_extra_deps = 2;  // random earlier operations depended on, 0 .. this
+  double zero_calcs = 0;             // the share of calcs that take no time
 };
 
 // A random schedule: a global sequence of steps (a calc on one rank, or a
@@ -330,8 +335,8 @@ inline Schedule random_schedule(std::mt19937_64& rng, const GeneratorOptions& g)
     if (me == 0) return;
     // Usually the previous operation (a program), plus a few random earlier ones.
     std::vector<std::uint32_t> on;
-    if (chance(0.75)) on.push_back(me - 1);
-    const std::uint64_t extra = pick(0, 2);
+    if (chance(g.program_order)) on.push_back(me - 1);
+    const std::uint64_t extra = pick(0, g.max_extra_deps);
     for (std::uint64_t k = 0; k < extra; ++k) on.push_back(static_cast<std::uint32_t>(pick(0, me - 1)));
     std::sort(on.begin(), on.end());
     on.erase(std::unique(on.begin(), on.end()), on.end());
@@ -340,7 +345,8 @@ inline Schedule random_schedule(std::mt19937_64& rng, const GeneratorOptions& g)
   const std::uint64_t steps = std::uint64_t{P} * g.steps_per_rank / 2 + 1;
   for (std::uint64_t k = 0; k < steps; ++k) {
     if (chance(0.3)) {
-      add(static_cast<std::uint32_t>(pick(0, P - 1)), Op{kCalc, 0, 0, pick(0, 3000), 0, 0});
+      add(static_cast<std::uint32_t>(pick(0, P - 1)),
+          Op{kCalc, 0, 0, g.zero_calcs > 0 && chance(g.zero_calcs) ? 0 : pick(0, 3000), 0, 0});
       continue;
     }
     const auto src = static_cast<std::uint32_t>(pick(0, P - 1));

@@ -327,3 +327,35 @@ TEST(LoggopsimRules, AnObservedSourceRunsAsItsFixedSchedule) {
 
 }  // namespace
 }  // namespace poems::sim::testing
+
+namespace poems::sim::testing {
+namespace {
+
+// 2048 sends of rank 0, none depending on another, all ready at 0, wait
+// for its one CPU: under LogGOPSim's rules each release of the CPU pops
+// every waiting send, the first (in stamp order) takes it and the others
+// are queued again, 2048 * 2047 / 2 = 2,096,128 times in all. The engine
+// parks them (engine.h, lgs_park) and must count, and give, the same: the
+// CPU is the bottleneck (o + 0 O = 2300 > g = 2000), so the last send
+// starts at 2047 * 2300 and ends at 4,710,400; its message arrives o + L
+// later and is processed for o: 4,718,000. Confirmed with LogGOPSim.
+TEST(LoggopsimRules, OperationsWaitingForTheCpuTakeItInStampOrder) {
+  std::string text = "num_ranks 2\nrank 0 {\n";
+  for (int i = 0; i < 2048; ++i) text += "send 1b to 1 tag 0\n";
+  text += "}\nrank 1 {\n";
+  for (int i = 0; i < 2048; ++i) text += "recv 1b from 0 tag 0\n";
+  text += "}\n";
+  auto s = goal(text);
+  ASSERT_TRUE(s);
+  SimulationOptions o;
+  o.params = params(5300, 2300, 2000, ns_per_byte(2), ns_per_byte(1), 32768);
+  o.semantics = Semantics::Loggopsim;
+  const SimulationResult r = simulate(*s, o);
+  ASSERT_TRUE(r.completed);
+  EXPECT_EQ(finishes(r), in_ns({4'710'400, 4'718'000}));
+  EXPECT_EQ(r.requeued, 2'096'128u);
+  EXPECT_EQ(r.events, 2'096'128u + 2 * 2048u + 2048u);  // requeues, sends and receives, messages
+}
+
+}  // namespace
+}  // namespace poems::sim::testing

@@ -148,7 +148,10 @@ enum RankWord : std::uint32_t {
   kCompute,   // time in Calc operations
   kOverhead,  // CPU time in sends and receives
   kLastSend,  // critical-path mode: 1 + index of the last send read, 0 if none
-  kTotalsWords
+  kTotalsWords,
+  // With resource queuing (so never kLastSend's use), under the loggopsim
+  // semantics: the time the rank's last event was queued again for (lgs_park).
+  kLastRequeue = kLastSend
 };
 
 // Zeroed words on 64-byte lines, on huge pages where the kernel allows it.
@@ -286,12 +289,65 @@ class Engine {
   void lgs_arrive(std::uint32_t sender, std::uint32_t pos);
   void lgs_complete(std::uint32_t r, std::uint32_t pos);
   void lgs_finish_rendezvous(std::uint32_t sender, std::uint64_t op, std::uint32_t cpu, std::uint32_t nic);
-  void lgs_requeue(Picoseconds at) {
+  // The current event waits for rank `rank`'s resources of class `cls`
+  // (kParkCalc: the CPU; kParkSend: CPU and send NIC; kParkArrive: CPU and
+  // receive NIC) until `at`: queued again then, with its stamp, or parked.
+  void lgs_requeue(Picoseconds at, std::uint32_t rank, std::uint32_t cls) {
     if constexpr (kLoggopsim) {
       ++requeued_;
+      if (parking_) {
+        // The first event queued again for a time goes alone; the clock
+        // line holding the time was just read by the caller's test.
+        std::uint64_t& last = word(rank, kLastRequeue);
+        if (last == at) [[unlikely]]
+          return lgs_park(at, rank, cls);
+        last = at;
+      }
       queue_.push(QueuedEvent{at, current_key_, current_stamp_});
     }
   }
+  // Parked requeues (docs/simulator.md, "Parked requeues"). LogGOPSim
+  // queues an event that finds its CPU busy again at the time the CPU is
+  // free; when k operations of a rank wait for its CPU, each release pops
+  // all k and queues k - 1 again: quadratic. On ranks with one CPU and one
+  // NIC, the events of one rank and class queued again for the same time
+  // form a lot: the queue holds one entry for it, (time, smallest stamp).
+  // The first event queued again for a time goes alone (most do: a lot costs
+  // more than one event), the second and later ones of the same class form
+  // the lot.
+  // When that entry pops, its first member is handled; if the CPU is then
+  // busy past now, nothing can change the rank's clocks before the time
+  // moves on (every event that takes one of them needs the CPU), so every
+  // other member would be queued again at the same time, max(CPU, the
+  // class's NIC): the lot moves there in one push, and its members are
+  // counted as the events and requeues they stand for. Otherwise its
+  // members are queued one by one where they were.
+  enum ParkClass : std::uint32_t { kParkCalc, kParkSend, kParkArrive, kParkClasses };
+  static constexpr std::uint64_t kLotKey = std::uint64_t{1} << 63;  // ranks < 2^31: no event key has it
+  struct Parked {
+    std::uint64_t stamp, key;
+  };
+  struct Lot {
+    Picoseconds time = 0;
+    std::uint32_t rank = 0, cls = 0;
+    std::size_t first = 0;  // members[first ..) wait
+    std::vector<Parked> members;
+  };
+  // A second or later event of `rank` queued again for `at`: joins, or starts, the lot.
+  [[gnu::noinline]] void lgs_park(Picoseconds at, std::uint32_t rank, std::uint32_t cls);
+  // A lot's entry popped: the key of its first member, taken off it, whose
+  // event is handled next (its stamp is the entry's); then lgs_settle: the
+  // lot moves on, or is dissolved. Out of the event loop's way; the lot in
+  // hand is a member, not a local, so the loop keeps its registers.
+  [[gnu::noinline]] std::uint64_t lgs_unpark(std::uint32_t lot);
+  [[gnu::noinline]] void lgs_settle();
+  std::uint32_t lot_in_hand_ = kNone;
+  // The loggopsim event loop's body for one event.
+  [[gnu::always_inline]] inline void lgs_handle(std::uint64_t key, std::uint64_t stamp);
+  bool parking_ = false;
+  std::vector<std::uint32_t> lot_of_;  // per rank and class: its lot, or kNone
+  std::vector<Lot> lots_;
+  std::vector<std::uint32_t> free_lots_;
   // Queues the operations the event freed: per rank in ascending order, in
   // the order they were freed, then by kind as LogGOPSim sorts them.
   void lgs_queue_freed();
@@ -360,6 +416,9 @@ class Engine {
   // Always inlined: out of line, GCC finds it pure (prefetches are not side
   // effects to it) and deletes the call, result unused.
   [[gnu::always_inline]] inline void prefetch_upcoming() const;
+  // A queued event's rank, for the prefetches: a parked lot's entry
+  // (kLotKey) reads as rank 0, a harmless guess.
+  static std::uint32_t key_rank(std::uint64_t key) { return static_cast<std::uint32_t>(key >> 32) & 0x7fffffffu; }
   // The same for the one event the queue says comes next (RadixQueue::peek),
   // whatever its time: most times have one or two events.
   [[gnu::always_inline]] inline void prefetch_next() const;

@@ -46,7 +46,7 @@ inline void Engine<true>::lgs_start(std::uint32_t r, std::uint32_t pos) {
   switch (s.kind) {
     case OpKind::Calc: {
       Picoseconds& cpu = cpu_free(r, s.cpu);
-      if (cpu > now_) return lgs_requeue(cpu);
+      if (cpu > now_) return lgs_requeue(cpu, r, kParkCalc);
       cpu = now_ + s.amount;
       word(r, kCompute) += s.amount;
       if (options_.record_timeline) timeline_.push_back(Span{r, s.cpu, Span::Calc, -1, now_, cpu, 0, s.node});
@@ -56,7 +56,7 @@ inline void Engine<true>::lgs_start(std::uint32_t r, std::uint32_t pos) {
       Picoseconds& cpu = cpu_free(r, s.cpu);
       Picoseconds& nic = nic_send_free(r, s.nic);
       const Picoseconds free = std::max(cpu, nic);
-      if (free > now_) return lgs_requeue(free);
+      if (free > now_) return lgs_requeue(free, r, kParkSend);
       const LgsCosts& costs = lgs_costs(s.amount);
       const Picoseconds busy = costs.send_cpu;
       cpu = now_ + busy;
@@ -113,7 +113,7 @@ inline void Engine<true>::lgs_arrive(std::uint32_t sender, std::uint32_t pos) {
   Picoseconds& cpu = cpu_free(dest, s.cpu);
   Picoseconds& nic = nic_recv_free(dest, s.nic);
   const Picoseconds free = std::max(cpu, nic);
-  if (free > now_) return lgs_requeue(free);
+  if (free > now_) return lgs_requeue(free, dest, kParkArrive);
   s.flags |= kDelivered;
   if (pos == from.head) head_finished(sender);  // if it completed too
   const std::uint64_t op = from.base + pos;
@@ -151,6 +151,70 @@ void Engine<true>::lgs_finish_rendezvous(std::uint32_t sender, std::uint64_t op,
   Picoseconds& n = nic_send_free(sender, nic);
   if (n < now_) n = now_;
   lgs_complete(sender, static_cast<std::uint32_t>(op - ranks_[sender].base));
+}
+
+template <>
+void Engine<true>::lgs_park(Picoseconds at, std::uint32_t rank, std::uint32_t cls) {
+  std::uint32_t& id = lot_of_[std::size_t{rank} * kParkClasses + cls];
+  if (id != kNone) {
+    Lot& lot = lots_[id];
+    // Stamps join in ascending order, so the queued entry keeps the smallest.
+    if (lot.time == at && current_stamp_ > lot.members.back().stamp) {
+      lot.members.push_back(Parked{current_stamp_, current_key_});
+      return;
+    }
+    queue_.push(StampedEvent{at, current_key_, current_stamp_});
+    return;
+  }
+  if (free_lots_.empty()) {
+    free_lots_.push_back(static_cast<std::uint32_t>(lots_.size()));
+    lots_.emplace_back();
+  }
+  id = free_lots_.back();
+  free_lots_.pop_back();
+  Lot& lot = lots_[id];
+  lot.time = at;
+  lot.rank = rank;
+  lot.cls = cls;
+  lot.first = 0;
+  lot.members.clear();
+  lot.members.push_back(Parked{current_stamp_, current_key_});
+  queue_.push(StampedEvent{at, kLotKey | id, current_stamp_});
+}
+
+template <>
+std::uint64_t Engine<true>::lgs_unpark(std::uint32_t id) {
+  lot_in_hand_ = id;
+  Lot& lot = lots_[id];
+  return lot.members[lot.first++].key;
+}
+
+template <>
+void Engine<true>::lgs_settle() {
+  const std::uint32_t id = lot_in_hand_;
+  lot_in_hand_ = kNone;
+  Lot& lot = lots_[id];
+  const std::size_t left = lot.members.size() - lot.first;
+  const Picoseconds cpu = cpu_free(lot.rank, 0);
+  if (left != 0 && cpu > now_) {
+    Picoseconds at = cpu;
+    if (lot.cls == kParkSend) at = std::max(at, nic_send_free(lot.rank, 0));
+    if (lot.cls == kParkArrive) at = std::max(at, nic_recv_free(lot.rank, 0));
+    events_ += left;  // the pops and requeues the members stand for
+    requeued_ += left;
+    if (lot.first >= 64 && 2 * lot.first >= lot.members.size()) {
+      lot.members.erase(lot.members.begin(), lot.members.begin() + static_cast<std::ptrdiff_t>(lot.first));
+      lot.first = 0;
+    }
+    lot.time = at;
+    queue_.push(StampedEvent{at, kLotKey | id, lot.members[lot.first].stamp});
+    return;
+  }
+  // Each member where it was: at this time, with its stamp.
+  for (std::size_t i = lot.first; i < lot.members.size(); ++i)
+    queue_.push(StampedEvent{now_, lot.members[i].key, lot.members[i].stamp});
+  lot_of_[std::size_t{lot.rank} * kParkClasses + lot.cls] = kNone;
+  free_lots_.push_back(id);
 }
 
 template <>

@@ -68,7 +68,12 @@ Engine<L>::Engine(taskgraph::ScheduleSource& source, const SimulationOptions& op
                    explicit_->max_nic() < options.nics && explicit_->peers_are_ranks() &&
                    explicit_->depends_on_earlier() && explicit_->max_message_bytes() <= max_bytes_ &&
                    explicit_->max_calc_duration() <= kMaxCost;
-  if constexpr (L) by_kind_.reserve(64);
+  if constexpr (L) {
+    by_kind_.reserve(64);
+    // One CPU and one NIC: the rule that lets a lot move as one (lgs_settle).
+    parking_ = queuing_ && options.cpus == 1 && options.nics == 1 && !observer_ && nranks_ < (1u << 31);
+    if (parking_) lot_of_.assign(std::size_t{nranks_} * kParkClasses, kNone);
+  }
   if (options.progress) {
     progress_at_ = kProgressInterval;
     if (explicit_) total_operations_ = explicit_->total_operations();
@@ -575,26 +580,26 @@ inline void Engine<L>::prefetch_upcoming() const {
   const QueuedEvent* next = queue_.upcoming(known);
   if (known <= 16) return;  // a short run of equal times: nothing to gain
   auto slot_of = [this](const QueuedEvent& e) -> const Slot* {
-    const RankState& rs = ranks_[e.key >> 32];
+    const RankState& rs = ranks_[key_rank(e.key)];
     const auto pos =
         static_cast<std::uint32_t>(static_cast<std::uint32_t>(e.key) - static_cast<std::uint32_t>(rs.base));
     return pos < rs.slots.size() ? rs.slots.data() + pos : nullptr;
   };
   auto is_arrival = [](const Slot& s) { return s.kind == OpKind::Send && (s.flags & kStarted); };
-  __builtin_prefetch(&ranks_[next[16].key >> 32]);
+  __builtin_prefetch(&ranks_[key_rank(next[16].key)]);
   if (const Slot* s = slot_of(next[12])) {
     __builtin_prefetch(s);
     __builtin_prefetch(s + 1);  // its successor, most often (a prefetch past the window is harmless)
-    const RankState& rs = ranks_[next[12].key >> 32];  // retire() starts at the window's head
+    const RankState& rs = ranks_[key_rank(next[12].key)];  // retire() starts at the window's head
     __builtin_prefetch(rs.slots.data() + rs.head);
   }
-  __builtin_prefetch(clocks_.data() + (next[12].key >> 32) * clock_stride_);
+  __builtin_prefetch(clocks_.data() + std::size_t{key_rank(next[12].key)} * clock_stride_);
   if (const Slot* s = slot_of(next[8])) {
     if (is_arrival(*s)) {
       __builtin_prefetch(&ranks_[static_cast<std::uint32_t>(s->peer)]);
       __builtin_prefetch(clocks_.data() + std::size_t(s->peer) * clock_stride_);
     } else if (s->done_succ != kNone && !is_inline_succ(s->done_succ)) {
-      __builtin_prefetch(ranks_[next[8].key >> 32].edges.data() + s->done_succ);
+      __builtin_prefetch(ranks_[key_rank(next[8].key)].edges.data() + s->done_succ);
     }
   }
   if (const Slot* s = slot_of(next[4]); s && is_arrival(*s)) {
@@ -622,7 +627,7 @@ template <bool L>
 inline void Engine<L>::prefetch_next() const {
   const QueuedEvent* next = queue_.peek();
   if (next == nullptr) return;
-  const auto r = static_cast<std::uint32_t>(next->key >> 32);
+  const std::uint32_t r = key_rank(next->key);
   const RankState& rs = ranks_[r];
   const auto pos =
       static_cast<std::uint32_t>(static_cast<std::uint32_t>(next->key) - static_cast<std::uint32_t>(rs.base));
@@ -641,7 +646,7 @@ double thread_cpu_seconds() {
 
 template <bool L>
 void Engine<L>::report_progress(std::chrono::steady_clock::time_point start, bool finished) {
-  progress_at_ += kProgressInterval;
+  progress_at_ = events_ + kProgressInterval;  // a parked lot may have moved events_ past the mark
   SimulationProgress p;
   p.now = now_;
   p.events = events_;
@@ -651,6 +656,36 @@ void Engine<L>::report_progress(std::chrono::steady_clock::time_point start, boo
   p.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   p.finished = finished;
   options_.progress.report(options_.progress.context, p);
+}
+
+// One event under the loggopsim semantics: its handler, then the reading,
+// queuing and retiring it asked for.
+template <bool L>
+inline void Engine<L>::lgs_handle(std::uint64_t key, std::uint64_t stamp) {
+  if constexpr (L) {
+    const auto r = static_cast<std::uint32_t>(key >> 32);
+    const auto pos =
+        static_cast<std::uint32_t>(static_cast<std::uint32_t>(key) - static_cast<std::uint32_t>(ranks_[r].base));
+    current_key_ = key;
+    current_stamp_ = stamp;
+    mark_ = 0;
+    to_read_count_ = to_retire_count_ = 0;
+    if (ranks_[r].slots[pos].flags & kStarted)
+      lgs_arrive(r, pos);
+    else
+      lgs_start(r, pos);
+    // Read what the event made readable, then queue what it freed, then
+    // retire (which may move the windows the freed positions point into).
+    for (std::uint32_t i = 0; i < to_read_count_; ++i) read(to_read_[i]);
+    if (freed_.size() == 1) {  // most events free one operation
+      lgs_push_freed(freed_[0].rank, freed_[0].pos);
+      freed_.clear();
+    } else if (!freed_.empty()) {
+      lgs_queue_freed();
+    }
+    if (lazy_)
+      for (std::uint32_t i = 0; i < to_retire_count_; ++i) retire(to_retire_[i]);
+  }
 }
 
 template <bool L>
@@ -672,35 +707,20 @@ SimulationResult Engine<L>::run(std::size_t max_stuck_listed) {
     prefetch_upcoming();
     const QueuedEvent ev = queue_.pop();
     prefetch_next();
-    if (++events_ == progress_at_) [[unlikely]]
+    // Parked lots count the events they stand for: past, not only at, the mark.
+    if (++events_ >= progress_at_) [[unlikely]]
       report_progress(wall_start, false);
     now_ = ev.time;
     if (now_ > kMaxTime) [[unlikely]]
       clock_overflow();
-    const auto r = static_cast<std::uint32_t>(ev.key >> 32);
-    const auto pos =
-        static_cast<std::uint32_t>(static_cast<std::uint32_t>(ev.key) - static_cast<std::uint32_t>(ranks_[r].base));
     if constexpr (L) {
-      current_key_ = ev.key;
-      current_stamp_ = ev.stamp;
-      mark_ = 0;
-      to_read_count_ = to_retire_count_ = 0;
-      if (ranks_[r].slots[pos].flags & kStarted)
-        lgs_arrive(r, pos);
-      else
-        lgs_start(r, pos);
-      // Read what the event made readable, then queue what it freed, then
-      // retire (which may move the windows the freed positions point into).
-      for (std::uint32_t i = 0; i < to_read_count_; ++i) read(to_read_[i]);
-      if (freed_.size() == 1) {  // most events free one operation
-        lgs_push_freed(freed_[0].rank, freed_[0].pos);
-        freed_.clear();
-      } else if (!freed_.empty()) {
-        lgs_queue_freed();
-      }
-      if (lazy_)
-        for (std::uint32_t i = 0; i < to_retire_count_; ++i) retire(to_retire_[i]);
+      lgs_handle((ev.key & kLotKey) ? lgs_unpark(static_cast<std::uint32_t>(ev.key)) : ev.key, ev.stamp);
+      if (lot_in_hand_ != kNone) [[unlikely]]
+        lgs_settle();
     } else {
+      const auto r = static_cast<std::uint32_t>(ev.key >> 32);
+      const auto pos =
+          static_cast<std::uint32_t>(static_cast<std::uint32_t>(ev.key) - static_cast<std::uint32_t>(ranks_[r].base));
       touched_count_ = 0;
       touch(r);
       if (ranks_[r].slots[pos].flags & kStarted)
