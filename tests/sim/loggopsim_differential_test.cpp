@@ -162,6 +162,16 @@ TEST(LoggopsimReference, RandomSchedulesMatchLogGOPSim) {
   for (int i = 0; i < count; ++i) {
     std::mt19937_64 rng(7000 + static_cast<std::uint64_t>(i));
     oracle::GeneratorOptions g;
+    // POEMS_LOGGOPSIM_SHAPE=ready: the schedules of ManyReadyOperationsMatchTheOracle
+    // (most operations ready at once, parked by the engine).
+    if (const char* shape = std::getenv("POEMS_LOGGOPSIM_SHAPE"); shape && std::string(shape) == "ready") {
+      g.max_ranks = 12;
+      g.steps_per_rank = 40;
+      g.multi_resource = false;
+      g.program_order = 0.1;
+      g.max_extra_deps = 1;
+      g.zero_calcs = 0.2;
+    }
     const oracle::Schedule s = oracle::random_schedule(rng, g);
     const oracle::Params p = random_params(rng, g.S);
     const oracle::Result want = oracle::simulate(s, p);
