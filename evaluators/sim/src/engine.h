@@ -299,6 +299,13 @@ class Engine {
         // The first event queued again for a time goes alone; the clock
         // line holding the time was just read by the caller's test.
         std::uint64_t& last = word(rank, kLastRequeue);
+        if (lot_in_hand_ != kNone) [[unlikely]] {
+          // A lot's first member, queued again: it stays the lot's first
+          // (lgs_settle), so that the lot does not shed one member a move.
+          last = at;
+          member_requeued_at_ = at;
+          return;
+        }
         if (last == at) [[unlikely]]
           return lgs_park(at, rank, cls);
         last = at;
@@ -342,6 +349,7 @@ class Engine {
   [[gnu::noinline]] std::uint64_t lgs_unpark(std::uint32_t lot);
   [[gnu::noinline]] void lgs_settle();
   std::uint32_t lot_in_hand_ = kNone;
+  Picoseconds member_requeued_at_ = 0;  // the lot in hand's first member was queued again for this time (0: it was not)
   // The loggopsim event loop's body for one event.
   [[gnu::always_inline]] inline void lgs_handle(std::uint64_t key, std::uint64_t stamp);
   bool parking_ = false;

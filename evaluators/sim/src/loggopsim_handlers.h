@@ -193,15 +193,20 @@ template <>
 void Engine<true>::lgs_settle() {
   const std::uint32_t id = lot_in_hand_;
   lot_in_hand_ = kNone;
+  const Picoseconds back = member_requeued_at_;  // its first member was queued again (times are > 0 then)
+  member_requeued_at_ = 0;
   Lot& lot = lots_[id];
   const std::size_t left = lot.members.size() - lot.first;
   const Picoseconds cpu = cpu_free(lot.rank, 0);
-  if (left != 0 && cpu > now_) {
+  if ((left != 0 || back != 0) && cpu > now_) {
     Picoseconds at = cpu;
     if (lot.cls == kParkSend) at = std::max(at, nic_send_free(lot.rank, 0));
     if (lot.cls == kParkArrive) at = std::max(at, nic_recv_free(lot.rank, 0));
     events_ += left;  // the pops and requeues the members stand for
     requeued_ += left;
+    // The first member was queued again for `at` too (no clock moved
+    // since), and its stamp is still the smallest: it stays the first.
+    if (back != 0) --lot.first;
     if (lot.first >= 64 && 2 * lot.first >= lot.members.size()) {
       lot.members.erase(lot.members.begin(), lot.members.begin() + static_cast<std::ptrdiff_t>(lot.first));
       lot.first = 0;
@@ -210,7 +215,9 @@ void Engine<true>::lgs_settle() {
     queue_.push(StampedEvent{at, kLotKey | id, lot.members[lot.first].stamp});
     return;
   }
-  // Each member where it was: at this time, with its stamp.
+  // Each member where it was: at this time, with its stamp; the first, if
+  // it was queued again, where that put it.
+  if (back != 0) queue_.push(StampedEvent{back, lot.members[lot.first - 1].key, lot.members[lot.first - 1].stamp});
   for (std::size_t i = lot.first; i < lot.members.size(); ++i)
     queue_.push(StampedEvent{now_, lot.members[i].key, lot.members[i].stamp});
   lot_of_[std::size_t{lot.rank} * kParkClasses + lot.cls] = kNone;
