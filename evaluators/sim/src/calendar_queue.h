@@ -250,7 +250,11 @@ class CalendarQueue {
     advances_ = 0;
     events_ = 0;
     int width = width_;
-    if (events > 8 * advances && width > 0)
+    // Narrower buckets split only events of different times: a run of equal
+    // times (many operations freed at once, at time 0 say) would otherwise
+    // narrow them to a picosecond and send the rest of the run to the far heap.
+    const bool splits = run_[end_ - 1].time - run_[front_].time >= (std::uint64_t{1} << width) / 4;
+    if (events > 8 * advances && width > 0 && splits)
       --width;
     else if (events < 2 * advances && width < 40)
       ++width;
