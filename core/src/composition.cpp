@@ -66,7 +66,7 @@ sim::Semantics runtime_semantics(System& system, const EvaluationPlan& plan, boo
   const std::optional<sim::Semantics> semantics = semantics_value(value);
   std::string problem;
   if (!semantics)
-    problem = semantics_error(plan.runtime_component, value);
+    problem = semantics_error(plan.runtime_component + ".semantics", value);
   else if (*semantics == sim::Semantics::Loggopsim && handshake)
     problem = plan.runtime_component +
               ".semantics = \"loggopsim\" with the rendezvous handshake: the handshake is a "

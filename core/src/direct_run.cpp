@@ -121,7 +121,7 @@ void apply_runtime(const psl::Frontend& fe, const psl::ComponentInstance& runtim
   const std::optional<sim::Semantics> semantics = semantics_value(*p.semantics);
   std::string problem;
   if (!semantics)
-    problem = semantics_error(runtime.name, *p.semantics);
+    problem = semantics_error(runtime.name + ".semantics", *p.semantics);
   else if (*semantics == sim::Semantics::Loggopsim && machine.rendezvous_handshake)
     problem = runtime.name +
               ".semantics = \"loggopsim\" with the rendezvous handshake: the handshake is a "

@@ -196,8 +196,8 @@ psl::SourceLocation semantics_location(const psl::Program& program, const std::v
   return {};
 }
 
-std::string semantics_error(const std::string& runtime, const base::Value& value) {
-  return runtime + ".semantics = " + value.str() +
+std::string semantics_error(const std::string& subject, const base::Value& value) {
+  return subject + " = " + value.str() +
          " is not a message-progress semantics; allowed: \"matched\", \"loggopsim\" (docs/simulator.md)" +
          (value.kind == base::Value::Kind::String ? base::did_you_mean(value.text, {"matched", "loggopsim"})
                                                   : std::string());

@@ -5,8 +5,8 @@
 
 #include "builtin_evaluators.h"
 
-#include "poems/base/suggest.h"
 #include "poems/core/error.h"
+#include "poems/core/machine.h"
 #include "poems/core/timeline.h"
 #include "poems/core/trace_replay.h"
 #include "poems/trace/archive.h"
@@ -98,9 +98,7 @@ std::optional<sim::Semantics> replay_semantics(const Evaluation& e) {
   const std::optional<std::string> text = setting_text(e, "semantics");
   if (!text) return std::nullopt;
   if (const std::optional<sim::Semantics> s = sim::parse_semantics(*text)) return s;
-  throw InputError("study setting semantics = \"" + *text +
-                   "\" is not a message-progress semantics; allowed: \"matched\", \"loggopsim\" (docs/simulator.md)" +
-                   base::did_you_mean(*text, {"matched", "loggopsim"}));
+  throw InputError(semantics_error("study setting semantics", base::Value::of_string(*text)));
 }
 
 nlohmann::json replay_settings_key(const Evaluation& e) {

@@ -70,8 +70,9 @@ std::optional<sim::Semantics> semantics_value(const base::Value& value);
 // run's), else the component's parameter or profile entry; invalid if none.
 psl::SourceLocation semantics_location(const psl::Program& program, const std::vector<const psl::StudyDecl*>& studies,
                                        const std::string& runtime, const base::Value& value);
-// "MPI_simulated.semantics = \"lazy\" is not a message-progress semantics; allowed: ..."
-std::string semantics_error(const std::string& runtime, const base::Value& value);
+// "MPI_simulated.semantics = \"lazy\" is not a message-progress semantics; allowed: ...",
+// for a subject such as "MPI_simulated.semantics" or "study setting semantics".
+std::string semantics_error(const std::string& subject, const base::Value& value);
 
 // A hardware component of a program by name, with its parameters evaluated
 // (`poems direct`, which runs a program, not a model). UsageError when there
