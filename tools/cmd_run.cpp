@@ -98,7 +98,7 @@ void run_run(const RunOptions& o, Context& ctx) {
   }
   const PriorityScope priority(o.measure.nice, ctx);
   const auto system = core::load_system(o.system.request(true));
-  ctx.err << system->warnings();
+  ctx.err << system->warnings() << core::semantics_override_warnings(*system, o.machine.overrides);
   core::Store store(o.store);
   core::SessionOptions options = session_options(*system, o.choices, o.machine, o.wg, o.method);
   options.measure = o.measure;

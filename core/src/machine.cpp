@@ -4,6 +4,7 @@
 #include "poems/base/units.h"
 #include "poems/core/error.h"
 #include "poems/core/progress.h"
+#include "poems/core/system.h"
 #include "poems/psl/value.h"
 #include "poems/taskgraph/limits.h"
 
@@ -194,6 +195,25 @@ psl::SourceLocation semantics_location(const psl::Program& program, const std::v
     for (const psl::ProfileEntry& e : a.profile)
       if (e.name.name == "semantics" && e.value) return e.value->location;
   return {};
+}
+
+std::string semantics_override_warnings(System& system, const MachineOverrides& overrides) {
+  const psl::StudyDecl* study = system.study();
+  if (!study || !overrides.semantics || !sim::parse_semantics(*overrides.semantics)) return {};
+  const std::string& chosen = *overrides.semantics;
+  const auto names_semantics = [](const std::string& n) { return n == "semantics" || n.ends_with(".semantics"); };
+  psl::DiagnosticEngine& diags = system.diagnostics();
+  const std::size_t first = diags.all().size();
+  for (const psl::Binding& b : study->settings)
+    if (names_semantics(b.name.name))
+      diags.warning(b.name.location,
+                    "--semantics " + chosen + " replaces this `set " + b.name.name + "`: every cell runs " + chosen);
+  for (const psl::VaryClause& v : study->varies)
+    for (const psl::Identifier& t : v.targets)
+      if (names_semantics(t.name))
+        diags.warning(t.location,
+                      "--semantics " + chosen + " replaces this `vary " + t.name + "`: every cell runs " + chosen);
+  return diags.all().size() == first ? std::string() : system.render_diagnostics(first);
 }
 
 std::string semantics_error(const std::string& subject, const base::Value& value) {

@@ -547,6 +547,12 @@ TEST(TraceStudy, SemanticsIsAStudySetting) {
   // The command line's --semantics replaces the setting in every cell.
   const CommandResult replaced = poems("run " + psl + " --study whatif --no-store --format json --semantics matched");
   ASSERT_EQ(replaced.exit_code, 0) << replaced.err;
+  // ... and says so, where the study varies it.
+  EXPECT_NE(
+      replaced.err.find(psl + ":7:8: warning: --semantics matched replaces this `vary semantics`: every cell runs "
+                              "matched\n    vary semantics in"),
+      std::string::npos)
+      << replaced.err;
   const nlohmann::json replaced_rows = nlohmann::json::parse(replaced.out)["rows"];
   ASSERT_EQ(replaced_rows.size(), 4u);
   for (std::size_t i = 0; i < 4; ++i)

@@ -20,6 +20,8 @@
 
 namespace poems::core {
 
+class System;
+
 struct Machine {
   components::LogGOPS params;
   bool rendezvous_handshake = false;
@@ -70,6 +72,10 @@ std::optional<sim::Semantics> semantics_value(const base::Value& value);
 // run's), else the component's parameter or profile entry; invalid if none.
 psl::SourceLocation semantics_location(const psl::Program& program, const std::vector<const psl::StudyDecl*>& studies,
                                        const std::string& runtime, const base::Value& value);
+// The run's study's `set` and `vary` of a semantics (`semantics`, or
+// `Runtime.semantics`) that --semantics replaces in every cell, each a
+// located warning, rendered; "" when there is none (or no --semantics).
+std::string semantics_override_warnings(System& system, const MachineOverrides& overrides);
 // "MPI_simulated.semantics = \"lazy\" is not a message-progress semantics; allowed: ...",
 // for a subject such as "MPI_simulated.semantics" or "study setting semantics".
 std::string semantics_error(const std::string& subject, const base::Value& value);
