@@ -8,6 +8,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cassert>
 
 #include "engine.h"
 #include "engine_hot.h"
@@ -206,6 +207,7 @@ void Engine<true>::lgs_settle() {
     requeued_ += left;
     // The first member was queued again for `at` too (no clock moved
     // since), and its stamp is still the smallest: it stays the first.
+    assert(back == 0 || back == at);
     if (back != 0) --lot.first;
     if (lot.first >= 64 && 2 * lot.first >= lot.members.size()) {
       lot.members.erase(lot.members.begin(), lot.members.begin() + static_cast<std::ptrdiff_t>(lot.first));
