@@ -87,13 +87,13 @@ class Probe {
     next_.assign(first_[ranks], kNone);
     clocks_.resize(ranks);
     std::vector<std::uint32_t> n_start(first_[ranks], 0), n_done(first_[ranks], 0);
-    std::vector<std::pair<std::uint64_t, bool>> edges;  // (dependent, on start), per predecessor below
     for (std::uint32_t r = 0; r < ranks; ++r) {
       const poems::taskgraph::OpBuffer b = schedule.operations(r);
       const std::uint64_t base = first_[r];
       for (std::size_t i = 0; i < b.ops.size(); ++i) {
         const poems::taskgraph::Operation& x = b.ops[i];
         if (x.comm != 0) out_of_scope("communicators");
+        if (x.dep_count >= std::uint32_t{1} << 30) out_of_scope("2^30 dependencies of one operation or more");
         Op& op = ops_[base + i];
         op.rank = r;
         op.peer = static_cast<std::uint32_t>(x.peer);  // kAnySource (-1) is kAny
@@ -177,9 +177,8 @@ class Probe {
   static bool matches(std::uint32_t want_src, std::uint32_t want_tag, std::uint32_t src, std::uint32_t tag) {
     return (want_src == kAny || src == kAny || src == want_src) && (want_tag == kAny || tag == kAny || tag == want_tag);
   }
-  std::uint64_t per_byte(std::uint64_t bytes, std::uint64_t x) const {
-    return (bytes - 1) * x;
-  }  // wraps at 0, as LogGOPSim
+  // (s - 1) times a per-byte cost; wraps at 0 bytes, as in LogGOPSim.
+  static std::uint64_t per_byte(std::uint64_t bytes, std::uint64_t x) { return (bytes - 1) * x; }
 
   // Tells op's successors succ[from, from + n) into freed_[which].
   void tell(int which, std::uint32_t from, std::uint32_t n) {
