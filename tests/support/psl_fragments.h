@@ -1,5 +1,5 @@
 // PSL fragments the mutating tests insert into specs (psl/mutation_test.cpp,
-// fuzz/generators.cpp): each list is the shared punctuation, operators and
+// support/fuzz/generators.h): each list is the shared punctuation, operators and
 // model keywords followed by the test's own fragments. The order is part of
 // each test: its seeded random draws index the list, so a fragment moved or
 // added changes every mutation the test replays.
