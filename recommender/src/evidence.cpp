@@ -577,8 +577,17 @@ std::vector<Evidence> EvidenceStore::simulations(const std::vector<std::string>&
   }
   if (!problem_.simulation_error.empty())
     throw QueryError("confirming needs the simulator: " + problem_.simulation_error);
-  // As run_study: this process claims each case in order when a worker is
-  // free, stores each result as it arrives; the workers only simulate.
+  // This process claims each case when a worker is free for it and stores
+  // each result as it arrives; the workers only simulate. So does run_study
+  // (core/src/parallel_study.cpp), but its loop is not this one: it may hand
+  // a costly later cell out early (HandOutOrder), so it claims ahead in plan
+  // order, gives back claims it never started and still starts cells before
+  // a failure; it runs measurements here alone and reports in plan order;
+  // and a failed cell is a row of its table, only an exception ends it.
+  // Here cases go out in order and are claimed as they start, so every case
+  // before a failing one has started and stopping all starts is the serial
+  // rule; any failed simulation ends the question, with the worker's error
+  // text and kind.
   auto compute = [&](std::size_t i, const std::string&) {
     core::Session::Computed c;
     try {

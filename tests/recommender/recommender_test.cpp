@@ -14,6 +14,7 @@
 #include "poems/core/study.h"
 #include "poems/db/knowledge_base.h"
 #include "poems/recommender/rules.h"
+#include "poems/taskgraph/limits.h"
 #include "recommender_test_util.h"
 
 using namespace poems;
@@ -247,6 +248,111 @@ TEST(Recommender, ConfirmSimulatesTheTopCandidatesAndRaisesTheirConfidence) {
   const std::vector<Recommendation> more = again.recommend(set, 10);
   EXPECT_GT(more[9].confidence.value, 0.5);
   EXPECT_GT(more[9].confidence.distance, 0.0);
+}
+
+// --confirm --jobs 2: the simulations on forked workers, claimed and stored
+// by this process. A case simulated before is found, not simulated again; the
+// others get a serial confirm's times and run ids. A failure fails the
+// question with the error of the first failing case by position (not by
+// arrival), as serially; what was under way is stored; nothing after it starts.
+TEST(Recommender, ConfirmOnWorkersStoresWhatASerialConfirmDoesAndStopsAtTheFirstFailure) {
+  ScratchDir dir;
+  const Problem p = problem(16, 16, 16, "Odin", 6, 2);
+  const CandidateSet set = candidates(p, {}, {}, 4, true);
+  db::KnowledgeBase serial_kb(dir.file("serial.db")), kb(dir.file());
+  Recommender serial(&serial_kb, p), parallel(&kb, p);
+  parallel.set_jobs(2);
+  std::vector<Recommendation> expected = serial.recommend(set, 4);
+  const ConfirmReport s = serial.confirm(expected);
+  std::vector<Recommendation> top = parallel.recommend(set, 4);
+  ASSERT_EQ(top.size(), 4u);
+  for (std::size_t k = 0; k < 4; ++k) ASSERT_EQ(top[k].values, expected[k].values) << k;
+  std::vector<Recommendation> first(top.begin(), top.begin() + 1);
+  const db::RowId simulated_before = parallel.confirm(first).items.at(0).simulation.run_id;  // one case: serially
+  EXPECT_EQ(parallel.stats().simulated, 1u);
+
+  const QueryStats before = parallel.stats();
+  const ConfirmReport r = parallel.confirm(top);
+  EXPECT_EQ(parallel.stats().simulated - before.simulated, 3u);
+  EXPECT_EQ(parallel.stats().stored - before.stored, 3u);
+  ASSERT_EQ(r.items.size(), 4u);
+  EXPECT_EQ(r.items[0].simulation.run_id, simulated_before);
+  for (std::size_t k = 0; k < 4; ++k) {
+    EXPECT_EQ(r.items[k].simulation.fresh, k > 0) << k;
+    EXPECT_EQ(r.items[k].simulated_ns, s.items[k].simulated_ns) << k;
+    EXPECT_EQ(r.items[k].simulation.run_id, s.items[k].simulation.run_id) << k;  // claimed in case order
+    EXPECT_EQ(kb.run(r.items[k].simulation.run_id)->status, db::RunStatus::kDone) << k;
+  }
+
+  // Failing cases: an operation limit of 10^5, which 16x16 processes with
+  // mk = mmi = 1 (1.9 x 10^6 operations) reach after a while and no 4-process
+  // candidate reaches (at most 18464); and mk = 0, which fails at once, before
+  // any operation, with another message.
+  struct RestoreLimit {
+    std::uint64_t saved = taskgraph::default_instantiation_limits().max_operations;
+    ~RestoreLimit() { taskgraph::default_instantiation_limits().max_operations = saved; }
+  } restore;
+  taskgraph::default_instantiation_limits().max_operations = 100'000;
+  const std::vector<std::string>& names = top[0].names;
+  auto with = [&](std::vector<double> values, const std::vector<std::pair<std::string, double>>& changes) {
+    for (const auto& [name, value] : changes)
+      values[std::find(names.begin(), names.end(), name) - names.begin()] = value;
+    return values;
+  };
+  const std::vector<double> slow_failure = with(top[0].values, {{"npe_i", 16}, {"npe_j", 16}, {"mk", 1}, {"mmi", 1}});
+  const std::vector<double> fast_failure = with(top[0].values, {{"mk", 0}});
+  std::vector<std::vector<double>> fresh;  // candidates not simulated yet
+  for (std::size_t i = 0; i < set.size() && fresh.size() < 2; ++i)
+    if (std::none_of(top.begin(), top.end(), [&](const Recommendation& t) { return t.values == set.at(i); }))
+      fresh.push_back(set.at(i));
+  ASSERT_EQ(fresh.size(), 2u);
+  auto cases = [&](const std::vector<std::vector<double>>& values) {
+    std::vector<Recommendation> out;
+    for (const std::vector<double>& v : values) {
+      out.push_back(top[0]);
+      out.back().values = v;
+    }
+    return out;
+  };
+  auto error_of = [&](Recommender& recommender, const std::vector<std::vector<double>>& values) {
+    std::vector<Recommendation> recs = cases(values);
+    try {
+      recommender.confirm(recs);
+    } catch (const std::exception& x) {
+      return std::string(x.what());
+    }
+    return std::string("no error");
+  };
+  // The run of a case's simulation: its status, nothing if there is no run.
+  auto status = [&](const std::vector<double>& values) -> std::optional<db::RunStatus> {
+    const std::string key = simulation_key(p, names, values).canonical_text();
+    for (const db::Run& run : kb.runs())
+      if (run.key_text == key) return run.status;
+    return std::nullopt;
+  };
+
+  // Both cases start at once: the failure at the first, at once, is the
+  // question's; the second, still under way then, is stored.
+  const std::size_t simulated = parallel.stats().simulated;
+  const std::string infinite = error_of(parallel, {fast_failure, fresh[0]});
+  EXPECT_NE(infinite.find("'kb' = ceil(kt / mk) is infinite"), std::string::npos) << infinite;
+  EXPECT_EQ(infinite, error_of(serial, {fast_failure, fresh[0]}));
+  EXPECT_EQ(status(fast_failure), db::RunStatus::kFailed);
+  EXPECT_EQ(status(fresh[0]), db::RunStatus::kDone);
+  EXPECT_EQ(parallel.stats().simulated, simulated + 1);
+
+  // Two failures under way: the first case's error, though the second's
+  // comes back first (most likely); both are stored, the third case is
+  // never claimed.
+  const std::int64_t runs = kb.count_runs();
+  const std::string limit = error_of(parallel, {slow_failure, fast_failure, fresh[1]});
+  EXPECT_NE(limit.find("more than 100000 operations"), std::string::npos) << limit;
+  EXPECT_EQ(limit, error_of(serial, {slow_failure, fast_failure, fresh[1]}));
+  EXPECT_EQ(status(slow_failure), db::RunStatus::kFailed);
+  EXPECT_EQ(status(fast_failure), db::RunStatus::kFailed);  // claimed again, failed again
+  EXPECT_EQ(status(fresh[1]), std::nullopt);
+  EXPECT_EQ(kb.count_runs(), runs + 1);  // slow_failure's
+  EXPECT_EQ(parallel.stats().simulated, simulated + 1);
 }
 
 TEST(Recommender, CandidateSpace) {

@@ -122,9 +122,10 @@ TEST(RecommendJobs, ACandidateThatCannotBeEvaluatedFailsTheQuestionAsSerially) {
 TEST(RecommendJobs, AFailingConfirmingSimulationIsStoredAsFailed) {
   // An operation limit the simulations exceed (Sweep3D's closed form has no
   // operations to count): the first fails the question with the serial
-  // message and exit code and is stored as failed; a simulation already under
-  // way on the other worker is stored too (a serial question would not have
-  // started it), the rest are not started.
+  // message and exit code and is stored as failed; the second, started on the
+  // other worker with the first (two workers, none free before a result),
+  // is stored as failed too (a serial question would not have started it),
+  // the other two are not started.
   const std::string serial = temp_dir("sim_serial"), parallel = temp_dir("sim_parallel");
   const std::string args = "--limit operations=" POEMS_SCALEOUT_OPERATION_LIMIT " recommend " + kSource +
                            "/examples/sweep3d/sweep3d.psl --machine Odin --wg 60ns --set it_g=16 --set jt_g=16 "
@@ -141,9 +142,11 @@ TEST(RecommendJobs, AFailingConfirmingSimulationIsStoredAsFailed) {
   ASSERT_EQ(srows["runs"].size(), 65u) << srows.dump(1);
   EXPECT_EQ(srows["runs"][64]["evaluator"], "simulation[MPI-Sim]");
   EXPECT_EQ(srows["runs"][64]["status"], "failed");
-  ASSERT_GE(prows["runs"].size(), 65u);
-  ASSERT_LE(prows["runs"].size(), 66u);  // at most one more: the other worker's
+  ASSERT_EQ(prows["runs"].size(), 66u) << prows.dump(1);  // one more: the other worker's, not left running
   for (std::size_t i = 0; i < 65; ++i) EXPECT_EQ(prows["runs"][i], srows["runs"][i]) << i;
+  EXPECT_EQ(prows["runs"][65]["evaluator"], "simulation[MPI-Sim]");
+  EXPECT_EQ(prows["runs"][65]["status"], "failed");
+  EXPECT_EQ(prows["runs"][65]["error"], srows["runs"][64]["error"]);
   fs::remove_all(serial);
   fs::remove_all(parallel);
 }
