@@ -104,6 +104,46 @@ std::optional<psl::ComponentInstance> runtime_for(const psl::Frontend& fe, const
   return std::move(found.front());
 }
 
+// The runtime's requests composed with `machine` chosen, as a study `on` the
+// machine composes them: they must reach it, or the runtime's protocol
+// would be applied to messages it does not carry. InputError, located.
+void check_runtime_reaches(const psl::Frontend& fe, const psl::ComponentInstance& runtime, const std::string& machine,
+                           const std::string& paradigm) {
+  psl::CompileRequest request;
+  request.chosen = {machine};
+  request.study["paradigm"] = base::Value::of_string(paradigm, base::Value::Kind::Ref);
+  request.study["compute"] = base::Value::of_string("processor[wg]", base::Value::Kind::Ref);
+  const std::string summary = "runtime " + runtime.name + " does not carry the messages of --machine " + machine;
+  psl::DiagnosticEngine diags(fe.sources());
+  const std::optional<psl::SystemModel> composed = psl::compile_component(fe.program(), *runtime.decl, request, diags);
+  if (!composed) {
+    std::ostringstream text;
+    diags.print(text);
+    throw InputError(summary, text.str());
+  }
+  std::vector<std::string> reached;  // the hardware its call_return requests reach, directly or not
+  std::vector<std::size_t> todo{0};
+  std::vector<bool> seen(composed->instances.size(), false);
+  seen[0] = true;
+  while (!todo.empty()) {
+    const std::size_t at = todo.back();
+    todo.pop_back();
+    const psl::ComponentInstance& inst = composed->instances[at];
+    if (inst.name == machine) return;
+    if (inst.domain_head == "hardware") reached.push_back(inst.name + " (" + inst.domain + ")");
+    for (const psl::InterfaceBinding& b : composed->bindings)
+      if (b.from == at && b.protocol == "call_return" && !seen[b.to]) {
+        seen[b.to] = true;
+        todo.push_back(b.to);
+      }
+  }
+  located_error(fe, runtime.decl->name.location,
+                "the requests of runtime " + runtime.name + " reach " +
+                    (reached.empty() ? std::string("no hardware component") : base::name_list(reached)) +
+                    ", not --machine " + machine + ": a runtime carries the messages of the network its requests reach",
+                summary);
+}
+
 // The runtime's eager_limit, handshake and semantics over the network's, as
 // a composition applies those of the profiles its messages are bound through.
 void apply_runtime(const psl::Frontend& fe, const psl::ComponentInstance& runtime, const std::string& paradigm,
@@ -164,6 +204,7 @@ DirectMachine direct_machine(const DirectMachineRequest& r) {
       out.description = r.machine;
       if (!r.paradigm.empty())
         if (std::optional<psl::ComponentInstance> runtime = runtime_for(fe, r.runtime, r.paradigm)) {
+          check_runtime_reaches(fe, *runtime, r.machine, r.paradigm);
           apply_runtime(fe, *runtime, r.paradigm, out.machine);
           out.runtime = runtime->name;
           out.description += " with " + runtime->name;

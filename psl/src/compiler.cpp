@@ -108,17 +108,24 @@ class Composer {
     if (!model) return std::nullopt;
     system_.model = model->name.name;
     system_.study = request_.study;
-    for (const auto& name : request_.chosen) {
-      const ComponentDecl* c = program_.find_component(name);
-      if (!c) {
-        diags_.error({}, "no component named " + squote(name) + " to run on");
-        continue;
-      }
-      chosen_domains_[c->domain.str()] = name;
-    }
+    choose_components();
     check_overrides();
     link_task_nodes(*model);
     // Resolve requests breadth-first; instances are created on first match.
+    for (std::size_t i = 0; i < system_.instances.size(); ++i) resolve_requests(i);
+    check_cycles();
+    if (diags_.error_count() > errors_before) return std::nullopt;
+    return std::move(system_);
+  }
+
+  // A composition rooted at one component instead of a model's task graph
+  // (compile_component): its requests, and theirs, matched as a model's are.
+  std::optional<SystemModel> run_from(const ComponentDecl& root) {
+    const std::size_t errors_before = diags_.error_count();
+    system_.study = request_.study;
+    choose_components();
+    check_overrides();
+    instantiate(root);
     for (std::size_t i = 0; i < system_.instances.size(); ++i) resolve_requests(i);
     check_cycles();
     if (diags_.error_count() > errors_before) return std::nullopt;
@@ -148,6 +155,17 @@ class Composer {
     if (all.size() == 1) return all.front();
     diags_.error({}, all.empty() ? "the specification has no model" : "the specification has several models; name one");
     return nullptr;
+  }
+
+  void choose_components() {
+    for (const auto& name : request_.chosen) {
+      const ComponentDecl* c = program_.find_component(name);
+      if (!c) {
+        diags_.error({}, "no component named " + squote(name) + " to run on");
+        continue;
+      }
+      chosen_domains_[c->domain.str()] = name;
+    }
   }
 
   void check_overrides() {
@@ -678,6 +696,11 @@ std::map<std::string, Value> bind_arguments(const SystemModel& system, const Int
 std::optional<SystemModel> compile_system(const Program& program, const CompileRequest& request,
                                           DiagnosticEngine& diags) {
   return Composer(program, request, diags).run();
+}
+
+std::optional<SystemModel> compile_component(const Program& program, const ComponentDecl& root,
+                                             const CompileRequest& request, DiagnosticEngine& diags) {
+  return Composer(program, request, diags).run_from(root);
 }
 
 std::optional<ComponentInstance> instantiate_component(const Program& program, const ComponentDecl& component,

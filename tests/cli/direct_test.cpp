@@ -252,6 +252,45 @@ TEST(DirectCli, MachineRunsUnderTheRuntimesEagerLimit) {
   fs::remove_all(limited);
 }
 
+// The runtime is composed with --machine as a study `on` the machine would
+// compose it: a runtime whose requests reach another network, or none, is
+// an error located at it, never applied to messages it does not carry.
+TEST(DirectCli, MachinesRuntimeMustReachIt) {
+  const fs::path big_red = machine_files("big_red", [](std::string& mpi) {
+    const std::string wire = "requests wire {\n    selector domain == hardware[network];";
+    const std::size_t at = mpi.find(wire, mpi.find("component MPI_direct"));
+    ASSERT_NE(at, std::string::npos);
+    mpi.replace(at, wire.size(), "requests wire {\n    selector domain == hardware[network] and name == \"BigRed\";");
+  });
+  const std::string files =
+      " --import " + (big_red / "machines.psl").string() + " --import " + (big_red / "mpi.psl").string();
+  auto ring = [&](const std::string& machine) {
+    return direct(program("direct_ring") + " -np 4 --machine " + machine + " --compute model --format json" + files +
+                  " -- 3");
+  };
+  CommandResult r = ring("Odin");
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("runtime MPI_direct does not carry the messages of --machine Odin"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("mpi.psl:"), std::string::npos) << r.err;  // located, at the request
+  r = ring("BigRed");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_GT(finish_ns(r), 0);
+
+  const fs::path unwired = machine_files("unwired", [](std::string& mpi) {
+    const std::size_t from = mpi.find("requests wire {", mpi.find("component MPI_direct"));
+    ASSERT_NE(from, std::string::npos);
+    mpi.erase(from, mpi.find("}", from) + 1 - from);
+  });
+  r = direct(program("direct_ring") + " -np 4 --machine Odin --compute model --format json --import " +
+             (unwired / "machines.psl").string() + " --import " + (unwired / "mpi.psl").string() + " -- 3");
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("the requests of runtime MPI_direct reach no hardware component, not --machine Odin"),
+            std::string::npos)
+      << r.err;
+  fs::remove_all(big_red);
+  fs::remove_all(unwired);
+}
+
 // Which runtime: the only one accepting simulation[direct], or --runtime;
 // several are an error naming them, never a silent pick. A runtime's bad
 // value is located where it is written.

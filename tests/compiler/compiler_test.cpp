@@ -230,3 +230,32 @@ TEST(Compiler, JsonAndDotDescribeTheSystem) {
   EXPECT_NE(dot.find("cluster_hardware"), std::string::npos);
   EXPECT_NE(dot.find("execute_code_block (call_return)"), std::string::npos);
 }
+
+// A composition rooted at one component (poems direct's runtime): the
+// runtime is instance 0, its wire request binds to the chosen machine, no
+// model or task node is read, and the chosen machine excludes the other.
+TEST(Compiler, ACompositionRootedAtARuntime) {
+  psl::Frontend fe;
+  ASSERT_TRUE(fe.load_files({kSweep3D}));
+  const psl::ComponentDecl* runtime = fe.program().find_component("MPI_direct");
+  ASSERT_NE(runtime, nullptr);
+  for (const char* machine : {"Odin", "BigRed"}) {
+    psl::CompileRequest r;
+    r.model = "no such model";  // not read
+    r.chosen = {machine};
+    r.study["paradigm"] = ref("simulation[direct]");
+    const std::size_t before = fe.diagnostics().all().size();
+    const std::optional<psl::SystemModel> s =
+        psl::compile_component(fe.program(), *runtime, r, fe.mutable_diagnostics());
+    ASSERT_TRUE(s) << fe.diagnostics().all().size() - before << " errors";
+    EXPECT_EQ(s->instances.at(0).name, "MPI_direct");
+    EXPECT_EQ(bound_to(*s, "MPI_direct", "wire"), std::string(machine) + ".accepts");
+    EXPECT_EQ(s->instances.size(), 2u);
+    EXPECT_TRUE(s->task_nodes.empty());
+    EXPECT_EQ(s->call_chain(0, "hardware").size(), 2u);
+  }
+  // A chosen component that does not exist is an error, as in compile_system.
+  psl::CompileRequest r;
+  r.chosen = {"Tyr"};
+  EXPECT_FALSE(psl::compile_component(fe.program(), *runtime, r, fe.mutable_diagnostics()));
+}

@@ -108,6 +108,13 @@ struct SystemModel {
 std::optional<SystemModel> compile_system(const Program& program, const CompileRequest& request,
                                           DiagnosticEngine& diags);
 
+// Composes from one component instead of a model (request.model is not
+// read): `root` is instance 0, and its requests, and theirs, are matched as
+// compile_system matches a model's; a runtime's requests checked against a
+// chosen machine (`poems direct --machine M --runtime R`). No task nodes.
+std::optional<SystemModel> compile_component(const Program& program, const ComponentDecl& root,
+                                             const CompileRequest& request, DiagnosticEngine& diags);
+
 // The study attributes and chosen components of `study` for one entry of its
 // `compare` (paradigm), plus the study's `set` values that are not model
 // parameters (e.g. compute = processor[wg]). Model parameters are not included.
