@@ -581,10 +581,19 @@ class Composer {
                      [](const Candidate& a, const Candidate& b) { return a.clauses_true > b.clauses_true; });
     std::string msg =
         "no component accepts " + describe_request(c, r) + " (transaction " + squote(r.transaction->name.name) + ")";
-    if (!out_of_scope.empty()) {
+    if (!out_of_scope.empty()) {  // named with the component chosen in its place (a study's machine, --machine)
       msg += "; ";
-      for (std::size_t i = 0; i < out_of_scope.size(); ++i) msg += (i ? ", " : "") + squote(out_of_scope[i]);
-      msg += " would match but the study runs on another component of that domain";
+      std::vector<std::string> chosen;  // "'Odin' is chosen for hardware[network]", once per domain
+      for (std::size_t i = 0; i < out_of_scope.size(); ++i) {
+        msg += (i ? ", " : "") + squote(out_of_scope[i]);
+        const ComponentDecl* other = program_.find_component(out_of_scope[i]);
+        const auto it = other ? chosen_domains_.find(other->domain.str()) : chosen_domains_.end();
+        if (it == chosen_domains_.end()) continue;
+        std::string text = squote(it->second) + " is chosen for " + it->first;
+        if (std::find(chosen.begin(), chosen.end(), text) == chosen.end()) chosen.push_back(std::move(text));
+      }
+      msg += " would match but ";
+      for (std::size_t i = 0; i < chosen.size(); ++i) msg += (i ? ", and " : "") + chosen[i];
     }
     auto& d = diags_.error(r.selector->location, msg);
     std::size_t shown = 0;
