@@ -158,17 +158,10 @@ void apply_runtime(const psl::Frontend& fe, const psl::ComponentInstance& runtim
   if (p.eager_limit) machine.params.S = *p.eager_limit;
   if (p.handshake) machine.rendezvous_handshake = *p.handshake;
   if (!p.semantics) return;
-  const std::optional<sim::Semantics> semantics = semantics_value(*p.semantics);
-  std::string problem;
-  if (!semantics)
-    problem = semantics_error(runtime.name + ".semantics", *p.semantics);
-  else if (*semantics == sim::Semantics::Loggopsim && machine.rendezvous_handshake)
-    problem = runtime.name +
-              ".semantics = \"loggopsim\" with the rendezvous handshake: the handshake is a "
-              "rule of the matched semantics (LogGOPSim's rendezvous has none)";
+  const std::string problem = runtime_semantics_problem(runtime.name, *p.semantics, machine.rendezvous_handshake);
   if (!problem.empty())
     located_error(fe, semantics_location(fe.program(), {}, runtime.name, *p.semantics), problem, summary);
-  machine.semantics = *semantics;
+  machine.semantics = *semantics_value(*p.semantics);
 }
 
 }  // namespace
