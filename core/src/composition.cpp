@@ -63,15 +63,8 @@ std::optional<Machine> chosen_network(System& system, const psl::CompileRequest&
 // with the rendezvous handshake) is located where it was written.
 sim::Semantics runtime_semantics(System& system, const EvaluationPlan& plan, bool handshake) {
   const psl::Value& value = *plan.semantics;
-  const std::optional<sim::Semantics> semantics = semantics_value(value);
-  std::string problem;
-  if (!semantics)
-    problem = semantics_error(plan.runtime_component + ".semantics", value);
-  else if (*semantics == sim::Semantics::Loggopsim && handshake)
-    problem = plan.runtime_component +
-              ".semantics = \"loggopsim\" with the rendezvous handshake: the handshake is a "
-              "rule of the matched semantics (LogGOPSim's rendezvous has none)";
-  if (problem.empty()) return *semantics;
+  const std::string problem = runtime_semantics_problem(plan.runtime_component, value, handshake);
+  if (problem.empty()) return *semantics_value(value);
   std::vector<const psl::StudyDecl*> studies;
   for (const psl::Module& m : system.program().modules)  // --set, then the run's study
     for (const psl::StudyDecl& st : m.studies)

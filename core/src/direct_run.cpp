@@ -121,25 +121,14 @@ void check_runtime_reaches(const psl::Frontend& fe, const psl::ComponentInstance
     diags.print(text);
     throw InputError(summary, text.str());
   }
-  std::vector<std::string> reached;  // the hardware its call_return requests reach, directly or not
-  std::vector<std::size_t> todo{0};
-  std::vector<bool> seen(composed->instances.size(), false);
-  seen[0] = true;
-  while (!todo.empty()) {
-    const std::size_t at = todo.back();
-    todo.pop_back();
-    const psl::ComponentInstance& inst = composed->instances[at];
-    if (inst.name == machine) return;
-    if (inst.domain_head == "hardware") reached.push_back(inst.name + " (" + inst.domain + ")");
-    for (const psl::InterfaceBinding& b : composed->bindings)
-      if (b.from == at && b.protocol == "call_return" && !seen[b.to]) {
-        seen[b.to] = true;
-        todo.push_back(b.to);
-      }
-  }
+  // The hardware its call_return requests lead to, as a study's plan finds
+  // its network from the runtime (plan_evaluation).
+  const std::vector<std::size_t> chain = composed->call_chain(0, "hardware");
+  if (!chain.empty() && composed->instances[chain.back()].name == machine) return;
+  const psl::ComponentInstance* reached = chain.empty() ? nullptr : &composed->instances[chain.back()];
   located_error(fe, runtime.decl->name.location,
                 "the requests of runtime " + runtime.name + " reach " +
-                    (reached.empty() ? std::string("no hardware component") : base::name_list(reached)) +
+                    (reached ? reached->name + " (" + reached->domain + ")" : std::string("no hardware component")) +
                     ", not --machine " + machine + ": a runtime carries the messages of the network its requests reach",
                 summary);
 }
@@ -158,17 +147,10 @@ void apply_runtime(const psl::Frontend& fe, const psl::ComponentInstance& runtim
   if (p.eager_limit) machine.params.S = *p.eager_limit;
   if (p.handshake) machine.rendezvous_handshake = *p.handshake;
   if (!p.semantics) return;
-  const std::optional<sim::Semantics> semantics = semantics_value(*p.semantics);
-  std::string problem;
-  if (!semantics)
-    problem = semantics_error(runtime.name + ".semantics", *p.semantics);
-  else if (*semantics == sim::Semantics::Loggopsim && machine.rendezvous_handshake)
-    problem = runtime.name +
-              ".semantics = \"loggopsim\" with the rendezvous handshake: the handshake is a "
-              "rule of the matched semantics (LogGOPSim's rendezvous has none)";
+  const std::string problem = runtime_semantics_problem(runtime.name, *p.semantics, machine.rendezvous_handshake);
   if (!problem.empty())
     located_error(fe, semantics_location(fe.program(), {}, runtime.name, *p.semantics), problem, summary);
-  machine.semantics = *semantics;
+  machine.semantics = *semantics_value(*p.semantics);
 }
 
 }  // namespace

@@ -223,6 +223,16 @@ std::string semantics_error(const std::string& subject, const base::Value& value
                                                   : std::string());
 }
 
+std::string runtime_semantics_problem(const std::string& runtime, const base::Value& value, bool handshake) {
+  const std::optional<sim::Semantics> semantics = semantics_value(value);
+  if (!semantics) return semantics_error(runtime + ".semantics", value);
+  if (*semantics == sim::Semantics::Loggopsim && handshake)
+    return runtime +
+           ".semantics = \"loggopsim\" with the rendezvous handshake: the handshake is a rule of the matched "
+           "semantics (LogGOPSim's rendezvous has none)";
+  return {};
+}
+
 std::vector<std::string> components_in(const psl::Program& program, const std::string& domain) {
   std::vector<std::string> names;
   for (const psl::Module& m : program.modules)

@@ -79,6 +79,11 @@ std::string semantics_override_warnings(System& system, const MachineOverrides& 
 // "MPI_simulated.semantics = \"lazy\" is not a message-progress semantics; allowed: ...",
 // for a subject such as "MPI_simulated.semantics" or "study setting semantics".
 std::string semantics_error(const std::string& subject, const base::Value& value);
+// What is wrong with the semantics a runtime's profile sets, "" if nothing:
+// not a semantics (semantics_error), or loggopsim with the rendezvous
+// handshake (a rule of the matched semantics). A composition's runtime and
+// `poems direct`'s both.
+std::string runtime_semantics_problem(const std::string& runtime, const base::Value& value, bool handshake);
 
 // A hardware component of a program by name, with its parameters evaluated
 // (`poems direct`, which runs a program, not a model). UsageError when there
