@@ -5,13 +5,18 @@
 // on its own, in time order, after its local definitions (mapping tables).
 #include "poems/trace/otf2_read.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdarg>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 #include <string_view>
 #include <unordered_map>
 
@@ -38,6 +43,40 @@ std::string anchor_file(const std::string& path) {
 }
 
 namespace {
+
+// The ranges a trace's records must keep (docs/trace.md, section 3): MPI's
+// tags, and message and collective sizes up to 2^53-1 bytes, as PSL's.
+constexpr std::uint64_t kMaxTag = 0x7FFFFFFF;
+constexpr std::uint64_t kMaxBytes = (std::uint64_t{1} << 53) - 1;
+
+// A reference field's value as a message shows it: OTF2's undefined value by name.
+std::string ref_text(std::uint64_t v) {
+  if (v == OTF2_UNDEFINED_UINT32) return "4294967295 (OTF2's undefined value)";
+  if (v == OTF2_UNDEFINED_UINT64) return "18446744073709551615 (OTF2's undefined value)";
+  return std::to_string(v);
+}
+
+const char* file_kind(mode_t mode) {
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "not a regular file";
+}
+
+// Every file of the archive that OTF2 opens must be a regular file: opening a
+// FIFO blocks forever and a device reads without end. A file that does not
+// exist is left to OTF2, which reports it (or, for optional files, skips it).
+void require_regular_file(const fs::path& file, const std::string& what) {
+  struct stat st {};
+  if (::stat(file.c_str(), &st) != 0) {
+    if (errno == ENOENT) return;
+    throw TraceError(file.string() + ": " + what + " cannot be examined: " + std::strerror(errno));
+  }
+  if (!S_ISREG(st.st_mode))
+    throw TraceError(file.string() + ": " + what + " is " + file_kind(st.st_mode) + ", not a regular file");
+}
 
 struct GroupDef {
   OTF2_GroupType type = OTF2_GROUP_TYPE_UNKNOWN;
@@ -69,7 +108,7 @@ struct Definitions {
   std::map<OTF2_GroupRef, GroupDef> groups;
   std::map<OTF2_CommRef, CommDef> comms;
   std::uint64_t resolution = 0, offset = 0;
-  std::uint64_t inter_comms = 0;
+  std::set<OTF2_CommRef> inter_comms;
 };
 
 OTF2_CallbackCode on_clock(void* data, std::uint64_t resolution, std::uint64_t offset, std::uint64_t, std::uint64_t) {
@@ -142,9 +181,9 @@ bool cpu_time_metric(const Definitions& d, OTF2_MetricRef& ref, double& ps_per_u
   return false;
 }
 
-OTF2_CallbackCode on_inter_comm(void* data, OTF2_CommRef, OTF2_StringRef, OTF2_GroupRef, OTF2_GroupRef, OTF2_CommRef,
-                                OTF2_CommFlag) {
-  ++static_cast<Definitions*>(data)->inter_comms;
+OTF2_CallbackCode on_inter_comm(void* data, OTF2_CommRef self, OTF2_StringRef, OTF2_GroupRef, OTF2_GroupRef,
+                                OTF2_CommRef, OTF2_CommFlag) {
+  static_cast<Definitions*>(data)->inter_comms.insert(self);
   return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -211,6 +250,7 @@ struct RankReader {
   Trace* trace = nullptr;
   std::uint32_t rank = 0;
   const std::map<OTF2_CommRef, std::uint32_t>* comm_index = nullptr;
+  const std::set<OTF2_CommRef>* unreplayed_comms = nullptr;  // defined, but not replayed (intercommunicators)
   const std::map<OTF2_RegionRef, std::uint32_t>* region_index = nullptr;
   const std::vector<bool>* region_is_mpi = nullptr;
   std::uint64_t offset = 0, resolution = 1;
@@ -228,9 +268,30 @@ struct RankReader {
   std::uint32_t call = kNone;
   std::unordered_map<std::uint64_t, Pending> requests;
   std::uint64_t events = 0;
-  std::uint64_t unknown_comm = 0, unknown_request = 0, bad_peer = 0, nonblocking_collectives = 0, rma = 0;
+  std::uint64_t unreplayed_comm = 0, unknown_request = 0, nonblocking_collectives = 0, rma = 0;
+
+  // The record being read, for messages, and the first one that is not
+  // valid: it names what the archive does not define or leaves a range.
+  const char* record = "";
+  std::uint64_t position = 0;
+  OTF2_TimeStamp time = 0, last_time = 0;
+  std::string error;
 
   Rank& out() { return trace->ranks[rank]; }
+
+  void at(const char* name, std::uint64_t event_position, OTF2_TimeStamp t) {
+    record = name;
+    position = event_position;
+    time = t;
+  }
+
+  void fail(const std::string& what) {
+    if (error.empty())
+      error = "rank " + std::to_string(rank) + ", event record " + std::to_string(position) + " (" + record +
+              " at time " + std::to_string(time) + "): " + what;
+  }
+
+  OTF2_CallbackCode result() const { return error.empty() ? OTF2_CALLBACK_SUCCESS : OTF2_CALLBACK_INTERRUPT; }
 
   Picoseconds ps(OTF2_TimeStamp t) const {
     const OTF2_TimeStamp since = t > offset ? t - offset : 0;
@@ -238,6 +299,12 @@ struct RankReader {
   }
 
   void seen(OTF2_TimeStamp t) {
+    // OTF2 keeps a location's records in time order; reversed time would
+    // make negative durations.
+    if (events > 0 && t < last_time)
+      fail("field time = " + std::to_string(t) + " is before the previous record's time " + std::to_string(last_time) +
+           " (the timestamps go backwards)");
+    last_time = std::max(last_time, t);
     ++events;
     if (!started) {
       started = true;
@@ -302,17 +369,25 @@ struct RankReader {
     cpu_seen = true;
   }
 
+  bool region_defined(OTF2_RegionRef region) {
+    if (region_index->count(region)) return true;
+    fail("field region = " + ref_text(region) + ": the archive defines no region " + ref_text(region));
+    return false;
+  }
+
   void enter(OTF2_TimeStamp t, OTF2_RegionRef region) {
     seen(t);
+    if (!region_defined(region)) return;
     auto it = region_index->find(region);
-    if (it == region_index->end() || !(*region_is_mpi)[it->second]) return;  // user code: computation
+    if (!(*region_is_mpi)[it->second]) return;  // user code: computation
     if (depth++ == 0) open_call(it->second, t);
   }
 
   void leave(OTF2_TimeStamp t, OTF2_RegionRef region) {
     seen(t);
+    if (!region_defined(region)) return;
     auto it = region_index->find(region);
-    if (it == region_index->end() || !(*region_is_mpi)[it->second] || depth == 0) return;
+    if (!(*region_is_mpi)[it->second] || depth == 0) return;
     if (--depth == 0) close_call(t);
   }
 
@@ -326,34 +401,67 @@ struct RankReader {
     return out().steps.back();
   }
 
+  // The replayed communicator `ref` names; false for one the archive
+  // defines but the replay leaves out (counted), and for one it does not
+  // define (an error).
   bool comm_of(OTF2_CommRef ref, std::uint32_t& index) {
     auto it = comm_index->find(ref);
-    if (it == comm_index->end()) {
-      ++unknown_comm;
-      return false;
+    if (it != comm_index->end()) {
+      index = it->second;
+      return true;
     }
-    index = it->second;
-    return true;
+    if (unreplayed_comms->count(ref))
+      ++unreplayed_comm;
+    else
+      fail("field communicator = " + ref_text(ref) + ": the archive defines no communicator " + ref_text(ref));
+    return false;
   }
 
-  // World rank of `peer` in communicator `comm`, or -1.
-  std::int32_t world(std::uint32_t comm, std::uint32_t peer) {
+  std::uint32_t comm_size(std::uint32_t comm) const {
     const Communicator& c = trace->comms[comm];
-    if (c.self) return peer == 0 ? static_cast<std::int32_t>(rank) : -1;
-    if (peer < c.members.size()) return static_cast<std::int32_t>(c.members[peer]);
-    ++bad_peer;
+    return c.self ? 1 : static_cast<std::uint32_t>(c.members.size());
+  }
+
+  void not_a_rank(const char* field, std::uint32_t value, std::uint32_t comm) {
+    const std::uint32_t n = comm_size(comm);
+    fail("field " + std::string(field) + " = " + ref_text(value) + ": not a rank of communicator '" +
+         trace->comms[comm].name + "', which has " + std::to_string(n) + (n == 1 ? " rank (0)" : " ranks (0 to ") +
+         (n == 1 ? "" : std::to_string(n - 1) + ")"));
+  }
+
+  // World rank of `peer` in communicator `comm`, or -1 (an error).
+  std::int32_t world(std::uint32_t comm, std::uint32_t peer, const char* field) {
+    const Communicator& c = trace->comms[comm];
+    if (c.self && peer == 0) return static_cast<std::int32_t>(rank);
+    if (!c.self && peer < c.members.size()) return static_cast<std::int32_t>(c.members[peer]);
+    not_a_rank(field, peer, comm);
     return -1;
+  }
+
+  void check_range(const char* field, std::uint64_t value, std::uint64_t max, const char* range) {
+    if (value > max) fail("field " + std::string(field) + " = " + std::to_string(value) + ": outside " + range);
+  }
+
+  // A point-to-point record's fields: its peer's world rank, or -1 if it is
+  // left out (on an intercommunicator) or not valid (an error).
+  std::int32_t p2p_peer(StepKind kind, std::uint32_t peer, OTF2_CommRef ref, std::uint32_t tag, std::uint64_t bytes,
+                        std::uint32_t& comm) {
+    comm = 0;
+    if (!comm_of(ref, comm)) return -1;
+    const std::int32_t world_peer = world(comm, peer, kind == StepKind::Send ? "receiver" : "sender");
+    check_range("msgTag", tag, kMaxTag, "MPI's tags, 0 to 2147483647 (2^31-1)");
+    check_range("msgLength", bytes, kMaxBytes, "the message sizes a trace may hold, 0 to 2^53-1 bytes");
+    return world_peer;
   }
 
   void p2p(StepKind kind, OTF2_TimeStamp t, std::uint32_t peer, OTF2_CommRef ref, std::uint32_t tag,
            std::uint64_t bytes, bool nonblocking, std::uint64_t request) {
     seen(t);
     std::uint32_t comm = 0;
-    const bool ok = comm_of(ref, comm);
     Step s;
     s.kind = kind;
+    s.peer = p2p_peer(kind, peer, ref, tag, bytes, comm);
     s.comm = comm;
-    s.peer = ok ? world(comm, peer) : -1;
     s.tag = static_cast<std::int32_t>(tag);
     s.value = bytes;
     s.dropped = s.peer < 0;
@@ -399,10 +507,8 @@ struct RankReader {
     }
     Step& posted = out().steps[it->second.step];
     std::uint32_t comm = 0;
-    if (comm_of(ref, comm)) {
-      posted.comm = comm;
-      posted.peer = world(comm, sender);
-    }
+    posted.peer = p2p_peer(StepKind::Recv, sender, ref, tag, bytes, comm);
+    posted.comm = comm;
     posted.tag = static_cast<std::int32_t>(tag);
     posted.value = bytes;
     posted.dropped = posted.peer < 0;
@@ -424,7 +530,23 @@ struct RankReader {
     Step s;
     s.kind = StepKind::Collective;
     s.collective = collective_of(op);
-    s.dropped = !comm_of(ref, comm) || s.collective == Collective::DestroyHandle || s.collective == Collective::Other;
+    if (op > OTF2_COLLECTIVE_OP_DESTROY_HANDLE_AND_DEALLOCATE)
+      fail("field collectiveOp = " + std::to_string(op) + ": not a collective operation of OTF2");
+    const bool known = comm_of(ref, comm);
+    if (known) {
+      // A root names a rank of the communicator; the rooted operations need one.
+      const bool rooted = s.collective == Collective::Bcast || s.collective == Collective::Reduce ||
+                          s.collective == Collective::Gather || s.collective == Collective::Gatherv ||
+                          s.collective == Collective::Scatter || s.collective == Collective::Scatterv;
+      if (root < OTF2_COLLECTIVE_ROOT_THIS_GROUP && root >= comm_size(comm))
+        not_a_rank("root", root, comm);
+      else if (rooted && root >= OTF2_COLLECTIVE_ROOT_THIS_GROUP)
+        fail("field root = " + ref_text(root) + ": a " + collective_name(s.collective) + " needs the rank of its root");
+      check_range("sizeSent", sent, kMaxBytes, "the byte counts a trace may hold, 0 to 2^53-1 bytes");
+      check_range("sizeReceived", received, kMaxBytes, "the byte counts a trace may hold, 0 to 2^53-1 bytes");
+    }
+    s.dropped =
+        !known || !error.empty() || s.collective == Collective::DestroyHandle || s.collective == Collective::Other;
     s.comm = comm;
     s.peer = root >= OTF2_COLLECTIVE_ROOT_THIS_GROUP ? -1 : static_cast<std::int32_t>(root);
     if (!s.dropped) {
@@ -461,8 +583,7 @@ struct RankReader {
       if (n > 0) trace->warnings.push_back("rank " + std::to_string(rank) + ": " + std::to_string(n) + " " + what);
     };
     note(open, "nonblocking receives never completed in the trace; left out");
-    note(unknown_comm, "records name a communicator the archive does not define (an intercommunicator?); left out");
-    note(bad_peer, "records name a rank outside their communicator; left out");
+    note(unreplayed_comm, "records are on intercommunicators, which the replay leaves out");
     note(unknown_request, "completions name a request the trace never started; ignored");
     note(nonblocking_collectives, "nonblocking collective records are not replayed; their time counts as MPI time");
     note(rma, "one-sided (RMA) records are not replayed");
@@ -470,83 +591,99 @@ struct RankReader {
 };
 
 #define POEMS_READER(data) (*static_cast<RankReader*>(data))
+#define POEMS_RECORD(name) POEMS_READER(d).at(name, position, t)
 
-OTF2_CallbackCode ev_enter(OTF2_LocationRef, OTF2_TimeStamp t, std::uint64_t, void* d, OTF2_AttributeList*,
+OTF2_CallbackCode ev_enter(OTF2_LocationRef, OTF2_TimeStamp t, std::uint64_t position, void* d, OTF2_AttributeList*,
                            OTF2_RegionRef region) {
+  POEMS_RECORD("Enter");
   POEMS_READER(d).enter(t, region);
-  return OTF2_CALLBACK_SUCCESS;
+  return POEMS_READER(d).result();
 }
-OTF2_CallbackCode ev_leave(OTF2_LocationRef, OTF2_TimeStamp t, std::uint64_t, void* d, OTF2_AttributeList*,
+OTF2_CallbackCode ev_leave(OTF2_LocationRef, OTF2_TimeStamp t, std::uint64_t position, void* d, OTF2_AttributeList*,
                            OTF2_RegionRef region) {
+  POEMS_RECORD("Leave");
   POEMS_READER(d).leave(t, region);
-  return OTF2_CALLBACK_SUCCESS;
+  return POEMS_READER(d).result();
 }
-OTF2_CallbackCode ev_send(OTF2_LocationRef, OTF2_TimeStamp t, std::uint64_t, void* d, OTF2_AttributeList*,
+OTF2_CallbackCode ev_send(OTF2_LocationRef, OTF2_TimeStamp t, std::uint64_t position, void* d, OTF2_AttributeList*,
                           std::uint32_t receiver, OTF2_CommRef comm, std::uint32_t tag, std::uint64_t bytes) {
+  POEMS_RECORD("MpiSend");
   POEMS_READER(d).p2p(StepKind::Send, t, receiver, comm, tag, bytes, false, 0);
-  return OTF2_CALLBACK_SUCCESS;
+  return POEMS_READER(d).result();
 }
-OTF2_CallbackCode ev_isend(OTF2_LocationRef, OTF2_TimeStamp t, std::uint64_t, void* d, OTF2_AttributeList*,
+OTF2_CallbackCode ev_isend(OTF2_LocationRef, OTF2_TimeStamp t, std::uint64_t position, void* d, OTF2_AttributeList*,
                            std::uint32_t receiver, OTF2_CommRef comm, std::uint32_t tag, std::uint64_t bytes,
                            std::uint64_t request) {
+  POEMS_RECORD("MpiIsend");
   POEMS_READER(d).p2p(StepKind::Send, t, receiver, comm, tag, bytes, true, request);
-  return OTF2_CALLBACK_SUCCESS;
+  return POEMS_READER(d).result();
 }
-OTF2_CallbackCode ev_isend_complete(OTF2_LocationRef, OTF2_TimeStamp t, std::uint64_t, void* d, OTF2_AttributeList*,
-                                    std::uint64_t request) {
+OTF2_CallbackCode ev_isend_complete(OTF2_LocationRef, OTF2_TimeStamp t, std::uint64_t position, void* d,
+                                    OTF2_AttributeList*, std::uint64_t request) {
+  POEMS_RECORD("MpiIsendComplete");
   POEMS_READER(d).complete(t, request);
-  return OTF2_CALLBACK_SUCCESS;
+  return POEMS_READER(d).result();
 }
-OTF2_CallbackCode ev_irecv_request(OTF2_LocationRef, OTF2_TimeStamp t, std::uint64_t, void* d, OTF2_AttributeList*,
-                                   std::uint64_t request) {
+OTF2_CallbackCode ev_irecv_request(OTF2_LocationRef, OTF2_TimeStamp t, std::uint64_t position, void* d,
+                                   OTF2_AttributeList*, std::uint64_t request) {
+  POEMS_RECORD("MpiIrecvRequest");
   POEMS_READER(d).irecv_request(t, request);
-  return OTF2_CALLBACK_SUCCESS;
+  return POEMS_READER(d).result();
 }
-OTF2_CallbackCode ev_recv(OTF2_LocationRef, OTF2_TimeStamp t, std::uint64_t, void* d, OTF2_AttributeList*,
+OTF2_CallbackCode ev_recv(OTF2_LocationRef, OTF2_TimeStamp t, std::uint64_t position, void* d, OTF2_AttributeList*,
                           std::uint32_t sender, OTF2_CommRef comm, std::uint32_t tag, std::uint64_t bytes) {
+  POEMS_RECORD("MpiRecv");
   POEMS_READER(d).p2p(StepKind::Recv, t, sender, comm, tag, bytes, false, 0);
-  return OTF2_CALLBACK_SUCCESS;
+  return POEMS_READER(d).result();
 }
-OTF2_CallbackCode ev_irecv(OTF2_LocationRef, OTF2_TimeStamp t, std::uint64_t, void* d, OTF2_AttributeList*,
+OTF2_CallbackCode ev_irecv(OTF2_LocationRef, OTF2_TimeStamp t, std::uint64_t position, void* d, OTF2_AttributeList*,
                            std::uint32_t sender, OTF2_CommRef comm, std::uint32_t tag, std::uint64_t bytes,
                            std::uint64_t request) {
+  POEMS_RECORD("MpiIrecv");
   POEMS_READER(d).irecv_complete(t, sender, comm, tag, bytes, request);
-  return OTF2_CALLBACK_SUCCESS;
+  return POEMS_READER(d).result();
 }
-OTF2_CallbackCode ev_cancelled(OTF2_LocationRef, OTF2_TimeStamp t, std::uint64_t, void* d, OTF2_AttributeList*,
+OTF2_CallbackCode ev_cancelled(OTF2_LocationRef, OTF2_TimeStamp t, std::uint64_t position, void* d, OTF2_AttributeList*,
                                std::uint64_t request) {
+  POEMS_RECORD("MpiRequestCancelled");
   POEMS_READER(d).cancelled(t, request);
-  return OTF2_CALLBACK_SUCCESS;
+  return POEMS_READER(d).result();
 }
-OTF2_CallbackCode ev_collective_end(OTF2_LocationRef, OTF2_TimeStamp t, std::uint64_t, void* d, OTF2_AttributeList*,
-                                    OTF2_CollectiveOp op, OTF2_CommRef comm, std::uint32_t root, std::uint64_t sent,
-                                    std::uint64_t received) {
+OTF2_CallbackCode ev_collective_end(OTF2_LocationRef, OTF2_TimeStamp t, std::uint64_t position, void* d,
+                                    OTF2_AttributeList*, OTF2_CollectiveOp op, OTF2_CommRef comm, std::uint32_t root,
+                                    std::uint64_t sent, std::uint64_t received) {
+  POEMS_RECORD("MpiCollectiveEnd");
   POEMS_READER(d).collective(t, op, comm, root, sent, received);
-  return OTF2_CALLBACK_SUCCESS;
+  return POEMS_READER(d).result();
 }
-OTF2_CallbackCode ev_nonblocking_collective(OTF2_LocationRef, OTF2_TimeStamp t, std::uint64_t, void* d,
+OTF2_CallbackCode ev_nonblocking_collective(OTF2_LocationRef, OTF2_TimeStamp t, std::uint64_t position, void* d,
                                             OTF2_AttributeList*, std::uint64_t) {
+  POEMS_RECORD("NonBlockingCollectiveRequest");
   POEMS_READER(d).seen(t);
   ++POEMS_READER(d).nonblocking_collectives;
-  return OTF2_CALLBACK_SUCCESS;
+  return POEMS_READER(d).result();
 }
-OTF2_CallbackCode ev_rma(OTF2_LocationRef, OTF2_TimeStamp t, std::uint64_t, void* d, OTF2_AttributeList*,
+OTF2_CallbackCode ev_rma(OTF2_LocationRef, OTF2_TimeStamp t, std::uint64_t position, void* d, OTF2_AttributeList*,
                          OTF2_RmaWinRef, std::uint32_t, std::uint64_t, std::uint64_t) {
+  POEMS_RECORD("RmaPut/RmaGet");
   POEMS_READER(d).seen(t);
   ++POEMS_READER(d).rma;
-  return OTF2_CALLBACK_SUCCESS;
+  return POEMS_READER(d).result();
 }
-OTF2_CallbackCode ev_metric(OTF2_LocationRef, OTF2_TimeStamp t, std::uint64_t, void* d, OTF2_AttributeList*,
+OTF2_CallbackCode ev_metric(OTF2_LocationRef, OTF2_TimeStamp t, std::uint64_t position, void* d, OTF2_AttributeList*,
                             OTF2_MetricRef cls, std::uint8_t n, const OTF2_Type* types,
                             const OTF2_MetricValue* values) {
+  POEMS_RECORD("Metric");
   POEMS_READER(d).metric(t, cls, n, types, values);
-  return OTF2_CALLBACK_SUCCESS;
+  return POEMS_READER(d).result();
 }
-OTF2_CallbackCode ev_unknown(OTF2_LocationRef, OTF2_TimeStamp t, std::uint64_t, void* d, OTF2_AttributeList*) {
+OTF2_CallbackCode ev_unknown(OTF2_LocationRef, OTF2_TimeStamp t, std::uint64_t position, void* d, OTF2_AttributeList*) {
+  POEMS_RECORD("an unknown record");
   POEMS_READER(d).seen(t);
-  return OTF2_CALLBACK_SUCCESS;
+  return POEMS_READER(d).result();
 }
 
+#undef POEMS_RECORD
 #undef POEMS_READER
 
 struct ReaderGuard {
@@ -581,6 +718,10 @@ Trace read_trace(const std::string& path) {
   // libotf2 leaks its half-opened archive when the anchor is not OTF2 at all
   // (seen under LeakSanitizer), so such a file is refused before it is opened.
   if (!has_otf2_header(anchor)) throw TraceError(anchor + ": cannot be opened as an OTF2 archive");
+  // OTF2's file names: ARCHIVE.def, and ARCHIVE/LOCATION.evt and .def.
+  const fs::path archive_dir = fs::path(anchor).parent_path(), archive_name = fs::path(anchor).stem();
+  const fs::path location_dir = archive_dir / archive_name;
+  require_regular_file(archive_dir / (archive_name.string() + ".def"), "the archive's global definitions file");
   OTF2_Error_RegisterCallback(quiet, nullptr);
   OTF2_Reader* reader = OTF2_Reader_Open(anchor.c_str());
   if (!reader) throw TraceError(anchor + ": cannot be opened as an OTF2 archive");
@@ -628,31 +769,44 @@ Trace read_trace(const std::string& path) {
   trace.ranks.resize(locations.size());
 
   // Communicators: members are positions in the locations group, i.e. world ranks.
+  std::set<std::uint64_t> distinct;
+  for (std::uint64_t loc : locations)
+    if (!distinct.insert(loc).second)
+      throw TraceError(anchor + ": the MPI ranks' locations group lists location " + std::to_string(loc) + " twice");
+
+  // Communicators: members are positions in the locations group, i.e. world ranks.
   std::map<OTF2_CommRef, std::uint32_t> comm_index;
+  std::set<OTF2_CommRef> unreplayed_comms = defs.inter_comms;
   for (const auto& [ref, c] : defs.comms) {
-    auto g = defs.groups.find(c.group);
-    if (g == defs.groups.end()) continue;
     Communicator comm;
     const auto name = defs.strings.find(c.name);
     comm.name = name != defs.strings.end() && !name->second.empty() ? name->second : "comm " + std::to_string(ref);
+    auto g = defs.groups.find(c.group);
+    if (g == defs.groups.end())
+      throw TraceError(anchor + ": communicator '" + comm.name + "' (" + std::to_string(ref) + ") names group " +
+                       ref_text(c.group) + ", which the archive does not define");
     if (g->second.type == OTF2_GROUP_TYPE_COMM_SELF) {
       comm.self = true;
     } else if (g->second.type == OTF2_GROUP_TYPE_COMM_GROUP) {
-      bool valid = true;
+      std::vector<bool> member(locations.size(), false);
       for (std::uint64_t m : g->second.members) {
-        valid = valid && m < locations.size();
+        if (m >= locations.size())
+          throw TraceError(anchor + ": communicator '" + comm.name + "' names rank " + std::to_string(m) +
+                           ", which the archive does not have (it has " + std::to_string(locations.size()) + " ranks)");
+        if (member[m])
+          throw TraceError(anchor + ": communicator '" + comm.name + "' lists rank " + std::to_string(m) + " twice");
+        member[m] = true;
         comm.members.push_back(static_cast<std::uint32_t>(m));
       }
-      if (!valid)
-        throw TraceError(anchor + ": communicator '" + comm.name + "' names a rank the archive does not have");
     } else {
+      unreplayed_comms.insert(ref);  // defined, of a kind the replay does not know: its records are counted
       continue;
     }
     comm_index[ref] = static_cast<std::uint32_t>(trace.comms.size());
     trace.comms.push_back(std::move(comm));
   }
-  if (defs.inter_comms > 0)
-    trace.warnings.push_back(std::to_string(defs.inter_comms) +
+  if (!defs.inter_comms.empty())
+    trace.warnings.push_back(std::to_string(defs.inter_comms.size()) +
                              " intercommunicators are defined; records on them are left out");
 
   // Regions: names, and which are MPI calls.
@@ -671,6 +825,11 @@ Trace read_trace(const std::string& path) {
   region_is_mpi.push_back(true);
 
   // ---- local definitions (mapping tables), then each rank's events
+  for (std::size_t r = 0; r < locations.size(); ++r) {
+    const std::string loc = std::to_string(locations[r]);
+    require_regular_file(location_dir / (loc + ".evt"), "the event file of rank " + std::to_string(r));
+    require_regular_file(location_dir / (loc + ".def"), "the local definitions file of rank " + std::to_string(r));
+  }
   for (std::uint64_t loc : locations) check(OTF2_Reader_SelectLocation(reader, loc), "bad location", anchor);
   const bool have_defs = OTF2_Reader_OpenDefFiles(reader) == OTF2_SUCCESS;
   check(OTF2_Reader_OpenEvtFiles(reader), "cannot open the event files", anchor);
@@ -714,6 +873,7 @@ Trace read_trace(const std::string& path) {
     rr.trace = &trace;
     rr.rank = static_cast<std::uint32_t>(r);
     rr.comm_index = &comm_index;
+    rr.unreplayed_comms = &unreplayed_comms;
     rr.region_index = &region_index;
     rr.region_is_mpi = &region_is_mpi;
     rr.offset = defs.offset;
@@ -725,6 +885,10 @@ Trace read_trace(const std::string& path) {
     OTF2_Reader_RegisterEvtCallbacks(reader, evt[r], cb, &rr);
     std::uint64_t n = 0;
     const OTF2_ErrorCode code = OTF2_Reader_ReadAllLocalEvents(reader, evt[r], &n);
+    if (!rr.error.empty()) {
+      OTF2_EvtReaderCallbacks_Delete(cb);
+      throw TraceError(anchor + ": " + rr.error);
+    }
     if (code != OTF2_SUCCESS) {
       OTF2_EvtReaderCallbacks_Delete(cb);
       throw TraceError(anchor + ": cannot read the events of rank " + std::to_string(r) + ": " +

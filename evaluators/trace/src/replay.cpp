@@ -179,8 +179,13 @@ TraceSchedule::TraceSchedule(const Trace& trace, const ReplayOptions& options) :
     };
     side(w.from, w.from_index, "start", first, t0);
     side(w.to, w.to_index, "end", last, t1);
-    if (last < first || t1 < t0)
-      throw TraceError("on rank " + std::to_string(r) + " the window " + w.text() + " ends before it starts");
+    if (last < first || t1 < t0) {
+      const std::string what = w.whole() ? "the run (from the end of MPI_Init, else the first record, to the start "
+                                           "of MPI_Finalize, else the last record)"
+                                         : "the window " + w.text();
+      throw TraceError("on rank " + std::to_string(r) + " " + what + " ends before it starts: it starts at " +
+                       std::to_string(t0) + " ps and ends at " + std::to_string(t1) + " ps");
+    }
     bounds_[r] = {first, last};
     steps_total_ += last > first ? last - first : 0;
     start = std::min(start, t0);
