@@ -102,6 +102,22 @@ void run_direct(const DirectOptions& o, Context& ctx) {
       o.format == "json" ? core::ProgramOutput::ToStderr : core::ProgramOutput::Inherit, o.timeout, store);
   if (!run.run.result) throw core::EvaluationError(run.error);
   const direct::DirectResult& r = *run.run.result;
+  if (r.left_behind > 0) {
+    std::string names;
+    for (const std::string& n : r.left_behind_names) names += (names.empty() ? "" : ", ") + n;
+    ctx.warn("the ranks left " + std::to_string(r.left_behind) + " process" + (r.left_behind == 1 ? "" : "es") +
+             " running (" + names + (r.left_behind > r.left_behind_names.size() ? ", ..." : "") +
+             "); killed when the run ended");
+  }
+  if (!run.error.empty()) {                               // a failed run has no results to show: the reason alone
+    if (!o.timeline.empty() && r.timeline_error.empty())  // (what it did until it failed)
+      ctx.err << "wrote " << o.timeline << (trace::is_otf2_name(o.timeline) ? " (OTF2, " : " (Chrome trace, ")
+              << r.sim.ranks << " ranks)\n";
+    if (r.sim.stuck_total > 0) sim::write_stuck_report(ctx.err, r.sim);  // a deadlock: who waits for what
+    ctx.err << "poems: error: " << run.error << '\n';
+    ctx.result = kExitEvaluation;
+    return;
+  }
   if (o.format == "json") {
     sim::write_json(ctx.out, r.sim, o.max_ranks_listed);
   } else {
@@ -125,12 +141,6 @@ void run_direct(const DirectOptions& o, Context& ctx) {
   if (!o.timeline.empty() && r.timeline_error.empty())
     ctx.err << "wrote " << o.timeline << (trace::is_otf2_name(o.timeline) ? " (OTF2, " : " (Chrome trace, ")
             << r.sim.ranks << " ranks)\n";
-  if (!run.error.empty()) {
-    if (r.sim.stuck_total > 0) sim::write_stuck_report(ctx.err, r.sim);  // a deadlock: who waits for what
-    ctx.err << "poems: error: " << run.error << '\n';
-    ctx.result = kExitEvaluation;
-    return;
-  }
   core::Cell cell;  // for the record's report
   cell.record = run.record;
   cell.run_id = run.run_id;

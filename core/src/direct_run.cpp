@@ -292,6 +292,10 @@ DirectOutcome run_direct(const std::string& program, const std::string& binary, 
              {"host_seconds", r.host_seconds},
              {"mpi_calls", r.mpi_calls},
              {"measured_cpu_seconds", r.measured_cpu_seconds}};
+  if (r.left_behind > 0) {  // killed when the run ended (poems/base/subreaper.h)
+    o.extra["processes_left_behind"] = r.left_behind;
+    o.extra["processes_left_behind_names"] = r.left_behind_names;
+  }
   try {
     out.record = record.finish(record_of(o, false));
   } catch (const StoreError& e) {

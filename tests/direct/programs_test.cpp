@@ -2,9 +2,17 @@
 // execution and with Open MPI's wrappers (tests/CMakeLists.txt), print the
 // same lines under `poems direct`'s runtime as under mpirun (sorted: ranks
 // print in either order); and the direct-only programs give known answers:
-// clocks and sleeps in virtual time, failures as failed runs.
+// clocks and sleeps in virtual time, failures as failed runs, processes a
+// rank starts, the shared region's size.
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+#include <chrono>
+#include <thread>
 
 #include <algorithm>
 #include <filesystem>
@@ -21,6 +29,35 @@ namespace fs = std::filesystem;
 namespace {
 
 const std::string kBin = POEMS_BIN_DIR;
+
+std::string temp_path(const std::string& stem) {
+  static int counter = 0;
+  return (fs::temp_directory_path() /
+          ("poems_programs_" + stem + "_" + std::to_string(::getpid()) + "_" + std::to_string(counter++)))
+      .string();
+}
+
+// The pids direct_failures's daemon case writes: the daemon, rank 1, the controller.
+std::vector<pid_t> read_pids(const std::string& path) {
+  std::ifstream in(path);
+  std::vector<pid_t> pids;
+  for (pid_t p; in >> p;) pids.push_back(p);
+  return pids;
+}
+
+// Whether `pid` is a live process (a zombie is not).
+bool alive(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string text((std::istreambuf_iterator<char>(stat)), {});
+  const auto close = text.rfind(')');
+  return close != std::string::npos && close + 2 < text.size() && text[close + 2] != 'Z';
+}
+
+// Waits (a bounded while) for `pid` to end; true if it did.
+bool ends(pid_t pid) {
+  for (int i = 0; i < 1000 && alive(pid); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  return !alive(pid);
+}
 
 std::vector<std::string> sorted_lines(const std::string& text) {
   std::vector<std::string> lines;
@@ -152,6 +189,147 @@ TEST(DirectPrograms, FailuresAreFailedRuns) {
   const DirectRun ok = run_direct("direct_failures", 3, "ok");
   EXPECT_EQ(ok.command.exit_code, 0) << ok.command.err;
   EXPECT_TRUE(ok.result["completed"].get<bool>());
+}
+
+// A rank that forks is still one rank; a process it forks is none: its MPI
+// call stops the run naming the rank (it once ran as whatever rank the
+// controller had last resumed, blaming rank 0 for "MPI_Bcast called after
+// MPI_Finalize", and its CPU clock, read against the rank's, wrapped the
+// measured time to 18446744073.709 s). A forked child that only computes
+// and exits is fine.
+TEST(DirectPrograms, AForkedProcessCallingMpiIsReportedAsSuch) {
+  const DirectRun r = run_direct("direct_failures", 3, "fork");
+  EXPECT_EQ(r.command.exit_code, 3) << r.command.err;
+  ASSERT_TRUE(r.result.is_object()) << r.command.err;
+  EXPECT_FALSE(r.result["completed"].get<bool>());
+  EXPECT_EQ(r.result["error"].get<std::string>(),
+            "rank 1 forked: a child process called MPI_Bcast (only a rank's own process may call MPI; a process it "
+            "forks may compute, exec another program or exit)");
+  EXPECT_LT(r.result["measured_cpu_seconds"].get<double>(), 3600.0);  // no unsigned wrap
+  const DirectRun ok = run_direct("direct_failures", 3, "fork-exit");
+  EXPECT_EQ(ok.command.exit_code, 0) << ok.command.err;
+  ASSERT_TRUE(ok.result.is_object()) << ok.command.err;
+  EXPECT_TRUE(ok.result["completed"].get<bool>()) << ok.result["error"];
+  EXPECT_LT(ok.result["measured_cpu_seconds"].get<double>(), 3600.0);
+  const CommandResult cli = run_command(kBin + "/poems direct " + kBin + "/direct_failures -np 3 --no-store -- fork");
+  EXPECT_EQ(cli.exit_code, 3) << cli.err;
+  EXPECT_NE(cli.err.find("poems: error: rank 1 forked: a child process called MPI_Bcast"), std::string::npos)
+      << cli.err;
+}
+
+// A daemon a rank starts (setsid and a second fork: it leaves the ranks'
+// process group and session) is killed when the run ends, and the result
+// says so; the run itself is fine.
+TEST(DirectPrograms, ProcessesARankLeavesBehindAreKilled) {
+  const std::string pid_file = temp_path("daemon");
+  const DirectRun r = run_direct("direct_failures", 3, "daemon " + pid_file);
+  const std::vector<pid_t> pids = read_pids(pid_file);
+  ASSERT_EQ(pids.size(), 3u) << r.command.err;
+  EXPECT_TRUE(ends(pids[0]));  // (reaped by the controller: gone at once)
+  if (alive(pids[0])) ::kill(pids[0], SIGKILL);
+  EXPECT_EQ(r.command.exit_code, 0) << r.command.err;
+  ASSERT_TRUE(r.result.is_object()) << r.command.err;
+  EXPECT_TRUE(r.result["completed"].get<bool>()) << r.result["error"];
+  EXPECT_EQ(r.result.value("left_behind", 0), 1);
+  EXPECT_EQ(r.result.value("left_behind_names", nlohmann::json::array()),
+            nlohmann::json::array({"direct_failures (pid " + std::to_string(pids[0]) + ")"}));
+  fs::remove(pid_file);
+  // poems says so.
+  const CommandResult cli =
+      run_command(kBin + "/poems direct " + kBin + "/direct_failures -np 2 --no-store -- daemon " + pid_file);
+  const std::vector<pid_t> cli_pids = read_pids(pid_file);
+  ASSERT_EQ(cli_pids.size(), 3u) << cli.err;
+  EXPECT_TRUE(ends(cli_pids[0]));
+  if (alive(cli_pids[0])) ::kill(cli_pids[0], SIGKILL);
+  EXPECT_EQ(cli.exit_code, 0) << cli.err;
+  EXPECT_NE(cli.err.find("poems: warning: the ranks left 1 process running (direct_failures (pid " +
+                         std::to_string(cli_pids[0]) + ")); killed when the run ended"),
+            std::string::npos)
+      << cli.err;
+  fs::remove(pid_file);
+}
+
+// When poems itself dies during a run (killed), the program's controller,
+// its ranks and what they started die with it.
+TEST(DirectPrograms, NothingOutlivesAKilledPoems) {
+  const std::string pid_file = temp_path("daemon");
+  const std::string poems = kBin + "/poems", program = kBin + "/direct_failures", null = "/dev/null";
+  std::vector<std::string> args = {poems, "direct", program, "-np", "2", "--no-store", "--", "daemon-hang", pid_file};
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, null.c_str(), O_WRONLY, 0);
+  pid_t pid = 0;
+  ASSERT_EQ(::posix_spawn(&pid, poems.c_str(), &actions, nullptr, argv.data(), environ), 0);
+  posix_spawn_file_actions_destroy(&actions);
+  std::vector<pid_t> pids;
+  for (int i = 0; i < 3000 && pids.size() < 3; ++i) {  // rank 1 writes the file, then blocks for ever
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    pids = read_pids(pid_file);
+  }
+  ::kill(pid, SIGKILL);
+  ::waitpid(pid, nullptr, 0);
+  ASSERT_EQ(pids.size(), 3u);
+  for (pid_t p : pids) {
+    EXPECT_TRUE(ends(p)) << p;
+    if (alive(p)) ::kill(p, SIGKILL);
+  }
+  fs::remove(pid_file);
+}
+
+// The shared region is sized from the run, not the machine's whole memory:
+// a small program runs under `ulimit -v 6000000` (it once asked for 24 GiB
+// of address space there, whatever --memory-limit said). --memory-limit
+// sizes it; a region that cannot be mapped or fills up is an error naming
+// its size and the option, and a failed run prints no results table.
+TEST(DirectPrograms, SharedMemoryIsSizedFromTheRunOrMemoryLimit) {
+#if defined(__SANITIZE_ADDRESS__)
+  GTEST_SKIP() << "AddressSanitizer's shadow memory does not fit under ulimit -v";
+#else
+  const std::string limited = "ulimit -v 6000000; ";
+  const DirectRun r = run_direct("direct_failures", 3, "ok", "", limited);
+  EXPECT_EQ(r.command.exit_code, 0) << r.command.err;
+  ASSERT_TRUE(r.result.is_object()) << r.command.err;
+  EXPECT_TRUE(r.result["completed"].get<bool>()) << r.result["error"];
+  const std::string direct = kBin + "/poems direct " + kBin + "/direct_failures -np 3 --no-store";
+  CommandResult cli = run_command(limited + kBin + "/poems --memory-limit 2GiB direct " + kBin +
+                                  "/direct_failures -np 3 --no-store -- ok");
+  EXPECT_EQ(cli.exit_code, 0) << cli.err;
+  EXPECT_NE(cli.out.find("processes 3, operations 21"), std::string::npos) << cli.out;
+  cli = run_command(limited + direct + " --memory-limit 100GiB -- ok");
+  EXPECT_EQ(cli.exit_code, 3);
+  EXPECT_NE(cli.err.find("poems: error: cannot map 102400.0 MiB of shared memory for the ranks' MPI state and "
+                         "messages: Cannot allocate memory (the size --memory-limit gives; the address-space limit, "
+                         "ulimit -v, is 5.7 GiB)"),
+            std::string::npos)
+      << cli.err;
+  EXPECT_EQ(cli.out.find("finish"), std::string::npos) << cli.out;  // no empty results table
+  EXPECT_EQ(cli.out.find("processes 3"), std::string::npos) << cli.out;
+  // 64 MiB in flight in a region of 32 MiB.
+  cli = run_command(kBin + "/poems direct " + kBin +
+                    "/direct_failures -np 2 --no-store --memory-limit 32MiB -- big-message");
+  EXPECT_EQ(cli.exit_code, 3);
+  EXPECT_NE(cli.err.find("poems: error: rank 1: MPI_Send: the 32.0 MiB of shared memory for the ranks' MPI state and "
+                         "messages in flight are full (67108864 more bytes asked"),
+            std::string::npos)
+      << cli.err;
+  EXPECT_NE(cli.err.find("give --memory-limit SIZE for a larger region"), std::string::npos) << cli.err;
+  EXPECT_EQ(cli.out.find("finish"), std::string::npos) << cli.out;
+#endif
+}
+
+// A failed run prints the reason, not a table of what it did until then.
+TEST(DirectPrograms, AFailedRunPrintsNoResults) {
+  for (const char* format : {"table", "json"}) {
+    const CommandResult cli = run_command(kBin + "/poems direct " + kBin +
+                                          "/direct_failures -np 3 --no-store --format " + format + " -- early");
+    EXPECT_EQ(cli.exit_code, 3) << cli.err;
+    EXPECT_NE(cli.err.find("poems: error: rank 1 exited with status 2 before MPI_Finalize"), std::string::npos)
+        << cli.err;
+    EXPECT_EQ(cli.out.find("finish"), std::string::npos) << format << ": " << cli.out;
+  }
 }
 
 // Started alone (as configure scripts and CMake's try-run do), a program is

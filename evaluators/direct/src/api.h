@@ -15,12 +15,18 @@ namespace poems::direct::detail {
 // `call` when an MPI function is called outside a simulated rank.
 Runtime& runtime_for(const char* call);
 
-// Runs `body(rt)` between entering and leaving `call`.
+// Runs `body(rt)` between entering and leaving `call`. A full shared region
+// fails the call (its message names the region's size and the option).
 template <typename Body>
 int mpi_call(const char* call, Body&& body, bool needs_init = true) {
   Runtime& rt = runtime_for(call);
   rt.enter(call, needs_init);
-  const int rc = body(rt);
+  int rc = 0;
+  try {
+    rc = body(rt);
+  } catch (const SharedRegionFull& e) {
+    rt.fail(call, e.what());
+  }
   rt.leave();
   return rc;
 }

@@ -105,7 +105,7 @@ __attribute__((constructor)) void poems_direct_launch(int argc, char** argv, cha
   DirectResult result;
   Runtime* rt = nullptr;
   try {
-    SharedRegion::create(l->options.shared_bytes != 0 ? l->options.shared_bytes : default_shared_bytes());
+    create_shared_region(l->options);
     rt = shared_new<Runtime>(Program{}, std::vector<std::string>(argv, argv + argc), l->options);
     if (rt->start_processes() >= 0) {
       ::on_exit(rank_exit_handler, nullptr);
@@ -116,7 +116,7 @@ __attribute__((constructor)) void poems_direct_launch(int argc, char** argv, cha
     result.error = e.what();
     result.sim.completed = false;
   }
-  finish_processes(rt);
+  finish_processes(rt, &result);
   std::fflush(nullptr);
   std::_Exit(exit_status(*l, result));
 }

@@ -10,12 +10,20 @@
 // drains while it waits: what arrives belongs to the rank that runs, and is
 // passed on line by line, so lines of different ranks never mix (as mpirun
 // forwards each rank's output).
+//
+// Launched as the program's own process (poems direct), the controller is a
+// child subreaper (poems/base/subreaper.h): a process a rank leaves
+// behind (a daemon, a setsid'ed grandchild) becomes its child and is killed
+// when the run ends; the result says so. A process a rank forks is no rank:
+// if it calls MPI, the run stops naming the rank that forked it.
 #include <fcntl.h>
 #include <linux/futex.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <sys/eventfd.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -30,6 +38,7 @@
 #include <string>
 #include <vector>
 
+#include "poems/base/subreaper.h"
 #include "runtime_impl.h"
 
 namespace poems::direct::detail {
@@ -37,6 +46,8 @@ namespace poems::direct::detail {
 namespace {
 
 std::int32_t g_self = -1;                  // this process's rank (-1: not a rank process)
+std::int32_t g_forked_from = -1;           // a process a rank forked: that rank (-1: not one)
+bool g_subreaper = false;                  // the controller adopts the processes the ranks leave behind
 int g_wake_fd = -1;                        // eventfd: a rank handed the turn back, or a child ended
 volatile sig_atomic_t g_child_events = 0;  // SIGCHLDs seen by the controller
 struct sigaction g_previous_sigchld {};
@@ -110,9 +121,65 @@ std::string describe_signal(int sig) {
   return "signal " + std::to_string(sig) + (name ? std::string(" (") + name + ")" : std::string());
 }
 
+// In the child of every fork() (pthread_atfork): a child of a rank is not
+// that rank. With processes it stops being a rank process at once (its
+// clocks are real, its exit is not the rank's); any MPI call it makes
+// reports the fork (Runtime::forked_call).
+extern "C" void on_fork_child() {
+  if (g_self >= 0) {
+    g_forked_from = g_self;
+    g_self = -1;
+    return;
+  }
+  Runtime* rt = Runtime::active();
+  if (rt && rt->threads() && rt->running()) g_forked_from = static_cast<std::int32_t>(rt->current().world);
+}
+
 }  // namespace
 
 std::int32_t self_rank_process() { return g_self; }
+std::int32_t forked_from_rank() { return g_forked_from; }
+
+void watch_forks() {
+  static const bool registered = ::pthread_atfork(nullptr, nullptr, on_fork_child) == 0;
+  (void)registered;
+}
+
+std::string forked_call_error(std::int32_t rank, const char* call) {
+  return "rank " + std::to_string(rank) + " forked: a child process called " + call +
+         " (only a rank's own process may call MPI; a process it forks may compute, exec another program or exit)";
+}
+
+void Runtime::forked_call(const char* call) {
+  const std::int32_t rank = g_forked_from;
+  if (threads()) {  // the child has a private copy of the runtime: nobody to tell but the user
+    std::fprintf(stderr, "poems: %s\n", forked_call_error(rank, call).c_str());
+    std::fflush(nullptr);
+    ::_exit(127);
+  }
+  // The child touches nothing of the run but these words (its rank may be
+  // running at the same time): the first report is kept; the controller
+  // stops the run when it sees it.
+  std::int32_t unclaimed = 0;
+  if (std::atomic_ref<std::int32_t>(forked_claim_).compare_exchange_strong(unclaimed, 1)) {
+    std::size_t n = 0;
+    for (; call[n] != '\0' && n + 1 < sizeof forked_call_; ++n) forked_call_[n] = call[n];
+    forked_call_[n] = '\0';
+    std::atomic_ref<std::int32_t>(forked_rank_).store(rank);
+    if (g_wake_fd >= 0) signal_wake();
+  }
+  ::_exit(127);
+}
+
+bool Runtime::fork_reported() {
+  const std::int32_t rank = std::atomic_ref<std::int32_t>(forked_rank_).load();
+  if (rank < 0 || fork_handled_) return false;
+  fork_handled_ = true;
+  // The cause of whatever else went wrong after it: its message wins.
+  error_ = forked_call_error(rank, forked_call_).c_str();
+  stopping_ = true;
+  return true;
+}
 
 int Runtime::start_processes() {
   controller_ = ::getpid();
@@ -136,6 +203,8 @@ int Runtime::start_processes() {
   sa.sa_flags = SA_NOCLDSTOP;
   ::sigaction(SIGCHLD, &sa, &g_previous_sigchld);
   std::fflush(nullptr);  // nothing buffered is written twice
+  // The program's own process (poems direct): what the ranks leave behind is ours to end.
+  if (!program_ && ::prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0) g_subreaper = true;
   for (std::uint32_t r = 0; r < programs_; ++r) {
     const pid_t pid = ::fork();
     if (pid < 0) {
@@ -214,6 +283,15 @@ void Runtime::process_resume(Rank& k) {
       std::uint64_t count;
       [[maybe_unused]] const ssize_t n = ::read(g_wake_fd, &count, sizeof count);
     }
+    if (fork_reported()) {  // a process some rank forked called MPI: the run stops, `k` with it
+      ::kill(k.pid, SIGKILL);
+      ::waitpid(k.pid, nullptr, 0);
+      drain_output(k.world);
+      flush_output(k.world);
+      k.pid = -k.pid;
+      k.state = Rank::State::Finished;
+      return;
+    }
     if (std::atomic_ref<std::int32_t>(yielded_).load() == static_cast<std::int32_t>(k.world)) break;
     // Woken without a hand-back: a child may have ended.
     if (events != g_child_events || ready == 0) {
@@ -256,7 +334,7 @@ void Runtime::reap(Rank& k, int status) {
 }
 
 DirectResult run_processes(const Program& program, const std::vector<std::string>& args, const DirectOptions& options) {
-  SharedRegion::create(options.shared_bytes != 0 ? options.shared_bytes : default_shared_bytes());
+  create_shared_region(options);
   Runtime* rt = nullptr;
   DirectResult result;
   try {
@@ -273,10 +351,23 @@ DirectResult run_processes(const Program& program, const std::vector<std::string
   return result;
 }
 
-void finish_processes(Runtime* rt) {
+void finish_processes(Runtime* rt, DirectResult* result) {
   if (rt) {
     rt->reap_all();
     shared_delete(rt);
+  }
+  if (g_subreaper) {
+    // Every rank is reaped: any child left is a process the ranks left behind.
+    base::FoundProcesses found;
+    base::kill_all_descendants(found);
+    ::prctl(PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0);
+    g_subreaper = false;
+    if (result && found.count > 0) {
+      result->left_behind = static_cast<std::uint32_t>(found.count);
+      for (int i = 0; i < found.stored; ++i)
+        result->left_behind_names.push_back(std::string(found.first[i].name) + " (pid " +
+                                            std::to_string(found.first[i].pid) + ")");
+    }
   }
   ::sigaction(SIGCHLD, &g_previous_sigchld, nullptr);
   if (g_output) {
@@ -299,11 +390,60 @@ void Runtime::reap_all() {
   }
 }
 
-std::size_t default_shared_bytes() {
+namespace {
+
+std::string size_text(std::size_t bytes) {
+  char text[64];
+  if (bytes >= (std::size_t{1} << 30))
+    std::snprintf(text, sizeof text, "%.1f GiB", static_cast<double>(bytes) / static_cast<double>(1u << 30));
+  else
+    std::snprintf(text, sizeof text, "%.1f MiB", static_cast<double>(bytes) / static_cast<double>(1u << 20));
+  return text;
+}
+
+// The address space this process may still map (RLIMIT_AS, `ulimit -v`
+// less what is mapped already); 0 if unlimited. Every rank process inherits
+// the shared region, so it counts in each one's limit.
+std::size_t address_space_left(std::size_t& limit) {
+  rlimit rl{};
+  limit = 0;
+  if (::getrlimit(RLIMIT_AS, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY) return 0;
+  limit = static_cast<std::size_t>(rl.rlim_cur);
+  std::size_t mapped = 0;
+  if (FILE* f = std::fopen("/proc/self/statm", "r")) {
+    unsigned long pages = 0;
+    if (std::fscanf(f, "%lu", &pages) == 1) mapped = pages * static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+    std::fclose(f);
+  }
+  return limit > mapped ? limit - mapped : 1;
+}
+
+}  // namespace
+
+std::size_t default_shared_bytes(std::uint32_t ranks) {
+  // The runtime's state is a few KiB per rank; the rest holds messages in
+  // flight, collective contributions and MPI_Win_allocate windows.
+  std::size_t bytes = kSharedBase + kSharedPerRank * std::size_t{ranks};
   const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
-  const std::size_t ram =
-      pages > 0 && page > 0 ? static_cast<std::size_t>(pages) * static_cast<std::size_t>(page) : std::size_t{16} << 30;
-  return std::max(ram, std::size_t{1} << 30);
+  if (pages > 0 && page > 0) bytes = std::min(bytes, static_cast<std::size_t>(pages) * static_cast<std::size_t>(page));
+  // Under an address-space limit, half of what is left: the other half is the program's.
+  std::size_t limit = 0;
+  if (const std::size_t left = address_space_left(limit); left != 0) bytes = std::min(bytes, left / 2);
+  return std::max(bytes, std::size_t{32} << 20);
+}
+
+void create_shared_region(const DirectOptions& options) {
+  const bool given = options.shared_bytes != 0;
+  const std::size_t bytes = given ? options.shared_bytes : default_shared_bytes(options.ranks);
+  std::string why;
+  if (given)
+    why = "the size --memory-limit gives";
+  else
+    why = "sized for " + std::to_string(options.ranks) + " ranks; --memory-limit SIZE sets it";
+  std::size_t limit = 0;
+  address_space_left(limit);
+  if (limit != 0) why += "; the address-space limit, ulimit -v, is " + size_text(limit);
+  SharedRegion::create(bytes, why);
 }
 
 }  // namespace poems::direct::detail

@@ -28,6 +28,13 @@ namespace {
 
 Runtime* g_active = nullptr;
 
+// The thread's CPU time since `mark`; 0 if the clock reads less (a clock of
+// another thread or process than the mark's): never an unsigned wrap.
+std::uint64_t cpu_since(std::uint64_t mark) {
+  const std::uint64_t now = thread_cpu_ns();
+  return now > mark ? now - mark : 0;
+}
+
 // A running rank stops issuing and lets the engine read once it has this
 // many operations waiting in its outbox (a program that only sends would
 // otherwise run to its end before the engine sees anything).
@@ -104,6 +111,9 @@ Runtime::Runtime(const Program& program, const std::vector<std::string>& args, c
     if (r >= p) ranks_[r].state = Rank::State::Blocked;
   }
   if (threads()) threads_ = std::make_unique<RankThreads>(p, options.stack_bytes);
+  // stop() needs no allocation for a usual message: it may report a full shared region.
+  error_.reserve(1024);
+  watch_forks();
   g_active = this;
 }
 
@@ -135,7 +145,7 @@ taskgraph::NodeInfo Runtime::node_info(std::uint32_t node) const {
 }
 
 bool Runtime::running() const {
-  if (!current_) return false;
+  if (!current_ || forked_from_rank() >= 0) return false;  // (a forked process is no rank)
   return threads() || self_rank_process() >= 0;
 }
 
@@ -153,8 +163,7 @@ void Runtime::start_rank_thread(std::uint32_t r) {
       me.exit_code = program_(static_cast<int>(me.argv.size() - 1), me.argv.data());
       if (!me.finalized) {
         // A program that returns without MPI_Finalize: its last computation still counts.
-        if (measure_)
-          me.compute_ps += static_cast<double>(thread_cpu_ns() - me.cpu_mark) * 1000.0 * options_.compute_scale;
+        if (measure_) me.compute_ps += static_cast<double>(cpu_since(me.cpu_mark)) * 1000.0 * options_.compute_scale;
         issue_compute();
         if (me.initialized) stop("rank " + std::to_string(r) + " returned from main without MPI_Finalize");
       }
@@ -437,6 +446,9 @@ DirectResult Runtime::run() {
     out.sim = sim::simulate(*source, so, options_.max_stuck_listed);
   } catch (const RunStopped&) {
     out.sim.completed = false;
+  } catch (const SharedRegionFull& e) {  // in the controller (the engine's side of the runtime)
+    out.sim.completed = false;
+    stop(e.what());
   } catch (const sim::SimulationError& e) {
     out.sim.completed = false;
     stop(std::string("internal error: the engine refused an operation: ") + e.what());
@@ -451,6 +463,7 @@ DirectResult Runtime::run() {
       out.timeline_error = e.what();
     }
   }
+  if (!threads() && fork_reported()) out.sim.completed = false;  // reported while the engine ran
   strip_companions(out);
   if (!options_.timeline.empty() && !otf2) write_chrome_timeline(out);
   out.sim.timeline = {};
@@ -562,8 +575,8 @@ void Runtime::enter(const char* call, bool needs_init) {
   if (stopping_) suspend(k);  // unwinds or ends the rank
   ++mpi_calls_;
   if (measure_) {
-    const std::uint64_t now = thread_cpu_ns();
-    const std::uint64_t spent = now - k.cpu_mark > clock_cost_ns_ ? now - k.cpu_mark - clock_cost_ns_ : 0;
+    const std::uint64_t since = cpu_since(k.cpu_mark);
+    const std::uint64_t spent = since > clock_cost_ns_ ? since - clock_cost_ns_ : 0;
     measured_ns_ += spent;
     k.compute_ps += static_cast<double>(spent) * 1000.0 * options_.compute_scale;
   }
@@ -612,10 +625,7 @@ void Runtime::exit_rank(int code) {
 void Runtime::rank_exiting(int code) {
   Rank& k = *current_;
   if (stopping_ || k.exiting) return;
-  if (measure_) {
-    const std::uint64_t now = thread_cpu_ns();
-    k.compute_ps += static_cast<double>(now - k.cpu_mark) * 1000.0 * options_.compute_scale;
-  }
+  if (measure_) k.compute_ps += static_cast<double>(cpu_since(k.cpu_mark)) * 1000.0 * options_.compute_scale;
   k.exit_code = code;
   k.exiting = true;
   if (k.initialized && !k.finalized) {

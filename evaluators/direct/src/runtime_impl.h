@@ -333,6 +333,12 @@ class Runtime final : public taskgraph::ScheduleSource, public sim::ExecutionObs
   [[noreturn]] void exit_rank(int code);  // threads: exit() in a rank
   // Processes: the rank's exit handler (on_exit): its last computation, its status.
   void rank_exiting(int code);
+  // Processes: a process a rank forked called MPI (in that process): tells
+  // the controller, which stops the run naming the rank, and ends.
+  [[noreturn]] void forked_call(const char* call);
+  // In the controller: whether a forked process has reported (the first time
+  // it is asked after the report); stops the run if so.
+  bool fork_reported();
   void charge(double ps) { current_->compute_ps += ps; }
   void charge_task(const processor::TaskRequest& task);
   bool stopping() const { return stopping_; }
@@ -548,16 +554,35 @@ class Runtime final : public taskgraph::ScheduleSource, public sim::ExecutionObs
   // Processes: the rank that handed the turn back last.
   std::int32_t yielded_ = -1;
   pid_t controller_ = 0;
+  // A forked process's MPI call (written by that process alone, atomically):
+  // the rank that forked it (-1: none), and the call.
+  std::int32_t forked_claim_ = 0;
+  std::int32_t forked_rank_ = -1;
+  char forked_call_[64] = {};
+  bool fork_handled_ = false;  // the controller has stopped the run for it
 };
 
 // The rank number of this process (processes), or -1 (the controller, or threads).
 std::int32_t self_rank_process();
+// In a process a rank forked: that rank; else -1.
+std::int32_t forked_from_rank();
+// Notes forks in every process from now on (forked_from_rank).
+void watch_forks();
 
 // Runs `program` with one process per rank (poems::direct::run for Isolation::Processes).
 DirectResult run_processes(const Program& program, const std::vector<std::string>& args, const DirectOptions& options);
-// After a run with processes: reaps the ranks, destroys the runtime, restores SIGCHLD.
-void finish_processes(Runtime* rt);
-// The shared region's size when the options leave it open: the machine's memory.
-std::size_t default_shared_bytes();
+// After a run with processes: reaps the ranks, destroys the runtime, restores
+// SIGCHLD; as the program's own process (a subreaper), kills what the ranks
+// left behind and says so in `result`.
+void finish_processes(Runtime* rt, DirectResult* result = nullptr);
+// The shared region's size when the options leave it open (docs/direct.md,
+// "Limits"): kSharedBase + kSharedPerRank per rank, at most the machine's
+// memory and, under an address-space limit (ulimit -v), half of what is left.
+inline constexpr std::size_t kSharedBase = std::size_t{1} << 30;
+inline constexpr std::size_t kSharedPerRank = std::size_t{64} << 10;
+std::size_t default_shared_bytes(std::uint32_t ranks);
+// Maps the shared region of a run with processes (DirectOptions::shared_bytes
+// or the default); the error names its size and how to change it.
+void create_shared_region(const DirectOptions& options);
 
 }  // namespace poems::direct::detail

@@ -6,6 +6,7 @@
 #include <boost/interprocess/managed_external_buffer.hpp>
 #include <boost/interprocess/mem_algo/rbtree_best_fit.hpp>
 #include <boost/interprocess/sync/mutex_family.hpp>
+#include <cstdio>
 #include <cstring>
 #include <optional>
 #include <stdexcept>
@@ -28,14 +29,21 @@ struct Region {
 };
 Region g_region;
 
+std::string mib_text(std::size_t bytes) {
+  char text[64];
+  std::snprintf(text, sizeof text, "%.1f MiB", static_cast<double>(bytes) / 1048576.0);
+  return text;
+}
+
 }  // namespace
 
-void SharedRegion::create(std::size_t bytes) {
+void SharedRegion::create(std::size_t bytes, const std::string& origin) {
   if (g_region.base) throw std::logic_error("a shared region is active already");
+  const std::string what = mib_text(bytes) + " of shared memory for the ranks' MPI state and messages";
+  const std::string why = origin.empty() ? std::string() : " (" + origin + ")";
+  if (bytes < (std::size_t{1} << 20)) throw std::runtime_error(what + " are too few: at least 1 MiB is needed" + why);
   void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  if (p == MAP_FAILED)
-    throw std::runtime_error("cannot map " + std::to_string(bytes >> 20) +
-                             " MiB of shared memory for the ranks: " + std::strerror(errno));
+  if (p == MAP_FAILED) throw std::runtime_error("cannot map " + what + ": " + std::strerror(errno) + why);
   g_region.base = static_cast<char*>(p);
   g_region.bytes = bytes;
   g_region.segment.emplace(bi::create_only, p, bytes);
@@ -57,7 +65,12 @@ bool SharedRegion::contains(const void* p) {
 
 void* SharedRegion::allocate(std::size_t bytes) {
   void* p = g_region.segment->allocate(bytes == 0 ? 1 : bytes, std::nothrow);
-  if (!p) throw std::bad_alloc();
+  if (!p)
+    throw SharedRegionFull("the " + mib_text(g_region.bytes) +
+                           " of shared memory for the ranks' MPI state and messages in flight are full (" +
+                           std::to_string(bytes) + " more bytes asked, " +
+                           mib_text(g_region.segment->get_free_memory()) +
+                           " free); give --memory-limit SIZE for a larger region");
   return p;
 }
 

@@ -26,16 +26,28 @@
 
 namespace poems::direct::detail {
 
+// The active region has no room for an allocation: what() names the
+// region's size and how to make it larger (the option the region came from).
+class SharedRegionFull : public std::bad_alloc {
+ public:
+  explicit SharedRegionFull(std::string message) : message_(std::move(message)) {}
+  const char* what() const noexcept override { return message_.c_str(); }
+
+ private:
+  std::string message_;
+};
+
 class SharedRegion {
  public:
   // Maps `bytes` of address space (pages are committed when touched) and
-  // makes it the active region. Throws std::runtime_error if it cannot.
-  static void create(std::size_t bytes);
+  // makes it the active region. Throws std::runtime_error if it cannot,
+  // naming the size and `origin` (where the size came from, how to change it).
+  static void create(std::size_t bytes, const std::string& origin = "");
   // Unmaps the active region (nothing may be left in it that is used later).
   static void destroy();
   static bool active();
   static bool contains(const void* p);
-  // Throws std::bad_alloc naming nothing when the region is full.
+  // Throws SharedRegionFull when the region is full.
   static void* allocate(std::size_t bytes);
   static void deallocate(void* p) noexcept;
   static std::size_t size();

@@ -41,6 +41,7 @@
 
 #include "common.h"
 #include "poems/base/escaped.h"
+#include "poems/base/subreaper.h"
 
 extern char** environ;
 
@@ -155,74 +156,11 @@ struct KeeperMessage {
   int status;  // wait status or errno
 };
 
-// Sends SIGKILL to every process whose parent is the calling process;
-// returns how many it found. Parses /proc/PID/stat with system calls only.
-int kill_children_of_self() {
-  const pid_t self = ::getpid();
-  const int dir = ::open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dir < 0) return 0;
-  int found = 0;
-  alignas(8) char entries[8192];
-  for (;;) {
-    const long n = ::syscall(SYS_getdents64, dir, entries, sizeof entries);
-    if (n <= 0) break;
-    for (long offset = 0; offset < n;) {
-      struct Entry {
-        std::uint64_t ino;
-        std::int64_t off;
-        unsigned short reclen;
-        unsigned char type;
-        char name[1];
-      };
-      const auto* e = reinterpret_cast<const Entry*>(entries + offset);
-      offset += e->reclen;
-      pid_t pid = 0;
-      const char* c = e->name;
-      for (; *c >= '0' && *c <= '9'; ++c) pid = pid * 10 + (*c - '0');
-      if (*c != '\0' || pid <= 0 || pid == self) continue;
-      char path[64] = "/proc/";
-      int len = 6;
-      for (const char* q = e->name; *q && len < 40; ++q) path[len++] = *q;
-      const char tail[] = "/stat";
-      for (const char* q = tail; *q; ++q) path[len++] = *q;
-      path[len] = '\0';
-      const int fd = ::open(path, O_RDONLY | O_CLOEXEC);
-      if (fd < 0) continue;
-      char stat[512];
-      const ssize_t got = ::read(fd, stat, sizeof stat - 1);
-      ::close(fd);
-      if (got <= 0) continue;
-      stat[got] = '\0';
-      // "pid (comm) S ppid ...": comm may hold spaces and parentheses; the last ')' ends it.
-      const char* close_paren = nullptr;
-      for (const char* q = stat; *q; ++q)
-        if (*q == ')') close_paren = q;
-      if (!close_paren || close_paren[1] != ' ' || close_paren[2] == '\0' || close_paren[3] != ' ') continue;
-      pid_t parent = 0;
-      for (const char* q = close_paren + 4; *q >= '0' && *q <= '9'; ++q) parent = parent * 10 + (*q - '0');
-      if (parent == self) {
-        ::kill(pid, SIGKILL);
-        ++found;
-      }
-    }
-  }
-  ::close(dir);
-  return found;
-}
-
 // Kills the command's group and every descendant, then reaps them all.
 void kill_everything(pid_t command_group) {
   ::kill(-command_group, SIGKILL);
-  for (int round = 0; round < 10000; ++round) {
-    kill_children_of_self();
-    int status = 0;
-    pid_t r;
-    while ((r = ::waitpid(-1, &status, WNOHANG)) > 0) {
-    }
-    if (r < 0 && errno == ECHILD) return;  // no children: no descendants either
-    const timespec pause{0, 1'000'000};    // a killed parent's children reach us in a moment
-    ::nanosleep(&pause, nullptr);
-  }
+  base::FoundProcesses killed;
+  base::kill_all_descendants(killed);
 }
 
 [[noreturn]] void run_keeper(char* const argv[], int in_fd, int out_fd, int err_fd, int control_fd, int report_fd,
@@ -396,7 +334,8 @@ std::string stderr_excerpt(const std::string& err) {
   }
   if (first.size() > 1200) first = first.substr(0, 1200) + " ...";
   if (total > lines)
-    first += "\n  ... (" + std::to_string(total - lines) + " more lines; last: " + base::escaped(last.substr(0, 400)) + ")";
+    first +=
+        "\n  ... (" + std::to_string(total - lines) + " more lines; last: " + base::escaped(last.substr(0, 400)) + ")";
   return "stderr:\n" + first;
 }
 

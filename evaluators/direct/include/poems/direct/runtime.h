@@ -41,7 +41,8 @@ struct DirectOptions {
   // ranks (a simulated node; the LogGOPS model gives every rank its own NIC).
   std::uint32_t ranks_per_node = 1;
   // Processes: the shared region holding the runtime's state and messages in
-  // flight (address space; pages are used as touched). 0: the machine's memory.
+  // flight (address space; pages are used as touched). 0: sized from the
+  // ranks (`poems direct` passes --memory-limit here).
   std::size_t shared_bytes = 0;
   // The wall-clock time (seconds since 1970) the run starts at, for the
   // program's gettimeofday, clock_gettime(CLOCK_REALTIME) and time(); -1: the
@@ -82,6 +83,10 @@ struct DirectResult {
   std::uint64_t mpi_calls = 0;
   std::size_t peak_rss_bytes = 0;  // of this process, at the end
   std::string timeline_error;      // why DirectOptions::timeline could not be written ("" if it was, or none asked)
+  // Processes the ranks left running (a daemon, a setsid'ed child), killed
+  // when the run ended: how many, and the first few as "NAME (pid N)".
+  std::uint32_t left_behind = 0;
+  std::vector<std::string> left_behind_names;
   bool completed() const { return error.empty() && sim.completed; }
 };
 
