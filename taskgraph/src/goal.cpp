@@ -246,10 +246,32 @@ class Parser {
       return std::nullopt;
     }
     if (ec != std::errc() || end != text.data() + text.size() || text.empty()) {
-      diags_.error(at, "expected " + std::string(what) + ", found '" + std::string(text) + "'");
+      bad_number(what, text, at, static_cast<double>(max), "0.." + std::to_string(max),
+                 "a whole number written in digits");
       return std::nullopt;
     }
     return v;
+  }
+
+  // `text` is not a number of the form wanted. A number in another form
+  // (negative, fractional, with an exponent, a sign) is named with the
+  // allowed range, out of range if its value is; anything else is not a
+  // number at all. Nothing is rounded, wrapped or clamped into the range.
+  void bad_number(std::string_view what, std::string_view text, SourceLocation at, double max, const std::string& range,
+                  std::string_view form) {
+    std::string_view digits = text;
+    if (!digits.empty() && digits.front() == '+') digits.remove_prefix(1);
+    double value = 0;
+    auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
+    const bool numeric = !digits.empty() && ec != std::errc::invalid_argument && end == digits.data() + digits.size() &&
+                         !std::isnan(value);
+    const std::string quoted = std::string(what) + " '" + std::string(text) + "'";
+    if (!numeric)
+      diags_.error(at, "expected " + std::string(what) + ", found '" + std::string(text) + "'");
+    else if (ec == std::errc::result_out_of_range || value < 0 || value > max)
+      diags_.error(at, quoted + " is out of range (" + range + ")");
+    else
+      diags_.error(at, quoted + " is not " + std::string(form) + " (" + range + ")");
   }
   std::optional<std::uint64_t> integer_token(std::string_view what, std::uint64_t max) {
     if (tok_.kind != Token::Word) {
@@ -273,26 +295,31 @@ class Parser {
     if (t.size() > 2 && t.substr(t.size() - 2) == "ns") t.remove_suffix(2);
     std::size_t dot = t.find('.');
     std::string_view whole = t.substr(0, dot), frac = dot == std::string_view::npos ? "" : t.substr(dot + 1);
+    const std::uint64_t max_ns = kMaxGoalCalc / kPsPerNs;
+    const std::string range =
+        "0.." + std::to_string(max_ns) + "." + std::to_string(kMaxGoalCalc % kPsPerNs) + ", 2^61 ps";
+    auto all_digits = [](std::string_view d) {
+      return std::all_of(d.begin(), d.end(), [](char c) { return c >= '0' && c <= '9'; });
+    };
+    if (whole.empty() || !all_digits(whole) || !all_digits(frac)) {
+      bad_number("a duration in ns", t, at, static_cast<double>(kMaxGoalCalc) / kPsPerNs, range,
+                 "a number of ns written in digits with at most 3 decimals");
+      return std::nullopt;
+    }
     if (frac.size() > 3) {
       diags_.error(at, "duration '" + std::string(t) + "' is finer than a picosecond (at most 3 decimals of ns)");
       return std::nullopt;
     }
-    const std::uint64_t max_ns = kMaxGoalCalc / kPsPerNs;
-    auto w = integer("a duration in ns", max_ns, whole, at);
-    if (!w) return std::nullopt;
-    std::uint64_t f = 0;
-    if (!frac.empty()) {
-      auto fv = integer("a duration in ns", 999, frac, at);
-      if (!fv) return std::nullopt;
-      f = *fv;
-      for (std::size_t i = frac.size(); i < 3; ++i) f *= 10;
-    }
-    if (*w * kPsPerNs + f > kMaxGoalCalc) {
-      diags_.error(at, "a duration in ns '" + std::string(t) + "' is out of range (0.." + std::to_string(max_ns) + "." +
-                           std::to_string(kMaxGoalCalc % kPsPerNs) + ", 2^61 ps)");
+    std::uint64_t w = 0, f = 0;
+    const auto [end, ec] = std::from_chars(whole.data(), whole.data() + whole.size(), w);
+    (void)end;
+    for (char c : frac) f = f * 10 + static_cast<std::uint64_t>(c - '0');
+    for (std::size_t i = frac.size(); i < 3; ++i) f *= 10;
+    if (ec != std::errc() || w > max_ns || w * kPsPerNs + f > kMaxGoalCalc) {
+      diags_.error(at, "a duration in ns '" + std::string(t) + "' is out of range (" + range + ")");
       return std::nullopt;
     }
-    return *w * kPsPerNs + f;
+    return w * kPsPerNs + f;
   }
 
   std::optional<std::uint64_t> size_token() {

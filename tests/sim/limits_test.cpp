@@ -107,5 +107,27 @@ TEST(Limits, ARunAboveTheMemoryLimitIsRefusedWithItsEstimate) {
   EXPECT_TRUE(simulate(again, o).completed);
 }
 
+// Every GOAL quantity at the top of its range is read exactly, nothing
+// rounded or wrapped (one past it is an error, tests/goal/errors/hostile_numbers.goal).
+TEST(Limits, GoalQuantitiesAtTheirBoundsAreReadExactly) {
+  auto s = goal(
+      "num_ranks 3\nrank 0 {\n"
+      "  a: send 9007199254740991b to 2 tag 4294967294 cpu 255 nic 255 comm 4294967295\n"
+      "  b: calc 2305843009213693.952\n"
+      "  c: recv 0b from 2 tag 2147483647\n}\n");
+  ASSERT_TRUE(s);
+  taskgraph::OpBuffer b;
+  ASSERT_EQ(s->pull(0, 10, b), 3u);
+  EXPECT_EQ(b.ops[0].bytes, (std::uint64_t{1} << 53) - 1);
+  EXPECT_EQ(b.ops[0].peer, 2);
+  EXPECT_EQ(static_cast<std::uint32_t>(b.ops[0].tag), 4294967294u);
+  EXPECT_EQ(b.ops[0].cpu, 255);
+  EXPECT_EQ(b.ops[0].nic, 255);
+  EXPECT_EQ(b.ops[0].comm, 4294967295u);
+  EXPECT_EQ(b.ops[1].duration, Picoseconds{1} << 61);
+  EXPECT_EQ(b.ops[2].bytes, 0u);
+  EXPECT_EQ(b.ops[2].tag, 2147483647);
+}
+
 }  // namespace
 }  // namespace poems::sim::testing

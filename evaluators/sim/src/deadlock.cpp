@@ -43,9 +43,12 @@ std::string Engine<L>::node_text(std::uint32_t node) const {
   return info.location.empty() ? info.label : info.label + " at " + info.location;
 }
 
+// Linear in the rank's pending operations and messages: only the listed
+// ones are described, because a description may read the operation's line
+// back from its file (read_goal_file), which takes time in the size of the
+// rank's text; the rest are counted.
 template <bool L>
 void Engine<L>::report_stuck(SimulationResult& out, std::size_t max_listed) const {
-  constexpr std::size_t kWaitsPerRank = 4;
   for (std::uint32_t r = 0; r < nranks_; ++r) {
     const RankState& rs = ranks_[r];
     bool idle = rs.exhausted && rs.unexpected.empty() && rs.posted.empty();
@@ -58,35 +61,45 @@ void Engine<L>::report_stuck(SimulationResult& out, std::size_t max_listed) cons
     ++out.stuck_total;
     if (out.stuck.size() >= max_listed) continue;
     StuckRank stuck{r, {}};
-    std::size_t blocked_on_deps = 0;
+    std::size_t blocked_on_deps = 0, waits_not_listed = 0;
     for (std::size_t i = rs.head; i < rs.slots.size(); ++i) {
       const Slot& s = rs.slots[i];
       if (s.flags & kCompleted) continue;
-      std::string what = describe(r, rs.base + i, s);
-      if (s.kind == OpKind::Recv && (s.flags & kStarted)) {
-        what = "waits in " + what + ": no matching message arrived";
-      } else if (s.kind == OpKind::Send && (s.flags & kStarted)) {
-        what = "waits in " + what + " (rendezvous): no matching receive was posted";
-      } else if (s.pending > 0) {
+      const bool waits_in_it = (s.flags & kStarted) && s.kind != OpKind::Calc;
+      if (!waits_in_it && s.pending > 0) {
         ++blocked_on_deps;
         continue;
-      } else {
-        what = "cannot start " + what;
       }
-      if (stuck.waits.size() < kWaitsPerRank) stuck.waits.push_back(what);
+      if (stuck.waits.size() >= kStuckWaitsListed) {
+        ++waits_not_listed;
+        continue;
+      }
+      const std::string what = describe(r, rs.base + i, s);
+      if (waits_in_it && s.kind == OpKind::Recv)
+        stuck.waits.push_back("waits in " + what + ": no matching message arrived");
+      else if (waits_in_it)
+        stuck.waits.push_back("waits in " + what + " (rendezvous): no matching receive was posted");
+      else
+        stuck.waits.push_back("cannot start " + what);
     }
+    if (waits_not_listed > 0)
+      stuck.waits.push_back("... and " + std::to_string(waits_not_listed) + " more waiting operation(s) not listed");
     if (blocked_on_deps > 0)
       stuck.waits.push_back(std::to_string(blocked_on_deps) + " later operation(s) wait for these");
+    std::size_t messages_listed = 0, messages_not_listed = 0;
     for (std::uint32_t e = rs.unexpected.head; e != kNone; e = pending_[e].next) {
-      const Pending& m = pending_[e];
-      if (stuck.waits.size() >= kWaitsPerRank + 1) {
-        stuck.waits.push_back("... more unexpected messages");
-        break;
+      if (messages_listed == kStuckMessagesListed) {
+        ++messages_not_listed;
+        continue;
       }
+      ++messages_listed;
+      const Pending& m = pending_[e];
       stuck.waits.push_back("holds an unmatched message from rank " + std::to_string(m.src) + " tag " +
                             std::to_string(m.tag) + (m.comm ? " comm " + std::to_string(m.comm) : std::string()) +
                             " (" + std::to_string(m.bytes) + " B) that no receive matched");
     }
+    if (messages_not_listed > 0)
+      stuck.waits.push_back("... and " + std::to_string(messages_not_listed) + " more unmatched message(s) not listed");
     if (!rs.exhausted) stuck.waits.push_back("has operations not yet read from its schedule");
     out.stuck.push_back(std::move(stuck));
   }

@@ -122,8 +122,13 @@ struct Span {
 // A rank that could not finish, and why.
 struct StuckRank {
   std::uint32_t rank = 0;
-  std::vector<std::string> waits;  // one line per blocked operation or unmatched message
+  // One line per blocked operation or unmatched message, at most
+  // kStuckWaitsListed and kStuckMessagesListed of each; a line after them
+  // counts the rest.
+  std::vector<std::string> waits;
 };
+inline constexpr std::size_t kStuckWaitsListed = 4;
+inline constexpr std::size_t kStuckMessagesListed = 4;
 
 struct SimulationResult {
   std::uint32_t ranks = 0;
