@@ -1,6 +1,7 @@
 // run(): the whole `poems` tool; main.cpp calls it, and so do the tests.
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <cstdlib>
 #include <iostream>
 #include <optional>
@@ -10,6 +11,7 @@
 #include "cli.h"
 #include "options.h"
 #include "poems/base/diagnostics.h"
+#include "poems/base/escaped.h"
 #include "poems/base/limits.h"
 #include "poems/base/progress.h"
 #include "poems/base/suggest.h"
@@ -128,10 +130,19 @@ void add_global_options(CLI::App& app) {
            for (const std::string& s : settings) {
              const auto eq = s.find('=');
              char* end = nullptr;
-             const unsigned long value = eq == std::string::npos ? 0 : std::strtoul(s.c_str() + eq + 1, &end, 10);
-             if (eq == std::string::npos || end == s.c_str() + eq + 1 || *end != '\0' ||
-                 !set_limit(s.substr(0, eq), value))
-               throw core::UsageError("--limit", "'" + s + "' is not NAME=N with a NAME of docs/limits.md");
+             errno = 0;
+             // strtoul takes "-5" as 2^64 - 5: a sign is refused before it.
+             const bool digits = eq != std::string::npos && eq + 1 < s.size() && s[eq + 1] >= '0' && s[eq + 1] <= '9';
+             const unsigned long value = digits ? std::strtoul(s.c_str() + eq + 1, &end, 10) : 0;
+             if (!digits || *end != '\0' || errno == ERANGE)
+               throw core::UsageError("--limit", "'" + s.substr(0, 80) + (s.size() > 80 ? "..." : "") +
+                                                     "' is not NAME=N with a NAME of docs/limits.md and N a whole "
+                                                     "number below 2^64");
+             const std::string name = s.substr(0, eq), problem = psl::frontend_limit_problem(name, value);
+             if (!problem.empty()) throw core::UsageError("--limit", problem);
+             if (!set_limit(name, value))
+               throw core::UsageError("--limit", "'" + s.substr(0, 80) + (s.size() > 80 ? "..." : "") +
+                                                     "' names no limit of docs/limits.md");
            }
          },
          "Raise or lower a limit of docs/limits.md: NAME=N (repeatable)")
@@ -161,9 +172,24 @@ class ClearingBuffer : public std::streambuf {
   base::ProgressLine& progress_;
 };
 
+// A message that may quote the command line (a name, a value): control
+// characters as \xNN, line by line, so no argument can send an escape
+// sequence to the terminal through an error.
+std::string shown(const std::string& message) {
+  std::string out;
+  for (std::size_t start = 0; start < message.size();) {
+    // Newlines and tabs (a diagnostic's caret line) stay as they are.
+    const std::size_t end = std::min(message.find_first_of("\n\t", start), message.size());
+    out += base::escaped(std::string_view(message).substr(start, end - start));
+    if (end < message.size()) out += message[end];
+    start = end + 1;
+  }
+  return out;
+}
+
 }  // namespace
 
-void Context::warn(const std::string& message) const { err << "poems: warning: " << message << '\n'; }
+void Context::warn(const std::string& message) const { err << "poems: warning: " << shown(message) << '\n'; }
 
 int run(const std::vector<std::string>& raw_args, std::ostream& out, std::ostream& err) {
   examples::register_examples();
@@ -208,13 +234,13 @@ int run(const std::vector<std::string>& raw_args, std::ostream& out, std::ostrea
   if (!args.empty() && !args.front().starts_with("-")) {
     const std::vector<std::string> names = subcommand_names(app);
     if (std::find(names.begin(), names.end(), args.front()) == names.end()) {
-      err << "poems: error: unknown command '" << args.front() << "'" << base::did_you_mean(args.front(), names)
-          << " (commands: " << base::name_list(names) << ")\nRun with --help for more information.\n";
+      err << shown("poems: error: unknown command '" + args.front() + "'" + base::did_you_mean(args.front(), names) +
+                   " (commands: " + base::name_list(names) + ")\nRun with --help for more information.\n");
       return kExitUsage;
     }
   }
   if (const std::string unknown = unknown_option(app, args); !unknown.empty()) {
-    err << unknown;
+    err << shown(unknown);
     return kExitUsage;
   }
   std::vector<const char*> argv{"poems"};
@@ -222,25 +248,28 @@ int run(const std::vector<std::string>& raw_args, std::ostream& out, std::ostrea
   try {
     app.parse(static_cast<int>(argv.size()), argv.data());
   } catch (const CLI::ExtrasError& e) {
-    err << extras_message(app, e);
+    err << shown(extras_message(app, e));
     return kExitUsage;
   } catch (const CLI::ArgumentMismatch& e) {
     std::string text = e.what();
     if (const auto at = text.find("At Most 1 required but received"); at != std::string::npos)
       text = text.substr(0, at) + "given more than once; it takes one value";
-    err << "poems: error: " << text << "\nRun with --help for more information.\n";
+    err << "poems: error: " << shown(text) << "\nRun with --help for more information.\n";
     return kExitUsage;
   } catch (const CLI::ParseError& e) {
-    const int rc = app.exit(e, out, err);
+    std::ostringstream said_out, said_err;
+    const int rc = app.exit(e, said_out, said_err);
+    out << said_out.str();  // --help and --version
+    err << shown(said_err.str());
     return rc == 0 ? kExitOk : kExitUsage;
   } catch (const core::Error& e) {
     progress.clear();
-    err << e.diagnostics();
-    if (*e.what() || e.diagnostics().empty()) err << "poems: error: " << e.what() << '\n';
+    err << shown(e.diagnostics());
+    if (*e.what() || e.diagnostics().empty()) err << "poems: error: " << shown(e.what()) << '\n';
     return e.exit_code();
   } catch (const std::exception& e) {
     progress.clear();
-    err << "poems: error: " << e.what() << '\n';
+    err << "poems: error: " << shown(e.what()) << '\n';
     return kExitEvaluation;
   }
   return ctx.result;

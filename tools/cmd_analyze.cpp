@@ -6,6 +6,7 @@
 #include <optional>
 #include <ostream>
 
+#include "command_deadline.h"
 #include "options.h"
 #include "output.h"
 #include "poems/core/schedules.h"
@@ -22,6 +23,7 @@ struct AnalyzeOptions {
   core::StoreOptions store;
   TraceOptions trace;
   std::string wg, method, goal, format;
+  double timeout_seconds = 0;
 };
 
 void run_analyze(const AnalyzeOptions& o, Context& ctx) {
@@ -121,8 +123,12 @@ void register_analyze(CLI::App& app, Context& ctx) {
   add_format_option(cmd, o->format, {"table", "json"});
   add_trace_options(cmd, o->trace, true);
   add_store_options(cmd, o->store);
+  cmd->add_option("--timeout", o->timeout_seconds,
+                  "Seconds the command may run; past them it stops with exit 3 (0: no limit, the default)")
+      ->check(CLI::Range(0.0, 1e7));
   cmd->callback([o, cmd, &ctx] {
     finish_machine_options(cmd, o->machine);
+    const CommandDeadline deadline(o->timeout_seconds, "poems analyze");
     run_analyze(*o, ctx);
   });
 }

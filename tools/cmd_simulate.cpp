@@ -6,6 +6,7 @@
 #include <ostream>
 #include <sstream>
 
+#include "command_deadline.h"
 #include "options.h"
 #include "output.h"
 #include "poems/core/schedules.h"
@@ -26,6 +27,7 @@ struct SimulateOptions {
   TraceOptions trace;
   std::string wg, goal, format, timeline;
   std::size_t max_ranks_listed = 1024;
+  double timeout_seconds = 0;
 };
 
 void run_simulate(const SimulateOptions& o, Context& ctx) {
@@ -153,8 +155,12 @@ void register_simulate(CLI::App& app, Context& ctx) {
   cmd->add_option("--max-ranks-listed", o->max_ranks_listed, "Per-rank lines to print (and ranks in deadlock reports)")
       ->capture_default_str();
   add_store_options(cmd, o->store);
+  cmd->add_option("--timeout", o->timeout_seconds,
+                  "Seconds the command may run; past them it stops with exit 3 (0: no limit, the default)")
+      ->check(CLI::Range(0.0, 1e7));
   cmd->callback([o, cmd, &ctx] {
     finish_machine_options(cmd, o->machine);
+    const CommandDeadline deadline(o->timeout_seconds, "poems simulate");
     run_simulate(*o, ctx);
   });
 }

@@ -197,6 +197,18 @@ double Evaluation::value(const std::string& name) const {
   throw InputError("model " + graph->model + " has no parameter or let named '" + name + "'");
 }
 
+nlohmann::json Evaluation::parameters_key() const {
+  nlohmann::json parameters = nlohmann::json::object();
+  for (std::size_t i = 0; i < graph->params.size() && i < values.size(); ++i) {
+    auto text = text_parameters.find(graph->params[i]);
+    if (text != text_parameters.end())
+      parameters[graph->params[i]] = text->second;
+    else
+      parameters[graph->params[i]] = values[i];
+  }
+  return parameters;
+}
+
 void register_evaluator(EvaluatorEntry evaluator) {
   Registry& r = raw_registry();
   std::lock_guard lock(r.mutex);

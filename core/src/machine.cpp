@@ -1,5 +1,7 @@
 #include "poems/core/machine.h"
 
+#include <cmath>
+
 #include "poems/base/suggest.h"
 #include "poems/base/units.h"
 #include "poems/core/error.h"
@@ -69,7 +71,10 @@ components::LogGOPS loggops_of(const std::map<std::string, base::Value>& v, cons
   p.g = ps("g");
   p.G = fs("G");
   p.O = fs("O");
-  p.S = static_cast<std::uint64_t>(number(v, component, "S", base::kBytes, "32768B"));
+  // A double past 2^64 converts to garbage (0 on x86): the documented range first.
+  const double S = number(v, component, "S", base::kBytes, "32768B");
+  if (!(S <= taskgraph::kMaxMessageBytes)) throw out_of_range("S", "9007199254740991B (2^53 - 1)");
+  p.S = static_cast<std::uint64_t>(S);
   return p;
 }
 
@@ -120,9 +125,9 @@ void apply_overrides(const MachineOverrides& o, Machine& m) {
   if (o.G) m.params.G = per_byte_option("-G", *o.G);
   if (o.O) m.params.O = per_byte_option("-O", *o.O);
   if (o.S) {
-    const std::string range = "a size in 0..1.8e19 bytes (e.g. 65535, 32KiB)";
+    const std::string range = "a whole number of bytes in 0..9007199254740991 (2^53 - 1; e.g. 65535, 32KiB)";
     const double b = quantity("-S", *o.S, base::kBytes, range);
-    if (b < 0 || b > 1.8e19 || b != static_cast<double>(static_cast<std::uint64_t>(b)))
+    if (!(b >= 0 && b <= taskgraph::kMaxMessageBytes) || b != std::floor(b))
       throw UsageError("-S", "'" + *o.S + "' is out of range; expected " + range);
     m.params.S = static_cast<std::uint64_t>(b);
   }

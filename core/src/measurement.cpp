@@ -82,18 +82,10 @@ std::string obstacle(const Evaluation& e) {
 }
 
 nlohmann::json key(const Evaluation& e) {
-  nlohmann::json parameters = nlohmann::json::object();
-  for (std::size_t i = 0; i < e.graph->params.size() && i < e.values.size(); ++i)
-    parameters[e.graph->params[i]] = e.values[i];
   const ModelProgram* p = measured_program(e);
-  return {{"parameters", parameters},
-          {"program", p ? p->measured : ""},
-          {"launcher", "mpirun"},
-          {"host", measure::host_name()},
-          {"cores", measure::host_cores()},
-          {"mpi", mpi_library()},
-          {"repetitions", e.measure.repetitions},
-          {"nice", e.measure.nice}};
+  return {{"parameters", e.parameters_key()},     {"program", p ? p->measured : ""}, {"launcher", "mpirun"},
+          {"host", measure::host_name()},         {"cores", measure::host_cores()},  {"mpi", mpi_library()},
+          {"repetitions", e.measure.repetitions}, {"nice", e.measure.nice}};
 }
 
 // Runs the program `repetitions` times and reports the fastest run.

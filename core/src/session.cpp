@@ -55,6 +55,34 @@ Session::Session(System& system, SessionOptions options, Store& store)
 
 Session::~Session() = default;
 
+std::map<std::string, std::string> Session::text_parameters(const CellRequest& request) const {
+  // Later values replace earlier ones, as for the numbers: the model's
+  // defaults, the study's `set`, --set, the binding's own.
+  std::map<std::string, std::string> text;
+  auto take = [&](const std::string& name, const base::Value& v) {
+    if (v.kind == base::Value::Kind::Number)
+      text.erase(name);
+    else
+      text[name] = v.str();
+  };
+  for (const psl::Binding& p : system_.model().params) {
+    if (!p.value) continue;
+    try {
+      take(p.name.name, constant_value(*p.value));
+    } catch (const Error&) {  // a default computed from other parameters: a number
+    }
+  }
+  const std::vector<std::string>& params = system_.graph()->params;
+  auto is_parameter = [&](const std::string& n) { return std::find(params.begin(), params.end(), n) != params.end(); };
+  if (const psl::StudyDecl* study = system_.study())
+    for (const psl::Binding& b : study->settings)
+      if (b.value && is_parameter(b.name.name)) take(b.name.name, constant_value(*b.value));
+  for (const auto& [k, v] : system_.settings().parameters) take(k, v);
+  for (const auto& [k, v] : request.text_parameters) text[k] = v;
+  for (const auto& [k, v] : request.parameters) text.erase(k);
+  return text;
+}
+
 taskgraph::ParameterBinding Session::binding(const taskgraph::ParameterBinding& parameters) const {
   taskgraph::ParameterBinding b = system_.binding();
   for (const auto& [k, v] : parameters) b[k] = v;
@@ -113,6 +141,7 @@ Session::Prepared Session::prepare(const CellRequest& request) {
         e.settings[b.name.name] = constant_value(*b.value);
   for (const auto& [k, v] : options_.choices.study) e.settings[k] = v;
   for (const auto& [k, v] : request.study) e.settings[k] = v;
+  e.text_parameters = text_parameters(request);
   if (entry.modelled) {
     if (!comp.machine) throw InputError(comp.no_machine);
     e.machine = *comp.machine;
@@ -179,9 +208,7 @@ Session::Prepared Session::prepare(const CellRequest& request) {
     }
     return p;
   }
-  nlohmann::json parameters = nlohmann::json::object();
-  for (std::size_t i = 0; i < graph.params.size() && i < e.values.size(); ++i)
-    parameters[graph.params[i]] = e.values[i];
+  const nlohmann::json parameters = e.parameters_key();
   nlohmann::json overrides = nlohmann::json::object();
   for (const auto& [k, v] : options_.choices.overrides) overrides[k] = v.str();
   for (const auto& [k, v] : request.overrides) overrides[k] = v.str();

@@ -103,8 +103,10 @@ CellRequest cell_request(const System& system, const StudyBinding& b) {
     const bool parameter = std::find(graph.params.begin(), graph.params.end(), k) != graph.params.end();
     if (k.find('.') != std::string::npos)
       request.overrides[k] = v;
-    else if (parameter)
+    else if (parameter && v.kind == base::Value::Kind::Number)
       request.parameters[k] = v.number;
+    else if (parameter)
+      request.text_parameters[k] = v.str();
     else
       request.study[k] = v;
   }

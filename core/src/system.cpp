@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <regex>
 #include <sstream>
 
 #include "poems/base/suggest.h"
@@ -104,13 +103,51 @@ std::string System::render_diagnostics(std::size_t first) const {
   return out + count_line(errors, warnings);
 }
 
+namespace {
+
+// A --set argument is bounded before anything reads it: a name of thousands
+// of characters is a mistake, and the front end sees only bounded text.
+constexpr std::size_t kMaxSettingNameBytes = 256;
+constexpr std::size_t kMaxSettingValueBytes = 4096;
+
+std::string abbreviated(const std::string& text, std::size_t keep) {
+  return text.size() <= keep ? text : text.substr(0, keep) + "...";
+}
+
+bool is_identifier_start(char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_'; }
+
+// Name or Component.name ...: identifiers joined by dots (a loop, not
+// std::regex, which recurses once per character).
+bool is_setting_name(const std::string& n) {
+  bool start = true;
+  for (char c : n) {
+    if (start) {
+      if (!is_identifier_start(c)) return false;
+      start = false;
+    } else if (c == '.') {
+      start = true;
+    } else if (!is_identifier_start(c) && !(c >= '0' && c <= '9')) {
+      return false;
+    }
+  }
+  return !start;
+}
+
+}  // namespace
+
 std::pair<std::string, std::string> split_setting(const std::string& argument) {
-  static const std::regex name(R"([A-Za-z_][A-Za-z_0-9]*(\.[A-Za-z_][A-Za-z_0-9]*)*)");
   const std::size_t eq = argument.find('=');
   if (eq == std::string::npos || eq == 0)
-    throw UsageError("--set", "'" + argument + "' is not NAME=VALUE (e.g. --set npe_i=4, --set Odin.L=5.3us)");
+    throw UsageError("--set",
+                     "'" + abbreviated(argument, 80) + "' is not NAME=VALUE (e.g. --set npe_i=4, --set Odin.L=5.3us)");
   std::string n = argument.substr(0, eq), value = argument.substr(eq + 1);
-  if (!std::regex_match(n, name))
+  if (n.size() > kMaxSettingNameBytes)
+    throw UsageError("--set", "the name '" + abbreviated(n, 40) + "' is " + std::to_string(n.size()) +
+                                  " characters long; a name has at most " + std::to_string(kMaxSettingNameBytes));
+  if (value.size() > kMaxSettingValueBytes)
+    throw UsageError("--set " + n, "the value is " + std::to_string(value.size()) +
+                                       " bytes long; a value has at most " + std::to_string(kMaxSettingValueBytes));
+  if (!is_setting_name(n))
     throw UsageError("--set", "'" + n + "' is not a parameter name (letters, digits and _, Component.param)");
   // One PSL value, nothing that could end the setting or the study around it.
   if (value.empty() || value.find_first_of(";{}\n\r") != std::string::npos)
@@ -270,7 +307,10 @@ std::unique_ptr<System> make_system(std::shared_ptr<psl::Frontend> frontend, con
   if (s.study)
     for (const psl::Binding& b : s.study->settings)
       for (const psl::Binding& p : s.model->params)
-        if (p.name.name == b.name.name && b.value) s.binding[b.name.name] = constant_value(*b.value).number;
+        if (p.name.name == b.name.name && b.value) {
+          const base::Value v = constant_value(*b.value);
+          if (v.kind == base::Value::Kind::Number) s.binding[b.name.name] = v.number;
+        }
   for (const auto& [k, v] : s.settings.binding()) s.binding[k] = v;
 
   if (s.model->trace) {

@@ -1,6 +1,8 @@
 #include "poems/recommender/question.h"
 
-#include <regex>
+#include <optional>
+#include <string_view>
+#include <utility>
 
 #include "poems/core/error.h"
 #include "poems/core/study.h"
@@ -8,13 +10,36 @@
 
 namespace poems::recommender {
 
+namespace {
+
+// "A..B" with A and B whole numbers of at most 15 digits (no regex: libstdc++'s
+// recurses once per character and overflows the stack on a long argument).
+std::optional<std::pair<std::int64_t, std::int64_t>> integer_range(const std::string& text) {
+  const std::size_t dots = text.find("..");
+  if (dots == std::string::npos) return std::nullopt;
+  auto whole = [](std::string_view t) -> std::optional<std::int64_t> {
+    const bool negative = !t.empty() && t.front() == '-';
+    if (negative) t.remove_prefix(1);
+    if (t.empty() || t.size() > 15) return std::nullopt;
+    std::int64_t v = 0;
+    for (char c : t) {
+      if (c < '0' || c > '9') return std::nullopt;
+      v = v * 10 + (c - '0');
+    }
+    return negative ? -v : v;
+  };
+  const auto a = whole(std::string_view(text).substr(0, dots)), b = whole(std::string_view(text).substr(dots + 2));
+  if (!a || !b) return std::nullopt;
+  return std::pair{*a, *b};
+}
+
+}  // namespace
+
 Dimension vary_dimension(const std::string& text) {
   const auto [name, values] = core::split_setting(text);
   Dimension d{{name}, {}};
-  static const std::regex range("(-?[0-9]+)\\.\\.(-?[0-9]+)");
-  std::smatch m;
-  if (std::regex_match(values, m, range)) {
-    const std::int64_t a = std::stoll(m[1]), b = std::stoll(m[2]);
+  if (const auto range = integer_range(values)) {
+    const auto [a, b] = *range;
     if (b < a || b - a >= static_cast<std::int64_t>(kMaxCandidates))
       throw core::UsageError("--vary " + name, "'" + values + "' is not a range A..B with A <= B and at most " +
                                                    std::to_string(kMaxCandidates) + " values");

@@ -229,3 +229,136 @@ TEST_F(Hostile, DiagnosticsOutputIsBounded) {
   EXPECT_NE(chain.err.find("expression nested 300000 operations deep; the limit is 1000"), std::string::npos)
       << chain.err.substr(0, 300);
 }
+
+// ---------------------------------------------------------------- second round (issue 44)
+
+TEST_F(Hostile, AVeryLongSetNameIsAUsageError) {
+  // Issue 44: a 30,000-character --set name ended in SIGSEGV (std::regex
+  // recursed once per character); 10,000 was a clean usage error.
+  const std::string spec = write("ok.psl", message_spec("8"));
+  for (std::size_t length : {300u, 30000u, 100000u}) {
+    CommandResult r = poems("simulate " + spec + " --no-store --set " + std::string(length, 'a') + "=1");
+    EXPECT_EQ(r.exit_code, 2) << length << ": " << r.err.substr(0, 300);
+    EXPECT_NE(r.err.find("is " + std::to_string(length) + " characters long; a name has at most 256"),
+              std::string::npos)
+        << r.err.substr(0, 300);
+  }
+  CommandResult value = poems("simulate " + spec + " --no-store --set n=" + std::string(5000, '1'));
+  EXPECT_EQ(value.exit_code, 2);
+  EXPECT_NE(value.err.find("--set n: the value is 5000 bytes long; a value has at most 4096"), std::string::npos)
+      << value.err.substr(0, 300);
+  // The recommender's A..B ranges were a regex too.
+  CommandResult range =
+      poems("recommend " + spec + " --no-store --vary n=" + std::string(50000, '1') + ".." + std::string(50000, '2'));
+  EXPECT_EQ(range.exit_code, 2) << range.err.substr(0, 300);
+}
+
+TEST_F(Hostile, DepthLimitsCannotBeRaisedPastTheStack) {
+  // Issue 44: --limit expression-depth=1000000 on a 300,000-term chain turned
+  // the located error back into a stack overflow.
+  std::string chain = "p";
+  for (int i = 0; i < 300000; ++i) chain += " + p";
+  std::string text = message_spec("n");
+  text.replace(text.find("send to [1] size n"), 18, "send to [1] size " + chain);
+  const std::string spec = write("deep.psl", text);
+  CommandResult raised = poems("--limit expression-depth=1000000 check " + spec);
+  EXPECT_EQ(raised.exit_code, 2) << raised.err.substr(0, 300);
+  EXPECT_NE(raised.err.find("--limit: expression-depth=1000000 is beyond what the evaluation's stack holds; it must be "
+                            "from 1 to 10000"),
+            std::string::npos)
+      << raised.err.substr(0, 300);
+  CommandResult nesting = poems("--limit nesting=100000 check " + spec);
+  EXPECT_EQ(nesting.exit_code, 2);
+  EXPECT_NE(nesting.err.find("it must be from 1 to 2000"), std::string::npos) << nesting.err.substr(0, 300);
+  EXPECT_NE(poems("--limit =3 check " + spec).err.find("'=3' names no limit of docs/limits.md"), std::string::npos);
+  for (const char* bad : {"expression-depth=-5", "expression-depth=99999999999999999999999", "tokens="}) {
+    CommandResult r = poems(std::string("--limit ") + bad + " check " + spec);
+    EXPECT_EQ(r.exit_code, 2) << bad;
+    EXPECT_NE(r.err.find("is not NAME=N"), std::string::npos) << bad << ": " << r.err.substr(0, 300);
+  }
+  // At the highest limit a chain that deep goes through every stage: each
+  // walk after parsing runs on the command's large stack.
+  std::string deep = "p";
+  for (int i = 0; i < 9999; ++i) deep += " + p";
+  text = message_spec("n");
+  text.replace(text.find("send to [1] size n"), 18, "send to [1] size " + deep);
+  const std::string at_limit = write("limit.psl", text);
+  for (const char* command : {"check", "compile", "taskgraph", "simulate --no-store", "analyze --no-store"}) {
+    const std::string c(command);
+    const std::size_t space = c.find(' ');
+    CommandResult r = poems("--limit expression-depth=10000 " + c.substr(0, space) + " " + at_limit +
+                            (space == std::string::npos ? "" : c.substr(space)));
+    EXPECT_EQ(r.exit_code, 0) << command << ": " << r.err.substr(0, 300);
+  }
+  // Rank 0 sends 8 + 0 * 10000 bytes: the deep size evaluated, not dropped.
+  CommandResult sim = poems("--limit expression-depth=10000 simulate " + at_limit + " --no-store --format json");
+  EXPECT_NE(sim.out.find("\"messages\": 1"), std::string::npos) << sim.out.substr(0, 400);
+}
+
+TEST_F(Hostile, EagerLimitIsRangeCheckedOnEveryPath) {
+  // Issue 44: S = 2e19 B through --set simulated with S = 0 B and stored it;
+  // values between 2^53 and 1.8e19 were taken as given.
+  const std::string spec = write("ok.psl", message_spec("8"));
+  for (const char* value : {"2e19B", "1e300B", "9007199254740992B"}) {
+    CommandResult r = poems("simulate " + spec + " --set Net.S=" + value + " --no-store");
+    EXPECT_EQ(r.exit_code, 1) << value << ": " << r.err;
+    EXPECT_NE(r.err.find("machine parameter Net.S = "), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("is out of range; it must be from 0 to 9007199254740991B (2^53 - 1)"), std::string::npos)
+        << r.err;
+  }
+  CommandResult largest = poems("simulate " + spec + " --set Net.S=9007199254740991B --no-store --format json");
+  EXPECT_EQ(largest.exit_code, 0) << largest.err;
+  for (const char* value : {"2e19", "1e300B", "9007199254740992", "1.5"}) {
+    CommandResult r = poems(std::string("simulate --collective bcast --procs 4 --size 8 --no-store -S ") + value);
+    EXPECT_EQ(r.exit_code, 2) << value << ": " << r.err;
+    EXPECT_NE(r.err.find("-S: "), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("0..9007199254740991 (2^53 - 1"), std::string::npos) << r.err;
+  }
+  // In a study's `set`, located at the study.
+  std::string text = message_spec("8") +
+                     "study s {\n  model M on Net;\n  set Net.S = 2e19B;\n  compare "
+                     "simulation[MPI-Sim];\n  report time;\n}\n";
+  CommandResult study = poems("simulate " + write("study.psl", text) + " --study s --no-store");
+  EXPECT_EQ(study.exit_code, 1) << study.err;
+  EXPECT_NE(study.err.find("machine parameter Net.S = 2e+19B is out of range"), std::string::npos) << study.err;
+}
+
+TEST_F(Hostile, StringParametersAreInEveryRunKey) {
+  // Issue 44: `simulate --study` and `analyze --study` of a model with a
+  // string parameter failed with "a run key cannot hold NaN or infinity";
+  // `poems run` stored every value of it as 0, so "a" and "b" were one run.
+  std::string text = message_spec("8", "P = 2, n = 8, r = 1, label = \"plain\"") +
+                     "study s {\n  model M on Net;\n  vary label in [\"a\", \"b\"];\n  compare "
+                     "simulation[MPI-Sim];\n  report time;\n}\n";
+  const std::string spec = write("label.psl", text);
+  const std::string db = (dir_ / "kb.db").string();
+  CommandResult run = poems("run " + spec + " --study s --db " + db);
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(poems("simulate " + spec + " --study s --set label='\"x\"' --db " + db).exit_code, 0);
+  EXPECT_EQ(poems("analyze " + spec + " --study s --set label='\"y\"' --db " + db).exit_code, 0);
+  EXPECT_EQ(poems("simulate " + spec + " --db " + db).exit_code, 0);  // the default, "plain"
+  CommandResult runs = poems("db runs --format json --db " + db);
+  for (const char* label : {"\"label\": \"\\\"a\\\"\"", "\"label\": \"\\\"b\\\"\"", "\"label\": \"\\\"x\\\"\"",
+                            "\"label\": \"\\\"y\\\"\"", "\"label\": \"\\\"plain\\\"\""})
+    EXPECT_NE(runs.out.find(label), std::string::npos) << label << "\n" << runs.out.substr(0, 2000);
+  EXPECT_EQ(runs.out.find("\"label\": 0"), std::string::npos);
+  EXPECT_NE(runs.out.find("\"id\": 5"), std::string::npos);
+}
+
+TEST_F(Hostile, SimulateAndAnalyzeStopAtTheirTimeout) {
+  // Issue 44: simulate and analyze had no --timeout; an input that blocks or
+  // a model far larger than meant ran until killed by hand. Four million
+  // processes of a dissemination allreduce take seconds; the limit is 0.2 s.
+  for (const char* command : {"simulate", "analyze --method critical-path"}) {
+    const auto start = std::chrono::steady_clock::now();
+    CommandResult r =
+        poems(std::string(command) + " --collective allreduce --procs 4194304 --size 8 --no-store --timeout 0.2");
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    EXPECT_EQ(r.exit_code, 3) << command << ": " << r.err << " after " << seconds << " s";
+    const std::string name = std::string(command).substr(0, std::string(command).find(' '));
+    EXPECT_NE(r.err.find("poems: error: poems " + name + " did not finish within --timeout 0.2 s"), std::string::npos)
+        << r.err;
+  }
+  EXPECT_EQ(poems("simulate --collective bcast --procs 4 --size 8 --no-store --timeout 60").exit_code, 0);
+  EXPECT_EQ(poems("simulate --collective bcast --procs 4 --size 8 --no-store --timeout -1").exit_code, 2);
+}

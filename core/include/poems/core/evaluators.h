@@ -44,6 +44,9 @@ struct Evaluation {
   // that are neither model parameters nor Component.param): what selectors
   // read as study.NAME, and a trace replay's options (core/trace_model.h).
   std::map<std::string, base::Value> settings;
+  // Model parameters whose value is not a number ("a", true), as PSL writes
+  // them: the task graph sees them as 0, so the run key must hold the text.
+  std::map<std::string, std::string> text_parameters;
   // What a single evaluation may ask for beside the record (poems simulate):
   // the simulator's per-rank results and a timeline.
   bool per_rank = false, timeline = false;
@@ -51,6 +54,9 @@ struct Evaluation {
   std::string otf2_timeline;  // simulation[MPI-Sim]: write the run as this OTF2 archive (core/timeline.h)
   // The value of a model parameter or let by name; throws InputError.
   double value(const std::string& name) const;
+  // Every model parameter by name as a run key holds it: its number, or its
+  // text where text_parameters has one.
+  nlohmann::json parameters_key() const;
 };
 
 // The time of one evaluation and its breakdown: compute and comm are

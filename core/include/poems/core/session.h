@@ -37,9 +37,10 @@ struct SessionOptions {
 // One binding for one paradigm.
 struct CellRequest {
   std::string paradigm;
-  taskgraph::ParameterBinding parameters;        // model parameters (over the study's set and --set)
-  std::map<std::string, base::Value> overrides;  // Component.param values of this binding
-  std::map<std::string, base::Value> study;      // study attributes of this binding (a varied `compute`)
+  taskgraph::ParameterBinding parameters;              // model parameters (over the study's set and --set)
+  std::map<std::string, std::string> text_parameters;  // model parameters whose value is text, as PSL writes it
+  std::map<std::string, base::Value> overrides;        // Component.param values of this binding
+  std::map<std::string, base::Value> study;            // study attributes of this binding (a varied `compute`)
   bool reuse = true;  // false: evaluate even when the run is stored (a command asked for this evaluation)
   // Beside the record (poems simulate): per-rank results, a timeline.
   bool per_rank = false, timeline = false;
@@ -126,6 +127,7 @@ class Session {
                                  const std::map<std::string, base::Value>& study = {});
   // The binding of a cell: the study's `set` parameters, then --set, then `parameters`.
   taskgraph::ParameterBinding binding(const taskgraph::ParameterBinding& parameters) const;
+  std::map<std::string, std::string> text_parameters(const CellRequest& request) const;
 
   System& system() { return system_; }
   Store& store() { return store_; }

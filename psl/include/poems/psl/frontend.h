@@ -31,6 +31,14 @@ struct FrontendLimits {
 
 using base::kMaxProcessCoordinates;
 
+// The highest values the depth limits may be raised to: what every later
+// stage's recursion holds on the main thread's stack (docs/limits.md).
+inline constexpr std::size_t kMaxExpressionDepthLimit = 10'000;
+inline constexpr std::size_t kMaxNestingLimit = 2'000;
+// Why `value` cannot be given to the limit `name` ("expression-depth=...
+// must be from 1 to ..."), or empty when it can.
+std::string frontend_limit_problem(std::string_view name, unsigned long value);
+
 // Sets a limit by its name in docs/limits.md ("tokens", "list-elements",
 // "expression-depth", "nesting", "file-bytes", "isl-operations", "errors");
 // false for a name this library does not own.
