@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -56,6 +57,69 @@ std::vector<const psl::ComponentDecl*> wg_processors(const psl::Program& program
       if (m.file == file) beside.push_back(&c);
     }
   return beside.empty() ? all : beside;
+}
+
+// A processor the compute requests of an imported model reach, with the Wg
+// its parameters and the profile it was reached through give it (as
+// plan_evaluation reads a compute TED's chain).
+struct ReachedProcessor {
+  std::string name;
+  std::optional<double> wg;  // ns; nullopt: no Wg time
+};
+
+std::string processor_text(const ReachedProcessor& p) {
+  return p.name + (p.wg ? " (Wg=" + base::format_quantity({*p.wg, base::kTime}) + ")" : " (no Wg)");
+}
+
+// The models of the files with a taskgraph, each composed as a study's
+// simulation[direct] cell composes it (on `machine` if given, compute =
+// processor[wg]), and the processors their compute tasks' requests reach.
+// nullopt: the files have no such model. InputError, located, when a model
+// cannot be composed.
+std::optional<std::vector<ReachedProcessor>> model_processors(const psl::Frontend& fe, const std::string& machine,
+                                                              std::vector<std::string>& models) {
+  for (const psl::Module& m : fe.program().modules)
+    for (const psl::ModelDecl& model : m.models)
+      if (!model.taskgraphs.empty()) models.push_back(model.name.name);
+  if (models.empty()) return std::nullopt;
+  std::vector<ReachedProcessor> reached;
+  for (const std::string& model : models) {
+    psl::CompileRequest request;
+    request.model = model;
+    if (!machine.empty()) request.chosen = {machine};
+    request.study["paradigm"] = base::Value::of_string("simulation[direct]", base::Value::Kind::Ref);
+    request.study["compute"] = base::Value::of_string("processor[wg]", base::Value::Kind::Ref);
+    psl::DiagnosticEngine diags(fe.sources());
+    const std::optional<psl::SystemModel> s = psl::compile_system(fe.program(), request, diags);
+    if (!s) {
+      std::ostringstream text;
+      diags.print(text);
+      throw InputError("model " + model + " cannot be composed to find the processor of its computation" +
+                           (machine.empty() ? std::string() : " on --machine " + machine) +
+                           "; give --processor NAME or --wg T",
+                       text.str());
+    }
+    for (const psl::TaskNodeLink& link : s->task_nodes) {
+      if (link.kind != "task" || link.component == psl::kNoInstance) continue;
+      const std::vector<std::size_t> chain = s->call_chain(link.component, "hardware");
+      if (chain.size() < 2 || s->instances[chain.back()].domain != "hardware[processor]") continue;
+      ReachedProcessor p{s->instances[chain.back()].name, std::nullopt};
+      std::optional<base::Value> wg;
+      for (std::size_t k = 1; k < chain.size(); ++k) {
+        const psl::ComponentInstance& to = s->instances[chain[k]];
+        if (auto it = to.params.find("Wg"); it != to.params.end()) wg = it->second;
+        for (const psl::InterfaceBinding& b : s->bindings)
+          if (b.from == chain[k - 1] && b.to == chain[k] && b.accepts < to.accepts.size())
+            if (auto it = to.accepts[b.accepts].profile.find("Wg"); it != to.accepts[b.accepts].profile.end())
+              wg = it->second;
+      }
+      if (wg && wg->kind == base::Value::Kind::Number && wg->dimension == base::kTime) p.wg = wg->number;
+      bool known = false;
+      for (const ReachedProcessor& q : reached) known = known || (q.name == p.name && q.wg == p.wg);
+      if (!known) reached.push_back(std::move(p));
+    }
+  }
+  return reached;
 }
 
 [[noreturn]] void located_error(const psl::Frontend& fe, const psl::SourceLocation& at, const std::string& message,
@@ -196,8 +260,36 @@ DirectMachine direct_machine(const DirectMachineRequest& r) {
     }
     if (!wg) {
       const psl::ComponentDecl* cpu = nullptr;
+      std::vector<std::string> models;
+      std::optional<std::vector<ReachedProcessor>> reached;
       if (!r.processor.empty()) {
         cpu = &hardware_component(fe.program(), r.processor, "--processor");
+      } else if (r.needs_processor && (reached = model_processors(fe, r.machine, models))) {
+        // The processor the model's own requests select, never another one
+        // of the files (a machine file's Wg prices a different code).
+        std::vector<std::string> candidates;
+        for (const ReachedProcessor& p : *reached) candidates.push_back(processor_text(p));
+        const bool one_wg = !reached->empty() && std::all_of(reached->begin(), reached->end(), [&](const auto& p) {
+          return p.wg && *p.wg == *reached->front().wg;
+        });
+        if (!one_wg) {
+          std::vector<std::string> all;
+          for (const psl::ComponentDecl* c : wg_processors(fe.program(), psl::kNoFile)) all.push_back(c->name.name);
+          throw UsageError(
+              "--processor",
+              reached->empty()
+                  ? "the compute requests of model " + base::name_list(models) + " reach no hardware[processor]" +
+                        (r.machine.empty() ? std::string() : " on --machine " + r.machine) +
+                        " (processors with a Wg: " + (all.empty() ? std::string("none") : base::name_list(all)) +
+                        "); choose one with --processor NAME, or give --wg T"
+                  : "the compute requests of model " + base::name_list(models) +
+                        " reach processors with different Wg (" + base::name_list(candidates) +
+                        "); choose one with --processor NAME, or give --wg T");
+        }
+        const ReachedProcessor& p = reached->front();
+        out.processor = processor::ProcessorSpec{p.name, "processor[wg]", {{"Wg", *p.wg}}, {}};
+        out.description += ", Wg=" + base::format_quantity({*p.wg, base::kTime}) + " from " + p.name + " (model " +
+                           base::name_list(models) + ")";
       } else {
         const std::vector<const psl::ComponentDecl*> found = wg_processors(fe.program(), machine_file);
         if (found.size() > 1) {
@@ -216,8 +308,9 @@ DirectMachine direct_machine(const DirectMachineRequest& r) {
         if (it == params.end() || it->second.kind != base::Value::Kind::Number || it->second.dimension != base::kTime)
           throw InputError("processor " + cpu->name.name + " has no Wg time (e.g. param Wg = 60ns;)");
         out.processor = processor::ProcessorSpec{cpu->name.name, "processor[wg]", {{"Wg", it->second.number}}, {}};
-        out.description +=
-            ", Wg=" + base::format_quantity({it->second.number, base::kTime}) + " from " + cpu->name.name;
+        if (r.needs_processor)  // measured computation prices nothing with it
+          out.description +=
+              ", Wg=" + base::format_quantity({it->second.number, base::kTime}) + " from " + cpu->name.name;
       }
     }
   } else {
@@ -225,7 +318,7 @@ DirectMachine direct_machine(const DirectMachineRequest& r) {
   }
   if (wg) {
     out.processor = processor::ProcessorSpec{"--wg", "processor[wg]", {{"Wg", *wg}}, {}};
-    out.description += ", Wg=" + base::format_quantity({*wg, base::kTime});
+    if (r.needs_processor) out.description += ", Wg=" + base::format_quantity({*wg, base::kTime});
   }
   return out;
 }

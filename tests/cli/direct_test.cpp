@@ -371,3 +371,108 @@ TEST(DirectCli, MachinesRuntimeIsChosenNeverGuessed) {
       << r.err;
   for (const fs::path& d : {two, bad, differ, lazy}) fs::remove_all(d);
 }
+
+namespace {
+
+// A program whose every rank charges 1e6 units of work (POEMS_Compute) and
+// sends nothing: its finish is 1e6 x the Wg that priced the work.
+fs::path charging_program(const fs::path& dir) {
+  const fs::path source = dir / "charge.cpp";
+  std::ofstream(source) << "#include <mpi.h>\nint main(int c, char** v) { MPI_Init(&c, &v);\n"
+                           "  POEMS_Compute(1000000.0); MPI_Finalize(); return 0; }\n";
+  return source;
+}
+
+// A 2-D Jacobi model beside the examples' machines (Opteron, Wg = 60ns):
+// its relaxation's requests select its own processor `first` (Wg = 2ns);
+// `second_request`, if not "", is the selector of a second task's request.
+fs::path jacobi_model(const fs::path& dir, const std::string& second_request = "") {
+  std::string psl =
+      "import \"machines.psl\";\n"
+      "model Jacobi {\n  param n = 1000;\n  taskgraph iterate {\n    processes { [p] : 0 <= p < 4 };\n"
+      "    task relax : JacobiRelax(cells = n * n);\n" +
+      std::string(second_request.empty() ? "" : "    task halo : JacobiHalo(cells = n);\n") +
+      "  }\n}\n"
+      "component JacobiRelax in application[Jacobi] {\n"
+      "  accepts { profile { node_type = \"relax\"; } transaction relax(cells: int); protocol dataflow; }\n"
+      "  requests cpu {\n"
+      "    selector domain == hardware[processor] and evaluation == study.compute and name == \"JacobiCpu\";\n"
+      "    transaction execute_code_block(work = cells);\n    protocol call_return;\n  }\n}\n"
+      "component JacobiCpu in hardware[processor] {\n  param Wg = 2ns;\n"
+      "  accepts {\n    profile { node_type = \"cpu\"; evaluation = processor[wg]; Wg = Wg; }\n"
+      "    transaction execute_code_block(work: real) -> time;\n    protocol call_return;\n  }\n}\n";
+  if (!second_request.empty())
+    psl +=
+        "component JacobiHalo in application[Jacobi] {\n"
+        "  accepts { profile { node_type = \"halo\"; } transaction halo(cells: int); protocol dataflow; }\n"
+        "  requests cpu {\n    selector " +
+        second_request + ";\n    transaction execute_code_block(work = cells);\n    protocol call_return;\n  }\n}\n";
+  const fs::path model = dir / "model.psl";
+  std::ofstream(model) << psl;
+  return model;
+}
+
+}  // namespace
+
+// --compute model with an imported model prices the program's work with the
+// processor the model's requests select (JacobiCpu, 2ns), not the machine
+// file's Opteron (60ns); --processor and --wg still win.
+TEST(DirectCli, ComputeModelUsesTheProcessorTheModelSelects) {
+  const fs::path dir = machine_files("model_cpu", [](std::string&) {});
+  const fs::path source = charging_program(dir);
+  const std::string model = jacobi_model(dir).string();
+  CommandResult r = direct(source.string() + " -np 4 --machine Odin --compute model --import " + model);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("finish 2000000 ns"), std::string::npos) << r.out;  // 1e6 x 2ns
+  EXPECT_NE(r.out.find("on Odin, Wg=2ns from JacobiCpu (model Jacobi), compute from the processor model"),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(r.out.find("Opteron"), std::string::npos) << r.out;
+  r = direct(source.string() + " -np 4 --machine Odin --compute model --processor Opteron --format json --import " +
+             model);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(finish_ns(r), 60000000);  // 1e6 x 60ns
+  r = direct(source.string() + " -np 4 --machine Odin --compute model --wg 5ns --format json --import " + model);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(finish_ns(r), 5000000);
+  fs::remove_all(dir);
+}
+
+// Requests that reach processors with different Wg, or none, are an error
+// naming the candidates, never a silent pick.
+TEST(DirectCli, ComputeModelProcessorIsNeverGuessed) {
+  const fs::path dir = machine_files("model_cpus", [](std::string&) {});
+  const fs::path source = charging_program(dir);
+  std::string model =
+      jacobi_model(dir, "domain == hardware[processor] and evaluation == study.compute and name == \"Opteron\"")
+          .string();
+  CommandResult r = direct(source.string() + " -np 4 --machine Odin --compute model --import " + model);
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_NE(r.err.find("--processor: the compute requests of model Jacobi reach processors with different Wg "
+                       "(JacobiCpu (Wg=2ns), Opteron (Wg=60ns)); choose one with --processor NAME, or give --wg T"),
+            std::string::npos)
+      << r.err;
+  // A relaxation without requests: its computation reaches no processor.
+  model = jacobi_model(dir).string();
+  std::string text = read_text(model);
+  const std::size_t from = text.find("  requests cpu {");
+  ASSERT_NE(from, std::string::npos);
+  text.erase(from, text.find("  }\n", from) + 4 - from);
+  std::ofstream(model) << text;
+  r = direct(source.string() + " -np 4 --machine Odin --compute model --import " + model);
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_NE(r.err.find("--processor: the compute requests of model Jacobi reach no hardware[processor] on --machine "
+                       "Odin (processors with a Wg: "),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("choose one with --processor NAME, or give --wg T"), std::string::npos) << r.err;
+  fs::remove_all(dir);
+}
+
+// Measured computation prices nothing with a processor: the banner names none.
+TEST(DirectCli, MeasuredBannerHasNoWg) {
+  CommandResult r = direct(program("direct_ring") + " -np 4 --machine Odin -- 1");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("program direct_ring (4 ranks) on Odin, compute measured x1"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("Wg"), std::string::npos) << r.out;
+}

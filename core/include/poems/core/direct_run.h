@@ -43,7 +43,10 @@ struct DirectMachine {
 // LogGOPS of --machine (or the command line's) with the protocol of the MPI
 // runtime accepting `paradigm` (--runtime, else the only one in the files;
 // none: the machine's own S), then -S ... over both; the processor of
-// --processor, of the machine's file, or the only one with a Wg. Throws
+// --wg, of --processor, the one an imported model's compute requests reach
+// (needs_processor; several Wg or none: UsageError), of the machine's file,
+// or the only one with a Wg; named in the description only when
+// needs_processor (measured computation uses none). Throws
 // InputError for errors in the files (located), UsageError for an unknown
 // or ambiguous component.
 DirectMachine direct_machine(const DirectMachineRequest& request);
