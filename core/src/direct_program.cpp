@@ -111,11 +111,7 @@ struct ProgramLaunch {
     report.status = program < 0 ? errno : exec_errno;
     if (program > 0) ::waitpid(program, nullptr, 0);
   } else {
-#ifdef SYS_pidfd_open
-    const int exited_fd = static_cast<int>(::syscall(SYS_pidfd_open, program, 0));
-#else
-    const int exited_fd = -1;
-#endif
+    const int exited_fd = base::exit_descriptor(program);
     for (;;) {
       int status = 0;
       if (::waitpid(program, &status, WNOHANG) == program) {

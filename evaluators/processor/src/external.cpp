@@ -191,11 +191,7 @@ void kill_everything(pid_t command_group) {
     report = {1, errno};
   } else {
     ::setpgid(command, command);  // also here: no race with the kill below
-#ifdef SYS_pidfd_open
-    const int exited_fd = static_cast<int>(::syscall(SYS_pidfd_open, command, 0));
-#else
-    const int exited_fd = -1;
-#endif
+    const int exited_fd = base::exit_descriptor(command);
     for (;;) {
       int status = 0;
       const pid_t r = ::waitpid(command, &status, WNOHANG);

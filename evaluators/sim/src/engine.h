@@ -233,6 +233,17 @@ class Engine {
  public:
   // `optimistic`: read `source` lazily although it does not promise order.
   Engine(taskgraph::ScheduleSource& source, const SimulationOptions& options, bool optimistic = false);
+  // A run that ends stuck still holds its ranks' windows: those taken from
+  // the heap (over 64 KiB) go back here; the chunks go with windows_.
+  ~Engine() {
+    if (windows_.large_in_use() == 0) return;
+    for (RankState& rs : ranks_) {
+      rs.slots.release(windows_);
+      rs.edges.release(windows_);
+    }
+  }
+  Engine(const Engine&) = delete;
+  Engine& operator=(const Engine&) = delete;
   SimulationResult run(std::size_t max_stuck_listed);
 
  private:

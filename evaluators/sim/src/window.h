@@ -33,6 +33,8 @@ class WindowMemory {
     if (!recycle_ || bytes > kLargest) return (bytes + 63) & ~std::size_t{63};
     return bytes <= 16 ? 16 : std::bit_ceil(bytes);
   }
+  // Windows now held that came from the heap (over 64 KiB, recycling).
+  std::size_t large_in_use() const { return large_in_use_; }
   // `bytes` must be a value rounded() returned.
   void* allocate(std::size_t bytes) {
     if (recycle_ && bytes <= kLargest) {
@@ -42,13 +44,18 @@ class WindowMemory {
         return b;
       }
     } else if (recycle_) {
-      return allocate_large(bytes);
+      void* p = allocate_large(bytes);
+      ++large_in_use_;
+      return p;
     }
     return carve(bytes);
   }
   void deallocate(void* p, std::size_t bytes) {
     if (!recycle_) return;  // the chunks go at the end
-    if (bytes > kLargest) return deallocate_large(p, bytes);
+    if (bytes > kLargest) {
+      --large_in_use_;
+      return deallocate_large(p, bytes);
+    }
     const int c = size_class(bytes);
     free_[c] = new (p) FreeBlock{free_[c]};
   }
@@ -83,6 +90,7 @@ class WindowMemory {
   };
   std::vector<Chunk> chunks_;
   FreeBlock* free_[kClasses] = {};
+  std::size_t large_in_use_ = 0;
 };
 
 template <typename T>

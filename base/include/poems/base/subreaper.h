@@ -133,4 +133,15 @@ inline void kill_all_descendants(FoundProcesses& found) {
   }
 }
 
+// A descriptor that polls readable when `child` exits (pidfd_open), or -1
+// where the kernel has none: the keepers then poll on a short timeout.
+inline int exit_descriptor(pid_t child) {
+#ifdef SYS_pidfd_open
+  return static_cast<int>(::syscall(SYS_pidfd_open, child, 0));
+#else
+  (void)child;
+  return -1;
+#endif
+}
+
 }  // namespace poems::base
