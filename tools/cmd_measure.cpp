@@ -24,7 +24,7 @@ struct MeasureOptions {
   std::vector<std::string> paradigms;
   core::MeasureOptions measure;
   core::StoreOptions store;
-  std::string format, plot;
+  std::string format, plot, plot_x;
   std::size_t jobs = 0;  // predictions at once; 0 = the cores
 };
 
@@ -87,13 +87,14 @@ void run_measure(const MeasureOptions& o, Context& ctx) {
     throw core::InputError("no binding of study " + plan.study + " fits this machine (at most " +
                            std::to_string(o.measure.max_ranks ? o.measure.max_ranks : measure::host_cores()) +
                            " processes; see --max-ranks)");
+  if (!o.plot.empty()) check_plot_x(o.plot_x, plan.targets);
   warn_if_busy(ctx);
   core::StudyTable table = core::run_study_jobs(session, plan, jobs_or_cores(o.jobs));
   report_store_warnings(store, ctx);
   const psl::StudyDecl none;
   const psl::StudyDecl& study = system->study() ? *system->study() : none;
   if (system->study() || o.format != "json") {
-    ctx.result = print_study_table(table, study, o.format, o.plot, ctx.out, ctx.err);
+    ctx.result = print_study_table(table, study, o.format, {o.plot, o.plot_x, o.system.sets}, ctx.out, ctx.err);
     return;
   }
   finish_table(table, study);
@@ -115,7 +116,7 @@ void register_measure(CLI::App& app, Context& ctx) {
                       {"--compare"});
   add_choice_options(cmd, o->choices);
   add_format_option(cmd, o->format, {"table", "csv", "json"});
-  add_plot_option(cmd, o->plot);
+  add_plot_option(cmd, o->plot, o->plot_x);
   add_measure_options(cmd, o->measure);
   add_store_options(cmd, o->store);
   add_jobs_option(cmd, o->jobs);

@@ -27,7 +27,7 @@ struct RunOptions {
   std::vector<std::string> paradigms;
   core::MeasureOptions measure;
   core::StoreOptions store;
-  std::string wg, method, format, plot;
+  std::string wg, method, format, plot, plot_x;
   std::size_t jobs = 0;  // 0 = the cores
   int ranks = 0;         // > 0: run under `mpirun -np ranks`
 };
@@ -104,6 +104,7 @@ void run_run(const RunOptions& o, Context& ctx) {
   options.measure = o.measure;
   core::Session session(*system, options, store);
   const core::StudyPlan plan = core::plan_study(*system, o.paradigms);
+  if (!o.plot.empty()) check_plot_x(o.plot_x, plan.targets);
   const auto progress = [&](const core::StudyProgress& p) {
     const core::Cell& c = *p.cell;
     char head[64];
@@ -124,7 +125,8 @@ void run_run(const RunOptions& o, Context& ctx) {
     table = core::run_study_jobs(session, plan, jobs_or_cores(o.jobs), progress);
   }
   report_store_warnings(store, ctx);
-  ctx.result = print_study_table(table, *system->study(), o.format, o.plot, ctx.out, ctx.err);
+  ctx.result =
+      print_study_table(table, *system->study(), o.format, {o.plot, o.plot_x, o.system.sets}, ctx.out, ctx.err);
 }
 
 }  // namespace
@@ -142,7 +144,7 @@ void register_run(CLI::App& app, Context& ctx) {
   add_machine_options(cmd, o->machine);
   add_wg_option(cmd, o->wg);
   add_format_option(cmd, o->format, {"table", "csv", "json"});
-  add_plot_option(cmd, o->plot);
+  add_plot_option(cmd, o->plot, o->plot_x);
   add_measure_options(cmd, o->measure);
   add_store_options(cmd, o->store);
   add_jobs_option(cmd, o->jobs);

@@ -160,11 +160,14 @@ void add_jobs_option(CLI::App* cmd, std::size_t& jobs) {
 
 std::size_t jobs_or_cores(std::size_t jobs) { return jobs ? jobs : core::default_jobs(); }
 
-void add_plot_option(CLI::App* cmd, std::string& plot) {
+void add_plot_option(CLI::App* cmd, std::string& plot, std::string& plot_x) {
   cmd->add_option("--plot", plot, "Draw time and speedup against processes with gnuplot (OUT.png or OUT.svg)")
       ->check([](const std::string& p) {
         return p.ends_with(".png") || p.ends_with(".svg") ? std::string() : "'" + p + "' must end in .png or .svg";
       });
+  cmd->add_option("--plot-x", plot_x,
+                  "The plot's x axis: a varied name or processes (default: processes where they vary, else the "
+                  "bindings one by one); speedup is drawn only against processes");
 }
 
 core::SessionOptions session_options(const core::System& system, const ChoiceOptions& choices,

@@ -121,8 +121,8 @@ void add_jobs_option(CLI::App* cmd, std::size_t& jobs);
 // The --jobs value to use: `jobs`, or this machine's cores for 0.
 std::size_t jobs_or_cores(std::size_t jobs);
 
-// --plot OUT.png|OUT.svg
-void add_plot_option(CLI::App* cmd, std::string& plot);
+// --plot OUT.png|OUT.svg, --plot-x NAME (its x axis; checked by check_plot_x)
+void add_plot_option(CLI::App* cmd, std::string& plot, std::string& plot_x);
 
 // The session's options from the groups above and the system's --set values.
 core::SessionOptions session_options(const core::System& system, const ChoiceOptions& choices,

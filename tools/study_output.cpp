@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -16,6 +17,7 @@
 
 #include "cli.h"
 #include "poems/base/escaped.h"
+#include "poems/core/error.h"
 
 extern char** environ;
 
@@ -290,24 +292,88 @@ std::string run_gnuplot(const std::filesystem::path& dir, const std::string& scr
 
 }  // namespace
 
-std::string plot_table(const StudyTable& t, const std::string& path) {
+void check_plot_x(const std::string& x, const std::vector<std::string>& targets) {
+  if (x.empty() || x == kPlotProcesses || std::find(targets.begin(), targets.end(), x) != targets.end()) return;
+  std::string choices;
+  for (const std::string& n : targets) choices += n + ", ";
+  throw core::UsageError(
+      "--plot-x", "'" + base::escaped(x) + "' is not varied by the study; choose one of " + choices + kPlotProcesses);
+}
+
+namespace {
+
+// One curve: its title and its points (x, time s, speedup, ideal speedup).
+struct Curve {
+  std::string title;
+  std::vector<std::array<double, 4>> points;
+};
+
+const psl::Value* bound(const StudyRow& r, const std::string& name) {
+  for (const auto& [k, v] : r.binding)
+    if (k == name) return &v;
+  return nullptr;
+}
+
+}  // namespace
+
+std::string plot_table(const StudyTable& t, const PlotRequest& plot) {
+  const std::string& path = plot.file;
+  check_plot_x(plot.x, t.targets);
   const bool svg = path.size() > 4 && path.substr(path.size() - 4) == ".svg";
-  // One curve per paradigm and group (rows that differ only in processes).
-  std::vector<std::pair<std::string, std::vector<std::pair<double, std::pair<double, double>>>>> curves;
+  std::set<std::uint32_t> process_counts;
+  for (const StudyRow& r : t.rows) process_counts.insert(r.processes);
+  // The x axis: the process count where it varies (speedup only makes sense
+  // against it), a numeric varied name, else the bindings one by one.
+  enum class Axis { Processes, Parameter, Bindings } axis = Axis::Bindings;
+  if (plot.x == kPlotProcesses || plot.x.empty()) {
+    if (process_counts.size() > 1) axis = Axis::Processes;
+  } else {
+    std::set<double> values;
+    bool numeric = true;
+    for (const StudyRow& r : t.rows) {
+      const psl::Value* v = bound(r, plot.x);
+      numeric = numeric && v && v->kind == psl::Value::Kind::Number;
+      if (numeric) values.insert(v->number);
+    }
+    if (numeric && values.size() > 1) axis = Axis::Parameter;
+  }
+  std::vector<Curve> curves;
+  std::vector<std::string> labels;  // the bindings axis: one per row, in order
+  for (const StudyRow& r : t.rows) {
+    std::string label;
+    for (const std::string& n : t.targets)
+      if (const psl::Value* v = bound(r, n)) label += (label.empty() ? "" : ", ") + n + "=" + value_text(*v);
+    labels.push_back(label.empty() ? "P=" + std::to_string(r.processes) : label);
+  }
   for (const std::string& p : t.paradigms) {
     std::map<std::string, std::size_t> index;
-    for (const StudyRow& r : t.rows) {
+    for (std::size_t row = 0; row < t.rows.size(); ++row) {
+      const StudyRow& r = t.rows[row];
       auto c = r.cells.find(p);
       if (c == r.cells.end() || !c->second.ok() || !r.processes) continue;
-      std::string key = group_key(t, r);
+      // A curve per paradigm and group: the rows that differ only in x.
+      std::string key;
+      double x = static_cast<double>(row);
+      if (axis == Axis::Processes) {
+        key = group_key(t, r);
+        x = static_cast<double>(r.processes);
+      } else if (axis == Axis::Parameter) {
+        for (const auto& [k, v] : r.binding)
+          if (k != plot.x) key += k + "=" + v.str() + ";";
+        x = bound(r, plot.x)->number;
+      }
       std::string title = p + (key.empty() ? "" : " " + key.substr(0, key.size() - 1));
       auto [it, fresh] = index.emplace(key, curves.size());
       if (fresh) curves.push_back({title, {}});
-      curves[it->second].second.push_back(
-          {static_cast<double>(r.processes), {c->second.time_ns / 1e9, c->second.speedup.value_or(0)}});
+      curves[it->second].points.push_back({x, c->second.time_ns / 1e9, c->second.speedup.value_or(0), 0});
     }
   }
   if (curves.empty()) return "nothing to plot: no evaluation succeeded";
+  for (Curve& c : curves) {
+    std::sort(c.points.begin(), c.points.end());
+    // Ideal speedup against the curve's fewest processes (finish_table's base).
+    for (auto& point : c.points) point[3] = point[0] / c.points.front()[0];
+  }
   // gnuplot reads numbers from a data file and a script whose only variable
   // parts are strings quoted by gnuplot_string(); it writes the picture to
   // its stdout, which goes to a file in a private directory: the output path
@@ -324,38 +390,64 @@ std::string plot_table(const StudyTable& t, const std::string& path) {
     }
   } cleanup{dir};
   std::ofstream data(dir / "curves.dat", std::ios::binary);
-  for (auto& [title, points] : curves) {
-    std::sort(points.begin(), points.end());
-    for (const auto& [x, y] : points)
-      data << number(x, 12) << ' ' << number(y.first, 12) << ' ' << number(y.second, 12) << '\n';
+  for (const Curve& c : curves) {
+    for (const auto& point : c.points)
+      data << number(point[0], 12) << ' ' << number(point[1], 12) << ' ' << number(point[2], 12) << ' '
+           << number(point[3], 12) << '\n';
     data << "\n\n";  // the next index
   }
   data.close();
   if (!data) return "cannot write the plot's data in " + dir.string();
+  const bool speedup = axis == Axis::Processes;
+  std::string title = "POEMS study " + t.study + ", model " + t.model;
+  if (!plot.sets.empty()) {
+    title += " (--set ";
+    for (std::size_t i = 0; i < plot.sets.size(); ++i) title += (i ? ", " : "") + plot.sets[i];
+    title += ")";
+  }
   std::ostringstream script;
   script << (svg ? "set terminal svg size 1100,460 dynamic\n" : "set terminal pngcairo size 1100,460\n");
-  script << "set multiplot layout 1,2 title " << gnuplot_string("POEMS study " + t.study + " (" + t.model + ")")
-         << " noenhanced\n";
-  script << "set logscale x\nset xlabel 'processes'\nset grid\nset key top right font ',8' noenhanced\n";
-  for (int panel = 0; panel < 2; ++panel) {
+  script << "set multiplot layout 1," << (speedup ? 2 : 1) << " title " << gnuplot_string(title) << " noenhanced\n";
+  script << "set grid\nset key top right font ',8' noenhanced\n";
+  if (axis == Axis::Processes) {
+    script << "set logscale x\nset xlabel 'processes'\n";
+  } else if (axis == Axis::Parameter) {
+    script << "set xlabel " << gnuplot_string(plot.x) << " noenhanced\n";
+  } else {
+    script << "set xlabel 'binding'\nset xrange [-0.5:" << t.rows.size() - 0.5 << "]\n";
+    script << "set xtics noenhanced rotate by -20 font ',8' (";
+    for (std::size_t i = 0; i < labels.size(); ++i) script << (i ? ", " : "") << gnuplot_string(labels[i]) << ' ' << i;
+    script << ")\n";
+  }
+  for (int panel = 0; panel < (speedup ? 2 : 1); ++panel) {
     script << (panel == 0 ? "set logscale y\nset ylabel 'time (s)'\n" : "unset logscale y\nset ylabel 'speedup'\n");
     script << "plot ";
     for (std::size_t i = 0; i < curves.size(); ++i)
       script << (i ? ", " : "") << "'curves.dat' index " << i << " using 1:" << (panel == 0 ? 2 : 3)
-             << " with linespoints title " << gnuplot_string(curves[i].first) << " noenhanced";
+             << " with linespoints title " << gnuplot_string(curves[i].title) << " noenhanced";
+    if (panel == 1)
+      for (std::size_t i = 0; i < curves.size(); ++i)
+        script << ", 'curves.dat' index " << i << " using 1:4 with lines dashtype 2 linecolor 'black' "
+               << (i ? "notitle" : "title 'ideal'");
     script << "\n";
   }
   script << "unset multiplot\n";
   const std::filesystem::path picture = dir / (svg ? "plot.svg" : "plot.png");
   if (std::string error = run_gnuplot(dir, script.str(), picture); !error.empty())
     return error + " (drawing " + base::escaped(path) + ")";
-  std::filesystem::copy_file(picture, path, std::filesystem::copy_options::overwrite_existing, ec);
-  if (ec) return "cannot write '" + base::escaped(path) + "': " + ec.message();
+  // Copied by content, not copy_file(): that would give the picture the
+  // private directory's 0600; a new file gets 0666 less the umask, an
+  // existing one keeps its mode.
+  std::ifstream in(picture, std::ios::binary);
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << in.rdbuf();
+  out.close();
+  if (!in || !out) return "cannot write '" + base::escaped(path) + "'";
   return "";
 }
 
 int print_study_table(StudyTable& table, const psl::StudyDecl& study, const std::string& format,
-                      const std::string& plot, std::ostream& out, std::ostream& err) {
+                      const PlotRequest& plot, std::ostream& out, std::ostream& err) {
   finish_table(table, study);
   if (format == "json")
     out << table_json(table).dump(2) << '\n';
@@ -363,13 +455,13 @@ int print_study_table(StudyTable& table, const psl::StudyDecl& study, const std:
     out << table_csv(table);
   else
     out << table_text(table, study);
-  if (!plot.empty()) {
+  if (!plot.file.empty()) {
     const std::string error = plot_table(table, plot);
     if (!error.empty()) {
       err << "poems: error: " << error << '\n';
       return kExitEvaluation;
     }
-    err << "plot written to " << base::escaped(plot) << '\n';
+    err << "plot written to " << base::escaped(plot.file) << '\n';
   }
   return table.failures || table.store_failures ? kExitEvaluation : kExitOk;
 }

@@ -33,19 +33,34 @@ void finish_table(StudyTable& table, const psl::StudyDecl& study);
 nlohmann::json table_json(const StudyTable& table);
 std::string table_csv(const StudyTable& table);
 std::string table_text(const StudyTable& table, const psl::StudyDecl& study);
+// What --plot draws: the file (OUT.png or OUT.svg), the x axis (--plot-x: a
+// varied name or "processes"; "" = the default) and the --set values as
+// typed, for the title.
+struct PlotRequest {
+  std::string file, x;
+  std::vector<std::string> sets;
+};
+// The x axis the process count is called by --plot-x.
+inline constexpr const char* kPlotProcesses = "processes";
+// Throws UsageError("--plot-x") unless `x` is "", "processes" or one of the
+// varied names `targets`; the message names the allowed choices.
+void check_plot_x(const std::string& x, const std::vector<std::string>& targets);
 // Writes OUT.png or OUT.svg; returns an error message or "". gnuplot gets a
 // data file and a script in a private directory and writes to its stdout:
-// neither the path nor any study text can become a gnuplot command.
-std::string plot_table(const StudyTable& table, const std::string& out);
+// neither the path nor any study text can become a gnuplot command. The x
+// axis is the process count where it varies (default), else a categorical
+// axis of the bindings; a numeric varied name given as `x` is drawn against
+// its values. Speedup (with the ideal line) is drawn only against processes.
+std::string plot_table(const StudyTable& table, const PlotRequest& plot);
 // `text` as a gnuplot single-quoted string: ' doubled, control characters
 // (newlines included) spelled \xNN, so it can never end the command.
 std::string gnuplot_string(std::string_view text);
 
 // What `poems run` and `poems measure` print: finishes the table, writes it
-// to `out` as `format` (json, csv, else text) and plots it to `plot` if
-// given. Returns the exit code: evaluation failure if a plot could not be
+// to `out` as `format` (json, csv, else text) and plots it if `plot.file`
+// is given. Returns the exit code: evaluation failure if a plot could not be
 // written, a cell failed or a result could not be stored.
 int print_study_table(StudyTable& table, const psl::StudyDecl& study, const std::string& format,
-                      const std::string& plot, std::ostream& out, std::ostream& err);
+                      const PlotRequest& plot, std::ostream& out, std::ostream& err);
 
 }  // namespace poems::cli
