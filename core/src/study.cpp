@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string_view>
+
+#include "poems/psl/value.h"
 
 namespace poems::core {
 
@@ -25,7 +28,37 @@ std::vector<std::vector<base::Value>> vary_values(const psl::VaryClause& v) {
   return out;
 }
 
-std::vector<StudyBinding> expand_study(const psl::StudyDecl& st) {
+namespace {
+
+// Whether a binding satisfies every `where` constraint of the study; names
+// the binding does not vary are read from `fixed`.
+bool satisfies(const psl::StudyDecl& st, const StudyBinding& b, const std::map<std::string, base::Value>& fixed,
+               bool model_unknown) {
+  bool missing = false;
+  const psl::NameLookup lookup = [&](std::string_view name) -> const base::Value* {
+    for (const auto& [k, v] : b)
+      if (k == name) return &v;
+    auto it = fixed.find(std::string(name));
+    if (it != fixed.end()) return &it->second;
+    missing = true;
+    return nullptr;
+  };
+  for (const psl::ExprPtr& c : st.constraints) {
+    const psl::EvalResult r = psl::evaluate(*c, lookup);
+    // Without the model's values (a check of the study alone) a constraint on
+    // a model parameter cannot be decided here; the run decides it.
+    if (!r.value && missing && model_unknown) return true;
+    if (!r.value) throw InputError("study " + st.name.name + ": 'where' at " + binding_text(b) + ": " + r.error);
+    if (r.value->kind != base::Value::Kind::Bool)
+      throw InputError("study " + st.name.name + ": 'where' must be a boolean, not " + r.value->str());
+    if (!r.value->boolean) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::vector<StudyBinding> expand_study(const psl::StudyDecl& st, const std::map<std::string, base::Value>& fixed) {
   std::vector<StudyBinding> rows{{}};
   for (const psl::VaryClause& v : st.varies) {
     std::vector<StudyBinding> next;
@@ -42,7 +75,38 @@ std::vector<StudyBinding> expand_study(const psl::StudyDecl& st) {
       }
     rows = std::move(next);
   }
-  return rows;
+  if (st.constraints.empty()) return rows;
+  std::map<std::string, base::Value> known = fixed;
+  for (const psl::Binding& b : st.settings) {
+    if (!b.value) continue;
+    const psl::EvalResult r = psl::evaluate(*b.value, [](std::string_view) -> const base::Value* { return nullptr; });
+    if (r.value) known[b.name.name] = *r.value;
+  }
+  const std::size_t all = rows.size();
+  std::vector<StudyBinding> kept;
+  for (StudyBinding& b : rows)
+    if (satisfies(st, b, known, fixed.empty())) kept.push_back(std::move(b));
+  if (kept.empty())
+    throw InputError("study " + st.name.name + ": its 'where' constraint keeps none of its " + std::to_string(all) +
+                     " binding" + (all == 1 ? "" : "s"));
+  return kept;
+}
+
+std::map<std::string, base::Value> fixed_values(const System& system) {
+  std::map<std::string, base::Value> out;
+  // Model parameter defaults in declaration order (a default may read an earlier parameter).
+  for (const psl::Binding& p : system.model().params) {
+    if (!p.value) continue;
+    const psl::EvalResult r = psl::evaluate(*p.value, [&](std::string_view name) -> const base::Value* {
+      auto it = out.find(std::string(name));
+      return it == out.end() ? nullptr : &it->second;
+    });
+    if (r.value) out[p.name.name] = *r.value;
+  }
+  for (const auto& [k, v] : system.settings().parameters) out[k] = v;
+  for (const auto& [k, v] : system.settings().overrides) out[k] = v;
+  for (const auto& [k, v] : system.settings().study) out[k] = v;
+  return out;
 }
 
 std::string binding_text(const StudyBinding& b) {
@@ -72,7 +136,14 @@ StudyPlan plan_study(const System& system, const std::vector<std::string>& parad
     }
   }
   if (plan.paradigms.empty()) throw InputError("study " + st->name.name + " compares no paradigm");
-  plan.bindings = expand_study(*st);
+  try {
+    plan.bindings = expand_study(*st, fixed_values(system));
+  } catch (const InputError& e) {
+    const psl::SourceLocation at = st->constraints.empty() ? st->name.location : st->constraints.front()->location;
+    if (!at.valid()) throw;
+    throw InputError(system.sources().path(at.file) + ":" + std::to_string(at.line) + ":" + std::to_string(at.column) +
+                     ": " + e.what());
+  }
   for (const psl::VaryClause& v : st->varies)
     for (const psl::Identifier& t : v.targets) plan.targets.push_back(t.name);
   return plan;

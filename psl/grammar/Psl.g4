@@ -108,6 +108,7 @@ studyItem
     : 'model' name ('on' name)? ';'                                 # studyModel
     | 'set' setBinding (',' setBinding)* ';'                    # studySet
     | 'vary' varyTarget 'in' varyDomain ';'                     # studyVary
+    | 'where' expr ';'                                          # studyWhere
     | 'compare' paradigmRef (',' paradigmRef)* ';'              # studyCompare
     | 'report' name (',' name)* ';'                                 # studyReport
     ;
@@ -150,7 +151,7 @@ name
     | 'root' | 'algorithm' | 'task' | 'waitall' | 'processes' | 'step' | 'model' | 'study'
     | 'on' | 'set' | 'vary' | 'compare' | 'report' | 'profile' | 'selector' | 'transaction'
     | 'protocol' | 'implementation' | 'accepts' | 'requests' | 'taskgraph' | 'param'
-    | 'component' | 'import'
+    | 'component' | 'import' | 'where'
     ;
 
 // ------------------------------------------------------------------ lexer

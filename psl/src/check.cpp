@@ -610,6 +610,7 @@ class ProgramChecker {
       if (b.value) check_fits(b.name, want, Analyzer(diags_, scope, value_hooks()).analyze(*b.value), *b.value);
     }
     for (const VaryClause& v : st.varies) check_vary(st, v, model, scope, bound);
+    if (!st.constraints.empty()) check_constraints(st, scope);
     // Every study setting a selector reads must be bound (paradigm comes from compare).
     if (model)
       for (const std::string& setting : study_settings_used())
@@ -694,6 +695,35 @@ class ProgramChecker {
   void collect_study_refs(const Expr& e) {
     if (e.kind == ExprKind::Name && e.text.rfind("study.", 0) == 0) study_settings_.insert(e.text.substr(6));
     for (const ExprPtr& o : e.operands) collect_study_refs(*o);
+  }
+
+  // `where EXPR;` reads the study's varied and set names and the model's
+  // parameters; it must be a boolean. A bound name's value differs per
+  // binding, so only its type is known here.
+  void check_constraints(const StudyDecl& st, const Scope& model_scope) {
+    Scope scope;
+    auto declare = [&](const std::string& name, SourceLocation at) {
+      if (name.find('.') != std::string::npos) return;  // Component.param is read as a member
+      Symbol sym;
+      sym.kind = Symbol::Kind::Param;
+      sym.declared = at;
+      if (const Symbol* known = model_scope.find(name)) {
+        sym.info = known->info;
+        sym.info.value.reset();  // --set or a binding may change a default
+      }
+      scope.declare(name, sym);
+    };
+    for (const Binding& b : st.settings) declare(b.name.name, b.name.location);
+    for (const VaryClause& v : st.varies)
+      for (const Identifier& t : v.targets) declare(t.name, t.location);
+    std::vector<std::string> model_names;
+    model_scope.all_names(model_names);
+    for (const std::string& n : model_names) declare(n, st.location);
+    for (const ExprPtr& c : st.constraints) {
+      if (!c) continue;
+      Analyzer analyzer(diags_, scope, value_hooks());
+      analyzer.require_bool(analyzer.analyze(*c), *c, "a study's 'where' constraint");
+    }
   }
 
   void check_vary(const StudyDecl& st, const VaryClause& v, const ModelDecl* model, const Scope& scope,

@@ -547,6 +547,8 @@ class AstBuilder {
           vc.values = expr(list->expr());
         }
         st.varies.push_back(std::move(vc));
+      } else if (auto* w = dynamic_cast<gen::StudyWhereContext*>(item)) {
+        st.constraints.push_back(expr(w->expr()));
       } else if (auto* c = dynamic_cast<gen::StudyCompareContext*>(item)) {
         for (auto* p : c->paradigmRef()) st.compare.push_back(qualified(p->name(), p->refPath(), at(p)));
       } else if (auto* r = dynamic_cast<gen::StudyReportContext*>(item)) {

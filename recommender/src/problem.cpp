@@ -146,6 +146,37 @@ std::vector<std::pair<std::int64_t, std::int64_t>> factorizations(std::int64_t p
   return out;
 }
 
+std::vector<std::vector<std::int64_t>> grid_factorizations(std::int64_t procs, std::size_t axes) {
+  std::vector<std::vector<std::int64_t>> out;
+  if (procs < 1 || axes == 0) return out;
+  std::vector<std::int64_t> divisors, large;
+  for (std::int64_t d = 1; d * d <= procs; ++d)
+    if (procs % d == 0) {
+      divisors.push_back(d);
+      if (d != procs / d) large.push_back(procs / d);
+    }
+  divisors.insert(divisors.end(), large.rbegin(), large.rend());  // ascending
+  std::vector<std::int64_t> grid;
+  // Depth first over the axes, each axis's divisor ascending: lexicographic order.
+  const auto extend = [&](auto& self, std::int64_t rest) -> void {
+    if (grid.size() + 1 == axes) {
+      grid.push_back(rest);
+      out.push_back(grid);
+      grid.pop_back();
+      return;
+    }
+    for (std::int64_t d : divisors) {
+      if (d > rest) break;
+      if (rest % d != 0) continue;
+      grid.push_back(d);
+      self(self, rest / d);
+      grid.pop_back();
+    }
+  };
+  extend(extend, procs);
+  return out;
+}
+
 std::pair<std::int64_t, std::int64_t> square_grid(std::int64_t procs, std::int64_t max_i, std::int64_t max_j) {
   const auto grids = factorizations(procs, max_i, max_j);
   if (grids.empty())

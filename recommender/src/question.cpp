@@ -88,6 +88,17 @@ Answer answer(core::Session& session, const Question& q) {
   std::vector<Dimension> dims;
   for (const std::string& v : q.vary) dims.push_back(vary_dimension(v));
   if (system.study()) dims = study_dimensions(*system.study());
+  if (system.study() && !system.study()->constraints.empty()) {
+    // A `where` couples the varied names: one dimension of the bindings it keeps.
+    Dimension kept;
+    for (const Dimension& d : dims) kept.names.insert(kept.names.end(), d.names.begin(), d.names.end());
+    for (const core::StudyBinding& b : core::plan_study(system, {"analytic[LogGP]"}).bindings) {
+      std::vector<double> values;
+      for (const auto& [name, value] : b) values.push_back(value.number);
+      kept.values.push_back(std::move(values));
+    }
+    dims = {std::move(kept)};
+  }
   std::set<std::string> fixed;
   for (const auto& [k, v] : system.binding()) fixed.insert(k);
   if (!q.vary.empty()) {

@@ -218,6 +218,24 @@ Dimension layouts(const Problem& problem, std::int64_t procs, bool all) {
   if (const ProblemClass* pc = find_problem_class(problem.model); pc && pc->layouts)
     return {pc->layout, pc->layouts(problem, procs, all)};
   const std::vector<std::string>& set = problem.graph->process_set_params;
+  if (set.size() == 2 || set.size() == 3) {
+    // A grid of processes: every factorization of procs over its axes, or
+    // (without --grid) the most square of them, the first on a tie.
+    const std::vector<std::vector<std::int64_t>> grids = grid_factorizations(procs, set.size());
+    const auto spread = [](const std::vector<std::int64_t>& g) {
+      return *std::max_element(g.begin(), g.end()) - *std::min_element(g.begin(), g.end());
+    };
+    Dimension d{set, {}};
+    const std::vector<std::int64_t>* best = nullptr;
+    for (const std::vector<std::int64_t>& g : grids) {
+      if (all)
+        d.values.emplace_back(g.begin(), g.end());
+      else if (!best || spread(g) < spread(*best))
+        best = &g;
+    }
+    if (best) d.values.emplace_back(best->begin(), best->end());
+    return d;
+  }
   if (set.size() != 1) {
     std::string names;
     for (const std::string& n : set) names += (names.empty() ? "" : ", ") + n;

@@ -212,3 +212,31 @@ TEST(Checks, UnclosedBraceIsPointedAt) {
   EXPECT_EQ(c.diags[0].notes[0].location.line, 1u);
   EXPECT_EQ(c.diags[0].notes[0].location.column, 9u);
 }
+
+// `where` in a study: a boolean over the study's varied and set names and the
+// model's parameters, with located errors.
+TEST(Checks, StudyWhereReadsVariedNamesAndModelParameters) {
+  const std::string model = std::string("model M { param px = 1, py = 1, n = 2; ") + kGraph + " }\n";
+  Checked ok = check(model +
+                     "study s {\n  model M;\n  vary px in [1, 2, 4];\n  set n = 3;\n"
+                     "  where px * py <= n and px != 2;\n}\n");
+  EXPECT_TRUE(ok.ok) << ok.text;
+  Checked unknown = check(model + "study s {\n  model M;\n  vary px in [1, 2, 4];\n  where px * pz == 16;\n}\n");
+  EXPECT_FALSE(unknown.ok);
+  ASSERT_EQ(unknown.diags.size(), 1u) << unknown.text;
+  EXPECT_EQ(unknown.diags[0].location.line, 5u);
+  EXPECT_EQ(unknown.diags[0].location.column, 14u);
+  EXPECT_NE(unknown.text.find("use of undefined name 'pz'; did you mean 'px'?"), std::string::npos) << unknown.text;
+  Checked number = check(model + "study s {\n  model M;\n  vary px in [1, 2, 4];\n  where px * py;\n}\n");
+  EXPECT_FALSE(number.ok);
+  ASSERT_EQ(number.diags.size(), 1u) << number.text;
+  EXPECT_EQ(number.diags[0].location.line, 5u);
+  EXPECT_EQ(number.diags[0].location.column, 12u);  // a binary expression is located at its operator
+  EXPECT_NE(number.text.find("a study's 'where' constraint must be a boolean, not a number"), std::string::npos)
+      << number.text;
+}
+
+TEST(Checks, WhereIsStillAName) {
+  Checked c = check(std::string("model M { param where = 2; let w = where * 2; ") + kGraph + " }\n");
+  EXPECT_TRUE(c.ok) << c.text;
+}

@@ -512,3 +512,53 @@ study chunks {
         << e.what();
   }
 }
+
+// --procs on any model whose process set has two or three parameters: every
+// factorization of procs over them with --grid, the most square without.
+TEST(Recommender, ProcsFactorizesOverTwoOrThreeProcessSetParameters) {
+  ScratchDir dir;
+  const std::filesystem::path spec = dir.file("grids.psl");
+  std::ofstream(spec) << R"(model Plane {
+  param px = 2, py = 2;
+  taskgraph t { processes { [i, j] : 0 <= i < px and 0 <= j < py }; barrier; }
+}
+model Cube {
+  param px = 2, py = 2, pz = 2;
+  taskgraph t { processes { [i, j, k] : 0 <= i < px and 0 <= j < py and 0 <= k < pz }; barrier; }
+}
+component Net in hardware[network] {
+  param L = 20us, o = 2us, g = 1us, G = 1ns/B, O = 0ns/B, S = 64KiB;
+  accepts { profile { evaluation = analytic[LogGP]; L = L; o = o; g = g; G = G; O = O; S = S; }
+            transaction message(bytes: bytes) -> time; protocol call_return; }
+}
+)";
+  EXPECT_EQ(grid_factorizations(12, 2),
+            (std::vector<std::vector<std::int64_t>>{{1, 12}, {2, 6}, {3, 4}, {4, 3}, {6, 2}, {12, 1}}));
+  EXPECT_EQ(grid_factorizations(8, 3).size(), 10u);
+  for (const char* model : {"Plane", "Cube"}) {
+    SCOPED_TRACE(model);
+    core::SystemRequest request;
+    request.files = {spec.string()};
+    request.model = model;
+    const auto system = core::load_system(request);
+    core::Store none({true, ""});
+    core::SessionOptions options;
+    options.choices.machine = "Net";
+    core::Session session(*system, options, none);
+    const Problem p = problem_of(session);
+    const Dimension every = layouts(p, 12, true), square = layouts(p, 12, false);
+    if (std::string(model) == "Plane") {
+      EXPECT_EQ(every.names, (std::vector<std::string>{"px", "py"}));
+      EXPECT_EQ(every.values, (std::vector<std::vector<double>>{{1, 12}, {2, 6}, {3, 4}, {4, 3}, {6, 2}, {12, 1}}));
+      EXPECT_EQ(square.values, (std::vector<std::vector<double>>{{3, 4}}));
+    } else {
+      EXPECT_EQ(every.names, (std::vector<std::string>{"px", "py", "pz"}));
+      EXPECT_EQ(every.values.size(), 18u);  // ordered triples of 2 * 2 * 3
+      EXPECT_EQ(every.values.front(), (std::vector<double>{1, 1, 12}));
+      EXPECT_EQ(square.values, (std::vector<std::vector<double>>{{2, 2, 3}}));
+    }
+    Recommender r(nullptr, p);
+    const std::vector<Recommendation> top = r.recommend(candidates(p, {}, {}, 12, true), 100);
+    EXPECT_EQ(top.size(), every.values.size());
+  }
+}

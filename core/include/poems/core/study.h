@@ -67,9 +67,15 @@ struct StudyPlan {
 inline constexpr std::size_t kMaxBindings = 1'000'000;
 
 // The bindings of a study's vary clauses: the cartesian product, first
-// clause outermost. Throws InputError beyond kMaxBindings bindings or for a
-// value that is not a constant.
-std::vector<StudyBinding> expand_study(const psl::StudyDecl& study);
+// clause outermost, less those where a `where` constraint is false (names
+// not varied are read from the study's settings, then `fixed`). Throws
+// InputError beyond kMaxBindings bindings, for a value that is not a
+// constant, or when the constraints keep no binding.
+std::vector<StudyBinding> expand_study(const psl::StudyDecl& study,
+                                       const std::map<std::string, base::Value>& fixed = {});
+// What a study's constraints read for names it does not vary: the model's
+// parameter defaults and the command line's --set values.
+std::map<std::string, base::Value> fixed_values(const System& system);
 // The values of one vary clause: one tuple per entry (a range's values one by one).
 std::vector<std::vector<base::Value>> vary_values(const psl::VaryClause& clause);
 std::string binding_text(const StudyBinding& binding);

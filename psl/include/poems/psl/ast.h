@@ -236,6 +236,8 @@ struct StudyDecl {
   std::optional<Identifier> machine;
   std::vector<Binding> settings;  // `set name = value` (names may be dotted)
   std::vector<VaryClause> varies;
+  // `where EXPR;`: the bindings kept are those where every constraint holds.
+  std::vector<ExprPtr> constraints;
   std::vector<QualifiedRef> compare;
   std::vector<Identifier> report;
 };

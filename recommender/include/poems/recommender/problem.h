@@ -112,5 +112,8 @@ db::RunKey simulation_key(const Problem& problem, const std::vector<std::string>
 std::vector<std::pair<std::int64_t, std::int64_t>> factorizations(std::int64_t procs, std::int64_t max_i,
                                                                   std::int64_t max_j);
 std::pair<std::int64_t, std::int64_t> square_grid(std::int64_t procs, std::int64_t max_i, std::int64_t max_j);
+// Every way to write procs as an ordered product of `axes` factors,
+// lexicographically ascending (12 over two axes: 1x12, 2x6, 3x4, 4x3, 6x2, 12x1).
+std::vector<std::vector<std::int64_t>> grid_factorizations(std::int64_t procs, std::size_t axes);
 
 }  // namespace poems::recommender
