@@ -48,17 +48,20 @@ class Constraint : public ::testing::Test {
   fs::path dir_;
 };
 
-}  // namespace
-
-TEST_F(Constraint, WhereKeepsOnlyTheBindingsWhereItHolds) {
-  const std::string file = spec(R"(study square {
+// The five grids of 16 processes: a 5 x 5 product constrained.
+const char* const kSquare = R"(study square {
   model Grid on Net;
   vary px in [1, 2, 4, 8, 16];
   vary py in [1, 2, 4, 8, 16];
   where px * py == 16;
   compare analytic[LogGP];
 }
-)");
+)";
+
+}  // namespace
+
+TEST_F(Constraint, WhereKeepsOnlyTheBindingsWhereItHolds) {
+  const std::string file = spec(kSquare);
   CommandResult r = poems_in_process("run " + file + " --study square --no-store --format json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const nlohmann::json table = nlohmann::json::parse(r.out);
@@ -117,14 +120,7 @@ TEST_F(Constraint, RecommendProcsGridFactorizesATwoParameterProcessSet) {
 
 // `poems recommend --study` ranks the study's bindings: only those its `where` keeps.
 TEST_F(Constraint, RecommendOverAStudyRanksOnlyTheBindingsItsWhereKeeps) {
-  const std::string file = spec(R"(study square {
-  model Grid on Net;
-  vary px in [1, 2, 4, 8, 16];
-  vary py in [1, 2, 4, 8, 16];
-  where px * py == 16;
-  compare analytic[LogGP];
-}
-)");
+  const std::string file = spec(kSquare);
   CommandResult r = poems_in_process("recommend " + file + " --study square --top 10 --no-store --format json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const nlohmann::json answer = nlohmann::json::parse(r.out);
