@@ -11,7 +11,6 @@
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include <cstdio>
 
 #include <chrono>
 #include <thread>
