@@ -1,5 +1,5 @@
-// Closed forms of collective operations in LogGOPS (LogGOPSim, seed 002
-// section 3), derived for the algorithms of taskgraph/collectives.h under the
+// Closed forms of collective operations in LogGOPS (the LogGOPSim
+// paper, section 3), derived for the algorithms of taskgraph/collectives.h under the
 // simulator's cost rules. Each form states where it is exact; outside that
 // regime it returns nullopt rather than a wrong number.
 #pragma once

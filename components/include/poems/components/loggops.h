@@ -1,7 +1,7 @@
 // LogGOPS parameters and the per-message costs every POEMS evaluator shares;
 // they belong to the network component model, so the simulator, the analytic
 // evaluator and the closed forms all read them from here
-// (DESIGN.md 5.1; LogGOPSim, seed 002 section 1.3).
+// (docs/simulator.md; the LogGOPSim paper, section 1.3).
 #pragma once
 
 #include <cstdint>

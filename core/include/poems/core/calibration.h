@@ -1,6 +1,6 @@
-// `poems calibrate`: this machine as a model (DESIGN.md 5.5). The local MPI's
+// `poems calibrate`: this machine as a model (docs/sweep3d.md). The local MPI's
 // LogGOPS parameters (poems_loggops_bench under mpirun: echo, exchange and
-// message trains, seed 002 section 1.3, seed 001 section 3.3, fitted around
+// message trains, the LogGOPSim paper section 1.3, CoMet section 3.3, fitted around
 // the message sizes in use) and Wg of a kernel (processor[measured]) for the
 // tasks in use: a study's compute tasks, tasks given in the kernel's own
 // shorthand, or the kernel's defaults. Kernels are registered by the code

@@ -1,4 +1,4 @@
-// A model's real program (DESIGN.md 5.3, 5.5): what simulation[direct] runs
+// A model's real program (docs/direct.md, docs/sweep3d.md): what simulation[direct] runs
 // on simulated ranks and measurement[mpirun] runs under mpirun. Generic code
 // names no program: the code that owns a model registers its program (the
 // examples register their programs with their input decks).
