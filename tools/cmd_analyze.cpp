@@ -6,72 +6,25 @@
 #include <optional>
 #include <ostream>
 
-#include "command_deadline.h"
-#include "options.h"
-#include "output.h"
-#include "poems/core/schedules.h"
+#include "input_options.h"
 
 namespace poems::cli {
 
 namespace {
 
 struct AnalyzeOptions {
-  SystemOptions system;
-  ChoiceOptions choices;
-  MachineOptions machine;
-  core::CollectiveRequest collective;
-  core::StoreOptions store;
-  TraceOptions trace;
-  std::string wg, method, goal, format;
-  double timeout_seconds = 0;
+  InputOptions input;
+  std::string method, format;
 };
 
 void run_analyze(const AnalyzeOptions& o, Context& ctx) {
-  const int sources =
-      !o.system.spec.empty() + !o.goal.empty() + !o.collective.operation.empty() + !o.trace.archive.empty();
-  if (sources != 1)
-    throw core::UsageError("analyze", "give exactly one of SPEC, --goal FILE, --collective NAME or --trace ARCHIVE");
-  if (o.trace.archive.empty()) reject_trace_options(o.trace);
-  core::Store store(o.store);
-  core::Cell cell;
-  std::string model, description;
+  core::EvaluationInput input(o.input.request("analyze", "analytic[LogGP]", o.method));
+  report_input_warnings(input, ctx);
+  const core::Cell cell = input.evaluate();
+  ctx.err << cell.warnings;
+  const std::string model = input.model(), description = describe_input(input, cell);
   std::optional<trace::ReplayScope> scope;
-  if (!o.trace.archive.empty()) {
-    if (o.method == "closed-form") throw core::UsageError("--method", "a trace has no closed form; use critical-path");
-    const auto replay = core::prepare_replay(o.trace.request(o.choices, o.machine, o.wg));
-    for (const std::string& w : replay->trace.warnings) ctx.warn(replay->trace.path + ": " + w);
-    core::ReplayCell r = core::evaluate_replay(*replay, "analytic[LogGP]", o.method, store);
-    cell = std::move(r.cell);
-    scope = r.scope;
-    model = replay->name;
-    description = replay_summary(*replay, r.scope);
-  } else if (!o.system.spec.empty()) {
-    const auto system = core::load_system(o.system.request());
-    ctx.err << system->warnings();
-    core::Session session(*system, session_options(*system, o.choices, o.machine, o.wg, o.method), store);
-    core::CellRequest request;
-    request.paradigm = "analytic[LogGP]";
-    request.reuse = false;  // asked for: evaluate it (its wall time is part of the answer)
-    cell = session.evaluate(request);
-    model = system->graph()->model;
-    description = describe(cell, model) + "\n";
-  } else {
-    if (!o.choices.machine.empty() || !o.choices.processor.empty() || !o.system.sets.empty())
-      throw core::UsageError("--machine",
-                             "--machine, --processor and --set choose a PSL model's components; "
-                             "a GOAL file or a collective runs on -L -o -g -G -O -S");
-    core::ScheduleRequest request;
-    request.goal = o.goal;
-    request.collective = o.collective;
-    request.paradigm = "analytic[LogGP]";
-    request.method = o.method;
-    request.machine = core::command_line_machine(o.machine.overrides);
-    request.cpus_given = o.machine.overrides.cpus.has_value();
-    request.nics_given = o.machine.overrides.nics.has_value();
-    cell = core::evaluate_schedule(request, store);
-    ctx.err << cell.warnings;
-    model = o.goal.empty() ? "collective:" + o.collective.operation : "goal:" + o.goal;
-  }
+  if (input.replay()) scope = input.scope();
   if (!cell.ok()) throw core::Error(cell.error_kind, cell.error);
   const core::Outcome& r = cell.outcome;
   const core::Breakdown& b = r.breakdown;
@@ -112,25 +65,13 @@ void register_analyze(CLI::App& app, Context& ctx) {
   auto o = std::make_shared<AnalyzeOptions>();
   CLI::App* cmd = app.add_subcommand(
       "analyze", "Analytic evaluation (LogGP): a closed-form model, or the critical path of the task graph");
-  add_system_options(cmd, o->system, false);
-  add_choice_options(cmd, o->choices);
-  add_machine_options(cmd, o->machine);
-  add_memory_limit_option(cmd);
-  add_wg_option(cmd, o->wg);
+  add_input_options(cmd, o->input);
   add_method_option(cmd, o->method);
-  cmd->add_option("--goal", o->goal, "GOAL schedule (LogGOPSim text format): its critical path");
-  add_collective_options(cmd, o->collective, "Analyze");
+  cmd->add_option("--goal", o->input.goal, "GOAL schedule (LogGOPSim text format): its critical path");
+  add_collective_options(cmd, o->input.collective, "Analyze");
   add_format_option(cmd, o->format, {"table", "json"});
-  add_trace_options(cmd, o->trace, true);
-  add_store_options(cmd, o->store);
-  cmd->add_option("--timeout", o->timeout_seconds,
-                  "Seconds the command may run; past them it stops with exit 3 (0: no limit, the default)")
-      ->check(CLI::Range(0.0, 1e7));
-  cmd->callback([o, cmd, &ctx] {
-    finish_machine_options(cmd, o->machine);
-    const CommandDeadline deadline(o->timeout_seconds, "poems analyze");
-    run_analyze(*o, ctx);
-  });
+  add_trace_options(cmd, o->input.trace, true);
+  add_input_callback(cmd, o->input, "poems analyze", [o, &ctx] { run_analyze(*o, ctx); });
 }
 
 }  // namespace poems::cli

@@ -97,7 +97,7 @@ void run_measure(const MeasureOptions& o, Context& ctx) {
     ctx.result = print_study_table(table, study, o.format, {o.plot, o.plot_x, o.system.sets}, ctx.out, ctx.err);
     return;
   }
-  finish_table(table, study);
+  core::finish_study_table(table);
   ctx.out << binding_json(table, plan).dump(2) << '\n';
   const core::StudyCell& measured = table.rows.front().cells.at(kMeasurement);
   ctx.result = measured.skipped ? kExitInputError : table.failures || table.store_failures ? kExitEvaluation : kExitOk;

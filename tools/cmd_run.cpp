@@ -12,6 +12,7 @@
 #include "options.h"
 #include "output.h"
 #include "poems/base/escaped.h"
+#include "poems/base/executable_path.h"
 #include "poems/core/mpi_study.h"
 #include "poems/core/parallel_study.h"
 #include "study_output.h"
@@ -34,9 +35,8 @@ struct RunOptions {
 
 // This command line without --ranks, for mpirun to start again.
 std::vector<std::string> arguments_without_ranks() {
-  std::error_code ec;
-  const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
-  if (ec || exe.filename() != "poems")
+  const std::filesystem::path exe = base::executable_path();
+  if (exe.empty() || exe.filename() != "poems")
     throw core::UsageError("--ranks",
                            "starts mpirun on the poems executable; run it from poems itself, or run "
                            "mpirun -np R poems run ...");

@@ -6,10 +6,7 @@
 #include <ostream>
 #include <sstream>
 
-#include "command_deadline.h"
-#include "options.h"
-#include "output.h"
-#include "poems/core/schedules.h"
+#include "input_options.h"
 #include "poems/core/timeline.h"
 #include "poems/sim/report.h"
 #include "poems/trace/timeline.h"
@@ -19,70 +16,25 @@ namespace poems::cli {
 namespace {
 
 struct SimulateOptions {
-  SystemOptions system;
-  ChoiceOptions choices;
-  MachineOptions machine;
-  core::CollectiveRequest collective;
-  core::StoreOptions store;
-  TraceOptions trace;
-  std::string wg, goal, format, timeline;
+  InputOptions input;
+  std::string format, timeline;
   std::size_t max_ranks_listed = 1024;
-  double timeout_seconds = 0;
 };
 
 void run_simulate(const SimulateOptions& o, Context& ctx) {
-  const int sources =
-      !o.system.spec.empty() + !o.goal.empty() + !o.collective.operation.empty() + !o.trace.archive.empty();
-  if (sources != 1)
-    throw core::UsageError("simulate", "give exactly one of SPEC, --goal FILE, --collective NAME or --trace ARCHIVE");
-  if (o.trace.archive.empty()) reject_trace_options(o.trace);
   const bool otf2 = trace::is_otf2_name(o.timeline);
-  core::Store store(o.store);
-  core::Cell cell;
-  std::string description;
-  std::unique_ptr<core::Replay> replay;
-  trace::ReplayScope scope;
-  if (!o.trace.archive.empty()) {
-    replay = core::prepare_replay(o.trace.request(o.choices, o.machine, o.wg));
-    for (const std::string& w : replay->trace.warnings) ctx.warn(replay->trace.path + ": " + w);
-    core::ReplayCell r =
-        core::evaluate_replay(*replay, "simulation[MPI-Sim]", "", store, true, !o.timeline.empty() && !otf2,
-                              o.max_ranks_listed, otf2 ? o.timeline : "");
-    cell = std::move(r.cell);
-    scope = r.scope;
-    description = replay_summary(*replay, scope);
-  } else if (!o.system.spec.empty()) {
-    const auto system = core::load_system(o.system.request());
-    ctx.err << system->warnings();
-    core::Session session(*system, session_options(*system, o.choices, o.machine, o.wg, ""), store);
-    core::CellRequest request;
-    request.paradigm = "simulation[MPI-Sim]";
-    request.reuse = false;  // asked for: simulate it (the per-rank table needs the run)
-    request.per_rank = true;
-    request.timeline = !o.timeline.empty() && !otf2;
-    request.otf2_timeline = otf2 ? o.timeline : "";
-    request.max_stuck_listed = o.max_ranks_listed;
-    cell = session.evaluate(request);
-    description = describe(cell, system->graph()->model) + "\n";
-  } else {
-    if (!o.choices.machine.empty() || !o.choices.processor.empty() || !o.system.sets.empty())
-      throw core::UsageError("--machine",
-                             "--machine, --processor and --set choose a PSL model's components; "
-                             "a GOAL file or a collective runs on -L -o -g -G -O -S");
-    core::ScheduleRequest request;
-    request.goal = o.goal;
-    request.collective = o.collective;
-    request.paradigm = "simulation[MPI-Sim]";
-    request.machine = core::command_line_machine(o.machine.overrides);
-    request.cpus_given = o.machine.overrides.cpus.has_value();
-    request.nics_given = o.machine.overrides.nics.has_value();
-    request.per_rank = true;
-    request.timeline = !o.timeline.empty() && !otf2;
-    request.otf2_timeline = otf2 ? o.timeline : "";
-    request.max_stuck_listed = o.max_ranks_listed;
-    cell = core::evaluate_schedule(request, store);
-    ctx.err << cell.warnings;
-  }
+  core::InputRequest request = o.input.request("simulate", "simulation[MPI-Sim]", "");
+  request.cell.per_rank = true;
+  request.cell.timeline = !o.timeline.empty() && !otf2;
+  request.cell.otf2_timeline = otf2 ? o.timeline : "";
+  request.cell.max_stuck_listed = o.max_ranks_listed;
+  core::EvaluationInput input(std::move(request));
+  report_input_warnings(input, ctx);
+  const core::Cell cell = input.evaluate();
+  ctx.err << cell.warnings;
+  const core::Replay* replay = input.replay();
+  const trace::ReplayScope& scope = input.scope();
+  const std::string description = describe_input(input, cell);
   const auto& r = cell.outcome.simulation;
   if (!r) throw core::Error(cell.error_kind, cell.error);
   const nlohmann::json& extra = cell.outcome.extra;
@@ -141,28 +93,16 @@ void register_simulate(CLI::App& app, Context& ctx) {
   auto o = std::make_shared<SimulateOptions>();
   CLI::App* cmd = app.add_subcommand(
       "simulate", "Simulate MPI processes in the LogGOPS model (discrete events, full MPI matching)");
-  add_system_options(cmd, o->system, false);
-  add_choice_options(cmd, o->choices);
-  add_machine_options(cmd, o->machine);
-  add_memory_limit_option(cmd);
-  add_wg_option(cmd, o->wg);
-  cmd->add_option("--goal", o->goal, "GOAL schedule (LogGOPSim text format; times in ns)");
-  add_collective_options(cmd, o->collective, "Simulate");
+  add_input_options(cmd, o->input);
+  cmd->add_option("--goal", o->input.goal, "GOAL schedule (LogGOPSim text format; times in ns)");
+  add_collective_options(cmd, o->input.collective, "Simulate");
   add_format_option(cmd, o->format, {"table", "json"});
   cmd->add_option("--timeline", o->timeline,
                   "Write the run as a Chrome trace (ui.perfetto.dev), or as OTF2 if it ends in .otf2 (Vampir)");
-  add_trace_options(cmd, o->trace, true);
+  add_trace_options(cmd, o->input.trace, true);
   cmd->add_option("--max-ranks-listed", o->max_ranks_listed, "Per-rank lines to print (and ranks in deadlock reports)")
       ->capture_default_str();
-  add_store_options(cmd, o->store);
-  cmd->add_option("--timeout", o->timeout_seconds,
-                  "Seconds the command may run; past them it stops with exit 3 (0: no limit, the default)")
-      ->check(CLI::Range(0.0, 1e7));
-  cmd->callback([o, cmd, &ctx] {
-    finish_machine_options(cmd, o->machine);
-    const CommandDeadline deadline(o->timeout_seconds, "poems simulate");
-    run_simulate(*o, ctx);
-  });
+  add_input_callback(cmd, o->input, "poems simulate", [o, &ctx] { run_simulate(*o, ctx); });
 }
 
 }  // namespace poems::cli

@@ -1,7 +1,8 @@
 // `poems trace`: record an MPI run as an OTF2 archive, summarize an archive,
 // export its replay as GOAL; and the trace-replay options `poems simulate
-// --trace` and `poems analyze --trace` share (docs/trace.md). The replay
-// itself is the core's (core/trace_replay.h).
+// --trace` and `poems analyze --trace` share (docs/trace.md). The replay,
+// the recording and the archive's figures are the core's
+// (core/trace_replay.h, core/trace_record.h).
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -12,9 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "options.h"
-#include "poems/trace/archive.h"
-#include "poems/trace/otf2_read.h"
-#include "poems/trace/record.h"
+#include "poems/core/trace_record.h"
 
 namespace poems::cli {
 
@@ -44,9 +43,12 @@ void add_trace_options(CLI::App* cmd, TraceOptions& r, bool with_trace) {
   if (with_trace)
     cmd->add_option("--trace", r.archive,
                     "Replay an OTF2 archive (poems trace, Score-P): its anchor file or directory");
-  cmd->add_option("--machines", r.machines,
+  // simulate and analyze read --import (their SPEC's option) as the replay's
+  // machine files; --machines is its older spelling.
+  cmd->add_option(with_trace ? "--machines" : "--import,--machines", r.machines,
                   "Trace replay: PSL files with the machine components (--machine, --processor, "
-                  "--traced-processor; default: the examples' machines.psl)");
+                  "--traced-processor; default: the examples' machines.psl)" +
+                      std::string(with_trace ? "; the same as --import" : ""));
   cmd->add_option(
       "--traced-processor", r.traced_processor,
       "Trace replay: hardware[processor] the trace was recorded on; computation x Wg(--processor) / Wg(this)");
@@ -63,18 +65,6 @@ void add_trace_options(CLI::App* cmd, TraceOptions& r, bool with_trace) {
   cmd->add_option("--window", r.window,
                   "Trace replay: only FROM[#N]..TO[#M], e.g. MPI_Barrier#1..MPI_Allreduce#-1 (after the first "
                   "barrier, through the last allreduce)");
-}
-
-void reject_trace_options(const TraceOptions& r) {
-  const std::pair<bool, const char*> given[] = {{!r.machines.empty(), "--machines"},
-                                                {!r.traced_processor.empty(), "--traced-processor"},
-                                                {!r.traced_wg.empty(), "--traced-wg"},
-                                                {!r.compute_scale.empty(), "--compute-scale"},
-                                                {!r.algorithms.empty(), "--collective-algorithm"},
-                                                {!r.window.empty(), "--window"},
-                                                {r.computation != "wall", "--computation"}};
-  for (const auto& [set, option] : given)
-    if (set) throw core::UsageError(option, "applies to a trace replay only; give --trace ARCHIVE");
 }
 
 core::TraceRequest TraceOptions::request(const ChoiceOptions& choices, const MachineOptions& machine,
@@ -136,25 +126,12 @@ std::vector<std::string> split_words(const std::string& text) {
   return words;
 }
 
-trace::Trace read_archive(const std::string& path) {
-  try {
-    return trace::read_trace(path);
-  } catch (const trace::TraceError& e) {
-    throw core::InputError(e.what());
-  }
-}
-
 void show_info(const TraceCliOptions& o, Context& ctx) {
-  const trace::Trace t = read_archive(o.args.front());
-  std::map<std::string, std::uint64_t> per_region;
-  for (const trace::Rank& r : t.ranks)
-    for (const trace::CallRecord& c : r.calls) ++per_region[t.regions[c.region]];
-  std::uint64_t bytes = 0, collectives = 0;
-  for (const trace::Message& m : t.messages) bytes += t.ranks[m.sender].steps[m.send_step].value;
-  for (const trace::Rank& r : t.ranks)
-    for (const trace::Step& s : r.steps) collectives += s.kind == trace::StepKind::Collective && !s.dropped;
-  const std::uint64_t size = trace::archive_bytes(t.path);
-  const std::uint64_t calls = t.calls();
+  const trace::Trace t = core::read_trace_archive(o.args.front());
+  const core::TraceSummary summary = core::summarize_trace(t);
+  const auto& per_region = summary.calls_by_function;
+  const std::uint64_t bytes = summary.message_bytes, collectives = summary.collective_calls;
+  const std::uint64_t size = summary.archive_bytes, calls = summary.calls;
   if (o.format == "json") {
     nlohmann::json j = {{"archive", t.path},
                         {"creator", t.creator},
@@ -219,32 +196,13 @@ void record_run(const TraceCliOptions& o, Context& ctx) {
   r.force = o.force;
   r.timeout_seconds = o.timeout;
   r.cpu_time = o.cpu_time;
-  trace::RecordResult rec;
+  core::RecordedTrace rec;
   {
     const PriorityScope priority(o.nice, ctx);
-    rec = trace::record(r);
+    rec = core::record_trace(r);
   }
-  if (!rec.error.empty()) {
-    if (rec.started) throw core::EvaluationError(rec.error);
-    throw core::InputError(rec.error);
-  }
-  if (!rec.ok())
-    throw core::EvaluationError("the traced run failed (" +
-                                (rec.timed_out ? std::string("timed out")
-                                 : rec.signal  ? "signal " + std::to_string(rec.signal)
-                                               : "exit code " + std::to_string(rec.exit_code)) +
-                                ")" +
-                                (rec.anchor.empty() ? "; no archive was written" : "; the archive may be incomplete"));
-  if (rec.anchor.empty())
-    throw core::EvaluationError("the run wrote no archive in '" + o.output +
-                                "' (is it an MPI program, and does it call MPI_Finalize?)");
-  trace::Trace t;
-  try {
-    t = trace::read_trace(rec.anchor);
-  } catch (const trace::TraceError& e) {
-    throw core::EvaluationError(std::string("the archive cannot be read back: ") + e.what());
-  }
-  const std::uint64_t size = trace::archive_bytes(rec.anchor), calls = t.calls();
+  const trace::Trace& t = rec.trace;
+  const std::uint64_t size = rec.archive_bytes, calls = rec.calls;
   char line[400];
   std::snprintf(line, sizeof line,
                 "poems trace: %d processes recorded in %s: %s MPI calls, %s messages, %s bytes (%.1f bytes per "

@@ -81,8 +81,6 @@ struct TraceOptions {
   core::TraceRequest request(const ChoiceOptions& choices, const MachineOptions& machine, const std::string& wg) const;
 };
 void add_trace_options(CLI::App* cmd, TraceOptions& o, bool with_trace);
-// UsageError if a replay option was given without --trace.
-void reject_trace_options(const TraceOptions& o);
 // What `poems simulate --trace` and `analyze --trace` print of the replay.
 std::string replay_summary(const core::Replay& replay, const trace::ReplayScope& scope);
 

@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <mutex>
 #include <set>
 
+#include "poems/base/registry.h"
 #include "poems/base/suggest.h"
 #include "poems/core/compute_rates.h"
 #include "poems/core/error.h"
@@ -21,13 +21,9 @@ namespace poems::core {
 
 namespace {
 
-struct Registry {
-  std::mutex mutex;
-  std::vector<CalibrationKernel> kernels;
-};
-
-Registry& registry() {
-  static Registry r;
+// Listed as registered: `poems calibrate` takes the first by default.
+base::Registry<CalibrationKernel>& registry() {
+  static base::Registry<CalibrationKernel> r(base::RegistryOrder::Registration);
   return r;
 }
 
@@ -103,35 +99,19 @@ std::vector<TaskParameters> study_tasks(const CalibrationRequest& r, std::string
 }  // namespace
 
 void register_calibration_kernel(CalibrationKernel kernel) {
-  Registry& r = registry();
-  std::lock_guard lock(r.mutex);
-  for (CalibrationKernel& k : r.kernels)
-    if (k.kernel == kernel.kernel) {
-      k = std::move(kernel);
-      return;
-    }
-  r.kernels.push_back(std::move(kernel));
+  std::string name = kernel.kernel;
+  registry().add(name, std::move(kernel));
 }
 
 const CalibrationKernel& calibration_kernel(const std::string& name) {
-  Registry& r = registry();
-  std::lock_guard lock(r.mutex);
-  std::vector<std::string> names;
-  for (const CalibrationKernel& k : r.kernels) {
-    if (name.empty() || k.kernel == name) return k;
-    names.push_back(k.kernel);
-  }
+  if (const CalibrationKernel* k = name.empty() ? registry().first() : registry().find(name)) return *k;
+  const std::vector<std::string> names = registry().names();
   throw UsageError("--kernel", (name.empty() ? std::string("no kernel is registered to calibrate")
                                              : "no kernel named '" + name + "' is registered") +
-                                   " (kernels: " + (names.empty() ? std::string("none") : base::name_list(names)) +
-                                   ")" + base::did_you_mean(name, names));
+                                   " (kernels: " + base::known_names(names) + ")" + base::did_you_mean(name, names));
 }
 
-std::vector<CalibrationKernel> calibration_kernels() {
-  Registry& r = registry();
-  std::lock_guard lock(r.mutex);
-  return r.kernels;
-}
+std::vector<CalibrationKernel> calibration_kernels() { return registry().entries(); }
 
 Calibration calibrate(const CalibrationRequest& r, const std::function<void(const std::string&)>& progress) {
   Calibration out;
@@ -240,8 +220,7 @@ Calibration calibrate(const CalibrationRequest& r, const std::function<void(cons
   profile.wg_description = "time per unit of work of " + kernel.description + " on this host";
   profile.comment_lines = {
       "Machine '" + r.name + "', written by " + out.source + ".",
-      "LogGOPS fitted per message-size range (poems calibrate); this machine takes the " +
-          c.machine_range + " range.",
+      "LogGOPS fitted per message-size range (poems calibrate); this machine takes the " + c.machine_range + " range.",
       "S is the largest size whose blocking send does not wait for the receiver. Wg: median over the tasks",
       "measured with processor[measured] while " + std::to_string(r.procs) +
           " copies run at once (the node's processes share caches and memory bandwidth)."};

@@ -23,11 +23,33 @@ std::vector<std::string> companions(const psl::Program& program, const std::stri
   return out;
 }
 
+// The machine of the model's only study (`model M on Machine;`), if the
+// specification has exactly one study of `model` and it names a machine.
+std::optional<std::string> studies_machine(const psl::Program& program, const std::string& model) {
+  const psl::StudyDecl* only = nullptr;
+  for (const psl::Module& m : program.modules)
+    for (const psl::StudyDecl& st : m.studies) {
+      if (!st.model || st.model->name != model || st.name.name == "__command_line") continue;  // --set's
+      if (only) return std::nullopt;
+      only = &st;
+    }
+  if (!only || !only->machine) return std::nullopt;
+  return only->machine->name;
+}
+
+// The fix for a model that has no machine: name one, listing the candidates.
+std::string name_a_machine(const System& system, const std::vector<std::string>& machines) {
+  const std::string model = system.model().name.name;
+  std::string fix = "name a machine with --machine";
+  if (!machines.empty()) fix += " (" + base::name_list(machines) + ")";
+  return fix + " or with `model " + model + " on Machine;` in a study (--study)";
+}
+
 // A study's `on Machine` or --machine, when the communication nodes are bound
 // to no component (no MPI runtime in the specification): the messages of the
 // task graph still run on that machine.
 std::optional<Machine> chosen_network(System& system, const psl::CompileRequest& request,
-                                      const std::map<std::string, base::Value>& overrides, std::string& why) {
+                                      const std::map<std::string, base::Value>& overrides) {
   std::vector<std::string> candidates = request.chosen;
   bool named = false;
   for (const std::string& name : request.chosen)
@@ -35,9 +57,6 @@ std::optional<Machine> chosen_network(System& system, const psl::CompileRequest&
       named = named || (c->domain.head == "hardware" && c->domain.path == "network");
   if (!named) {  // none named: the only machine there is
     const std::vector<std::string> all = components_in(system.program(), "hardware[network]");
-    if (all.size() > 1)
-      why = "; the specification has " + std::to_string(all.size()) + " machines (" + base::name_list(all) +
-            "): choose one with --machine";
     if (all.size() == 1) candidates = all;
   }
   for (const std::string& name : candidates) {
@@ -87,17 +106,14 @@ Composition compose_trace_model(System& system, const std::string& paradigm, con
                                        "or analytic[LogGP], its critical path)");
   Composition c;
   c.paradigm = paradigm;
-  std::string several;
-  c.machine = chosen_network(system, request, request.overrides, several);
+  c.machine = chosen_network(system, request, request.overrides);
   if (c.machine) return c;
   if (components_in(system.program(), "hardware[network]").empty()) {
     c.machine = Machine{};  // the command line's LogGOPS (-L ...)
     return c;
   }
-  c.no_machine =
-      "model " + system.model().name.name + " comes from a trace and no machine is named" +
-      (several.empty() ? ": name one (`model " + system.model().name.name + " on Machine;` in the study, or --machine)"
-                       : several);
+  c.no_machine = name_a_machine(system, components_in(system.program(), "hardware[network]")) + ": model " +
+                 system.model().name.name + " comes from a trace and no machine is named";
   return c;
 }
 
@@ -123,6 +139,10 @@ psl::CompileRequest compile_request(const System& system, const std::string& par
     if (!choices.machine.empty() && st->machine) std::erase(r.chosen, st->machine->name);
   } else {
     r.model = system.model().name.name;
+    // No study and no --machine: the machine of the model's only study (a
+    // spec whose one study says `on Odin`).
+    if (choices.machine.empty())
+      if (std::optional<std::string> m = studies_machine(system.program(), r.model)) r.chosen.push_back(*m);
   }
   if (!choices.machine.empty()) r.chosen.push_back(choices.machine);
   if (!choices.processor.empty()) r.chosen.push_back(choices.processor);
@@ -177,8 +197,7 @@ Composition compose(System& system, const std::string& paradigm, const Choices& 
     return c;
   }
   if (bound.empty()) {
-    std::string several;
-    c.machine = chosen_network(system, request, request.overrides, several);
+    c.machine = chosen_network(system, request, request.overrides);
     if (c.machine) return c;
     // A specification without any machine (a bare model, as a trace replay
     // or a GOAL file is) runs on the command line's LogGOPS (-L ...).
@@ -187,15 +206,12 @@ Composition compose(System& system, const std::string& paradigm, const Choices& 
       return c;
     }
     const taskgraph::StaticNode& n = system.graph()->nodes.at(comm.front()->node);
-    c.no_machine = "no component accepts the communication nodes of model " + system.model().name.name + " (" +
-                   n.label + " at " + n.location +
+    c.no_machine = name_a_machine(system, components_in(system.program(), "hardware[network]")) +
+                   ", or give the communication nodes application components whose requests reach an MPI runtime "
+                   "and a hardware[network] component: no component accepts the communication nodes of model " +
+                   system.model().name.name + " (" + n.label + " at " + n.location +
                    (comm.size() > 1 ? " and " + std::to_string(comm.size() - 1) + " more" : "") +
-                   "), and no machine is named" +
-                   (several.empty() ? ": name one (`model " + system.model().name.name +
-                                          " on Machine;` in the study, or --machine), or give the nodes application "
-                                          "components whose requests reach an MPI runtime and a hardware[network] "
-                                          "component"
-                                    : several);
+                   "), and no machine is named";
     return c;
   }
   const Ted& t = *bound.front();

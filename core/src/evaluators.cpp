@@ -1,10 +1,10 @@
 #include "poems/core/evaluators.h"
 
 #include <algorithm>
-#include <map>
 #include <mutex>
 
 #include "builtin_evaluators.h"
+#include "poems/base/registry.h"
 #include "poems/base/suggest.h"
 #include "poems/components/closed_forms.h"
 #include "poems/core/error.h"
@@ -40,8 +40,7 @@ std::string analytic_method(const Evaluation& e, const std::string& requested) {
   if (requested == "closed-form" && !closed) {
     const std::vector<std::string> models = components::closed_form_models();
     throw UsageError("--method", "model " + e.graph->model + " has no closed form (closed forms: " +
-                                     (models.empty() ? std::string("none") : base::name_list(models)) +
-                                     "); use critical-path");
+                                     base::known_names(models) + "); use critical-path");
   }
   if (requested != "closed-form" && requested != "critical-path")
     throw UsageError("--method", "'" + requested +
@@ -141,17 +140,14 @@ Outcome simulation(const Evaluation& e) {
   return simulate_schedule(schedule, e, "the simulation");
 }
 
-struct Registry {
-  std::mutex mutex;
-  std::map<std::string, EvaluatorEntry> entries;
-};
-
-Registry& raw_registry() {
-  static Registry r;
+// Registering goes here directly; lookups go through registry(), which adds the
+// built-in evaluators first.
+base::Registry<EvaluatorEntry>& raw_registry() {
+  static base::Registry<EvaluatorEntry> r;
   return r;
 }
 
-Registry& registry() {
+base::Registry<EvaluatorEntry>& registry() {
   static std::once_flag once;
   std::call_once(once, [] {
     EvaluatorEntry a;
@@ -210,26 +206,13 @@ nlohmann::json Evaluation::parameters_key() const {
 }
 
 void register_evaluator(EvaluatorEntry evaluator) {
-  Registry& r = raw_registry();
-  std::lock_guard lock(r.mutex);
   std::string name = evaluator.name;
-  r.entries[name] = std::move(evaluator);
+  raw_registry().add(name, std::move(evaluator));
 }
 
-const EvaluatorEntry* find_evaluator(const std::string& name) {
-  Registry& r = registry();
-  std::lock_guard lock(r.mutex);
-  auto it = r.entries.find(name);
-  return it == r.entries.end() ? nullptr : &it->second;
-}
+const EvaluatorEntry* find_evaluator(const std::string& name) { return registry().find(name); }
 
-std::vector<std::string> evaluator_names() {
-  Registry& r = registry();
-  std::lock_guard lock(r.mutex);
-  std::vector<std::string> names;
-  for (const auto& [name, _] : r.entries) names.push_back(name);
-  return names;
-}
+std::vector<std::string> evaluator_names() { return registry().names(); }
 
 const EvaluatorEntry& evaluator_named(const std::string& name, const std::string& option) {
   if (const EvaluatorEntry* e = find_evaluator(name)) return *e;

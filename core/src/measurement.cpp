@@ -1,4 +1,4 @@
-// measurement[mpirun] (DESIGN.md 5.5): a model binding measured by running
+// measurement[mpirun] (docs/sweep3d.md): a model binding measured by running
 // the model's registered program under mpirun on this machine.
 #include <stdlib.h>
 

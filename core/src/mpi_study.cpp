@@ -1,5 +1,7 @@
 #include "poems/core/mpi_study.h"
 
+#include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -8,9 +10,10 @@
 #include <thread>
 
 #include <dlfcn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
+#include "poems/base/child_process.h"
+#include "poems/base/executable_path.h"
 #include "poems/core/mpi_transport.h"
 
 namespace poems::core {
@@ -30,9 +33,8 @@ void check(const poems_mpi_transport& t, int code, const std::string& what) {
 
 std::filesystem::path plugin_path() {
   if (const char* given = std::getenv("POEMS_MPI_RUNNER"); given && *given) return given;
-  std::error_code ec;
-  const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
-  return (ec ? std::filesystem::current_path() : exe.parent_path()) / ".." / "lib" / "libpoems_mpi_runner.so";
+  const std::filesystem::path exe = base::executable_path();
+  return (exe.empty() ? std::filesystem::current_path() : exe.parent_path()) / ".." / "lib" / "libpoems_mpi_runner.so";
 }
 
 // A message from `rank` (any rank for -1) with `tag`, waited for without spinning.
@@ -199,7 +201,7 @@ void serve_study(MpiWorld& world, Session* session, const StudyPlan* plan, const
 
 int run_under_mpirun(int ranks, const std::vector<std::string>& args) {
   std::error_code ec;
-  const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  const std::filesystem::path exe = base::executable_path(ec);
   if (ec) throw EvaluationError("--ranks: cannot find this executable: " + ec.message());
   std::vector<std::string> argv = {"mpirun"};
   if (::geteuid() == 0) argv.push_back("--allow-run-as-root");
@@ -209,21 +211,22 @@ int run_under_mpirun(int ranks, const std::vector<std::string>& args) {
   argv.push_back(std::to_string(ranks));
   argv.push_back(exe.string());
   argv.insert(argv.end(), args.begin(), args.end());
-  std::vector<char*> c_argv;
-  for (std::string& a : argv) c_argv.push_back(a.data());
-  c_argv.push_back(nullptr);
-  const pid_t pid = ::fork();
-  if (pid < 0) throw EvaluationError(std::string("--ranks: cannot start mpirun: ") + std::strerror(errno));
-  if (pid == 0) {
-    ::execvp("mpirun", c_argv.data());
-    std::fprintf(stderr, "poems: error: --ranks: cannot run mpirun: %s\n", std::strerror(errno));
-    ::_exit(127);
+  // mpirun's ranks print what a serial run prints: stdin, stdout and stderr
+  // are this process's, and Ctrl-C reaches mpirun as it does under a shell.
+  base::ChildOptions o;
+  o.argv = std::move(argv);
+  o.reset_signals = false;
+  o.input = base::ChildInput::inherit;
+  o.out = base::ChildStream::inherit();
+  o.err = base::ChildStream::inherit();
+  std::fflush(nullptr);
+  const base::ChildResult r = base::run_child(o);
+  if (!r.started) {
+    if (r.start_errno == ENOENT) throw EvaluationError("--ranks: mpirun could not be run (is Open MPI installed?)");
+    throw EvaluationError("--ranks: cannot start mpirun: " + r.error);
   }
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0)
-    if (errno != EINTR) throw EvaluationError(std::string("--ranks: waiting for mpirun: ") + std::strerror(errno));
-  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
-  const int code = WEXITSTATUS(status);
+  if (r.signal) return 128 + r.signal;
+  const int code = r.exit_code;
   if (code == 127) throw EvaluationError("--ranks: mpirun could not be run (is Open MPI installed?)");
   return code;
 }

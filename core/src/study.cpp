@@ -204,6 +204,44 @@ void add_cell(StudyTable& table, StudyRow& row, const std::string& paradigm, con
   row.cells[paradigm] = std::move(cell);
 }
 
+std::string study_group(const StudyTable& t, const StudyRow& r) {
+  std::string key;
+  for (const auto& [k, v] : r.binding)
+    if (!t.process_params.count(k)) key += k + "=" + v.str() + ";";
+  return key;
+}
+
+void finish_study_table(StudyTable& t) {
+  for (const std::string& p : t.paradigms) {
+    std::map<std::string, const StudyRow*> base;
+    for (const StudyRow& r : t.rows) {
+      auto c = r.cells.find(p);
+      if (c == r.cells.end() || !c->second.ok() || r.processes == 0) continue;
+      const StudyRow*& b = base[study_group(t, r)];
+      if (!b || r.processes < b->processes) b = &r;
+    }
+    for (StudyRow& r : t.rows) {
+      auto c = r.cells.find(p);
+      auto b = base.find(study_group(t, r));
+      if (c == r.cells.end() || !c->second.ok() || b == base.end() || c->second.time_ns <= 0) continue;
+      const StudyCell& bc = b->second->cells.at(p);
+      c->second.speedup = bc.time_ns / c->second.time_ns;
+      c->second.efficiency = *c->second.speedup * b->second->processes / std::max<std::uint32_t>(r.processes, 1);
+    }
+  }
+  if (t.paradigms.size() >= 2)
+    for (StudyRow& r : t.rows) {
+      const StudyCell& a = r.cells[t.paradigms[0]];
+      for (std::size_t k = 1; k < t.paradigms.size(); ++k) {
+        const StudyCell& b = r.cells[t.paradigms[k]];
+        if (a.ok() && b.ok() && a.time_ns > 0)
+          r.differences_pct[t.paradigms[k]] = (b.time_ns - a.time_ns) / a.time_ns * 100.0;
+      }
+      auto second = r.differences_pct.find(t.paradigms[1]);
+      if (second != r.differences_pct.end()) r.difference_pct = second->second;
+    }
+}
+
 StudyTable run_study(Session& session, const StudyPlan& plan,
                      const std::function<void(const StudyProgress&)>& progress) {
   const System& system = session.system();

@@ -1,5 +1,6 @@
 // JSON and CSV forms of the knowledge base.
 #include "internal.h"
+#include "poems/base/csv.h"
 
 namespace poems::db {
 
@@ -8,25 +9,6 @@ namespace {
 nlohmann::json opt(const std::optional<std::string>& v) { return v ? nlohmann::json(*v) : nlohmann::json(); }
 nlohmann::json opt(const std::optional<std::int64_t>& v) { return v ? nlohmann::json(*v) : nlohmann::json(); }
 nlohmann::json opt(const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(); }
-
-// RFC 4180: quote fields holding a separator, a quote or a line break.
-std::string csv_field(const std::string& text) {
-  if (text.find_first_of(",\"\r\n") == std::string::npos) return text;
-  std::string out = "\"";
-  for (char c : text) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  return out + '"';
-}
-
-void append_csv_line(std::string& out, const std::vector<std::string>& fields) {
-  for (std::size_t i = 0; i < fields.size(); ++i) {
-    if (i) out += ',';
-    out += csv_field(fields[i]);
-  }
-  out += '\n';
-}
 
 std::string field(const std::optional<std::string>& v) { return v.value_or(""); }
 std::string field(const std::optional<std::int64_t>& v) { return v ? std::to_string(*v) : ""; }
@@ -98,7 +80,7 @@ nlohmann::json to_json(const Run& run) {
 
 std::string runs_to_csv(const std::vector<Run>& runs) {
   std::string out;
-  append_csv_line(out, kRunCsvColumns);
+  base::append_csv_row(out, kRunCsvColumns);
   for (const Run& run : runs) {
     std::vector<std::string> f = {std::to_string(run.id),
                                   run.run_key,
@@ -124,18 +106,18 @@ std::string runs_to_csv(const std::vector<Run>& runs) {
     } else {
       f.resize(kRunCsvColumns.size());
     }
-    append_csv_line(out, f);
+    base::append_csv_row(out, f);
   }
   return out;
 }
 
 std::string query_to_csv(const QueryResult& result) {
   std::string out;
-  append_csv_line(out, result.columns);
+  base::append_csv_row(out, result.columns);
   for (const auto& row : result.rows) {
     std::vector<std::string> f;
     for (const Cell& c : row) f.push_back(cell_text(c));
-    append_csv_line(out, f);
+    base::append_csv_row(out, f);
   }
   return out;
 }

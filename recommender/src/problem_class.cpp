@@ -2,20 +2,15 @@
 
 #include <algorithm>
 #include <cmath>
-#include <map>
-#include <mutex>
+
+#include "poems/base/registry.h"
 
 namespace poems::recommender {
 
 namespace {
 
-struct Registry {
-  std::mutex mutex;
-  std::map<std::string, ProblemClass> classes;
-};
-
-Registry& registry() {
-  static Registry r;
+base::Registry<ProblemClass>& registry() {
+  static base::Registry<ProblemClass> r;
   return r;
 }
 
@@ -24,18 +19,11 @@ double phi(double x) { return std::log2(1.0 + std::max(0.0, x)); }
 }  // namespace
 
 void register_problem_class(ProblemClass problem_class) {
-  Registry& r = registry();
-  std::lock_guard lock(r.mutex);
   std::string model = problem_class.model;
-  r.classes[model] = std::move(problem_class);
+  registry().add(model, std::move(problem_class));
 }
 
-const ProblemClass* find_problem_class(const std::string& model) {
-  Registry& r = registry();
-  std::lock_guard lock(r.mutex);
-  auto it = r.classes.find(model);
-  return it == r.classes.end() ? nullptr : &it->second;  // never erased: the pointer stays valid
-}
+const ProblemClass* find_problem_class(const std::string& model) { return registry().find(model); }
 
 std::vector<double> default_features(const Binding& b, const components::ClosedFormMachine& m) {
   std::vector<double> f;

@@ -127,3 +127,53 @@ TEST_F(Constraint, RecommendOverAStudyRanksOnlyTheBindingsItsWhereKeeps) {
   EXPECT_EQ(answer["candidates"], 5);
   for (const auto& rec : answer["recommendations"]) EXPECT_EQ(rec["px"].get<int>() * rec["py"].get<int>(), 16);
 }
+
+// Two machines and no --machine: the machine of the model's only study is
+// used; with two studies, the error starts with the fix and lists them.
+const char* const kTwoNets = R"(component Slow in hardware[network] {
+  param L = 20us, o = 1us, g = 1us, G = 0.5ns/B, O = 0ns/B, S = 64KiB;
+  accepts { profile { evaluation = analytic[LogGP]; L = L; o = o; g = g; G = G; O = O; S = S; }
+            transaction message(bytes: bytes) -> time; protocol call_return; }
+}
+study fast {
+  model Grid on Net;
+  compare analytic[LogGP];
+}
+)";
+
+TEST_F(Constraint, WithoutMachineTheStudiesOnlyMachineIsUsed) {
+  const std::string file = spec(kTwoNets);
+  CommandResult bare = poems_in_process("analyze " + file + " --no-store --format json");
+  ASSERT_EQ(bare.exit_code, 0) << bare.err;
+  CommandResult named = poems_in_process("analyze " + file + " --machine Net --no-store --format json");
+  ASSERT_EQ(named.exit_code, 0) << named.err;
+  CommandResult slow = poems_in_process("analyze " + file + " --machine Slow --no-store --format json");
+  ASSERT_EQ(slow.exit_code, 0) << slow.err;
+  const double t = nlohmann::json::parse(bare.out)["time_ns"];
+  EXPECT_EQ(t, nlohmann::json::parse(named.out)["time_ns"].get<double>());
+  EXPECT_LT(t, nlohmann::json::parse(slow.out)["time_ns"].get<double>());
+}
+
+TEST_F(Constraint, WhenStudiesNameTwoMachinesTheErrorStartsWithTheFix) {
+  const std::string file = spec(std::string(kTwoNets) + R"(study slow {
+  model Grid on Slow;
+  compare analytic[LogGP];
+}
+)");
+  CommandResult r = poems_in_process("analyze " + file + " --no-store");
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(
+      r.err.find("poems: error: name a machine with --machine (Net, Slow) or with `model Grid on Machine;` in a study "
+                 "(--study), or give the communication nodes"),
+      std::string::npos)
+      << r.err;
+}
+
+TEST_F(Constraint, TheOnlyStudysMachineHoldsWithSetValues) {
+  const std::string file = spec(kTwoNets);
+  CommandResult bare = poems_in_process("analyze " + file + " --set px=4 --no-store --format json");
+  ASSERT_EQ(bare.exit_code, 0) << bare.err;
+  CommandResult named = poems_in_process("analyze " + file + " --set px=4 --machine Net --no-store --format json");
+  ASSERT_EQ(named.exit_code, 0) << named.err;
+  EXPECT_EQ(nlohmann::json::parse(bare.out)["time_ns"], nlohmann::json::parse(named.out)["time_ns"]);
+}

@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "run_command.h"
+#include "study_output.h"
 
 namespace fs = std::filesystem;
 
@@ -91,4 +92,108 @@ TEST(PlotCommand, PngIsReadableByOthers) {
   ASSERT_EQ(::stat(png.c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 07777, 0644u);
   fs::remove(png);
+}
+
+// Every kind of plot, drawn, then checked with what gnuplot reports of each
+// panel (its axes and its plot area): every point of the study inside its
+// panel's axes, no panel over another, none reaching the legend's band.
+namespace {
+
+using poems::core::StudyCell;
+using poems::core::StudyRow;
+using poems::core::StudyTable;
+
+StudyRow study_row(std::vector<std::pair<std::string, double>> values, std::uint32_t processes,
+                   const std::vector<std::pair<std::string, double>>& times_s) {
+  StudyRow r;
+  for (const auto& [k, v] : values) r.binding.emplace_back(k, poems::base::Value::of_number(v));
+  r.processes = processes;
+  for (const auto& [p, t] : times_s) {
+    StudyCell c;
+    c.time_ns = t * 1e9;
+    c.processes = processes;
+    r.cells[p] = c;
+  }
+  return r;
+}
+
+// Decks of (mk, nx) on 1 and 2 processes (two layouts of 2), three paradigms,
+// measured faster than ideal: the main job's validation study in shape.
+StudyTable validation_like(int decks) {
+  StudyTable t;
+  t.study = "validation";
+  t.model = "Model";
+  t.paradigms = {"analytic[LogGP]", "simulation[MPI-Sim]", "measurement[mpirun]"};
+  t.targets = {"mk", "nx", "pi", "pj"};
+  t.process_params = {"pi", "pj"};
+  for (int d = 0; d < decks; ++d) {
+    const double base = 0.2 * (d + 1);
+    for (auto [pi, pj] : {std::pair{1, 1}, {2, 1}, {1, 2}}) {
+      const double p = pi * pj;
+      t.rows.push_back(study_row({{"mk", 5.0 + d}, {"nx", 50.0 * (d % 3 + 1)}, {"pi", pi}, {"pj", pj}},
+                                 static_cast<std::uint32_t>(p),
+                                 {{t.paradigms[0], base / p * 1.05},
+                                  {t.paradigms[1], base / p * (pi == 2 ? 0.95 : 1.1)},
+                                  {t.paradigms[2], base / (p == 1 ? 1 : 2.45)}}));
+    }
+  }
+  poems::core::finish_study_table(t);
+  return t;
+}
+
+void expect_readable(const poems::cli::PlotResult& r, std::size_t panels, const std::string& what) {
+  ASSERT_EQ(r.error, "") << what;
+  ASSERT_EQ(r.panels.size(), panels) << what;
+  for (std::size_t i = 0; i < r.panels.size(); ++i) {
+    const poems::cli::PlotPanel& p = r.panels[i];
+    SCOPED_TRACE(what + ", panel " + std::to_string(i));
+    EXPECT_GT(p.term_y_size, 0);
+    EXPECT_LE(p.x_min, p.data_x_min);
+    EXPECT_GE(p.x_max, p.data_x_max);
+    EXPECT_LE(p.y_min, p.data_y_min);
+    EXPECT_GE(p.y_max, p.data_y_max);
+    EXPECT_LT(p.term_y_max / p.term_y_size, r.key_bottom) << "the panel reaches the legend's band";
+    for (std::size_t j = 0; j < i; ++j) {
+      const poems::cli::PlotPanel& q = r.panels[j];
+      const bool apart = p.term_x_min >= q.term_x_max || q.term_x_min >= p.term_x_max || p.term_y_min >= q.term_y_max ||
+                         q.term_y_min >= p.term_y_max;
+      EXPECT_TRUE(apart) << "panels " << j << " and " << i << " overlap";
+    }
+  }
+}
+
+}  // namespace
+
+TEST(PlotLayout, GroupsGetARowEachWithTheLegendAboveAndEveryPointInside) {
+  for (const char* ext : {".png", ".svg"}) {
+    const fs::path out = temp_plot("validation", ext);
+    poems::cli::PlotResult r = poems::cli::draw_plot(validation_like(4), {out.string(), "", {}});
+    expect_readable(r, 8, std::string("4 decks") + ext);  // 4 rows of time and speedup
+    // Speedups up to 2.45 measured: the speedup panels reach them.
+    EXPECT_GE(r.panels[1].y_max, 2.45);
+    EXPECT_TRUE(fs::exists(out));
+    fs::remove(out);
+  }
+}
+
+TEST(PlotLayout, ManyGroupsShareOnePanelPair) {
+  const fs::path out = temp_plot("many", ".svg");
+  poems::cli::PlotResult r = poems::cli::draw_plot(validation_like(9), {out.string(), "", {}});
+  expect_readable(r, 2, "9 decks");
+  const std::string text = read_text(out);
+  EXPECT_NE(text.find("measurement[mpirun] mk=13, nx=150"), std::string::npos) << "curves named by their group";
+  fs::remove(out);
+}
+
+TEST(PlotLayout, AParameterAxisAndABindingsAxis) {
+  StudyTable t = validation_like(1);
+  const fs::path a = temp_plot("param", ".png");
+  // Against pi, the bindings that differ in pj are two groups: two rows.
+  expect_readable(poems::cli::draw_plot(t, {a.string(), "pi", {}}), 2, "against pi");
+  fs::remove(a);
+  StudyTable fixed = t;
+  fixed.rows.erase(fixed.rows.begin());  // 2 processes only: the bindings axis
+  const fs::path b = temp_plot("bindings", ".svg");
+  expect_readable(poems::cli::draw_plot(fixed, {b.string(), "", {}}), 1, "bindings");
+  fs::remove(b);
 }

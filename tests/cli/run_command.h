@@ -82,7 +82,8 @@ inline std::vector<std::string> split_command_line(const std::string& line) {
 inline CommandResult poems_in_process(const std::string& args) {
   std::ostringstream out, err;
   CommandResult r;
-  // `poems db` still prints to std::cout and std::cerr: capture them too.
+  // Commands print to the context's streams; std::cout and std::cerr are
+  // captured too, so that a stray print cannot reach the test's output.
   struct Capture {
     std::streambuf *out, *err;
     Capture(std::ostream& o, std::ostream& e) : out(std::cout.rdbuf(o.rdbuf())), err(std::cerr.rdbuf(e.rdbuf())) {}

@@ -65,7 +65,7 @@ class Export : public ::testing::Test {
     }
     RunStart failed = kb_->begin_run(testing::test_key(10));
     kb_->fail_run(failed.handle, "deadlock, rank \"0\"\nwaits");
-    kb_->put_machine({"Odin", {{"L", 5300}, {"G", 2.5}}, Provenance::kPublished, "seed 002", ""});
+    kb_->put_machine({"Odin", {{"L", 5300}, {"G", 2.5}}, Provenance::kPublished, "the LogGOPSim paper", ""});
     kb_->add_calibration({0, "Odin", "Wg", "measured", 0.1 + 0.2, ""});
     kb_->add_rule({0, "Sweep3D", "mk >= 10", 4, 0.75, {{"threshold", 64}}});
     kb_->put_component("KBlock", "component KBlock {}");

@@ -12,7 +12,7 @@ class Query : public ::testing::Test {
   void SetUp() override {
     kb_ = std::make_unique<KnowledgeBase>(dir_.file());
     for (int i = 0; i < 3; ++i) kb_->complete_run(kb_->begin_run(testing::test_key(i)).handle, testing::test_result(i));
-    kb_->put_machine({"Odin", {{"L", 5300}}, Provenance::kPublished, "seed 002", ""});
+    kb_->put_machine({"Odin", {{"L", 5300}}, Provenance::kPublished, "the LogGOPSim paper", ""});
   }
   ScratchDir dir_;
   std::unique_ptr<KnowledgeBase> kb_;

@@ -150,7 +150,7 @@ INSTANTIATE_TEST_SUITE_P(Collectives, EveryCollective,
                          [](const auto& info) { return std::string(taskgraph::collective_op_name(info.param)); });
 
 TEST(Collectives, ClosedFormsAtPowersOfTwo) {
-  // The regimes of seed 002's forms: binomial broadcast and linear scatter/gather
+  // The regimes of the LogGOPSim paper's forms: binomial broadcast and linear scatter/gather
   // rooted at 0, dissemination barrier and allreduce, recursive doubling.
   for (int procs : {2, 4, 8, 16, 32}) {
     check(Case{CollectiveOp::Bcast, CollectiveAlgorithm::Binomial, procs, 3, 0});

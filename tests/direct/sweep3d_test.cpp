@@ -7,12 +7,12 @@
 #include <memory>
 
 #include "direct_test_util.h"
-#include "poems/sweep3d/sweep3d_model.h"
 #include "poems/psl/frontend.h"
 #include "poems/psl/lower.h"
 #include "poems/sweep3d/app/decomposition.h"
 #include "poems/sweep3d/app/driver.h"
 #include "poems/sweep3d/direct/charged_compute.h"
+#include "poems/sweep3d/sweep3d_model.h"
 #include "poems/taskgraph/dtg.h"
 
 namespace poems::direct::testing {
@@ -21,7 +21,7 @@ namespace {
 using sweep3d::app::Deck;
 
 sim::LogGOPS odin() {
-  sim::LogGOPS p;  // seed 002 section 4.1
+  sim::LogGOPS p;  // the LogGOPSim paper, section 4.1
   p.L = 5'300'000;
   p.o = 2'300'000;
   p.g = 2'000'000;

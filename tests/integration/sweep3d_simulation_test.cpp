@@ -24,7 +24,7 @@ std::shared_ptr<const taskgraph::StaticTaskGraph> lower_file(const std::string& 
 }
 
 sim::SimulationOptions odin() {
-  // Odin (seed 002 section 4.1): L=5.3us o=2.3us g=2us G=2.5ns/B O=1ns/B S=32768B.
+  // Odin (the LogGOPSim paper, section 4.1): L=5.3us o=2.3us g=2us G=2.5ns/B O=1ns/B S=32768B.
   sim::SimulationOptions o;
   o.params.L = 5'300'000;
   o.params.o = 2'300'000;
@@ -78,7 +78,7 @@ TEST(Sweep3DSimulation, PslAndGoalExportGiveTheSameTimes) {
 }
 
 TEST(Sweep3DSimulation, DesignKnownTreeThroughAPslModel) {
-  // The 8-rank tree of DESIGN.md 5.1 written in PSL as a binomial reduce.
+  // The 8-rank tree of docs/references.md written in PSL as a binomial reduce.
   psl::Frontend fe;
   ASSERT_TRUE(fe.load_text("tree.psl", R"(
 model Tree {

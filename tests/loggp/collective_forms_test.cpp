@@ -1,4 +1,4 @@
-// The collective closed forms of components/ (seed 002 section 3) equal the
+// The collective closed forms of components/ (the LogGOPSim paper, section 3) equal the
 // simulator exactly in their stated regimes, and decline outside them.
 #include <gtest/gtest.h>
 

@@ -32,7 +32,7 @@ std::shared_ptr<const taskgraph::StaticTaskGraph> sweep3d_graph() {
   return graph;
 }
 
-// Odin (seed 002 section 4.1) and the Opteron's Wg from examples/sweep3d/machines.psl.
+// Odin (the LogGOPSim paper, section 4.1) and the Opteron's Wg from examples/sweep3d/machines.psl.
 components::Sweep3DMachine odin(bool handshake) {
   components::Sweep3DMachine m;
   m.params.L = 5'300'000;
@@ -222,7 +222,7 @@ TEST(Sweep3DAgreement, OneProcessIsExactlyTheWork) {
   EXPECT_EQ(a.critical_path_error, 0.0);
 }
 
-// The DESIGN.md count: 840 messages per iteration for 150^3 on 2x3, mk = 30,
+// The Sweep3D facts' count (docs/references.md): 840 messages per iteration for 150^3 on 2x3, mk = 30,
 // mmi = 2, mm = 6.
 TEST(Sweep3DModel, MessageCountOfDesign) {
   components::Sweep3DConfig c;

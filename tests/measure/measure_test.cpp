@@ -14,7 +14,7 @@ namespace poems::measure {
 namespace {
 
 // What the benchmark would measure on a machine that follows the simulator's
-// cost rules exactly (DESIGN.md 5.1) with these parameters: echo = one way,
+// cost rules exactly (docs/references.md) with these parameters: echo = one way,
 // the trains' per-message costs as in loggops_fit.h.
 LoggopsSamples synthetic(double L, double o, double g, double G, double O, double S, const std::vector<double>& sizes) {
   LoggopsSamples s;
@@ -51,7 +51,7 @@ TEST(LoggopsFit, StraightLinesAreExact) {
 }
 
 TEST(LoggopsFit, RecoversTheParametersOfAModelMachine) {
-  // Odin's LogGOPS (seed 002) with S = 32 KiB, sizes on both sides of S.
+  // Odin's LogGOPS (the LogGOPSim paper) with S = 32 KiB, sizes on both sides of S.
   const double L = 5300, o = 2300, g = 2000, G = 2.5, O = 1, S = 32768;
   const LoggopsSamples s = synthetic(L, o, g, G, O, S, {8, 64, 512, 4096, 16384, 65536, 262144, 1048576});
   const LoggopsCalibration c = fit_loggops(s);

@@ -1,4 +1,4 @@
-// The LogGPS closed forms of seed 002 section 3, reproduced exactly by the
+// The LogGPS closed forms of the LogGOPSim paper, section 3, reproduced exactly by the
 // simulator through the shared collectives library. Each form is exact in
 // the regime stated with it (see docs/simulator.md, "Closed forms").
 #include <algorithm>

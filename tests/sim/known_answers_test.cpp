@@ -1,4 +1,4 @@
-// DESIGN.md 5.1 known answers, as GOAL text and through the collectives library.
+// known answer (docs/references.md)s, as GOAL text and through the collectives library.
 #include "sim_test_util.h"
 
 namespace poems::sim::testing {

@@ -82,7 +82,7 @@ TEST(SweepMpi, ConvergesToTheToleranceAndBalances) {
 }
 
 TEST(SweepMpi, DesignsMessageCountFor150CubedOnSixRanks) {
-  // DESIGN.md section 6: 150^3, 2 x 3, mk = 30, mmi = 2, mm = 6: 840 messages
+  // The Sweep3D facts (docs/references.md): 150^3, 2 x 3, mk = 30, mmi = 2, mm = 6: 840 messages
   // per iteration. The modeled computation (no cell arrays) keeps it cheap.
   const SweepRun r =
       run_sweep3d(6, "design.deck", "2 3 30 2 1\n150 150 150 6 0\n1 1 1 -1\n0 0 0\n0 0 0\n", " --modeled-wg 0");

@@ -149,7 +149,7 @@ TEST(SweepDecomposition, OctantOrderIsSweep3Ds) {
   }
 }
 
-// DESIGN.md section 6's formula, valid for grids of at least 2 x 2.
+// The Sweep3D facts' form (docs/references.md)ula, valid for grids of at least 2 x 2.
 std::uint64_t design_formula(int a, int b, int kb, int mmo) {
   const long long m2 = 2 * mmo;
   return static_cast<std::uint64_t>(kb * (4 * m2 * 4 + 2 * (a - 2) * m2 * 6 + 2 * (b - 2) * m2 * 6 +

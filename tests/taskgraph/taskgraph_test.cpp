@@ -1,5 +1,5 @@
 // The static task graph and its lazy instantiation, checked against closed
-// forms of Sweep3D (DESIGN.md section 6) and small hand-countable graphs.
+// forms of Sweep3D (docs/references.md, Sweep3D facts) and small hand-countable graphs.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -45,7 +45,7 @@ struct SweepCase {
 
 TEST(Sweep3D, MessagesAndBytesMatchTheClosedForm) {
   const SweepCase cases[] = {
-      {150, 150, 150, 2, 3, 30, 2, 6},  // DESIGN.md: 840 messages per iteration
+      {150, 150, 150, 2, 3, 30, 2, 6},  // docs/references.md: 840 messages per iteration
       {150, 150, 150, 1, 1, 10, 3, 6}, {50, 50, 50, 4, 4, 10, 3, 6},   {50, 50, 50, 1, 5, 7, 1, 6},
       {60, 40, 33, 3, 2, 5, 6, 6},     {255, 255, 255, 8, 8, 1, 1, 6}, {100, 100, 17, 5, 4, 4, 3, 6},
       {64, 64, 64, 16, 16, 64, 2, 6},  {31, 47, 10, 2, 7, 3, 1, 3},
@@ -67,7 +67,8 @@ TEST(Sweep3D, MessagesAndBytesMatchTheClosedForm) {
     EXPECT_EQ(st.p2p_bytes, std::uint64_t(ew * 8 * jt * c.mk * c.mmi + ns * 8 * it * c.mk * c.mmi));
     EXPECT_EQ(st.tasks, std::uint64_t(c.npe_i * c.npe_j * 8 * mmo * kb));
     if (c.npe_i >= 2 && c.npe_j >= 2) {
-      // DESIGN.md section 6's form: kb[4(2mmo)4 + 2(npe_i-2)(2mmo)6 + 2(npe_j-2)(2mmo)6 + (npe_i-2)(npe_j-2)(2mmo)8].
+      // The Sweep3D facts' form (docs/references.md): kb[4(2mmo)4 + 2(npe_i-2)(2mmo)6 + 2(npe_j-2)(2mmo)6 +
+      // (npe_i-2)(npe_j-2)(2mmo)8].
       double ends = kb * (4 * (2 * mmo) * 4 + 2 * (c.npe_i - 2) * (2 * mmo) * 6 + 2 * (c.npe_j - 2) * (2 * mmo) * 6 +
                           (c.npe_i - 2) * (c.npe_j - 2) * (2 * mmo) * 8);
       EXPECT_EQ(std::uint64_t(ends), st.p2p_messages);

@@ -279,6 +279,33 @@ TEST(TraceCli, ComputeScaleFromTwoProcessorModels) {
   EXPECT_EQ(j["machine"], "Odin");
 }
 
+// --import is the replay's machine files too, as for every command (--machines
+// is its older spelling); a GOAL file or a collective has no use for it, nor
+// for --study, --model or (a trace) --set: each is an error, not ignored.
+TEST(TraceCli, ImportIsTheReplaysMachineFilesAndUnusedOptionsAreErrors) {
+  const std::string archive = recorded("p2p", 2);
+  const std::string machines = source("examples/sweep3d/machines.psl");
+  const CommandResult by_import = poems("simulate --no-store --format json --trace " + archive + " --import " +
+                                        machines + " --machine Odin --processor Opteron --traced-wg 6ns");
+  ASSERT_EQ(by_import.exit_code, 0) << by_import.err;
+  const CommandResult by_machines = poems("simulate --no-store --format json --trace " + archive + " --machines " +
+                                          machines + " --machine Odin --processor Opteron --traced-wg 6ns");
+  ASSERT_EQ(by_machines.exit_code, 0) << by_machines.err;
+  EXPECT_EQ(nlohmann::json::parse(by_import.out)["time_ns"], nlohmann::json::parse(by_machines.out)["time_ns"]);
+  EXPECT_EQ(nlohmann::json::parse(by_import.out)["trace"]["machine"], "Odin");
+  CommandResult r = poems("simulate --no-store --goal " + source("tests/trace/p2p.goal") + " --import " + machines);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--import: names PSL files of a model (SPEC) or of a trace replay's machines"),
+            std::string::npos)
+      << r.err;
+  r = poems("analyze --no-store --collective bcast --procs 8 --size 8 --study scaling");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--study: chooses within a PSL specification"), std::string::npos) << r.err;
+  r = poems("simulate --no-store --trace " + archive + " --set L=1us");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--set: sets a PSL model's values"), std::string::npos) << r.err;
+}
+
 TEST(TraceCli, BadInputIsAnErrorThatSaysWhat) {
   const std::string archive = recorded("p2p", 2);
   CommandResult r = poems("simulate --no-store --trace " + (work_dir() / "missing").string());

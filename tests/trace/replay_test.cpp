@@ -17,7 +17,7 @@ using testing::machine;
 using testing::ns;
 using testing::TraceBuilder;
 
-const sim::SimulationOptions kOdin = machine(5300, 2300, 2000, 2500000, 32768);      // seed 002's Odin, O = 0
+const sim::SimulationOptions kOdin = machine(5300, 2300, 2000, 2500000, 32768);  // the LogGOPSim paper's Odin, O = 0
 const sim::SimulationOptions kRendezvous = machine(2500, 1500, 1000, 6000000, 100);  // every message above 100 B
 const sim::SimulationOptions kFast = machine(10, 5, 5, 0, 65535);                    // communication almost free
 

@@ -1,5 +1,5 @@
 // A simulated run written as OTF2 and read back with OTF2's reader: the
-// 8-rank tree of DESIGN.md 5.1, whose finish times are known.
+// 8-rank tree of docs/references.md, whose finish times are known.
 #include <gtest/gtest.h>
 
 #include <unistd.h>

@@ -1,23 +1,51 @@
 #!/usr/bin/env python3
-"""Generates the simulated MPI's bindings from mpi-3.1-c.txt and the constants below.
+"""Generates the MPI bindings of direct execution and the wrappers of the trace
+recorder from one description of the MPI surface: the prototypes in
+mpi-3.1-c.txt and the constants, sentinels and recorded functions below.
 
-Outputs (committed; rerun after editing this file or the prototype list):
-  include/mpi_constants.h   C values of every handle, datatype, error class, ...
-  include/mpi_functions.h   every C function of MPI 3.1 and its PMPI_ name
-  include/mpif.h            the same constants for Fortran (fixed and free form)
-  src/generated/stubs.cpp   a weak definition of every C function that stops
-                            the run naming it (the runtime's real definitions
-                            override them), PMPI_ forwarders, Fortran stubs
-  src/generated/fortran.cpp Fortran bindings (mpi_xxx_) over the C functions,
-                            for every function whose arguments translate by rule
+Regenerate (after editing this file or the prototype list; commit the outputs):
+    python3 evaluators/direct/bindings/generate.py
+Check that the committed outputs are current (CTest's bindings.generated_current):
+    python3 evaluators/direct/bindings/generate.py --check
 
-Usage: python3 evaluators/direct/bindings/generate.py   (from anywhere)
+Outputs (paths from the repository's root):
+  evaluators/direct/include/mpi_constants.h   C values of every handle, datatype,
+                            error class, ...
+  evaluators/direct/include/mpi_functions.h   every C function of MPI 3.1 and its
+                            PMPI_ name
+  evaluators/direct/include/mpif.h            the same constants for Fortran
+                            (fixed and free form)
+  evaluators/direct/src/generated/stubs.cpp   a weak definition of every C
+                            function that stops the run naming it (the runtime's
+                            real definitions override them), PMPI_ forwarders,
+                            Fortran stubs
+  evaluators/direct/src/generated/fortran.cpp Fortran bindings (mpi_xxx_) over
+                            the C functions, for every function whose arguments
+                            translate by rule
+  evaluators/trace/interpose/generated/regions.inc        the recorded functions
+                            and their OTF2 region roles
+  evaluators/trace/interpose/generated/wrappers_c.inc     the recorder's C
+                            signatures and PMPI_ calls
+  evaluators/trace/interpose/generated/wrappers_fortran.inc  the recorder's Open
+                            MPI Fortran entry points: signatures, calls of the
+                            real ones, mpif.h aliases, sentinels
 """
+import argparse
+import difflib
+import filecmp
 import os
 import re
+import sys
+import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
+ROOT = os.path.dirname(HERE)  # evaluators/direct
+REPOSITORY = os.path.dirname(os.path.dirname(ROOT))
+DIRECT = "evaluators/direct/"
+TRACE = "evaluators/trace/interpose/generated/"
+REGENERATE = "python3 evaluators/direct/bindings/generate.py"
+# Where write() puts the outputs (the repository, or a scratch tree for --check).
+output_root = REPOSITORY
 
 HANDLES = ["MPI_Comm", "MPI_Datatype", "MPI_Op", "MPI_Request", "MPI_Group", "MPI_Errhandler", "MPI_Info",
            "MPI_Win", "MPI_File", "MPI_Message"]
@@ -103,18 +131,30 @@ MISC = [
 FORTRAN_ONLY = [("MPI_STATUS_SIZE", 6), ("MPI_SOURCE", 1), ("MPI_TAG", 2), ("MPI_ERROR", 3)]
 FORTRAN_KINDS = [("MPI_ADDRESS_KIND", 8), ("MPI_OFFSET_KIND", 8), ("MPI_COUNT_KIND", 8), ("MPI_INTEGER_KIND", 4)]
 # Fortran sentinels: variables in common blocks whose addresses the bindings
-# recognize (name, Fortran declaration, common block = C symbol without '_').
+# recognize (name, Fortran declaration). The simulated MPI's common block is
+# poems_<name in lower case> (C symbol poems_mpi_in_place_), Open MPI's
+# mpi_fortran_<name without MPI_> (mpi_fortran_in_place_), which the recorder
+# compares with.
 SENTINELS = [
-    ("MPI_BOTTOM", "integer MPI_BOTTOM", "poems_mpi_bottom"),
-    ("MPI_IN_PLACE", "integer MPI_IN_PLACE", "poems_mpi_in_place"),
-    ("MPI_STATUS_IGNORE", "integer MPI_STATUS_IGNORE(MPI_STATUS_SIZE)", "poems_mpi_status_ignore"),
-    ("MPI_STATUSES_IGNORE", "integer MPI_STATUSES_IGNORE(MPI_STATUS_SIZE,1)", "poems_mpi_statuses_ignore"),
-    ("MPI_ERRCODES_IGNORE", "integer MPI_ERRCODES_IGNORE(1)", "poems_mpi_errcodes_ignore"),
-    ("MPI_UNWEIGHTED", "integer MPI_UNWEIGHTED(1)", "poems_mpi_unweighted"),
-    ("MPI_WEIGHTS_EMPTY", "integer MPI_WEIGHTS_EMPTY(1)", "poems_mpi_weights_empty"),
-    ("MPI_ARGV_NULL", "character*1 MPI_ARGV_NULL(1)", "poems_mpi_argv_null"),
-    ("MPI_ARGVS_NULL", "character*1 MPI_ARGVS_NULL(1,1)", "poems_mpi_argvs_null"),
+    ("MPI_BOTTOM", "integer MPI_BOTTOM"),
+    ("MPI_IN_PLACE", "integer MPI_IN_PLACE"),
+    ("MPI_STATUS_IGNORE", "integer MPI_STATUS_IGNORE(MPI_STATUS_SIZE)"),
+    ("MPI_STATUSES_IGNORE", "integer MPI_STATUSES_IGNORE(MPI_STATUS_SIZE,1)"),
+    ("MPI_ERRCODES_IGNORE", "integer MPI_ERRCODES_IGNORE(1)"),
+    ("MPI_UNWEIGHTED", "integer MPI_UNWEIGHTED(1)"),
+    ("MPI_WEIGHTS_EMPTY", "integer MPI_WEIGHTS_EMPTY(1)"),
+    ("MPI_ARGV_NULL", "character*1 MPI_ARGV_NULL(1)"),
+    ("MPI_ARGVS_NULL", "character*1 MPI_ARGVS_NULL(1,1)"),
 ]
+
+
+def poems_common_block(sentinel):
+    return "poems_" + sentinel.lower()
+
+
+def open_mpi_common_block(sentinel):
+    return "mpi_fortran_" + sentinel[len("MPI_"):].lower()
+
 # Predefined attribute callbacks, procedures in both languages.
 CALLBACKS = ["MPI_NULL_COPY_FN", "MPI_NULL_DELETE_FN", "MPI_DUP_FN", "MPI_COMM_NULL_COPY_FN",
              "MPI_COMM_NULL_DELETE_FN", "MPI_COMM_DUP_FN", "MPI_TYPE_NULL_COPY_FN", "MPI_TYPE_NULL_DELETE_FN",
@@ -135,6 +175,34 @@ FORTRAN_BY_HAND = {
 }
 # C-only functions (no Fortran binding).
 C_ONLY = re.compile(r"^MPI_(T_.*|.*_f2c|.*_c2f|Status_c2f|Status_f2c|Type_create_f90_.*)$")
+
+# The functions `poems trace` records, each an OTF2 region with its role, in
+# region id order (the ids are written into archives: append, do not reorder).
+TRACE_REGIONS = [
+    ("MPI_Init", "FUNCTION"), ("MPI_Init_thread", "FUNCTION"), ("MPI_Finalize", "FUNCTION"),
+    ("MPI_Send", "POINT2POINT"), ("MPI_Ssend", "POINT2POINT"), ("MPI_Bsend", "POINT2POINT"),
+    ("MPI_Rsend", "POINT2POINT"), ("MPI_Isend", "POINT2POINT"), ("MPI_Issend", "POINT2POINT"),
+    ("MPI_Ibsend", "POINT2POINT"), ("MPI_Irsend", "POINT2POINT"), ("MPI_Recv", "POINT2POINT"),
+    ("MPI_Irecv", "POINT2POINT"), ("MPI_Sendrecv", "POINT2POINT"), ("MPI_Sendrecv_replace", "POINT2POINT"),
+    ("MPI_Probe", "POINT2POINT"), ("MPI_Iprobe", "POINT2POINT"), ("MPI_Send_init", "POINT2POINT"),
+    ("MPI_Ssend_init", "POINT2POINT"), ("MPI_Bsend_init", "POINT2POINT"), ("MPI_Rsend_init", "POINT2POINT"),
+    ("MPI_Recv_init", "POINT2POINT"), ("MPI_Start", "POINT2POINT"), ("MPI_Startall", "POINT2POINT"),
+    ("MPI_Wait", "POINT2POINT"), ("MPI_Waitall", "POINT2POINT"), ("MPI_Waitany", "POINT2POINT"),
+    ("MPI_Waitsome", "POINT2POINT"), ("MPI_Test", "POINT2POINT"), ("MPI_Testall", "POINT2POINT"),
+    ("MPI_Testany", "POINT2POINT"), ("MPI_Testsome", "POINT2POINT"), ("MPI_Request_free", "POINT2POINT"),
+    ("MPI_Cancel", "POINT2POINT"), ("MPI_Barrier", "BARRIER"), ("MPI_Bcast", "COLL_ONE2ALL"),
+    ("MPI_Scatter", "COLL_ONE2ALL"), ("MPI_Scatterv", "COLL_ONE2ALL"), ("MPI_Reduce", "COLL_ALL2ONE"),
+    ("MPI_Gather", "COLL_ALL2ONE"), ("MPI_Gatherv", "COLL_ALL2ONE"), ("MPI_Allreduce", "COLL_ALL2ALL"),
+    ("MPI_Allgather", "COLL_ALL2ALL"), ("MPI_Allgatherv", "COLL_ALL2ALL"), ("MPI_Alltoall", "COLL_ALL2ALL"),
+    ("MPI_Alltoallv", "COLL_ALL2ALL"), ("MPI_Reduce_scatter", "COLL_ALL2ALL"),
+    ("MPI_Reduce_scatter_block", "COLL_ALL2ALL"), ("MPI_Scan", "COLL_OTHER"), ("MPI_Exscan", "COLL_OTHER"),
+    ("MPI_Comm_dup", "COLL_OTHER"), ("MPI_Comm_dup_with_info", "COLL_OTHER"), ("MPI_Comm_split", "COLL_OTHER"),
+    ("MPI_Comm_split_type", "COLL_OTHER"), ("MPI_Comm_create", "COLL_OTHER"),
+    ("MPI_Comm_create_group", "COLL_OTHER"), ("MPI_Cart_create", "COLL_OTHER"), ("MPI_Cart_sub", "COLL_OTHER"),
+    ("MPI_Comm_free", "FUNCTION"),
+]
+# C int arguments that are LOGICAL in the Fortran bindings.
+FORTRAN_LOGICALS = {"flag", "periods", "reorder", "remain_dims", "weighted"}
 
 # ---- parsing -----------------------------------------------------------------------------
 
@@ -200,8 +268,12 @@ def load():
 GENERATED = "Generated by evaluators/direct/bindings/generate.py; do not edit."
 
 
+written = []  # the outputs, paths from the repository's root
+
+
 def write(path, text):
-    path = os.path.join(ROOT, path)
+    written.append(path)
+    path = os.path.join(output_root, path)
     os.makedirs(os.path.dirname(path), exist_ok=True)
     with open(path, "w") as f:
         f.write(text)
@@ -214,7 +286,7 @@ def c_constants():
     for i, name in enumerate(ERRORS):
         out.append("#define %s %d" % (name, i))
     out += ["", "#endif", ""]
-    write("include/mpi_constants.h", "\n".join(out))
+    write(DIRECT + "include/mpi_constants.h", "\n".join(out))
 
 
 def c_functions(fns):
@@ -226,7 +298,7 @@ def c_functions(fns):
     for f in fns:
         out.append("%s P%s(%s);" % (f.ret, f.name, f.c_params()))
     out += ["", "#endif", ""]
-    write("include/mpi_functions.h", "\n".join(out))
+    write(DIRECT + "include/mpi_functions.h", "\n".join(out))
 
 
 # ---- Fortran header ------------------------------------------------------------------------
@@ -247,9 +319,9 @@ def fortran_header(fns):
         decl(name, value)
     for i, name in enumerate(ERRORS):
         decl(name, i)
-    for name, declaration, block in SENTINELS:
+    for name, declaration in SENTINELS:
         out.append("      " + declaration)
-        out.append("      common /%s/ %s" % (block, name))
+        out.append("      common /%s/ %s" % (poems_common_block(name), name))
     for name in CALLBACKS:
         out.append("      external %s" % name)
     for name, kind in (("MPI_WTIME", "double precision"), ("MPI_WTICK", "double precision"),
@@ -261,7 +333,7 @@ def fortran_header(fns):
     for line in out:
         if len(line) > 72:
             raise SystemExit("mpif.h line longer than 72 columns: " + line)
-    write("include/mpif.h", "\n".join(out) + "\n")
+    write(DIRECT + "include/mpif.h", "\n".join(out) + "\n")
 
 
 # ---- stubs and PMPI -------------------------------------------------------------------------
@@ -298,7 +370,7 @@ def stubs(fns):
         lower = f.name.lower()
         out.append('__attribute__((weak)) void %s_(void) { poems_unsupported("%s"); }' % (lower, f.name))
     out += ["", '}  // extern "C"', ""]
-    write("src/generated/stubs.cpp", "\n".join(out))
+    write(DIRECT + "src/generated/stubs.cpp", "\n".join(out))
 
 
 # ---- Fortran bindings ------------------------------------------------------------------------
@@ -373,19 +445,168 @@ def fortran(fns):
             out.append("}")
         count += 1
     out += ["", '}  // extern "C"', ""]
-    write("src/generated/fortran.cpp", "\n".join(out))
+    write(DIRECT + "src/generated/fortran.cpp", "\n".join(out))
     return count
 
 
-def main():
+# ---- the trace recorder's wrappers -------------------------------------------------------
+
+
+def recorded(fns):
+    by_name = {f.name: f for f in fns}
+    missing = [name for name, _ in TRACE_REGIONS if name not in by_name]
+    if missing:
+        raise SystemExit("recorded functions not in mpi-3.1-c.txt: " + ", ".join(missing))
+    return [by_name[name] for name, _ in TRACE_REGIONS]
+
+
+def trace_regions():
+    out = ["// " + GENERATED,
+           "// The MPI functions `poems trace` records, each an OTF2 region (X-macro:",
+           "// name, OTF2 region role), in region id order; regions.h includes it.",
+           "#define POEMS_TRACE_REGIONS(X) \\"]
+    out += ["  X(%s, %s) %s" % (name, role, "\\" if i + 1 < len(TRACE_REGIONS) else "")
+            for i, (name, role) in enumerate(TRACE_REGIONS)]
+    out[-1] = out[-1].rstrip()
+    write(TRACE + "regions.inc", "\n".join(out) + "\n")
+
+
+def trace_c_wrappers(fns):
+    out = ["// " + GENERATED,
+           "// The C signatures of the functions `poems trace` records (checked by the",
+           "// compiler against the MPI library's mpi.h) and their PMPI_ calls passing",
+           "// every argument on. wrappers_c.cpp writes each wrapper as",
+           "//   POEMS_C_WRAPPER(MPI_Send) { ...record...; return POEMS_C_FORWARD(MPI_Send); }",
+           "// with the arguments named as here.",
+           "#define POEMS_C_WRAPPER(name) POEMS_C_SIGNATURE_##name",
+           "#define POEMS_C_FORWARD(name) POEMS_C_FORWARD_##name",
+           ""]
+    for f in recorded(fns):
+        if f.ret != "int" or (f.params and f.params[-1].text == "..."):
+            raise SystemExit("the recorder has no C rule for " + f.line)
+        out.append("#define POEMS_C_SIGNATURE_%s int %s(%s)" % (f.name, f.name, f.c_params()))
+        out.append("#define POEMS_C_FORWARD_%s P%s(%s)" % (f.name, f.name, f.arg_names()))
+    write(TRACE + "wrappers_c.inc", "\n".join(out) + "\n")
+
+
+def open_mpi_fortran_param(f, p):
+    """The parameter of Open MPI's mpif.h binding (ompi_<name>_f) for C parameter p, or "" if it has none."""
+    if p.name in ("argc", "argv"):  # MPI_INIT(IERROR): no command line in Fortran
+        return ""
+    if p.base == "void":  # choice buffers
+        return "char* " + p.name
+    if p.base == "int" and p.name in FORTRAN_LOGICALS:
+        return "Logical* " + p.name
+    if p.base in ("int", "MPI_Fint", "MPI_Status") or p.base in HANDLES:
+        return "F* " + p.name
+    if p.base in ("MPI_Aint", "MPI_Offset", "MPI_Count"):
+        return "%s* %s" % (p.base, p.name)
+    raise SystemExit("the recorder has no Fortran rule for %s of %s" % (p.text, f.name))
+
+
+def trace_fortran_wrappers(fns):
+    out = ["// " + GENERATED,
+           "// Open MPI's Fortran entry points of the functions `poems trace` records",
+           "// (mpif.h and `use mpi` call ompi_<name>_f; every argument by reference,",
+           "// ierr last). wrappers_fortran.cpp includes this after defining F (MPI_Fint),",
+           "// Logical (Fortran's default LOGICAL) and real_function (dlsym(RTLD_NEXT)),",
+           "// and writes each wrapper as",
+           "//   POEMS_FORTRAN_WRAPPER(MPI_Send) { ...record...; POEMS_FORTRAN_FORWARD(MPI_Send); }",
+           "// with the arguments named as here; POEMS_FORTRAN_FORWARD calls Open MPI's",
+           "// own ompi_<name>_f (looked up on first use). Every mpif.h spelling of a",
+           "// routine is an alias of the wrapper, so a missing wrapper fails to compile.",
+           "#define POEMS_FORTRAN_WRAPPER(name) POEMS_FORTRAN_SIGNATURE_##name",
+           "#define POEMS_FORTRAN_FORWARD(name) POEMS_FORTRAN_FORWARD_##name",
+           "",
+           "// Open MPI's Fortran sentinels (common blocks; weak: the program may not",
+           "// reference them).",
+           'extern "C" {']
+    for name, _ in SENTINELS:
+        out.append("extern int %s_ __attribute__((weak));" % open_mpi_common_block(name))
+    out += ['}  // extern "C"', ""]
+    for f in recorded(fns):
+        lower = f.name.lower()[len("mpi_"):]
+        entry = "ompi_%s_f" % lower
+        params = [x for x in (open_mpi_fortran_param(f, p) for p in f.params) if x] + ["F* ierr"]
+        args = [x.split("* ")[1] for x in params]
+        out.append("// %s" % f.name)
+        out.append('extern "C" void %s(%s);' % (entry, ", ".join(params)))
+        out.append("#define POEMS_FORTRAN_SIGNATURE_%s void %s(%s)" % (f.name, entry, ", ".join(params)))
+        out.append("namespace {")
+        out.append("decltype(&%s) real_%s() {" % (entry, entry))
+        out.append('  static const auto real = real_function<decltype(&%s)>("%s");' % (entry, entry))
+        out.append("  return real;")
+        out.append("}")
+        out.append("}  // namespace")
+        out.append("#define POEMS_FORTRAN_FORWARD_%s real_%s()(%s)" % (f.name, entry, ", ".join(args)))
+        for alias in ("mpi_" + lower, "mpi_%s_" % lower, "mpi_%s__" % lower, f.name.upper()):
+            out.append('extern "C" decltype(%s) %s __attribute__((alias("%s")));' % (entry, alias, entry))
+        out.append("")
+    write(TRACE + "wrappers_fortran.inc", "\n".join(out))
+
+
+def generate():
     fns = load()
     c_constants()
     c_functions(fns)
     fortran_header(fns)
     stubs(fns)
     n = fortran(fns)
-    print("%d C functions, %d Fortran bindings by rule" % (len(fns), n))
+    trace_regions()
+    trace_c_wrappers(fns)
+    trace_fortran_wrappers(fns)
+    return len(fns), n
+
+
+def check():
+    """Generates into a scratch tree and compares with the committed outputs; 0 if all are current."""
+    global output_root
+    stale = []
+    with tempfile.TemporaryDirectory(prefix="poems-bindings-") as scratch:
+        output_root = scratch
+        generate()
+        for path in written:
+            committed = os.path.join(REPOSITORY, path)
+            fresh = os.path.join(scratch, path)
+            if not os.path.exists(committed):
+                stale.append(path)
+                print("%s: missing (the generator writes it)" % path)
+            elif not filecmp.cmp(committed, fresh, shallow=False):
+                stale.append(path)
+                print("%s: differs from what the generator writes:" % path)
+                with open(committed) as a, open(fresh) as b:
+                    diff = list(difflib.unified_diff(a.readlines(), b.readlines(), "committed/" + path,
+                                                     "generated/" + path))
+                sys.stdout.writelines(diff[:40])
+                if len(diff) > 40:
+                    print("... (%d more diff lines)" % (len(diff) - 40))
+        # A generated directory holds only the generator's outputs.
+        for folder in (DIRECT + "src/generated/", TRACE):
+            present = os.path.join(REPOSITORY, folder)
+            for name in sorted(os.listdir(present) if os.path.isdir(present) else []):
+                if folder + name not in written:
+                    stale.append(folder + name)
+                    print("%s: not written by the generator (remove it, or generate it)" % (folder + name))
+    if stale:
+        print("%d generated file(s) not current; regenerate with (from the repository's root):\n  %s" %
+              (len(stale), REGENERATE))
+        return 1
+    print("all %d generated files are current" % len(written))
+    return 0
+
+
+def main():
+    parser = argparse.ArgumentParser(description="Generates the MPI bindings of direct execution and the trace "
+                                     "recorder's wrappers from mpi-3.1-c.txt.")
+    parser.add_argument("--check", action="store_true",
+                        help="generate into a scratch directory and report every committed output that differs")
+    if parser.parse_args().check:
+        return check()
+    functions, fortran_bindings = generate()
+    print("%d C functions, %d Fortran bindings by rule, %d recorded functions" %
+          (functions, fortran_bindings, len(TRACE_REGIONS)))
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

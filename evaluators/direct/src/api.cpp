@@ -22,14 +22,14 @@ Runtime& runtime_for(const char* call) {
 
 Comm& check_comm(Runtime& rt, const char* call, MPI_Comm comm) {
   if (comm == MPI_COMM_NULL) rt.fail(call, "the communicator is MPI_COMM_NULL (MPI_ERR_COMM)");
-  Comm* c = rt.comm(comm);
+  Comm* c = rt.comms().find(comm, rt.current().world);
   if (!c) rt.fail(call, "communicator " + std::to_string(comm) + " is not one of this rank's (MPI_ERR_COMM)");
   return *c;
 }
 
 TypeInfo& check_type_handle(Runtime& rt, const char* call, MPI_Datatype type) {
   if (type == MPI_DATATYPE_NULL) rt.fail(call, "the datatype is MPI_DATATYPE_NULL (MPI_ERR_TYPE)");
-  TypeInfo* t = rt.type(type);
+  TypeInfo* t = rt.objects().type(type);
   if (!t) rt.fail(call, "datatype " + std::to_string(type) + " is not a datatype (MPI_ERR_TYPE)");
   return *t;
 }
@@ -63,7 +63,7 @@ std::int32_t check_peer(Runtime& rt, const char* call, const Comm& c, int rank, 
   if (rank < 0 || rank >= c.size())
     rt.fail(call, "rank " + std::to_string(rank) + " is not in the communicator of size " + std::to_string(c.size()) +
                       " (MPI_ERR_RANK)");
-  return static_cast<std::int32_t>(rt.world_rank(c, rank));
+  return static_cast<std::int32_t>(Communicators::world_rank(c, rank, rt.current().world));
 }
 
 int check_tag(Runtime& rt, const char* call, int tag, bool any_allowed) {
@@ -82,7 +82,7 @@ int check_root(Runtime& rt, const char* call, const Comm& c, int root) {
 
 void check_op(Runtime& rt, const char* call, MPI_Op op, MPI_Datatype type) {
   const TypeInfo& t = check_type(rt, call, type);
-  if (rt.user_op(op)) return;
+  if (rt.objects().user_op(op)) return;
   if (!predefined_op(op)) rt.fail(call, "operator " + std::to_string(op) + " is not a reduction operator (MPI_ERR_OP)");
   if (t.size > 0 && (t.element == MPI_DATATYPE_NULL || !op_applies(op, t.element)))
     rt.fail(call, std::string(op_name(op)) + " does not apply to " +
@@ -95,29 +95,29 @@ void check_op(Runtime& rt, const char* call, MPI_Op op, MPI_Datatype type) {
 
 Group& check_group(Runtime& rt, const char* call, MPI_Group group) {
   if (group == MPI_GROUP_NULL) rt.fail(call, "the group is MPI_GROUP_NULL (MPI_ERR_GROUP)");
-  Group* g = rt.group(group);
+  Group* g = rt.comms().group(group);
   if (!g) rt.fail(call, "group " + std::to_string(group) + " is not a group (MPI_ERR_GROUP)");
   return *g;
 }
 
 svector<std::byte> pack_data(Runtime& rt, const void* buf, int count, MPI_Datatype type) {
-  const TypeInfo& t = *rt.type(type);
+  const TypeInfo& t = *rt.objects().type(type);
   svector<std::byte> out(static_cast<std::size_t>(count) * t.size);
   if (!out.empty()) pack(t, buf, static_cast<std::uint64_t>(count), out.data());
   return out;
 }
 
 void pack_into(Runtime& rt, const void* buf, std::uint64_t count, MPI_Datatype type, std::byte* out) {
-  pack(*rt.type(type), buf, count, out);
+  pack(*rt.objects().type(type), buf, count, out);
 }
 
 void unpack_into(Runtime& rt, const std::byte* in, std::uint64_t bytes, void* buf, std::uint64_t count,
                  MPI_Datatype type) {
-  unpack(*rt.type(type), in, bytes, buf, count);
+  unpack(*rt.objects().type(type), in, bytes, buf, count);
 }
 
 RecvTarget recv_target(Runtime& rt, void* buf, int count, MPI_Datatype type) {
-  const TypeInfo& t = *rt.type(type);
+  const TypeInfo& t = *rt.objects().type(type);
   RecvTarget target;
   target.buffer = buf;
   target.count = static_cast<std::uint64_t>(count);
@@ -133,8 +133,8 @@ RecvTarget recv_target(Runtime& rt, void* buf, int count, MPI_Datatype type) {
 
 void reduce_packed(Runtime& rt, MPI_Op op, MPI_Datatype type, std::uint64_t count, std::byte* acc, const std::byte* in,
                    bool in_is_earlier) {
-  const TypeInfo& t = *rt.type(type);
-  if (Runtime::UserOp* u = rt.user_op(op)) {
+  const TypeInfo& t = *rt.objects().type(type);
+  if (ObjectTables::UserOp* u = rt.objects().user_op(op)) {
     // The function sees the program's layout: unpack both, call, pack back.
     // It computes inoutvec = invec op inoutvec, invec from the earlier rank.
     const std::int64_t ext = t.extent();

@@ -12,17 +12,17 @@ namespace poems::direct::detail {
 
 namespace {
 
-using AttrKey = Runtime::AttrKey;
+using AttrKey = ObjectTables::AttrKey;
 
 int check_keyval(Runtime& rt, const char* call, int keyval) {
-  if (keyval == MPI_KEYVAL_INVALID || !rt.keyval(keyval))
+  if (keyval == MPI_KEYVAL_INVALID || !rt.objects().keyval(keyval))
     rt.fail(call, "keyval " + std::to_string(keyval) + " is not a keyval (MPI_ERR_KEYVAL)");
   return keyval;
 }
 
 // Runs a delete callback (C or Fortran conventions) for an attribute being removed.
 int run_delete(Runtime& rt, int kind, int object, int keyval, std::uintptr_t value) {
-  Runtime::Keyval* k = rt.keyval(keyval);
+  ObjectTables::Keyval* k = rt.objects().keyval(keyval);
   if (!k || !k->del) return MPI_SUCCESS;
   if (k->fortran) {
     using F = void(MPI_Fint*, MPI_Fint*, MPI_Aint*, MPI_Aint*, MPI_Fint*);
@@ -42,7 +42,7 @@ int set_attribute(Runtime& rt, const char* call, int kind, int object, int keyva
   check_keyval(rt, call, keyval);
   if (keyval <= MPI_WIN_MODEL) rt.fail(call, "predefined attributes cannot be set (MPI_ERR_KEYVAL)");
   const AttrKey key{kind, object, rt.current().world, keyval};
-  auto& attrs = rt.attributes();
+  auto& attrs = rt.objects().attributes();
   auto it = attrs.find(key);
   if (it != attrs.end()) {
     const int rc = run_delete(rt, kind, object, keyval, it->second);
@@ -55,7 +55,7 @@ int set_attribute(Runtime& rt, const char* call, int kind, int object, int keyva
 }
 
 bool get_attribute(Runtime& rt, int kind, int object, int keyval, std::uintptr_t& value) {
-  auto& attrs = rt.attributes();
+  auto& attrs = rt.objects().attributes();
   auto it = attrs.find(AttrKey{kind, object, rt.current().world, keyval});
   if (it == attrs.end()) return false;
   value = it->second;
@@ -64,7 +64,7 @@ bool get_attribute(Runtime& rt, int kind, int object, int keyval, std::uintptr_t
 
 int delete_attribute(Runtime& rt, const char* call, int kind, int object, int keyval) {
   check_keyval(rt, call, keyval);
-  auto& attrs = rt.attributes();
+  auto& attrs = rt.objects().attributes();
   auto it = attrs.find(AttrKey{kind, object, rt.current().world, keyval});
   if (it == attrs.end()) rt.fail(call, "the object has no attribute for keyval " + std::to_string(keyval));
   const std::uintptr_t value = it->second;
@@ -73,14 +73,14 @@ int delete_attribute(Runtime& rt, const char* call, int kind, int object, int ke
 }
 
 void copy_attributes(Runtime& rt, int kind, int from, int to) {
-  auto& attrs = rt.attributes();
+  auto& attrs = rt.objects().attributes();
   const std::uint32_t me = rt.current().world;
   std::vector<std::pair<int, std::uintptr_t>> mine;
   for (auto it = attrs.lower_bound(AttrKey{kind, from, me, 0});
        it != attrs.end() && it->first.kind == kind && it->first.object == from && it->first.rank == me; ++it)
     mine.emplace_back(it->first.keyval, it->second);
   for (const auto& [keyval, value] : mine) {
-    Runtime::Keyval* k = rt.keyval(keyval);
+    ObjectTables::Keyval* k = rt.objects().keyval(keyval);
     if (!k || !k->copy) continue;
     std::uintptr_t out = 0;
     int flag = 0;
@@ -105,19 +105,19 @@ int create_keyval(const char* call, void* copy, void* del, int* keyval, void* ex
   return mpi_call(
       call,
       [&](Runtime& rt) {
-        Runtime::Keyval k;
+        ObjectTables::Keyval k;
         k.copy = copy;
         k.del = del;
         k.extra = extra;
         k.fortran = fortran;
-        *keyval = rt.add_keyval(k);
+        *keyval = rt.objects().add_keyval(k);
         return MPI_SUCCESS;
       },
       false);
 }
 
 void delete_attributes(Runtime& rt, int kind, int object) {
-  auto& attrs = rt.attributes();
+  auto& attrs = rt.objects().attributes();
   const std::uint32_t me = rt.current().world;
   std::vector<std::pair<int, std::uintptr_t>> mine;
   for (auto it = attrs.lower_bound(AttrKey{kind, object, me, 0});
@@ -139,7 +139,7 @@ int free_keyval(const char* call, int* keyval) {
       call,
       [&](Runtime& rt) {
         check_keyval(rt, call, *keyval);
-        if (*keyval > MPI_WIN_MODEL) rt.free_keyval(*keyval);
+        if (*keyval > MPI_WIN_MODEL) rt.objects().free_keyval(*keyval);
         *keyval = MPI_KEYVAL_INVALID;
         return MPI_SUCCESS;
       },
@@ -199,7 +199,7 @@ int MPI_Win_free_keyval(int* keyval) { return free_keyval("MPI_Win_free_keyval",
 int MPI_Comm_set_attr(MPI_Comm comm, int keyval, void* attribute_val) {
   return mpi_call("MPI_Comm_set_attr", [&](Runtime& rt) {
     check_comm(rt, "MPI_Comm_set_attr", comm);
-    return set_attribute(rt, "MPI_Comm_set_attr", Runtime::kCommAttr, comm, keyval,
+    return set_attribute(rt, "MPI_Comm_set_attr", ObjectTables::kCommAttr, comm, keyval,
                          reinterpret_cast<std::uintptr_t>(attribute_val));
   });
 }
@@ -217,7 +217,7 @@ int MPI_Comm_get_attr(MPI_Comm comm, int keyval, void* attribute_val, int* flag)
       return MPI_SUCCESS;
     }
     std::uintptr_t v = 0;
-    if (get_attribute(rt, Runtime::kCommAttr, comm, keyval, v)) {
+    if (get_attribute(rt, ObjectTables::kCommAttr, comm, keyval, v)) {
       void* p = reinterpret_cast<void*>(v);
       std::memcpy(attribute_val, &p, sizeof p);
       *flag = 1;
@@ -232,7 +232,7 @@ int MPI_Attr_get(MPI_Comm comm, int keyval, void* attribute_val, int* flag) {
 int MPI_Comm_delete_attr(MPI_Comm comm, int keyval) {
   return mpi_call("MPI_Comm_delete_attr", [&](Runtime& rt) {
     check_comm(rt, "MPI_Comm_delete_attr", comm);
-    return delete_attribute(rt, "MPI_Comm_delete_attr", Runtime::kCommAttr, comm, keyval);
+    return delete_attribute(rt, "MPI_Comm_delete_attr", ObjectTables::kCommAttr, comm, keyval);
   });
 }
 int MPI_Attr_delete(MPI_Comm comm, int keyval) { return MPI_Comm_delete_attr(comm, keyval); }
@@ -240,7 +240,7 @@ int MPI_Attr_delete(MPI_Comm comm, int keyval) { return MPI_Comm_delete_attr(com
 int MPI_Type_set_attr(MPI_Datatype type, int keyval, void* attribute_val) {
   return mpi_call("MPI_Type_set_attr", [&](Runtime& rt) {
     check_type_handle(rt, "MPI_Type_set_attr", type);
-    return set_attribute(rt, "MPI_Type_set_attr", Runtime::kTypeAttr, type, keyval,
+    return set_attribute(rt, "MPI_Type_set_attr", ObjectTables::kTypeAttr, type, keyval,
                          reinterpret_cast<std::uintptr_t>(attribute_val));
   });
 }
@@ -249,7 +249,7 @@ int MPI_Type_get_attr(MPI_Datatype type, int keyval, void* attribute_val, int* f
     check_type_handle(rt, "MPI_Type_get_attr", type);
     check_keyval(rt, "MPI_Type_get_attr", keyval);
     std::uintptr_t v = 0;
-    *flag = get_attribute(rt, Runtime::kTypeAttr, type, keyval, v) ? 1 : 0;
+    *flag = get_attribute(rt, ObjectTables::kTypeAttr, type, keyval, v) ? 1 : 0;
     if (*flag) {
       void* p = reinterpret_cast<void*>(v);
       std::memcpy(attribute_val, &p, sizeof p);
@@ -260,19 +260,19 @@ int MPI_Type_get_attr(MPI_Datatype type, int keyval, void* attribute_val, int* f
 int MPI_Type_delete_attr(MPI_Datatype type, int keyval) {
   return mpi_call("MPI_Type_delete_attr", [&](Runtime& rt) {
     check_type_handle(rt, "MPI_Type_delete_attr", type);
-    return delete_attribute(rt, "MPI_Type_delete_attr", Runtime::kTypeAttr, type, keyval);
+    return delete_attribute(rt, "MPI_Type_delete_attr", ObjectTables::kTypeAttr, type, keyval);
   });
 }
 
 int MPI_Win_set_attr(MPI_Win win, int keyval, void* attribute_val) {
   return mpi_call("MPI_Win_set_attr", [&](Runtime& rt) {
-    return set_attribute(rt, "MPI_Win_set_attr", Runtime::kWinAttr, win, keyval,
+    return set_attribute(rt, "MPI_Win_set_attr", ObjectTables::kWinAttr, win, keyval,
                          reinterpret_cast<std::uintptr_t>(attribute_val));
   });
 }
 int MPI_Win_delete_attr(MPI_Win win, int keyval) {
   return mpi_call("MPI_Win_delete_attr", [&](Runtime& rt) {
-    return delete_attribute(rt, "MPI_Win_delete_attr", Runtime::kWinAttr, win, keyval);
+    return delete_attribute(rt, "MPI_Win_delete_attr", ObjectTables::kWinAttr, win, keyval);
   });
 }
 
@@ -319,15 +319,15 @@ int MPI_WIN_NULL_DELETE_FN(MPI_Win, int, void*, void*) { return MPI_SUCCESS; }
 
 namespace {
 
-Runtime::InfoObject& check_info(Runtime& rt, const char* call, MPI_Info info) {
-  auto& infos = rt.infos();
+ObjectTables::InfoObject& check_info(Runtime& rt, const char* call, MPI_Info info) {
+  auto& infos = rt.objects().infos();
   if (info <= 0 || static_cast<std::size_t>(info) >= infos.size() || !infos[static_cast<std::size_t>(info)].used)
     rt.fail(call, "info " + std::to_string(info) + " is not an info object (MPI_ERR_INFO)");
   return infos[static_cast<std::size_t>(info)];
 }
 
 MPI_Info new_info(Runtime& rt) {
-  auto& infos = rt.infos();
+  auto& infos = rt.objects().infos();
   for (std::size_t i = 2; i < infos.size(); ++i)
     if (!infos[i].used) {
       infos[i].used = true;
@@ -356,7 +356,8 @@ int MPI_Info_dup(MPI_Info info, MPI_Info* newinfo) {
       [&](Runtime& rt) {
         check_info(rt, "MPI_Info_dup", info);
         const MPI_Info n = new_info(rt);
-        rt.infos()[static_cast<std::size_t>(n)].entries = rt.infos()[static_cast<std::size_t>(info)].entries;
+        rt.objects().infos()[static_cast<std::size_t>(n)].entries =
+            rt.objects().infos()[static_cast<std::size_t>(info)].entries;
         *newinfo = n;
         return MPI_SUCCESS;
       },
@@ -367,7 +368,7 @@ int MPI_Info_free(MPI_Info* info) {
   return mpi_call(
       "MPI_Info_free",
       [&](Runtime& rt) {
-        Runtime::InfoObject& o = check_info(rt, "MPI_Info_free", *info);
+        ObjectTables::InfoObject& o = check_info(rt, "MPI_Info_free", *info);
         if (*info != MPI_INFO_ENV) {
           o.used = false;
           o.entries.clear();
@@ -382,7 +383,7 @@ int MPI_Info_set(MPI_Info info, const char* key, const char* value) {
   return mpi_call(
       "MPI_Info_set",
       [&](Runtime& rt) {
-        Runtime::InfoObject& o = check_info(rt, "MPI_Info_set", info);
+        ObjectTables::InfoObject& o = check_info(rt, "MPI_Info_set", info);
         for (auto& [k, v] : o.entries)
           if (k == key) {
             v = value;
@@ -398,7 +399,7 @@ int MPI_Info_delete(MPI_Info info, const char* key) {
   return mpi_call(
       "MPI_Info_delete",
       [&](Runtime& rt) {
-        Runtime::InfoObject& o = check_info(rt, "MPI_Info_delete", info);
+        ObjectTables::InfoObject& o = check_info(rt, "MPI_Info_delete", info);
         for (auto it = o.entries.begin(); it != o.entries.end(); ++it)
           if (it->first == key) {
             o.entries.erase(it);
@@ -413,7 +414,7 @@ int MPI_Info_get(MPI_Info info, const char* key, int valuelen, char* value, int*
   return mpi_call(
       "MPI_Info_get",
       [&](Runtime& rt) {
-        Runtime::InfoObject& o = check_info(rt, "MPI_Info_get", info);
+        ObjectTables::InfoObject& o = check_info(rt, "MPI_Info_get", info);
         *flag = 0;
         for (const auto& [k, v] : o.entries)
           if (k == key) {
@@ -431,7 +432,7 @@ int MPI_Info_get_valuelen(MPI_Info info, const char* key, int* valuelen, int* fl
   return mpi_call(
       "MPI_Info_get_valuelen",
       [&](Runtime& rt) {
-        Runtime::InfoObject& o = check_info(rt, "MPI_Info_get_valuelen", info);
+        ObjectTables::InfoObject& o = check_info(rt, "MPI_Info_get_valuelen", info);
         *flag = 0;
         for (const auto& [k, v] : o.entries)
           if (k == key) {
@@ -457,7 +458,7 @@ int MPI_Info_get_nthkey(MPI_Info info, int n, char* key) {
   return mpi_call(
       "MPI_Info_get_nthkey",
       [&](Runtime& rt) {
-        Runtime::InfoObject& o = check_info(rt, "MPI_Info_get_nthkey", info);
+        ObjectTables::InfoObject& o = check_info(rt, "MPI_Info_get_nthkey", info);
         if (n < 0 || static_cast<std::size_t>(n) >= o.entries.size())
           rt.fail("MPI_Info_get_nthkey", "key " + std::to_string(n) + " is out of range (MPI_ERR_ARG)");
         std::snprintf(key, MPI_MAX_INFO_KEY + 1, "%s", o.entries[static_cast<std::size_t>(n)].first.c_str());

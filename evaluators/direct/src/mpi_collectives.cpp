@@ -42,7 +42,7 @@ enum Kind : int {
 // and release its record.
 using Finish = std::function<void(Runtime&)>;
 
-int my_rank(Runtime& rt, const Comm& c) { return rt.comm_rank(c, rt.current().world); }
+int my_rank(Runtime& rt, const Comm& c) { return Communicators::rank(c, rt.current().world); }
 
 // Runs a collective: `start(rt, nonblocking, part)` checks, contributes and
 // starts the schedule, returning what to do when the part is complete.
@@ -80,9 +80,11 @@ Collective& begin_custom(Runtime& rt, bool nonblocking, MPI_Comm comm, int kind,
 }
 
 // The record of a collective once a rank's part is complete (it exists until every rank has finished).
-Collective& record(Runtime& rt, const CollectiveKey& key) { return *rt.find_collective(key); }
+Collective& record(Runtime& rt, const CollectiveKey& key) { return *rt.collectives().find(key); }
 
-void finish_record(Runtime& rt, const CollectiveKey& key) { rt.finish_collective(key.comm, *rt.find_collective(key)); }
+void finish_record(Runtime& rt, const CollectiveKey& key) {
+  rt.collectives().finish(rt.comms().at(key.comm), *rt.collectives().find(key));
+}
 
 // What a rank does once its part is complete: `copy_out(rt, record)` copies
 // its results out of the collective's record, then the record is released.
@@ -119,7 +121,7 @@ void agree(Runtime& rt, const char* call, Collective& col, std::size_t chunk, MP
     rt.fail(call, "this rank passes " + std::to_string(chunk) + " bytes per rank, another rank " +
                       std::to_string(col.chunk) + " (MPI_ERR_TRUNCATE)");
   // User-defined operators are each rank's own handle: the same function agrees.
-  const Runtime::UserOp *mine = rt.user_op(op), *theirs = rt.user_op(col.reduce);
+  const ObjectTables::UserOp *mine = rt.objects().user_op(op), *theirs = rt.objects().user_op(col.reduce);
   const bool same = mine && theirs ? mine->fn == theirs->fn : col.reduce == op;
   if (!same)
     rt.fail(call, "this rank reduces with " + std::string(op_name(op)) + ", another rank with " + op_name(col.reduce) +
@@ -152,7 +154,7 @@ svector<std::byte> fold(Runtime& rt, const Collective& col, int first, int last,
   const std::byte* base = col.data.data();
   svector<std::byte> acc;
   const auto count = static_cast<std::uint64_t>(col.count);
-  if (rt.user_op(col.reduce)) {  // acc = c_i op acc, from the right: user operators need not commute
+  if (rt.objects().user_op(col.reduce)) {  // acc = c_i op acc, from the right: user operators need not commute
     acc.assign(base + static_cast<std::size_t>(last) * chunk, base + (static_cast<std::size_t>(last) + 1) * chunk);
     for (int i = last - 1; i >= first; --i)
       reduce_packed(rt, col.reduce, col.type, count, acc.data(), base + static_cast<std::size_t>(i) * chunk, true);
@@ -194,8 +196,8 @@ const std::byte* reduced_in_order(Runtime& rt, const char* call, Collective& col
                                   int root) {
   require_all(rt, call, col, static_cast<std::uint32_t>(procs));
   if (!col.result_ready) {
-    const std::uint64_t item_bytes = rt.type(col.type)->size;
-    const Runtime::UserOp* user = rt.user_op(col.reduce);
+    const std::uint64_t item_bytes = rt.objects().type(col.type)->size;
+    const ObjectTables::UserOp* user = rt.objects().user_op(col.reduce);
     const bool commutative = user == nullptr || user->commute;
     col.result.resize(col.chunk);
     if (item_bytes > 0)
@@ -467,7 +469,7 @@ int gather(const char* call, const void* sendbuf, int sendcount, MPI_Datatype se
       if (check_bytes(rt, call, recvcount, recvtype) != chunk)
         rt.fail(call, "the root receives " + std::to_string(check_bytes(rt, call, recvcount, recvtype)) +
                           " bytes per rank but sends " + std::to_string(chunk) + " (MPI_ERR_TRUNCATE)");
-      rext = rt.type(recvtype)->extent() * recvcount;
+      rext = rt.objects().type(recvtype)->extent() * recvcount;
     }
     const auto procs = static_cast<std::size_t>(c.size());
     Collective& col = begin(rt, nb, comm, CollectiveOp::Gather, chunk, root, call, is_root, part);
@@ -506,7 +508,7 @@ int scatter(const char* call, const void* sendbuf, int sendcount, MPI_Datatype s
     Collective& col = begin(rt, nb, comm, CollectiveOp::Scatter, chunk, root, call, !is_root, part);
     agree(rt, call, col, chunk, MPI_DATATYPE_NULL, 0, MPI_OP_NULL);
     if (is_root) {
-      const std::int64_t sext = rt.type(sendtype)->extent() * sendcount;
+      const std::int64_t sext = rt.objects().type(sendtype)->extent() * sendcount;
       if (col.data.size() < procs * chunk) col.data.resize(procs * chunk);
       for (std::size_t i = 0; i < procs && chunk > 0; ++i)
         pack_into(rt, at(sendbuf, static_cast<std::int64_t>(i) * sext), static_cast<std::uint64_t>(sendcount), sendtype,
@@ -530,7 +532,7 @@ int allgather(const char* call, const void* sendbuf, int sendcount, MPI_Datatype
     const int me = my_rank(rt, c);
     const bool in_place = sendbuf == MPI_IN_PLACE;
     const std::uint64_t chunk = each_rank_bytes(rt, call, in_place, sendcount, sendtype, recvcount, recvtype);
-    const std::int64_t rext = rt.type(recvtype)->extent() * recvcount;
+    const std::int64_t rext = rt.objects().type(recvtype)->extent() * recvcount;
     const auto procs = static_cast<std::size_t>(c.size());
     Collective& col = begin(rt, nb, comm, CollectiveOp::Allgather, chunk, 0, call, true, part);
     agree(rt, call, col, chunk, MPI_DATATYPE_NULL, 0, MPI_OP_NULL);
@@ -557,7 +559,8 @@ int alltoall(const char* call, const void* sendbuf, int sendcount, MPI_Datatype 
     const void* src = in_place ? recvbuf : sendbuf;
     const MPI_Datatype stype = in_place ? recvtype : sendtype;
     const int scount = in_place ? recvcount : sendcount;
-    const std::int64_t sext = rt.type(stype)->extent() * scount, rext = rt.type(recvtype)->extent() * recvcount;
+    const std::int64_t sext = rt.objects().type(stype)->extent() * scount,
+                       rext = rt.objects().type(recvtype)->extent() * recvcount;
     const auto procs = static_cast<std::size_t>(c.size());
     Collective& col = begin(rt, nb, comm, CollectiveOp::Alltoall, chunk, 0, call, true, part);
     agree(rt, call, col, chunk, MPI_DATATYPE_NULL, 0, MPI_OP_NULL);
@@ -590,7 +593,7 @@ int gatherv(const char* call, const void* sendbuf, int sendcount, MPI_Datatype s
     if (is_root) {
       check_counts(rt, call, recvcounts, procs);
       const std::uint64_t rsize = check_type(rt, call, recvtype).size;
-      rext = rt.type(recvtype)->extent();
+      rext = rt.objects().type(recvtype)->extent();
       counts.assign(recvcounts, recvcounts + procs);
       offsets.assign(displs, displs + procs);
       for (int i = 0; i < procs; ++i)
@@ -644,13 +647,14 @@ int scatterv(const char* call, const void* sendbuf, const int sendcounts[], cons
     Collective& col = begin_custom(rt, nb, comm, kScatterv, root, call, !is_root, part,
                                    rooted_schedule(rt, c, comm, call, root, false, bytes));
     if (is_root) {
-      const std::int64_t sext = rt.type(sendtype)->extent();
+      const std::int64_t sext = rt.objects().type(sendtype)->extent();
       for (int i = 0; i < procs; ++i)
         contribute_part(rt, col, static_cast<std::size_t>(i), static_cast<std::size_t>(procs),
                         at(sendbuf, displs[i] * sext), sendcounts[i], sendtype);
       ++col.contributed;
     }
-    const std::uint64_t capacity = in_place ? 0 : static_cast<std::uint64_t>(recvcount) * rt.type(recvtype)->size;
+    const std::uint64_t capacity =
+        in_place ? 0 : static_cast<std::uint64_t>(recvcount) * rt.objects().type(recvtype)->size;
     return deliver(col, [=](Runtime& r, Collective& done) {
       if (!in_place) {
         require_all(r, call, done, 1);
@@ -671,7 +675,7 @@ int allgatherv(const char* call, const void* sendbuf, int sendcount, MPI_Datatyp
     const int me = my_rank(rt, c), procs = c.size();
     check_counts(rt, call, recvcounts, procs);
     const std::uint64_t rsize = check_type(rt, call, recvtype).size;
-    const std::int64_t rext = rt.type(recvtype)->extent();
+    const std::int64_t rext = rt.objects().type(recvtype)->extent();
     std::vector<std::uint64_t> bytes(static_cast<std::size_t>(procs));
     for (int i = 0; i < procs; ++i)
       bytes[static_cast<std::size_t>(i)] = static_cast<std::uint64_t>(recvcounts[i]) * rsize;
@@ -716,7 +720,7 @@ int alltoallvw(const char* call, bool w, const void* sendbuf, const int sendcoun
     check_counts(rt, call, scounts, procs);
     auto type_at = [&](const MPI_Datatype* t, int i) { return w ? t[i] : t[0]; };
     auto offset = [&](const int* d, const MPI_Datatype* t, int i) {
-      return w ? static_cast<std::int64_t>(d[i]) : d[i] * rt.type(t[0])->extent();
+      return w ? static_cast<std::int64_t>(d[i]) : d[i] * rt.objects().type(t[0])->extent();
     };
     std::vector<std::uint64_t> sbytes(static_cast<std::size_t>(procs)), rbytes(static_cast<std::size_t>(procs));
     for (int i = 0; i < procs; ++i) {
@@ -761,7 +765,7 @@ int reduce_scatter(const char* call, bool block, const void* sendbuf, void* recv
     for (int i = 0; i < procs; ++i) counts[static_cast<std::size_t>(i)] = block ? recvcounts[0] : recvcounts[i];
     check_counts(rt, call, counts.data(), procs);
     check_op(rt, call, op, datatype);
-    const std::uint64_t size = rt.type(datatype)->size;
+    const std::uint64_t size = rt.objects().type(datatype)->size;
     const int total = std::accumulate(counts.begin(), counts.end(), 0);
     std::vector<std::uint64_t> part_bytes(static_cast<std::size_t>(procs));
     for (int i = 0; i < procs; ++i)
@@ -980,7 +984,7 @@ int MPI_Op_create(MPI_User_function* function, int commute, MPI_Op* op) {
   return mpi_call(
       "MPI_Op_create",
       [&](Runtime& rt) {
-        *op = rt.add_op(function, commute != 0);
+        *op = rt.objects().add_op(function, commute != 0);
         return MPI_SUCCESS;
       },
       false);
@@ -990,9 +994,9 @@ int MPI_Op_free(MPI_Op* op) {
   return mpi_call(
       "MPI_Op_free",
       [&](Runtime& rt) {
-        if (!rt.user_op(*op))
+        if (!rt.objects().user_op(*op))
           rt.fail("MPI_Op_free", "operator " + std::to_string(*op) + " is not user-defined (MPI_ERR_OP)");
-        rt.free_op(*op);
+        rt.objects().free_op(*op);
         *op = MPI_OP_NULL;
         return MPI_SUCCESS;
       },
@@ -1003,7 +1007,7 @@ int MPI_Op_commutative(MPI_Op op, int* commute) {
   return mpi_call(
       "MPI_Op_commutative",
       [&](Runtime& rt) {
-        Runtime::UserOp* u = rt.user_op(op);
+        ObjectTables::UserOp* u = rt.objects().user_op(op);
         *commute = u ? u->commute : 1;
         return MPI_SUCCESS;
       },

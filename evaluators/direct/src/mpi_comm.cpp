@@ -21,11 +21,11 @@ void wait_part(Runtime& rt, std::uint32_t request, const char* call) {
   rt.free_request(request);
 }
 
-int my_rank(Runtime& rt, const Comm& c) { return rt.comm_rank(c, rt.current().world); }
+int my_rank(Runtime& rt, const Comm& c) { return Communicators::rank(c, rt.current().world); }
 
 svector<std::uint32_t> members_of(Runtime& rt, const Comm& c) {
   svector<std::uint32_t> m;
-  for (int r = 0; r < c.size(); ++r) m.push_back(rt.world_rank(c, r));
+  for (int r = 0; r < c.size(); ++r) m.push_back(Communicators::world_rank(c, r, rt.current().world));
   return m;
 }
 
@@ -56,12 +56,12 @@ MPI_Comm split(Runtime& rt, const char* call, MPI_Comm comm, int color, int key,
         return col.split[static_cast<std::size_t>(a)].second < col.split[static_cast<std::size_t>(b)].second;
       });
       svector<std::uint32_t> members;
-      for (int r : ranks) members.push_back(rt.world_rank(c, r));
-      out = col.created[color] = rt.add_comm(std::move(members));
-      if (prepare) prepare(rt.comm_at(out));
+      for (int r : ranks) members.push_back(Communicators::world_rank(c, r, rt.current().world));
+      out = col.created[color] = rt.comms().add(std::move(members));
+      if (prepare) prepare(rt.comms().at(out));
     }
   }
-  rt.finish_collective(comm, col);
+  rt.collectives().finish(rt.comms().at(comm), col);
   return out;
 }
 
@@ -79,10 +79,10 @@ MPI_Comm create_from(Runtime& rt, const char* call, MPI_Comm comm, svector<std::
   if (auto it = col.created.find(0); it != col.created.end()) {
     out = it->second;
   } else if (!members.empty()) {
-    out = col.created[0] = rt.add_comm(members);
-    if (prepare) prepare(rt.comm_at(out));
+    out = col.created[0] = rt.comms().add(members);
+    if (prepare) prepare(rt.comms().at(out));
   }
-  rt.finish_collective(comm, col);
+  rt.collectives().finish(rt.comms().at(comm), col);
   return member ? out : MPI_COMM_NULL;
 }
 
@@ -128,7 +128,7 @@ extern "C" {
 int MPI_Comm_rank(MPI_Comm comm, int* rank) {
   return mpi_call("MPI_Comm_rank", [&](Runtime& rt) {
     const Comm& c = check_comm(rt, "MPI_Comm_rank", comm);
-    *rank = rt.comm_rank(c, rt.current().world);
+    *rank = Communicators::rank(c, rt.current().world);
     return MPI_SUCCESS;
   });
 }
@@ -168,11 +168,11 @@ int MPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) {
     *newcomm = create_from(rt, "MPI_Comm_dup", comm, members_of(rt, c), [&](Comm& n) {
       n.cart = cart;
       n.topology = topology;
-      n.graph_index = rt.comm_at(comm).graph_index;
-      n.graph_edges = rt.comm_at(comm).graph_edges;
-      n.neighbors = rt.comm_at(comm).neighbors;
+      n.graph_index = rt.comms().at(comm).graph_index;
+      n.graph_edges = rt.comms().at(comm).graph_edges;
+      n.neighbors = rt.comms().at(comm).neighbors;
     });
-    copy_attributes(rt, Runtime::kCommAttr, comm, *newcomm);
+    copy_attributes(rt, ObjectTables::kCommAttr, comm, *newcomm);
     return MPI_SUCCESS;
   });
 }
@@ -191,7 +191,7 @@ int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm) {
     const Comm& c = check_comm(rt, "MPI_Comm_create", comm);
     const Group& g = check_group(rt, "MPI_Comm_create", group);
     for (std::uint32_t w : g.members)
-      if (rt.comm_rank(c, w) < 0)
+      if (Communicators::rank(c, w) < 0)
         rt.fail("MPI_Comm_create", "the group holds world rank " + std::to_string(w) +
                                        ", which is not in the communicator (MPI_ERR_GROUP)");
     *newcomm = create_from(rt, "MPI_Comm_create", comm, g.members);
@@ -210,17 +210,17 @@ int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* new
       return MPI_SUCCESS;
     }
     for (std::uint32_t w : g.members)
-      if (rt.comm_rank(c, w) < 0)
+      if (Communicators::rank(c, w) < 0)
         rt.fail("MPI_Comm_create_group", "the group holds world rank " + std::to_string(w) +
                                              ", which is not in the communicator (MPI_ERR_GROUP)");
     // Only the group's members call: the i-th call of a member with this
     // (communicator, tag, group) joins the i-th communicator made for it.
-    const MPI_Comm made = rt.group_comm(comm, tag, g.members);
+    const MPI_Comm made = rt.comms().group_comm(comm, tag, g.members, rt.current().world);
     // Its creation costs an allreduce among the members, on the new communicator.
     std::uint32_t request;
     Collective& col = rt.start_collective(made, CollectiveOp::Allreduce, 4, 0, "MPI_Comm_create_group", true, request);
     wait_part(rt, request, "MPI_Comm_create_group");
-    rt.finish_collective(made, col);
+    rt.collectives().finish(rt.comms().at(made), col);
     *newcomm = made;
     return MPI_SUCCESS;
   });
@@ -231,7 +231,7 @@ int MPI_Comm_free(MPI_Comm* comm) {
     if (*comm == MPI_COMM_WORLD || *comm == MPI_COMM_SELF)
       rt.fail("MPI_Comm_free", "MPI_COMM_WORLD and MPI_COMM_SELF cannot be freed (MPI_ERR_COMM)");
     check_comm(rt, "MPI_Comm_free", *comm);
-    delete_attributes(rt, Runtime::kCommAttr, *comm);
+    delete_attributes(rt, ObjectTables::kCommAttr, *comm);
     *comm = MPI_COMM_NULL;  // communicators are small: their records live until the run ends
     return MPI_SUCCESS;
   });
@@ -284,7 +284,7 @@ int MPI_Comm_get_name(MPI_Comm comm, char* name, int* resultlen) {
 
 int MPI_Comm_group(MPI_Comm comm, MPI_Group* group) {
   return mpi_call("MPI_Comm_group", [&](Runtime& rt) {
-    *group = rt.add_group(members_of(rt, check_comm(rt, "MPI_Comm_group", comm)));
+    *group = rt.comms().add_group(members_of(rt, check_comm(rt, "MPI_Comm_group", comm)));
     return MPI_SUCCESS;
   });
 }
@@ -329,7 +329,7 @@ int MPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group* newgrou
         rt.fail("MPI_Group_incl", "rank " + std::to_string(ranks[i]) + " is not in the group (MPI_ERR_RANK)");
       m.push_back(from[static_cast<std::size_t>(ranks[i])]);
     }
-    *newgroup = rt.add_group(std::move(m));
+    *newgroup = rt.comms().add_group(std::move(m));
     return MPI_SUCCESS;
   });
 }
@@ -347,7 +347,7 @@ int MPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group* newgrou
     svector<std::uint32_t> m;
     for (std::size_t i = 0; i < from.size(); ++i)
       if (!out[i]) m.push_back(from[i]);
-    *newgroup = rt.add_group(std::move(m));
+    *newgroup = rt.comms().add_group(std::move(m));
     return MPI_SUCCESS;
   });
 }
@@ -410,7 +410,7 @@ int set_op(const char* call, MPI_Group a, MPI_Group b, MPI_Group* out, int which
       for (std::uint32_t w : ma)
         if (!in(mb, w)) m.push_back(w);
     }
-    *out = rt.add_group(std::move(m));
+    *out = rt.comms().add_group(std::move(m));
     return MPI_SUCCESS;
   });
 }
@@ -511,7 +511,8 @@ int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int pe
       rt.fail("MPI_Cart_create", "the grid needs " + std::to_string(total) + " ranks, the communicator has " +
                                      std::to_string(c.size()) + " (MPI_ERR_DIMS)");
     svector<std::uint32_t> members;  // no reordering: the first `total` ranks
-    for (int r = 0; r < static_cast<int>(total); ++r) members.push_back(rt.world_rank(c, r));
+    for (int r = 0; r < static_cast<int>(total); ++r)
+      members.push_back(Communicators::world_rank(c, r, rt.current().world));
     *comm_cart = create_from(rt, "MPI_Cart_create", comm_old, members, [&](Comm& n) {
       n.cart = cart;
       n.topology = MPI_CART;
@@ -532,7 +533,7 @@ int MPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coor
     const Comm& c = check_cart(rt, "MPI_Cart_get", comm);
     const int n = std::min(maxdims, static_cast<int>(c.cart.dims.size()));
     std::vector<int> xyz(c.cart.dims.size() + 1);
-    coords_of(c, rt.comm_rank(c, rt.current().world), xyz.data());
+    coords_of(c, Communicators::rank(c, rt.current().world), xyz.data());
     for (int i = 0; i < n; ++i) {
       dims[i] = c.cart.dims[static_cast<std::size_t>(i)];
       periods[i] = c.cart.periods[static_cast<std::size_t>(i)];
@@ -571,7 +572,7 @@ int MPI_Cart_shift(MPI_Comm comm, int direction, int disp, int* rank_source, int
     if (direction < 0 || static_cast<std::size_t>(direction) >= c.cart.dims.size())
       rt.fail("MPI_Cart_shift", "direction " + std::to_string(direction) + " is not a dimension (MPI_ERR_DIMS)");
     std::vector<int> xyz(c.cart.dims.size() + 1);
-    coords_of(c, rt.comm_rank(c, rt.current().world), xyz.data());
+    coords_of(c, Communicators::rank(c, rt.current().world), xyz.data());
     const int here = xyz[static_cast<std::size_t>(direction)];
     xyz[static_cast<std::size_t>(direction)] = here + disp;
     *rank_dest = rank_at(c, xyz.data());
@@ -586,7 +587,7 @@ int MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm* newcomm) {
     const Comm& c = check_cart(rt, "MPI_Cart_sub", comm);
     const CartTopology cart = c.cart;
     std::vector<int> xyz(cart.dims.size() + 1);
-    coords_of(c, rt.comm_rank(c, rt.current().world), xyz.data());
+    coords_of(c, Communicators::rank(c, rt.current().world), xyz.data());
     // Ranks with the same coordinates in the dropped dimensions form a new grid.
     int color = 0, key = 0;
     CartTopology sub;
@@ -612,7 +613,7 @@ int MPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int[], int* n
     const Comm& c = check_comm(rt, "MPI_Cart_map", comm);
     long long total = 1;
     for (int i = 0; i < ndims; ++i) total *= dims[i];
-    const int me = rt.comm_rank(c, rt.current().world);
+    const int me = Communicators::rank(c, rt.current().world);
     *newrank = me < total ? me : MPI_UNDEFINED;
     return MPI_SUCCESS;
   });
@@ -636,7 +637,7 @@ int MPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int
               "nnodes " + std::to_string(nnodes) + " is not in 0.." + std::to_string(c.size()) + " (MPI_ERR_ARG)");
     svector<int> idx(index, index + nnodes), e(edges, edges + (nnodes > 0 ? index[nnodes - 1] : 0));
     svector<std::uint32_t> members;
-    for (int r = 0; r < nnodes; ++r) members.push_back(rt.world_rank(c, r));
+    for (int r = 0; r < nnodes; ++r) members.push_back(Communicators::world_rank(c, r, rt.current().world));
     *comm_graph = create_from(rt, "MPI_Graph_create", comm_old, members, [&](Comm& n) {
       n.topology = MPI_GRAPH;
       n.graph_index = idx;
@@ -701,7 +702,7 @@ int MPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int neighbors
 int MPI_Graph_map(MPI_Comm comm, int nnodes, const int[], const int[], int* newrank) {
   return mpi_call("MPI_Graph_map", [&](Runtime& rt) {
     const Comm& c = check_comm(rt, "MPI_Graph_map", comm);
-    const int me = rt.comm_rank(c, rt.current().world);
+    const int me = Communicators::rank(c, rt.current().world);
     *newrank = me < nnodes ? me : MPI_UNDEFINED;
     return MPI_SUCCESS;
   });
@@ -715,7 +716,7 @@ int MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int so
     const MPI_Comm made = create_from(rt, "MPI_Dist_graph_create_adjacent", comm_old, members,
                                       [&](Comm& n) { n.topology = MPI_DIST_GRAPH; });
     // Each rank's own neighbours (sources, then destinations), by its world rank.
-    Comm& n = rt.comm_at(made);
+    Comm& n = rt.comms().at(made);
     Neighbors& mine = n.neighbors[rt.current().world];
     mine.sources.assign(sources, sources + indegree);
     mine.destinations.assign(destinations, destinations + outdegree);

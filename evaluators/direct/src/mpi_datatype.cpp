@@ -17,7 +17,7 @@ int new_type(const char* call, MPI_Datatype* newtype, Make&& make) {
       call,
       [&](Runtime& rt) {
         TypeInfo t = make(rt);
-        *newtype = rt.add_type(std::move(t));
+        *newtype = rt.objects().add_type(std::move(t));
         return MPI_SUCCESS;
       },
       false);
@@ -191,7 +191,7 @@ int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype* newtype) {
     mpi_call(
         "MPI_Type_dup",
         [&](Runtime& rt) {
-          copy_attributes(rt, Runtime::kTypeAttr, oldtype, *newtype);
+          copy_attributes(rt, ObjectTables::kTypeAttr, oldtype, *newtype);
           return MPI_SUCCESS;
         },
         false);
@@ -214,9 +214,9 @@ int MPI_Type_free(MPI_Datatype* datatype) {
       [&](Runtime& rt) {
         const TypeInfo& t = check_type_handle(rt, "MPI_Type_free", *datatype);
         if (t.predefined) rt.fail("MPI_Type_free", "a predefined datatype cannot be freed (MPI_ERR_TYPE)");
-        delete_attributes(rt, Runtime::kTypeAttr, *datatype);
+        delete_attributes(rt, ObjectTables::kTypeAttr, *datatype);
         // Messages in flight keep their own copy of the layout (RecvTarget).
-        rt.free_type(*datatype);
+        rt.objects().free_type(*datatype);
         *datatype = MPI_DATATYPE_NULL;
         return MPI_SUCCESS;
       },

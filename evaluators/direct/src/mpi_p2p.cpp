@@ -12,7 +12,7 @@ namespace poems::direct::detail {
 namespace {
 
 std::uint32_t check_request(Runtime& rt, const char* call, MPI_Request handle) {
-  if (!rt.valid_request(handle))
+  if (!rt.requests().valid(handle, rt.current().world))
     rt.fail(call, "request " + std::to_string(handle) + " is not an active request of this rank (MPI_ERR_REQUEST)");
   return static_cast<std::uint32_t>(handle);
 }
@@ -20,7 +20,7 @@ std::uint32_t check_request(Runtime& rt, const char* call, MPI_Request handle) {
 // A request that is complete from the start (a transfer with MPI_PROC_NULL).
 std::uint32_t null_peer_request(Runtime& rt, Request::Kind kind, const char* call) {
   const std::uint32_t id = rt.new_request(kind, call);
-  Request& q = rt.request(id);
+  Request& q = rt.requests()[id];
   q.done = true;
   q.op = kNoOp;
   q.source = MPI_PROC_NULL;
@@ -30,15 +30,15 @@ std::uint32_t null_peer_request(Runtime& rt, Request::Kind kind, const char* cal
 
 // The request whose completion a handle stands for (a persistent request's current start).
 std::uint32_t inner(Runtime& rt, std::uint32_t id) {
-  const Request& q = rt.request(id);
+  const Request& q = rt.requests()[id];
   return q.persistent ? q.inner : id;
 }
 
 // An inactive persistent request (or MPI_REQUEST_NULL) counts as complete with an empty status.
 bool inactive(Runtime& rt, MPI_Request handle) {
-  return handle == MPI_REQUEST_NULL ||
-         (rt.valid_request(handle) && rt.request(static_cast<std::uint32_t>(handle)).persistent &&
-          rt.request(static_cast<std::uint32_t>(handle)).inner == kNoRequest);
+  return handle == MPI_REQUEST_NULL || (rt.requests().valid(handle, rt.current().world) &&
+                                        rt.requests()[static_cast<std::uint32_t>(handle)].persistent &&
+                                        rt.requests()[static_cast<std::uint32_t>(handle)].inner == kNoRequest);
 }
 
 // The status of a finished request; frees it (a persistent one becomes inactive).
@@ -46,8 +46,8 @@ void finish_request(Runtime& rt, MPI_Request* handle, MPI_Status* status) {
   const auto id = static_cast<std::uint32_t>(*handle);
   const std::uint32_t in = inner(rt, id);
   rt.complete_request(in);
-  Request& outer = rt.request(id);
-  const Request& q = rt.request(in);
+  Request& outer = rt.requests()[id];
+  const Request& q = rt.requests()[in];
   if (q.kind == Request::Kind::Recv)
     set_status(status, q.source, q.tag, q.bytes);
   else
@@ -88,7 +88,7 @@ void finish_some(Runtime& rt, const std::vector<int>& done, MPI_Request requests
 // The next operation of the rank also waits for the request's operation
 // (its completion may lie in the future of the rank's own clock).
 void depend_on(Runtime& rt, std::uint32_t id) {
-  const Request& q = rt.request(id);
+  const Request& q = rt.requests()[id];
   // A companion's operation (a nonblocking collective) is not in this rank's
   // stream: the rank goes on when it is read again, at the completion.
   if (q.op != kNoOp && q.op_rank == rt.current().world) rt.current().after.push_back(Dependency{q.op, false});
@@ -161,7 +161,7 @@ std::vector<int> wait_requests(Runtime& rt, const char* call, int count, MPI_Req
   rt.wait_for(ids, call, need);
   std::vector<int> done;
   for (std::size_t j = 0; j < ids.size(); ++j)
-    if (rt.request(ids[j]).done) {
+    if (rt.requests()[ids[j]].done) {
       done.push_back(where[j]);
       depend_on(rt, ids[j]);
     }
@@ -188,7 +188,7 @@ std::vector<int> test_requests(Runtime& rt, const char* call, int count, MPI_Req
   // Complete by the rank's present virtual time, as far as the engine has decided it.
   const Picoseconds now = rt.checkpoint(call, rt.node_of(call));
   for (std::size_t j = 0; j < ids.size(); ++j) {
-    const Request& q = rt.request(ids[j]);
+    const Request& q = rt.requests()[ids[j]];
     if (q.done && q.done_time <= now) done.push_back(where[j]);
   }
   if (needs_all ? done.size() < ids.size() : done.empty()) rt.charge(static_cast<double>(rt.options().poll_cost));
@@ -243,7 +243,7 @@ int MPI_Recv(void* buf, int count, MPI_Datatype datatype, int source, int tag, M
     }
     const std::uint32_t id =
         rt.post_recv(recv_target(rt, buf, count, datatype), p.world, p.tag, comm, rt.node_of("MPI_Recv"), "MPI_Recv");
-    rt.current().after.assign(1, Dependency{rt.request(id).op, false});
+    rt.current().after.assign(1, Dependency{rt.requests()[id].op, false});
     rt.wait_for({&id, 1}, "MPI_Recv");
     MPI_Request handle = static_cast<MPI_Request>(id);
     finish_request(rt, &handle, status);
@@ -386,7 +386,7 @@ int MPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status) {
     if (*flag) {
       const std::uint32_t id = inner(rt, static_cast<std::uint32_t>(request));
       rt.complete_request(id);
-      const Request& q = rt.request(id);
+      const Request& q = rt.requests()[id];
       if (q.kind == Request::Kind::Recv)
         set_status(status, q.source, q.tag, q.bytes);
       else
@@ -400,11 +400,11 @@ int MPI_Request_free(MPI_Request* request) {
   return mpi_call("MPI_Request_free", [&](Runtime& rt) {
     if (*request == MPI_REQUEST_NULL) rt.fail("MPI_Request_free", "the request is MPI_REQUEST_NULL (MPI_ERR_REQUEST)");
     const std::uint32_t id = check_request(rt, "MPI_Request_free", *request);
-    Request& q = rt.request(id);
+    Request& q = rt.requests()[id];
     // The operation goes on; nobody waits for it. A receive's data still
     // arrive in the buffer when the rank next sees it complete.
     if (q.persistent) {
-      if (q.inner != kNoRequest) rt.request(q.inner).call = "";  // orphaned: freed when it completes
+      if (q.inner != kNoRequest) rt.requests()[q.inner].call = "";  // orphaned: freed when it completes
       rt.free_request(id);
     } else if (q.done) {
       rt.complete_request(id);
@@ -443,7 +443,7 @@ int persistent(const char* call, Request::Kind kind, const void* buf, int count,
     else
       recv_args(rt, call, buf, count, datatype, peer, tag, comm);
     const std::uint32_t id = rt.new_request(kind, call);
-    Request& q = rt.request(id);
+    Request& q = rt.requests()[id];
     q.persistent = true;
     q.inner = kNoRequest;
     q.send_buffer = buf;
@@ -460,10 +460,10 @@ int persistent(const char* call, Request::Kind kind, const void* buf, int count,
 
 void start_one(Runtime& rt, const char* call, MPI_Request handle) {
   const std::uint32_t id = check_request(rt, call, handle);
-  if (!rt.request(id).persistent) rt.fail(call, "request " + std::to_string(handle) + " is not persistent");
-  if (rt.request(id).inner != kNoRequest)
+  if (!rt.requests()[id].persistent) rt.fail(call, "request " + std::to_string(handle) + " is not persistent");
+  if (rt.requests()[id].inner != kNoRequest)
     rt.fail(call, "request " + std::to_string(handle) + " is active already (MPI_ERR_REQUEST)");
-  const Request q = rt.request(id);  // a copy: new requests may move the table
+  const Request q = rt.requests()[id];  // a copy: new requests may move the table
   const Comm& c = check_comm(rt, call, q.comm);
   std::uint32_t started;
   if (q.kind == Request::Kind::Send) {
@@ -478,7 +478,7 @@ void start_one(Runtime& rt, const char* call, MPI_Request handle) {
                         : rt.post_recv(recv_target(rt, const_cast<void*>(q.send_buffer), q.count, q.ptype), src, q.ptag,
                                        q.comm, rt.node_of(call), call);
   }
-  rt.request(id).inner = started;
+  rt.requests()[id].inner = started;
 }
 
 }  // namespace
@@ -534,14 +534,14 @@ int MPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int 
     if (r.world != -2) {
       rid = rt.post_recv(recv_target(rt, recvbuf, recvcount, recvtype), r.world, r.tag, comm, node, "MPI_Sendrecv");
       ids.push_back(rid);
-      done.push_back(Dependency{rt.request(rid).op, false});
+      done.push_back(Dependency{rt.requests()[rid].op, false});
     }
     if (s.world != -2) {
       const std::uint32_t sid =
           rt.post_send(pack_data(rt, sendbuf, sendcount, sendtype), static_cast<std::uint32_t>(s.world), s.tag, comm,
                        false, 0, node, "MPI_Sendrecv");
       ids.push_back(sid);
-      done.push_back(Dependency{rt.request(sid).op, false});
+      done.push_back(Dependency{rt.requests()[sid].op, false});
     }
     if (!ids.empty()) rt.current().after.assign(done.begin(), done.end());
     rt.wait_for(ids, "MPI_Sendrecv");
@@ -597,7 +597,7 @@ int probe(const char* call, int source, int tag, MPI_Comm comm, int* flag, MPI_M
     if (message) {
       const auto key = rt.probe_match_key(src, t, comm);
       const std::uint32_t id = rt.new_request(Request::Kind::Marker, call);
-      Request& q = rt.request(id);
+      Request& q = rt.requests()[id];
       q.peer = static_cast<int>(key.first);
       q.ptag = m->tag;
       q.comm = comm;
@@ -697,9 +697,9 @@ int MPI_Imrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message
       return MPI_SUCCESS;
     }
     if (*message < 0 || static_cast<std::size_t>(*message) >= 0x7fffffff ||
-        rt.request(static_cast<std::uint32_t>(*message)).kind != Request::Kind::Marker)
+        rt.requests()[static_cast<std::uint32_t>(*message)].kind != Request::Kind::Marker)
       rt.fail("MPI_Imrecv", "the message handle is not one MPI_Mprobe returned (MPI_ERR_ARG)");
-    const Request m = rt.request(static_cast<std::uint32_t>(*message));
+    const Request m = rt.requests()[static_cast<std::uint32_t>(*message)];
     rt.free_request(static_cast<std::uint32_t>(*message));
     check_bytes(rt, "MPI_Imrecv", count, datatype);
     // The receive names the message's sender and tag: the first such message

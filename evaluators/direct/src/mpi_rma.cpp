@@ -29,16 +29,16 @@ constexpr int kPostTag = 0x7ffffff0;      // MPI_Win_post to an origin (beyond p
 constexpr int kCompleteTag = 0x7ffffff1;  // MPI_Win_complete to a target
 
 Window& check_win(Runtime& rt, const char* call, MPI_Win win) {
-  auto& ws = rt.windows();
+  auto& ws = rt.one_sided().windows();
   if (win < 0 || static_cast<std::size_t>(win) >= ws.size() || !ws[static_cast<std::size_t>(win)].used)
     rt.fail(call, "window " + std::to_string(win) + " is not a window (MPI_ERR_WIN)");
   Window& w = ws[static_cast<std::size_t>(win)];
-  if (rt.comm_rank(rt.comm_at(w.comm), rt.current().world) < 0)
+  if (Communicators::rank(rt.comms().at(w.comm), rt.current().world) < 0)
     rt.fail(call, "window " + std::to_string(win) + " is not one of this rank's (MPI_ERR_WIN)");
   return w;
 }
 
-int win_rank(Runtime& rt, const Window& w) { return rt.comm_rank(rt.comm_at(w.comm), rt.current().world); }
+int win_rank(Runtime& rt, const Window& w) { return Communicators::rank(rt.comms().at(w.comm), rt.current().world); }
 
 int check_target(Runtime& rt, const char* call, const Window& w, int target) {
   if (target == MPI_PROC_NULL) return target;
@@ -127,8 +127,8 @@ std::uint32_t access_message(Runtime& rt, MPI_Win win, Window& w, int target, Rm
   m.origin = rt.current().world;
   m.target = target;
   m.reply_bytes = reply_bytes;
-  const std::uint32_t request =
-      rt.rma_send(m, w.ranks[static_cast<std::size_t>(target)].world, bytes, kind == RmaMessage::Fetch, call);
+  const std::uint32_t request = rt.one_sided().send(rt, m, w.ranks[static_cast<std::size_t>(target)].world, bytes,
+                                                    kind == RmaMessage::Fetch, call);
   note_access(w, rt.current().world, target);
   if (request != kNoRequest) w.outstanding[rt.current().world].push_back(Outstanding{target, request});
   return request;
@@ -148,7 +148,7 @@ void wait_outstanding(Runtime& rt, const char* call, svector<Outstanding>& out, 
     }
   }
   rt.issue_compute();
-  for (std::uint32_t id : ids) rt.current().after.push_back(Dependency{rt.request(id).op, false});
+  for (std::uint32_t id : ids) rt.current().after.push_back(Dependency{rt.requests()[id].op, false});
   rt.wait_for(ids, call);
   for (std::uint32_t id : ids) rt.free_request(id);
 }
@@ -166,7 +166,7 @@ void round_trips(Runtime& rt, MPI_Win win, Window& w, const std::vector<int>& ta
     m.window = static_cast<std::uint32_t>(win);
     m.origin = me;
     m.target = t;
-    ids.push_back(rt.rma_send(m, w.ranks[static_cast<std::size_t>(t)].world, 0, true, call));
+    ids.push_back(rt.one_sided().send(rt, m, w.ranks[static_cast<std::size_t>(t)].world, 0, true, call));
   }
   wait_outstanding(rt, call, w.outstanding[me], ids,
                    [&](int target) { return std::find(targets.begin(), targets.end(), target) != targets.end(); });
@@ -189,7 +189,7 @@ void barrier(Runtime& rt, MPI_Comm comm, const char* call) {
     rt.wait_for({&request, 1}, call);
     rt.free_request(request);
   }
-  rt.finish_collective(comm, col);
+  rt.collectives().finish(rt.comms().at(comm), col);
 }
 
 // The collective part of creating a window: every rank's (base, size, unit)
@@ -200,11 +200,11 @@ MPI_Win create_window(Runtime& rt, const char* call, MPI_Comm comm, int flavor, 
   if (size < 0) rt.fail(call, "size " + std::to_string(size) + " is negative (MPI_ERR_SIZE)");
   if (disp_unit <= 0)
     rt.fail(call, "displacement unit " + std::to_string(disp_unit) + " is not positive (MPI_ERR_ARG)");
-  const int me = rt.comm_rank(c, rt.current().world);
+  const int me = Communicators::rank(c, rt.current().world);
   std::uint32_t request;
   Collective& col = rt.start_collective(comm, taskgraph::CollectiveOp::Allgather, 24, 0, call, true, request);
   if (col.created.empty()) {
-    auto& ws = rt.windows();
+    auto& ws = rt.one_sided().windows();
     std::size_t id = 0;
     while (id < ws.size() && ws[id].used) ++id;
     if (id == ws.size()) ws.emplace_back();
@@ -218,7 +218,7 @@ MPI_Win create_window(Runtime& rt, const char* call, MPI_Comm comm, int flavor, 
     col.created[0] = static_cast<MPI_Comm>(id);
   }
   const MPI_Win win = col.created[0];
-  WindowRank& mine = rt.windows()[static_cast<std::size_t>(win)].ranks[static_cast<std::size_t>(me)];
+  WindowRank& mine = rt.one_sided().windows()[static_cast<std::size_t>(win)].ranks[static_cast<std::size_t>(me)];
   mine.base = base;
   mine.size = size;
   mine.disp_unit = disp_unit;
@@ -228,20 +228,20 @@ MPI_Win create_window(Runtime& rt, const char* call, MPI_Comm comm, int flavor, 
     rt.wait_for({&request, 1}, call);
     rt.free_request(request);
   }
-  rt.finish_collective(comm, col);
+  rt.collectives().finish(rt.comms().at(comm), col);
   return win;
 }
 
 }  // namespace
 
-std::uint32_t Runtime::rma_send(const RmaMessage& m, std::uint32_t target_world, std::uint64_t bytes, bool reply,
-                                const char* call) {
-  Rank& k = *current_;
-  issue_compute();
+std::uint32_t OneSided::send(Runtime& rt, const RmaMessage& m, std::uint32_t target_world, std::uint64_t bytes,
+                             bool reply, const char* call) {
+  Rank& k = rt.current();
+  rt.issue_compute();
   RmaMessage msg = m;
   msg.tag = static_cast<int>(k.rma_tags++ & 0x3fffffff);
   msg.bytes = bytes;
-  const std::uint32_t companion = programs_ + target_world;
+  const std::uint32_t companion = rt.programs() + target_world;
   const std::uint32_t comm = kRmaComm | m.window;
   Operation send;
   send.kind = OpKind::Send;
@@ -249,10 +249,10 @@ std::uint32_t Runtime::rma_send(const RmaMessage& m, std::uint32_t target_world,
   send.tag = msg.tag;
   send.comm = comm;
   send.bytes = bytes;
-  const std::uint32_t node = node_of(call);
-  const std::uint64_t idx = issue(send, k.after, node);
+  const std::uint32_t node = rt.node_of(call);
+  const std::uint64_t idx = rt.issue(send, k.after, node);
   k.after.assign(1, Dependency{idx, true});
-  rma_messages_[op_key(k.world, idx)] = msg;
+  messages_[op_key(k.world, idx)] = msg;
   if (!reply) return kNoRequest;
   Operation recv;
   recv.kind = OpKind::Recv;
@@ -260,34 +260,27 @@ std::uint32_t Runtime::rma_send(const RmaMessage& m, std::uint32_t target_world,
   recv.tag = msg.tag;
   recv.comm = comm;
   recv.bytes = msg.reply_bytes;
-  const std::uint64_t r = issue(recv, k.after, node);
+  const std::uint64_t r = rt.issue(recv, k.after, node);
   k.after.assign(1, Dependency{r, true});
-  const std::uint32_t id = new_request(Request::Kind::Rma, "");
-  expect(id, r);
+  const std::uint32_t id = rt.new_request(Request::Kind::Rma, "");
+  rt.expect(id, r);
   return id;
 }
 
-// The companion of a target receives a one-sided message and, for those that
-// ask, answers it (a get's data, a flush, a lock grant) after processing it.
-void Runtime::serve_rma(std::uint32_t companion, std::uint32_t sender, std::uint64_t send_op) {
-  auto it = rma_messages_.find(op_key(sender, send_op));
-  if (it == rma_messages_.end()) {
-    stop("internal error: the companion of rank " + std::to_string(companion - programs_) +
-         " received a message that is no one-sided operation");
-    throw RunStopped{};
-  }
+bool OneSided::serve(Runtime& rt, Rank& c, std::uint32_t sender, std::uint64_t send_op) {
+  auto it = messages_.find(op_key(sender, send_op));
+  if (it == messages_.end()) return false;
   const RmaMessage m = it->second;
-  rma_messages_.erase(it);
-  Rank& c = ranks_[companion];
+  messages_.erase(it);
   const std::uint32_t comm = kRmaComm | m.window;
-  const std::uint32_t node = node_of("one-sided service");
+  const std::uint32_t node = rt.node_of("one-sided service");
   Operation recv;
   recv.kind = OpKind::Recv;
   recv.peer = static_cast<std::int32_t>(sender);
   recv.tag = m.tag;
   recv.comm = comm;
   recv.bytes = m.bytes;
-  const std::uint64_t r = issue_on(c, recv, {}, node);
+  const std::uint64_t r = rt.issue_on(c, recv, {}, node);
   auto answer = [&](std::uint32_t to, int tag, std::uint64_t bytes, std::uint64_t after) {
     Operation send;
     send.kind = OpKind::Send;
@@ -296,7 +289,7 @@ void Runtime::serve_rma(std::uint32_t companion, std::uint32_t sender, std::uint
     send.comm = comm;
     send.bytes = bytes;
     const Dependency dep{after, false};
-    issue_on(c, send, {&dep, 1}, node);
+    rt.issue_on(c, send, {&dep, 1}, node);
   };
   Window& w = windows_[m.window];
   TargetLock& lock = w.locks[static_cast<std::size_t>(m.target)];
@@ -338,6 +331,7 @@ void Runtime::serve_rma(std::uint32_t companion, std::uint32_t sender, std::uint
       break;
     }
   }
+  return true;
 }
 
 }  // namespace poems::direct::detail
@@ -360,12 +354,12 @@ MPI_Request rma_request(Runtime& rt, const char* call, Window& w, std::uint32_t 
     svector<Outstanding>& out = w.outstanding[rt.current().world];
     out.erase(std::remove_if(out.begin(), out.end(), [&](const Outstanding& o) { return o.request == reply; }),
               out.end());
-    rt.request(reply).call = call;
+    rt.requests()[reply].call = call;
     return static_cast<MPI_Request>(reply);
   }
   const std::uint32_t id = rt.new_request(Request::Kind::Rma, call);
-  rt.request(id).done = true;
-  rt.request(id).op = kNoOp;
+  rt.requests()[id].done = true;
+  rt.requests()[id].op = kNoOp;
   return static_cast<MPI_Request>(id);
 }
 
@@ -380,7 +374,7 @@ int put_get(const char* call, bool put, void* origin_addr, int origin_count, MPI
     check_same_bytes(rt, call, obytes, tbytes);
     std::uint32_t reply = kNoRequest;
     if (check_target(rt, call, w, target_rank) != MPI_PROC_NULL) {
-      const TypeInfo ttype = *rt.type(target_datatype);  // a copy: the table may move
+      const TypeInfo ttype = *rt.objects().type(target_datatype);  // a copy: the table may move
       check_range(rt, call, w, target_rank, target_disp, target_count, ttype);
       const std::uintptr_t addr = target_address(w, target_rank, target_disp);
       if (put) {
@@ -418,7 +412,7 @@ int accumulate(const char* call, const void* origin_addr, int origin_count, MPI_
                         " bytes, the target " + std::to_string(tbytes) + " (MPI_ERR_ARG)");
     std::uint32_t reply = kNoRequest;
     if (check_target(rt, call, w, target_rank) != MPI_PROC_NULL) {
-      const TypeInfo ttype = *rt.type(target_datatype);
+      const TypeInfo ttype = *rt.objects().type(target_datatype);
       check_range(rt, call, w, target_rank, target_disp, target_count, ttype);
       const std::uintptr_t addr = target_address(w, target_rank, target_disp);
       svector<std::byte> data(tbytes);
@@ -474,7 +468,7 @@ int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info, MPI_Comm com
     const char* call = "MPI_Win_allocate_shared";
     *win = create_window(rt, call, comm, MPI_WIN_FLAVOR_SHARED, 0, size, disp_unit, true);
     // One block for all ranks, contiguous in rank order, made by the first rank past the creation.
-    Window& w = rt.windows()[static_cast<std::size_t>(*win)];
+    Window& w = rt.one_sided().windows()[static_cast<std::size_t>(*win)];
     if (w.shared_block == 0) {
       std::size_t total = 0;
       for (const WindowRank& r : w.ranks) total += static_cast<std::size_t>(r.size);
@@ -549,8 +543,8 @@ int MPI_Win_free(MPI_Win* win) {
     const std::vector<int> pending = accessed_targets(w, me);
     if (!pending.empty()) round_trips(rt, *win, w, pending, RmaMessage::Flush, "MPI_Win_free");
     barrier(rt, comm, "MPI_Win_free");
-    delete_attributes(rt, Runtime::kWinAttr, *win);
-    Window& after = rt.windows()[static_cast<std::size_t>(*win)];
+    delete_attributes(rt, ObjectTables::kWinAttr, *win);
+    Window& after = rt.one_sided().windows()[static_cast<std::size_t>(*win)];
     const WindowRank& mine = after.ranks[static_cast<std::size_t>(win_rank(rt, after))];
     if (after.flavor == MPI_WIN_FLAVOR_ALLOCATE && mine.base != 0)
       SharedAlloc<std::byte>().deallocate(reinterpret_cast<std::byte*>(mine.base), 0);
@@ -588,7 +582,7 @@ int MPI_Win_get_attr(MPI_Win win, int keyval, void* attribute_val, int* flag) {
       case MPI_WIN_MODEL: value = &model; break;
       default: {
         std::uintptr_t v = 0;
-        *flag = get_attribute(rt, Runtime::kWinAttr, win, keyval, v) ? 1 : 0;
+        *flag = get_attribute(rt, ObjectTables::kWinAttr, win, keyval, v) ? 1 : 0;
         value = reinterpret_cast<void*>(v);
       }
     }
@@ -685,7 +679,7 @@ int MPI_Compare_and_swap(const void* origin_addr, const void* compare_addr, void
     const std::uint64_t bytes = check_bytes(rt, call, 1, datatype);
     if (!is_predefined(datatype)) rt.fail(call, "the datatype must be predefined (MPI_ERR_TYPE)");
     if (check_target(rt, call, w, target_rank) == MPI_PROC_NULL) return MPI_SUCCESS;
-    const TypeInfo t = *rt.type(datatype);
+    const TypeInfo t = *rt.objects().type(datatype);
     check_range(rt, call, w, target_rank, target_disp, 1, t);
     const std::uintptr_t addr = target_address(w, target_rank, target_disp);
     svector<std::byte> old(bytes);
@@ -728,9 +722,10 @@ int MPI_Win_lock(int lock_type, int rank, int assert_flags, MPI_Win win) {
     m.origin = rt.current().world;
     m.target = rank;
     m.lock_type = lock_type;
-    const std::uint32_t id = rt.rma_send(m, w.ranks[static_cast<std::size_t>(rank)].world, 0, true, "MPI_Win_lock");
+    const std::uint32_t id =
+        rt.one_sided().send(rt, m, w.ranks[static_cast<std::size_t>(rank)].world, 0, true, "MPI_Win_lock");
     rt.issue_compute();
-    rt.current().after.push_back(Dependency{rt.request(id).op, false});
+    rt.current().after.push_back(Dependency{rt.requests()[id].op, false});
     rt.wait_for({&id, 1}, "MPI_Win_lock");  // until the target's companion grants it
     rt.free_request(id);
     return MPI_SUCCESS;
@@ -811,9 +806,9 @@ namespace {
 std::vector<int> group_ranks(Runtime& rt, const char* call, const Window& w, MPI_Group group) {
   const Group& g = check_group(rt, call, group);
   std::vector<int> out;
-  const Comm& c = rt.comm_at(w.comm);
+  const Comm& c = rt.comms().at(w.comm);
   for (std::uint32_t world : g.members) {
-    const int r = rt.comm_rank(c, world);
+    const int r = Communicators::rank(c, world);
     if (r < 0) rt.fail(call, "the group holds a rank outside the window's (MPI_ERR_GROUP)");
     out.push_back(r);
   }
@@ -836,7 +831,7 @@ void await(Runtime& rt, const Window& w, const std::vector<int>& from, int tag, 
                                w.comm, rt.node_of(call), call));
   }
   rt.issue_compute();
-  for (std::uint32_t id : ids) rt.current().after.push_back(Dependency{rt.request(id).op, false});
+  for (std::uint32_t id : ids) rt.current().after.push_back(Dependency{rt.requests()[id].op, false});
   rt.wait_for(ids, call);
   for (std::uint32_t id : ids) {
     rt.complete_request(id);
@@ -872,7 +867,7 @@ int MPI_Win_complete(MPI_Win win) {
     const std::vector<int> targets(w.start_group[me].begin(), w.start_group[me].end());
     const std::vector<int> pending = accessed_targets(w, me);
     if (!pending.empty()) round_trips(rt, win, w, pending, RmaMessage::Flush, "MPI_Win_complete");
-    Window& again = rt.windows()[static_cast<std::size_t>(win)];
+    Window& again = rt.one_sided().windows()[static_cast<std::size_t>(win)];
     notify(rt, again, targets, kCompleteTag, "MPI_Win_complete");
     again.start_group.erase(me);
     return MPI_SUCCESS;
@@ -885,7 +880,7 @@ int MPI_Win_wait(MPI_Win win) {
     const std::uint32_t me = rt.current().world;
     const std::vector<int> origins(w.post_group[me].begin(), w.post_group[me].end());
     await(rt, w, origins, kCompleteTag, "MPI_Win_wait");
-    rt.windows()[static_cast<std::size_t>(win)].post_group.erase(me);
+    rt.one_sided().windows()[static_cast<std::size_t>(win)].post_group.erase(me);
     return MPI_SUCCESS;
   });
 }

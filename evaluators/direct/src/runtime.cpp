@@ -28,13 +28,6 @@ namespace {
 
 Runtime* g_active = nullptr;
 
-// The thread's CPU time since `mark`; 0 if the clock reads less (a clock of
-// another thread or process than the mark's): never an unsigned wrap.
-std::uint64_t cpu_since(std::uint64_t mark) {
-  const std::uint64_t now = thread_cpu_ns();
-  return now > mark ? now - mark : 0;
-}
-
 // A running rank stops issuing and lets the engine read once it has this
 // many operations waiting in its outbox (a program that only sends would
 // otherwise run to its end before the engine sees anything).
@@ -62,47 +55,12 @@ Runtime::Runtime(const Program& program, const std::vector<std::string>& args, c
   if (options.ranks_per_node == 0) throw std::invalid_argument("ranks per node must be at least 1");
   if (options.isolation == Isolation::Threads && !program)
     throw std::invalid_argument("ranks as threads need the program as a function");
-  measure_ = options.compute == ComputeMode::Measured && options.compute_scale > 0;
-  if (measure_) {
-    // An interval between two MPI calls also holds the end of one clock read
-    // and the start of the next: the least time two back-to-back reads show.
-    clock_cost_ns_ = ~std::uint64_t{0};
-    for (int i = 0; i < 64; ++i) {
-      const std::uint64_t a = thread_cpu_ns(), b = thread_cpu_ns();
-      clock_cost_ns_ = std::min(clock_cost_ns_, b - a);
-    }
-  }
-  if (options.processor) processor_ = processor::make_processor_model(*options.processor);
-  find_sanitizer_clock();
-  timespec ts{};
-  real_clock_gettime(CLOCK_REALTIME, &ts);
-  epoch_realtime_ns_ = static_cast<std::uint64_t>(options.epoch_seconds >= 0 ? options.epoch_seconds : ts.tv_sec) *
-                       1'000'000'000ull;  // whole seconds
-  real_clock_gettime(CLOCK_MONOTONIC, &ts);
-  epoch_monotonic_ns_ = static_cast<std::uint64_t>(ts.tv_sec) * 1'000'000'000ull;
+  clock_.init(options);
   nodes_.emplace_back();  // node 0: none
   compute_node_ = node_of("computation");
   const std::uint32_t p = options.ranks;
-  Comm* world = shared_new<Comm>();
-  world->members.resize(p);
-  for (std::uint32_t r = 0; r < p; ++r) world->members[r] = r;
-  world->started.assign(p, 0);
-  world->name = "MPI_COMM_WORLD";
-  comms_.push_back(world);
-  Comm* self = shared_new<Comm>();
-  self->self = true;
-  self->started.assign(p, 0);  // by world rank
-  self->name = "MPI_COMM_SELF";
-  comms_.push_back(self);
-  groups_.emplace_back();  // MPI_GROUP_EMPTY
-  groups_.back().used = true;
-  types_.resize(kLastPredefined + 1);
-  for (MPI_Datatype t = 1; t <= kLastPredefined; ++t) types_[static_cast<std::size_t>(t)] = predefined_info(t);
-  user_ops_.resize(MPI_NO_OP + 1);
-  keyvals_.resize(MPI_WIN_MODEL + 1);  // the predefined attribute keys
-  for (Keyval& k : keyvals_) k.used = true;
-  infos_.resize(2);  // MPI_INFO_NULL, MPI_INFO_ENV
-  infos_[MPI_INFO_ENV].used = true;
+  comms_.init(p);
+  objects_.init();
   programs_ = p;
   ranks_.resize(2 * std::size_t{p});  // the programs, then their companions
   for (std::uint32_t r = 0; r < 2 * p; ++r) {
@@ -119,7 +77,6 @@ Runtime::Runtime(const Program& program, const std::vector<std::string>& args, c
 
 Runtime::~Runtime() {
   if (g_active == this) g_active = nullptr;
-  for (Comm* c : comms_) shared_delete(c);
 }
 
 std::uint32_t Runtime::node_of(const char* label) {
@@ -163,7 +120,7 @@ void Runtime::start_rank_thread(std::uint32_t r) {
       me.exit_code = program_(static_cast<int>(me.argv.size() - 1), me.argv.data());
       if (!me.finalized) {
         // A program that returns without MPI_Finalize: its last computation still counts.
-        if (measure_) me.compute_ps += static_cast<double>(cpu_since(me.cpu_mark)) * 1000.0 * options_.compute_scale;
+        clock_.measure_end(me.cpu_mark, me.compute_ps);
         issue_compute();
         if (me.initialized) stop("rank " + std::to_string(r) + " returned from main without MPI_Finalize");
       }
@@ -290,7 +247,7 @@ bool Runtime::completed(std::uint32_t rank, std::uint64_t op, Picoseconds time) 
   // A receive stays tracked for matched(), which the engine calls in the same
   // event; it may owe the sender an acknowledgement (MPI_Ssend), which
   // matched() issues: the rank is read after this event in any case.
-  const bool read_again = q.kind == Request::Kind::Recv && synchronous_sends_;
+  const bool read_again = q.kind == Request::Kind::Recv && messages_.synchronous();
   if (q.kind != Request::Kind::Recv) k.untrack(op);
   if (time > q.done_time) q.done_time = time;
   if (--q.remaining > 0) return read_again;
@@ -306,7 +263,7 @@ bool Runtime::completed(std::uint32_t rank, std::uint64_t op, Picoseconds time) 
 }
 
 void Runtime::run_deferred(std::uint32_t index) {
-  DeferredSchedule& d = deferred_[index];
+  DeferredSchedule& d = collectives_.deferred(index);
   Rank& c = ranks_[d.companion];
   const std::uint64_t first = c.next_op;
   for (Operation o : d.ops) {
@@ -331,9 +288,7 @@ void Runtime::run_deferred(std::uint32_t index) {
     }
   }
   woken_.push_back(d.companion);
-  d = DeferredSchedule{};
-  d.request = free_deferred_;
-  free_deferred_ = index + 1;
+  collectives_.release_deferred(index);
 }
 
 std::span<const std::uint32_t> Runtime::take_woken() {
@@ -393,8 +348,12 @@ void Runtime::matched(std::uint32_t rank, std::uint64_t recv_op, std::uint32_t s
 
 bool Runtime::arrived_unexpected(std::uint32_t rank, std::uint32_t sender, std::uint64_t send_op, Picoseconds) {
   if (rank >= programs_) {  // a one-sided message reached the target's companion
-    if (rma_messages_.find(op_key(sender, send_op)) == rma_messages_.end()) return false;  // a collective's
-    serve_rma(rank, sender, send_op);
+    if (!one_sided_.in_flight(op_key(sender, send_op))) return false;  // a collective's
+    if (!one_sided_.serve(*this, ranks_[rank], sender, send_op)) {
+      stop("internal error: the companion of rank " + std::to_string(rank - programs_) +
+           " received a message that is no one-sided operation");
+      throw RunStopped{};
+    }
     return true;
   }
   auto m = messages_.find(op_key(sender, send_op));
@@ -482,7 +441,7 @@ DirectResult Runtime::run() {
   for (std::uint32_t r = 0; r < programs_; ++r) out.exit_codes.push_back(ranks_[r].exit_code);
   out.switches = switches_;
   out.mpi_calls = mpi_calls_;
-  out.measured_cpu_seconds = static_cast<double>(measured_ns_) * 1e-9;
+  out.measured_cpu_seconds = static_cast<double>(clock_.measured_ns()) * 1e-9;
   out.host_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
@@ -566,20 +525,11 @@ void Runtime::describe_blocked(DirectResult& out) const {
 
 // ---- calls ---------------------------------------------------------------------------------
 
-void Runtime::start_cpu_mark() {
-  if (measure_) current_->cpu_mark = thread_cpu_ns();
-}
-
 void Runtime::enter(const char* call, bool needs_init) {
   Rank& k = *current_;
   if (stopping_) suspend(k);  // unwinds or ends the rank
   ++mpi_calls_;
-  if (measure_) {
-    const std::uint64_t since = cpu_since(k.cpu_mark);
-    const std::uint64_t spent = since > clock_cost_ns_ ? since - clock_cost_ns_ : 0;
-    measured_ns_ += spent;
-    k.compute_ps += static_cast<double>(spent) * 1000.0 * options_.compute_scale;
-  }
+  clock_.measure_call(k.cpu_mark, k.compute_ps);
   if (needs_init && !k.initialized) fail(call, "called before MPI_Init");
   if (needs_init && k.finalized) fail(call, "called after MPI_Finalize");
 }
@@ -587,7 +537,7 @@ void Runtime::enter(const char* call, bool needs_init) {
 void Runtime::leave() {
   Rank& k = *current_;
   if (k.out_ops.size() - k.out_read >= kPauseOps) suspend(k);  // stays Ready: pulled again when the engine reads
-  if (measure_) k.cpu_mark = thread_cpu_ns();
+  clock_.mark(k.cpu_mark);
 }
 
 void Runtime::fail(const char* call, const std::string& message) {
@@ -625,7 +575,7 @@ void Runtime::exit_rank(int code) {
 void Runtime::rank_exiting(int code) {
   Rank& k = *current_;
   if (stopping_ || k.exiting) return;
-  if (measure_) k.compute_ps += static_cast<double>(cpu_since(k.cpu_mark)) * 1000.0 * options_.compute_scale;
+  clock_.measure_end(k.cpu_mark, k.compute_ps);
   k.exit_code = code;
   k.exiting = true;
   if (k.initialized && !k.finalized) {
@@ -639,13 +589,14 @@ void Runtime::rank_exiting(int code) {
 void Runtime::charge_task(const processor::TaskRequest& task) {
   // Measured computation: the code the charge describes was timed already.
   if (options_.compute != ComputeMode::Model) return;
-  if (!processor_)
+  processor::ProcessorModel* processor = clock_.processor();
+  if (!processor)
     fail("POEMS_Compute",
          "no processor model is set (run with a machine that has a hardware[processor] component, e.g. "
          "`poems direct PROGRAM --compute model --machine Odin`)");
   double ns = 0;
   try {
-    ns = processor_->task_time_ns(task);
+    ns = processor->task_time_ns(task);
   } catch (const std::exception& e) {
     fail("POEMS_Compute", e.what());
   }
@@ -685,39 +636,10 @@ void Runtime::issue_compute() {
   k.after.assign(1, Dependency{idx, false});
 }
 
-std::uint32_t Runtime::new_request(Request::Kind kind, const char* call) {
-  std::uint32_t id;
-  if (free_requests_ != 0) {
-    id = free_requests_ - 1;
-    free_requests_ = requests_[id].next_free;
-  } else {
-    if (requests_.size() >= 0x7fffffff) throw std::length_error("too many requests");
-    requests_.emplace_back();
-    id = static_cast<std::uint32_t>(requests_.size() - 1);
-  }
-  requests_[id] = Request{};
-  requests_[id].kind = kind;
-  requests_[id].rank = current_->world;
-  requests_[id].call = call;
-  return id;
-}
-
 void Runtime::free_request(std::uint32_t id) {
-  Request& q = requests_[id];
-  q.kind = Request::Kind::Free;
-  q.payload = svector<std::byte>();
-  q.target = RecvTarget{};
-  q.next_free = free_requests_;
-  free_requests_ = id + 1;
+  requests_.release(id);
   auto& actions = completion_actions();
   if (!actions.empty()) actions.erase(id);
-}
-
-bool Runtime::valid_request(MPI_Request handle) const {
-  if (handle < 0 || static_cast<std::size_t>(handle) >= requests_.size()) return false;
-  const Request& q = requests_[static_cast<std::size_t>(handle)];
-  return q.kind != Request::Kind::Free && q.kind != Request::Kind::Marker && q.rank == current_->world &&
-         !(q.kind == Request::Kind::Collective && q.call[0] == '\0');
 }
 
 void Runtime::expect(std::uint32_t request, std::uint64_t op, std::uint32_t on) {
@@ -768,7 +690,7 @@ void Runtime::deliver(Request& q) {
   const RecvTarget& t = q.target;
   if (q.bytes > 0) {
     if (t.blocks.empty()) {
-      const TypeInfo& layout = types_[static_cast<std::size_t>(t.type)];
+      const TypeInfo& layout = objects_.layout(t.type);
       unpack_runs(layout.blocks, layout.extent(), layout.size, q.payload.data(), q.bytes, t.buffer, t.count);
     } else {
       unpack_runs(t.blocks, t.extent, t.size, q.payload.data(), q.bytes, t.buffer, t.count);

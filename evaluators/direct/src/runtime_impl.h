@@ -18,6 +18,14 @@
 // ranks start uses SharedAlloc containers. Data reach a receive buffer in
 // the receiving rank (deliver()), never from the controller, which cannot
 // write into a rank's memory.
+//
+// Runtime keeps the ranks, their outboxes and the turn; the rest of the state
+// is in parts it holds by value, each in its own header and called directly
+// (no virtual calls): requests and point-to-point messages (requests.h),
+// communicators and groups (communicators.h), datatypes, operators, keyvals
+// and infos (object_tables.h), collective calls' data and deferred schedules
+// (collective_records.h), one-sided windows and messages (one_sided.h), and
+// computation's cost and the clocks' epochs (virtual_clock.h).
 #pragma once
 
 #include <sys/types.h>
@@ -30,11 +38,17 @@
 #include <utility>
 #include <vector>
 
+#include "collective_records.h"
+#include "communicators.h"
 #include "datatypes.h"
 #include "mpi.h"
+#include "object_tables.h"
+#include "one_sided.h"
 #include "poems/direct/runtime.h"
 #include "poems/sim/observer.h"
+#include "requests.h"
 #include "shared_memory.h"
+#include "virtual_clock.h"
 
 namespace poems::direct::detail {
 
@@ -50,196 +64,13 @@ struct RankUnwind {};
 // Thrown on the controller's side (out of pull or an observer call) to stop the engine.
 struct RunStopped {};
 
-inline constexpr std::uint32_t kNoRequest = ~std::uint32_t{0};
-inline constexpr std::uint64_t kNoOp = ~std::uint64_t{0};  // a request without an operation (MPI_PROC_NULL)
-// Communicator ids on the wire: application messages use the communicator's
-// handle; collectives use taskgraph::collective_comm; acknowledgements of
-// synchronous sends and one-sided traffic use these (never matched by programs).
-inline constexpr std::uint32_t kAckComm = 0x40000000u;
-inline constexpr std::uint32_t kRmaComm = 0x20000000u;
-
 // A rank-local operation index with its rank, as one key.
 inline std::uint64_t op_key(std::uint32_t rank, std::uint64_t op) { return std::uint64_t{rank} << 40 | op; }
-
-// Where received data goes: `count` items of a datatype at `buffer` (the
-// layout is copied for derived types: the program may free the type).
-struct RecvTarget {
-  void* buffer = nullptr;
-  std::uint64_t count = 0;
-  MPI_Datatype type = MPI_BYTE;
-  std::uint64_t capacity = 0;  // bytes (count x size)
-  svector<Block> blocks;       // derived types: the layout
-  std::int64_t extent = 0;
-  std::uint64_t size = 0;
-};
-
-// A nonblocking collective's schedule, waiting for its rank's program to
-// reach the call in virtual time (a marker operation) before the companion
-// runs it. Indices are relative to the schedule's first operation.
-struct DeferredSchedule {
-  std::uint32_t companion = 0;
-  svector<Operation> ops;
-  svector<Dependency> deps;
-  svector<std::uint64_t> exits;
-  std::uint32_t request = 0;
-};
-
-struct Request {
-  enum class Kind : std::uint8_t { Free, Send, Recv, Marker, Collective, Persistent, Generalized, Deferred, Rma };
-  Kind kind = Kind::Free;
-  bool done = false;
-  bool waited = false;      // its rank is blocked until it is done
-  bool delivered = true;    // Recv: its data (payload) reached the buffer
-  bool persistent = false;  // MPI_Send_init / MPI_Recv_init: survives completion
-  bool active = true;       // persistent: started
-  bool cancelled = false;
-  std::uint32_t rank = 0;
-  std::uint32_t remaining = 0;  // operations still to complete
-  std::uint64_t op = 0;         // the engine operation (the last one, for a collective)
-  std::uint32_t op_rank = 0;    // the engine rank whose operation it is (a companion's, for a nonblocking collective)
-  Picoseconds done_time = 0;
-  const char* call = "";  // the MPI call that posted it
-  // Recv: what arrived (the status) and its bytes until the rank delivers them.
-  RecvTarget target;
-  int source = MPI_ANY_SOURCE, tag = MPI_ANY_TAG;
-  std::uint64_t bytes = 0;
-  svector<std::byte> payload;
-  // Persistent requests: the arguments of each start.
-  const void* send_buffer = nullptr;
-  int peer = 0, ptag = 0, count = 0;
-  MPI_Datatype ptype = MPI_DATATYPE_NULL;
-  MPI_Comm comm = MPI_COMM_NULL;
-  int mode = 0;                      // persistent sends: 0 standard, 1 synchronous
-  std::uint32_t inner = kNoRequest;  // persistent: the request of the current start
-  std::uint32_t deferred = 0;        // Kind::Deferred: index into deferred_
-  std::uint32_t next_free = 0;
-};
-
-// A message between its send and the receive that matches it: its bytes,
-// packed, in the shared region (the sender may reuse its buffer at once; the
-// receiver copies them out when it sees the receive complete).
-struct Message {
-  svector<std::byte> data;
-  std::uint64_t bytes = 0;
-  int tag = 0;
-  int source = 0;                      // the sender's rank in the communicator
-  std::uint32_t comm = 0;              // communicator handle (the engine's communicator id)
-  std::uint32_t ack_tag = kNoRequest;  // synchronous send: the receiver acknowledges the match
-};
-
-struct CartTopology {
-  svector<int> dims, periods;
-};
-
-// A rank's neighbours in a distributed graph topology (communicator ranks).
-struct Neighbors {
-  svector<int> sources, destinations;
-};
-
-struct Comm {
-  svector<std::uint32_t> members;              // world ranks by communicator rank
-  sunordered_map<std::uint32_t, int> rank_of;  // world rank -> rank (empty for the world: identity)
-  svector<std::uint64_t> started;              // per member: collectives it has started
-  bool self = false;                           // MPI_COMM_SELF: one member, whoever asks
-  bool freed = false;
-  int topology = 0;  // MPI_CART, MPI_GRAPH, MPI_DIST_GRAPH or 0
-  CartTopology cart;
-  svector<int> graph_index, graph_edges;     // MPI_Graph_create
-  smap<std::uint32_t, Neighbors> neighbors;  // distributed graph: by world rank
-  sstring name;
-  int errhandler = MPI_ERRORS_ARE_FATAL;
-  std::uint32_t ranks_per_node = 0;  // MPI_Comm_split_type results (0: not from one)
-  int size() const { return self ? 1 : static_cast<int>(members.size()); }
-};
-
-struct Group {
-  svector<std::uint32_t> members;  // world ranks
-  bool used = false;
-};
-
-// One collective call of a communicator: its handle, the member for
-// MPI_COMM_SELF (whose collectives are each rank's own), its sequence number.
-struct CollectiveKey {
-  MPI_Comm comm = MPI_COMM_NULL;
-  std::uint32_t self_rank = 0;
-  std::uint64_t seq = 0;
-  auto operator<=>(const CollectiveKey&) const = default;
-};
-
-// The data side of one collective call (the timing side is the engine's):
-// contributions are copied when ranks enter, results computed once all are in.
-struct Collective {
-  CollectiveKey key;
-  int op = 0;  // what the call is (taskgraph::CollectiveOp, or a kind of ours above it)
-  const char* call = "";
-  int root = 0, count = 0;
-  MPI_Datatype type = MPI_DATATYPE_NULL;
-  MPI_Op reduce = MPI_OP_NULL;
-  std::size_t chunk = 0;  // bytes of one rank's contribution (packed)
-  svector<std::byte> data;
-  svector<svector<std::byte>> parts;  // v-collectives: each rank's (or pair's) packed part
-  svector<std::byte> result;
-  bool result_ready = false;
-  std::uint32_t entered = 0, left = 0, contributed = 0;
-  svector<std::pair<int, int>> split;  // Comm_split: (color, key) by communicator rank
-  smap<int, MPI_Comm> created;         // Comm_split / Comm_dup: new communicator by color
-  svector<std::int64_t> values;        // small per-rank values (window creation)
-};
 
 // A program rank, or the companion of one (ranks P..2P-1 of the engine): the
 // companion carries the rank's nonblocking collectives and serves the
 // one-sided operations that target it, with a CPU and NIC of its own, so the
 // program's own stream never waits behind them (docs/direct.md).
-// One-sided communication (mpi_rma.cpp). A window's memory at each of its
-// ranks, the lock each target's companion keeps, and what each origin has
-// outstanding at each target.
-struct WindowRank {
-  std::uintptr_t base = 0;
-  MPI_Aint size = 0;
-  int disp_unit = 1;
-  std::uint32_t world = 0;
-  bool shared = false;  // in the shared region (MPI_Win_allocate*): any rank reads it directly
-};
-struct LockWaiter {
-  std::uint32_t origin = 0;  // world rank
-  int tag = 0;
-  int type = 0;
-};
-struct TargetLock {
-  int exclusive = -1;  // world rank holding it exclusively, or -1
-  std::uint32_t shared = 0;
-  svector<LockWaiter> waiting;
-};
-struct Outstanding {
-  int target = 0;             // communicator rank
-  std::uint32_t request = 0;  // a reply the origin waits for (get, fetch) or kNoRequest
-};
-struct Window {
-  bool used = false;
-  MPI_Comm comm = MPI_COMM_NULL;
-  int flavor = MPI_WIN_FLAVOR_CREATE;
-  svector<WindowRank> ranks;                                  // by communicator rank
-  svector<TargetLock> locks;                                  // by communicator rank
-  smap<std::uint32_t, svector<Outstanding>> outstanding;      // by origin world rank
-  smap<std::uint32_t, svector<int>> accessed;                 // targets since the last synchronization, by origin
-  smap<std::uint32_t, svector<int>> post_group, start_group;  // PSCW, by world rank
-  svector<std::pair<std::uintptr_t, MPI_Aint>> attached;      // dynamic windows
-  std::uintptr_t shared_block = 0;                            // MPI_Win_allocate_shared: one block for all
-  std::uint32_t freed = 0;
-  sstring name;
-};
-// A one-sided message in flight to a companion: what the companion does with it.
-struct RmaMessage {
-  enum Kind : std::uint8_t { Data, Fetch, Flush, Lock, Unlock } kind = Data;
-  std::uint32_t window = 0;
-  std::uint32_t origin = 0;  // world rank
-  int target = 0;            // communicator rank
-  int tag = 0;
-  std::uint64_t bytes = 0;  // of the message itself
-  std::uint64_t reply_bytes = 0;
-  int lock_type = 0;
-};
-
 struct Rank {
   enum class State : std::uint8_t { NotStarted, Ready, Blocked, Finished };
   State state = State::NotStarted;
@@ -342,9 +173,8 @@ class Runtime final : public taskgraph::ScheduleSource, public sim::ExecutionObs
   void charge(double ps) { current_->compute_ps += ps; }
   void charge_task(const processor::TaskRequest& task);
   bool stopping() const { return stopping_; }
-  // The host's clocks when the run started: virtual wall and monotonic time count from them.
-  std::uint64_t epoch_realtime_ns() const { return epoch_realtime_ns_; }
-  std::uint64_t epoch_monotonic_ns() const { return epoch_monotonic_ns_; }
+  // Computation's cost and the epochs of the clocks programs read.
+  const VirtualClock& clock() const { return clock_; }
 
   // Operations (issue_on: on another rank's stream, from the controller).
   std::uint64_t issue(const Operation& op, std::span<const Dependency> deps, std::uint32_t node) {
@@ -352,11 +182,12 @@ class Runtime final : public taskgraph::ScheduleSource, public sim::ExecutionObs
   }
   std::uint64_t issue_on(Rank& k, const Operation& op, std::span<const Dependency> deps, std::uint32_t node);
   void issue_compute();  // the pending computation as a calc operation
-  std::uint32_t new_request(Request::Kind kind, const char* call = "");
-  Request& request(std::uint32_t id) { return requests_[id]; }
+  // A request of the running rank; freeing one drops its completion action too.
+  std::uint32_t new_request(Request::Kind kind, const char* call = "") {
+    return requests_.add(kind, current_->world, call);
+  }
+  RequestTable& requests() { return requests_; }
   void free_request(std::uint32_t id);
-  // A request of the running rank that the program may name (MPI_ERR_REQUEST otherwise).
-  bool valid_request(MPI_Request handle) const;
   // `op`'s completion counts for `request` (`on`: the engine rank whose op it is; default the request's).
   void expect(std::uint32_t request, std::uint64_t op, std::uint32_t on = kNoRequest);
   // Blocks the running rank until `need` of the requests in `ids` are done
@@ -380,64 +211,12 @@ class Runtime final : public taskgraph::ScheduleSource, public sim::ExecutionObs
   const Message* probe_match(std::int32_t source, int tag, MPI_Comm comm);
   std::pair<std::uint32_t, std::uint64_t> probe_match_key(std::int32_t source, int tag, MPI_Comm comm);
   void block_in_probe(std::int32_t source, int tag, MPI_Comm comm, const char* call);
-  // MPI_Mprobe: takes the message out of matching; MPI_Mrecv receives it.
-  Message* message(std::uint64_t key);
 
   // Communicators and groups.
-  Comm* comm(MPI_Comm handle);  // null if not one of the running rank's
-  Comm& comm_at(MPI_Comm handle) { return *comms_[static_cast<std::size_t>(handle)]; }
-  int comm_rank(const Comm& c, std::uint32_t world) const;
-  std::uint32_t world_rank(const Comm& c, int rank) const;
-  MPI_Comm add_comm(svector<std::uint32_t> members);
-  std::size_t comm_count() const { return comms_.size(); }
-  MPI_Group add_group(svector<std::uint32_t> members);
-  // MPI_Comm_create_group: the communicator the running rank's next call
-  // with this (communicator, tag, members) joins.
-  MPI_Comm group_comm(MPI_Comm parent, int tag, const svector<std::uint32_t>& members);
-  Group* group(MPI_Group handle);
+  Communicators& comms() { return comms_; }
 
-  // Datatypes.
-  TypeInfo* type(MPI_Datatype handle);  // null if not a valid (live) datatype
-  MPI_Datatype add_type(TypeInfo&& t);
-  void free_type(MPI_Datatype handle);
-
-  // User-defined operators (MPI_Op_create): the function and whether it commutes.
-  struct UserOp {
-    MPI_User_function* fn = nullptr;
-    bool commute = true;
-    bool used = false;
-  };
-  UserOp* user_op(MPI_Op op);
-  MPI_Op add_op(MPI_User_function* fn, bool commute);
-  void free_op(MPI_Op op);
-
-  // Keyvals (attributes): copy/delete callbacks and extra state.
-  struct Keyval {
-    void* copy = nullptr;
-    void* del = nullptr;
-    void* extra = nullptr;
-    bool fortran = false;
-    bool used = false;
-  };
-  int add_keyval(const Keyval& k);
-  Keyval* keyval(int k);
-  void free_keyval(int k);
-  // Attributes are each rank's own: (kind, object, world rank, keyval) -> value.
-  enum AttrKind : int { kCommAttr, kTypeAttr, kWinAttr };
-  struct AttrKey {
-    int kind = 0, object = 0;
-    std::uint32_t rank = 0;
-    int keyval = 0;
-    auto operator<=>(const AttrKey&) const = default;
-  };
-  smap<AttrKey, std::uintptr_t>& attributes() { return attributes_; }
-
-  // Info objects: key/value pairs, shared table.
-  struct InfoObject {
-    bool used = false;
-    svector<std::pair<sstring, sstring>> entries;
-  };
-  svector<InfoObject>& infos() { return infos_; }
+  // Datatypes, operators, keyvals and attributes, info objects.
+  ObjectTables& objects() { return objects_; }
 
   // Collectives: the calling rank's operations from the algorithm library
   // (`bytes` as taskgraph::CollectiveCall counts them) and the call's data
@@ -459,9 +238,8 @@ class Runtime final : public taskgraph::ScheduleSource, public sim::ExecutionObs
                                            const ScheduleBuilder& build);
   Collective& start_nonblocking_collective(MPI_Comm comm, taskgraph::CollectiveOp op, std::uint64_t bytes, int root,
                                            const char* call, std::uint32_t& request);
-  // The rank is done with the call's data (the last one frees it).
-  void finish_collective(MPI_Comm comm, Collective& c);
-  Collective* find_collective(const CollectiveKey& key);
+  // The data records of the collective calls under way, nonblocking collectives' deferred schedules.
+  CollectiveRecords& collectives() { return collectives_; }
   std::uint32_t node_of(const char* label);
   std::uint32_t collective_tag(MPI_Comm comm, std::uint64_t seq) const;
 
@@ -472,19 +250,12 @@ class Runtime final : public taskgraph::ScheduleSource, public sim::ExecutionObs
   // Runs what the program sees when a request completes: data delivery and actions.
   void complete_request(std::uint32_t id);
 
-  // Computation.
-  void start_cpu_mark();
+  // Computation: the running rank's starts now.
+  void start_cpu_mark() { clock_.mark(current_->cpu_mark); }
 
   // One-sided communication.
-  svector<Window>& windows() { return windows_; }
+  OneSided& one_sided() { return one_sided_; }
   pid_t pid_of(std::uint32_t world) const { return ranks_[world].pid; }
-  // Sends a one-sided message from the running rank to the companion of
-  // world rank `target_world`; with reply_bytes the companion answers and
-  // the returned request waits for the answer (kNoRequest otherwise).
-  std::uint32_t rma_send(const RmaMessage& m, std::uint32_t target_world, std::uint64_t bytes, bool reply,
-                         const char* call);
-  // Whether the messages of window `win` go to a companion that serves it.
-  void serve_rma(std::uint32_t companion, std::uint32_t sender, std::uint64_t send_op);
 
  private:
   friend struct ProcessControl;
@@ -512,8 +283,6 @@ class Runtime final : public taskgraph::ScheduleSource, public sim::ExecutionObs
   std::vector<std::string> args_;
   DirectOptions options_;
   std::uint32_t programs_ = 0;
-  bool measure_ = true;
-  std::uint64_t clock_cost_ns_ = 0;  // host CPU time of reading the clock, taken off each measured interval
   svector<Rank> ranks_;
   std::unique_ptr<RankThreads> threads_;  // Isolation::Threads
   Rank* current_ = nullptr;
@@ -521,36 +290,19 @@ class Runtime final : public taskgraph::ScheduleSource, public sim::ExecutionObs
   smap<sstring, std::uint32_t> node_ids_;
   sunordered_map<const char*, std::uint32_t> node_by_literal_;  // labels are string literals
   std::uint32_t compute_node_ = 0;
-  svector<Request> requests_;
-  std::uint32_t free_requests_ = 0;                  // 1 + index of the first free request; 0 = none
-  sunordered_map<std::uint64_t, Message> messages_;  // op_key of the send -> message
-  svector<Comm*> comms_;
-  svector<Group> groups_;
-  struct GroupComms {
-    svector<MPI_Comm> made;
-    smap<std::uint32_t, std::uint32_t> calls;  // by world rank
-  };
-  smap<std::pair<std::pair<MPI_Comm, int>, svector<std::uint32_t>>, GroupComms> group_comms_;
-  svector<TypeInfo> types_;
-  std::uint32_t free_types_ = 0;  // 1 + first free derived type handle
-  svector<UserOp> user_ops_;
-  svector<Keyval> keyvals_;
-  smap<AttrKey, std::uintptr_t> attributes_;
-  svector<Window> windows_;
-  sunordered_map<std::uint64_t, RmaMessage> rma_messages_;  // op_key of the send -> what it asks
-  svector<InfoObject> infos_;
-  smap<CollectiveKey, Collective> collectives_;
-  std::unique_ptr<processor::ProcessorModel> processor_;
+  RequestTable requests_;
+  MessageTable messages_;
+  Communicators comms_;
+  ObjectTables objects_;
+  OneSided one_sided_;
+  CollectiveRecords collectives_;
+  VirtualClock clock_;
   sstring error_;
   int abort_code_ = 0;
-  bool stopping_ = false;           // the run is being stopped: ranks unwind
-  bool synchronous_sends_ = false;  // some receive may owe an acknowledgement (MPI_Ssend)
-  bool companions_done_ = false;    // the queue ran dry: companions end
-  svector<DeferredSchedule> deferred_;
-  std::uint32_t free_deferred_ = 0;           // 1 + first free entry
+  bool stopping_ = false;                     // the run is being stopped: ranks unwind
+  bool companions_done_ = false;              // the queue ran dry: companions end
   svector<std::uint32_t> woken_, woken_out_;  // ranks to read that no event touched
-  std::uint64_t switches_ = 0, mpi_calls_ = 0, measured_ns_ = 0;
-  std::uint64_t epoch_realtime_ns_ = 0, epoch_monotonic_ns_ = 0;
+  std::uint64_t switches_ = 0, mpi_calls_ = 0;
   // Processes: the rank that handed the turn back last.
   std::int32_t yielded_ = -1;
   pid_t controller_ = 0;

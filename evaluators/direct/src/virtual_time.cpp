@@ -144,7 +144,7 @@ __attribute__((visibility("default"))) int clock_gettime(clockid_t clock, timesp
   Runtime* rt = cpu_clock(clock) ? nullptr : virtual_rank();
   if (!rt || read_by_sanitizer(__builtin_return_address(0))) return real_clock_gettime(clock, ts);
   const std::uint64_t ns = virtual_now_ns(*rt, "clock_gettime");
-  *ts = to_timespec((wall_clock(clock) ? rt->epoch_realtime_ns() : rt->epoch_monotonic_ns()) + ns);
+  *ts = to_timespec((wall_clock(clock) ? rt->clock().epoch_realtime_ns() : rt->clock().epoch_monotonic_ns()) + ns);
   return 0;
 }
 
@@ -158,7 +158,7 @@ __attribute__((visibility("default"))) int gettimeofday(struct timeval* tv, void
     if (tz) *static_cast<struct timezone*>(tz) = {};
     return rc;
   }
-  const std::uint64_t ns = rt->epoch_realtime_ns() + virtual_now_ns(*rt, "gettimeofday");
+  const std::uint64_t ns = rt->clock().epoch_realtime_ns() + virtual_now_ns(*rt, "gettimeofday");
   tv->tv_sec = static_cast<time_t>(ns / 1'000'000'000ull);
   tv->tv_usec = static_cast<suseconds_t>(ns % 1'000'000'000ull / 1000);
   if (tz) *static_cast<struct timezone*>(tz) = {};
@@ -183,7 +183,7 @@ __attribute__((visibility("default"))) int clock_nanosleep(clockid_t clock, int 
   if (!request || request->tv_nsec < 0 || request->tv_nsec >= 1'000'000'000) return EINVAL;
   std::uint64_t ns = from_timespec(*request);
   if (flags & TIMER_ABSTIME) {
-    const std::uint64_t base = wall_clock(clock) ? rt->epoch_realtime_ns() : rt->epoch_monotonic_ns();
+    const std::uint64_t base = wall_clock(clock) ? rt->clock().epoch_realtime_ns() : rt->clock().epoch_monotonic_ns();
     const std::uint64_t now = base + virtual_now_ns(*rt, "clock_nanosleep");
     ns = ns > now ? ns - now : 0;
   }

@@ -1,10 +1,10 @@
 // poems_loggops_bench: the MPI micro-benchmarks behind `poems calibrate`
-// (DESIGN.md 5.5). Ranks 0 (client) and 1 (server) measure, per message
+// (docs/sweep3d.md). Ranks 0 (client) and 1 (server) measure, per message
 // size s, with blocking MPI_Send/MPI_Recv as wavefront codes use them:
 //
-//   echo       ping-pong round trip / 2                       (seed 001, 3.3.1)
-//   exchange   both send, then both receive (MPI_Sendrecv)     (seed 001, 3.3.2)
-//   RTT_1^0    one message and a zero-byte acknowledgement     (seed 002, 1.3)
+//   echo       ping-pong round trip / 2                       (the CoMet thesis, 3.3.1)
+//   exchange   both send, then both receive (MPI_Sendrecv)     (the CoMet thesis, 3.3.2)
+//   RTT_1^0    one message and a zero-byte acknowledgement     (the LogGOPSim paper, 1.3)
 //   RTT_n^0    n messages back to back, then the acknowledgement
 //   RTT_n^d    n messages with a delay d between transmissions, then the acknowledgement
 //

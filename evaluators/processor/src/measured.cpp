@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "common.h"
+#include "poems/base/registry.h"
 
 namespace poems::processor {
 namespace {
@@ -19,12 +20,6 @@ constexpr int kMinSamples = 5;
 constexpr int kMaxSamples = 1000;
 constexpr double kMinTotalNs = 100e6;  // adaptive mode: at least 100 ms of timed calls
 constexpr double kMinSampleNs = 50e3;  // short kernels run in batches of at least ~50 µs
-
-std::string list(const std::vector<std::string>& names) {
-  std::string out;
-  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
-  return out.empty() ? "none registered" : out;
-}
 
 double median(std::vector<double> v) {
   const auto mid = v.size() / 2;
@@ -52,13 +47,14 @@ MeasuredProcessor::MeasuredProcessor(const ProcessorSpec& spec) : spec_(spec) {
     const std::vector<std::string> known = kernels();
     throw ProcessorError(detail::who(spec) + ": missing attribute 'kernel' (the native kernel to time), e.g. " +
                          "`kernel = \"" + (known.empty() ? std::string("NAME") : known.front()) +
-                         "\";` in the profile (registered kernels: " + list(known) + ")");
+                         "\";` in the profile (registered kernels: " + base::known_names(known, "none registered") +
+                         ")");
   }
   kernel_name_ = it->second;
   kernel_ = find_kernel(kernel_name_);
   if (!kernel_)
     throw ProcessorError(detail::who(spec) + ": unknown kernel '" + kernel_name_ +
-                         "' (registered kernels: " + list(kernels()) + ")");
+                         "' (registered kernels: " + base::known_names(kernels(), "none registered") + ")");
   repetitions_ = count_attribute(spec, "repetitions", 0, 1);
   warmup_ = count_attribute(spec, "warmup", 1, 0);
 }

@@ -2,43 +2,15 @@
 // function-local statics (safe whatever the order of static initialization);
 // the built-in models are registered inside the accessor on first use, so
 // linking poems_processor as a static library cannot drop them.
-#include <algorithm>
-#include <mutex>
-
+#include "poems/base/registry.h"
 #include "common.h"
 
 namespace poems::processor {
 namespace {
 
-// Callables by name, safe to use from several threads.
-template <typename T>
-class Registry {
- public:
-  void add(const std::string& name, T value) {
-    std::lock_guard lock(mutex_);
-    entries_[name] = std::move(value);
-  }
-  std::vector<std::string> names() {
-    std::lock_guard lock(mutex_);
-    std::vector<std::string> out;
-    for (const auto& [name, value] : entries_) out.push_back(name);
-    return out;  // std::map: sorted
-  }
-  // The entry `name`, or an empty T.
-  T find(const std::string& name) {
-    std::lock_guard lock(mutex_);
-    auto it = entries_.find(name);
-    return it == entries_.end() ? T{} : it->second;
-  }
-
- private:
-  std::mutex mutex_;
-  std::map<std::string, T> entries_;
-};
-
-Registry<ProcessorFactory>& model_registry() {
+base::Registry<ProcessorFactory>& model_registry() {
   static auto* registry = [] {
-    auto* r = new Registry<ProcessorFactory>;  // never destroyed: usable from other statics' destructors
+    auto* r = new base::Registry<ProcessorFactory>;  // never destroyed: usable from other statics' destructors
     r->add("processor[wg]", detail::make_wg);
     r->add("processor[measured]", detail::make_measured);
     r->add("processor[external]", detail::make_external);
@@ -47,15 +19,9 @@ Registry<ProcessorFactory>& model_registry() {
   return *registry;
 }
 
-Registry<Kernel>& kernel_registry() {
-  static auto* registry = new Registry<Kernel>;
+base::Registry<Kernel>& kernel_registry() {
+  static auto* registry = new base::Registry<Kernel>;
   return *registry;
-}
-
-std::string join(const std::vector<std::string>& names) {
-  std::string out;
-  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
-  return out.empty() ? "none" : out;
 }
 
 }  // namespace
@@ -69,10 +35,10 @@ void register_processor_model(const std::string& evaluator, ProcessorFactory fac
 std::vector<std::string> processor_models() { return model_registry().names(); }
 
 std::unique_ptr<ProcessorModel> make_processor_model(const ProcessorSpec& spec) {
-  const ProcessorFactory factory = model_registry().find(spec.evaluator);
+  const ProcessorFactory factory = model_registry().find_copy(spec.evaluator).value_or(ProcessorFactory{});
   if (!factory)
     throw ProcessorError("processor component '" + spec.component + "': unknown processor evaluator '" +
-                         spec.evaluator + "' (known: " + join(processor_models()) + ")");
+                         spec.evaluator + "' (known: " + base::known_names(processor_models()) + ")");
   auto model = factory(spec);
   if (!model) throw ProcessorError(detail::who(spec) + ": the registered factory returned no model");
   return model;
@@ -85,7 +51,7 @@ void register_kernel(const std::string& name, Kernel kernel) {
 
 std::vector<std::string> kernels() { return kernel_registry().names(); }
 
-Kernel find_kernel(const std::string& name) { return kernel_registry().find(name); }
+Kernel find_kernel(const std::string& name) { return kernel_registry().find_copy(name).value_or(Kernel{}); }
 
 double fitted_wg_ns(ProcessorModel& model, const TaskRequest& task) {
   auto it = task.params.find("work");

@@ -1,4 +1,4 @@
-// The `loggopsim` semantics: LogGOPSim's simulation core (seed 002 section
+// The `loggopsim` semantics: LogGOPSim's simulation core (the LogGOPSim paper, section
 // 2.2 and its source) on the engine's windows, successor lists and matching
 // queues. Rules, one per row, in docs/simulator.md ("The loggopsim
 // semantics"); each has a known-answer test confirmed with LogGOPSim.

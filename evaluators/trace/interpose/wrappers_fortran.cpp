@@ -6,7 +6,10 @@
 // So the tracer defines ompi_<name>_f and the mpif.h manglings itself,
 // records around the real ompi_<name>_f (found with dlsym(RTLD_NEXT)), and
 // nothing is recorded twice. Handles are converted with PMPI_*_f2c; indices
-// Open MPI returns to Fortran are 1-based.
+// Open MPI returns to Fortran are 1-based. The signatures, the calls of the
+// real functions, the mpif.h aliases and the sentinels are generated from the
+// MPI surface's description (generated/wrappers_fortran.inc), so the
+// arguments have the names of mpi-3.1-c.txt.
 #include <dlfcn.h>
 #include <mpi.h>
 
@@ -19,17 +22,10 @@
 
 using namespace poems::trace::interpose;
 
-// Open MPI's sentinels for MPI_IN_PLACE and MPI_STATUS(ES)_IGNORE in Fortran.
-extern "C" {
-extern int mpi_fortran_in_place_ __attribute__((weak));
-}
-
 namespace {
 
 using F = MPI_Fint;
 using Logical = int;  // gfortran's default LOGICAL; Open MPI's .true. is 1
-
-constexpr std::size_t kStatusInts = sizeof(MPI_Status) / sizeof(MPI_Fint);
 
 template <typename Fn>
 Fn real_function(const char* name) {
@@ -40,6 +36,14 @@ Fn real_function(const char* name) {
   }
   return reinterpret_cast<Fn>(f);
 }
+
+}  // namespace
+
+#include "generated/wrappers_fortran.inc"
+
+namespace {
+
+constexpr std::size_t kStatusInts = sizeof(MPI_Status) / sizeof(MPI_Fint);
 
 bool in_place(const void* buffer) { return &mpi_fortran_in_place_ != nullptr && buffer == &mpi_fortran_in_place_; }
 
@@ -83,491 +87,229 @@ void some_completed(const MPI_Request* before, F incount, F outcount, const F* i
 }
 
 MPI_Comm comm_of(const F* comm) { return PMPI_Comm_f2c(*comm); }
-
-void isend_record(int dest, MPI_Comm comm, int tag, std::uint64_t bytes, MPI_Request request) {
-  isend(dest, comm, tag, bytes, request);
-}
-void persistent_record(int dest, MPI_Comm comm, int tag, std::uint64_t bytes, MPI_Request request) {
-  persistent_send(request, dest, comm, tag, bytes);
-}
 MPI_Datatype type_of(const F* type) { return PMPI_Type_f2c(*type); }
 
+// The datatype of a buffer argument, none for MPI_IN_PLACE (whose type argument is ignored).
+MPI_Datatype type_unless_in_place(const void* buffer, const F* type) {
+  return in_place(buffer) ? MPI_DATATYPE_NULL : type_of(type);
+}
+
 }  // namespace
-
-// Every mpif.h spelling of a routine is the same function.
-#define POEMS_FORTRAN_ALIASES(lower, upper)                                            \
-  using lower##_type = decltype(ompi_##lower##_f);                                     \
-  extern "C" lower##_type mpi_##lower __attribute__((alias("ompi_" #lower "_f")));     \
-  extern "C" lower##_type mpi_##lower##_ __attribute__((alias("ompi_" #lower "_f")));  \
-  extern "C" lower##_type mpi_##lower##__ __attribute__((alias("ompi_" #lower "_f"))); \
-  extern "C" lower##_type MPI_##upper __attribute__((alias("ompi_" #lower "_f")));
-
-#define POEMS_REAL(lower) static const auto real = real_function<decltype(&ompi_##lower##_f)>("ompi_" #lower "_f")
 
 extern "C" {
 
 // ---- environment ----------------------------------------------------------------------
 
-void ompi_init_f(F* ierr) {
-  POEMS_REAL(init);
+POEMS_FORTRAN_WRAPPER(MPI_Init) {
   const Ticks entered = now();
-  real(ierr);
+  POEMS_FORTRAN_FORWARD(MPI_Init);
   if (*ierr == MPI_SUCCESS) start(Region::MPI_Init, entered, MPI_THREAD_SINGLE);
 }
-POEMS_FORTRAN_ALIASES(init, INIT)
 
-void ompi_init_thread_f(F* required, F* provided, F* ierr) {
-  POEMS_REAL(init_thread);
+POEMS_FORTRAN_WRAPPER(MPI_Init_thread) {
   const Ticks entered = now();
-  real(required, provided, ierr);
+  POEMS_FORTRAN_FORWARD(MPI_Init_thread);
   if (*ierr == MPI_SUCCESS) start(Region::MPI_Init_thread, entered, *provided);
 }
-POEMS_FORTRAN_ALIASES(init_thread, INIT_THREAD)
 
-void ompi_finalize_f(F* ierr) {
-  POEMS_REAL(finalize);
+POEMS_FORTRAN_WRAPPER(MPI_Finalize) {
   finish();
-  real(ierr);
+  POEMS_FORTRAN_FORWARD(MPI_Finalize);
 }
-POEMS_FORTRAN_ALIASES(finalize, FINALIZE)
 
 // ---- blocking point-to-point --------------------------------------------------------------
 
-#define POEMS_FORTRAN_SEND(lower, upper, REGION)                                           \
-  void ompi_##lower##_f(char* buf, F* count, F* type, F* dest, F* tag, F* comm, F* ierr) { \
-    POEMS_REAL(lower);                                                                     \
-    Call call(Region::REGION);                                                             \
-    if (call.on()) send(*dest, comm_of(comm), *tag, type_bytes(type_of(type), *count));    \
-    real(buf, count, type, dest, tag, comm, ierr);                                         \
-  }                                                                                        \
-  POEMS_FORTRAN_ALIASES(lower, upper)
-POEMS_FORTRAN_SEND(send, SEND, MPI_Send)
-POEMS_FORTRAN_SEND(ssend, SSEND, MPI_Ssend)
-POEMS_FORTRAN_SEND(bsend, BSEND, MPI_Bsend)
-POEMS_FORTRAN_SEND(rsend, RSEND, MPI_Rsend)
+#define POEMS_FORTRAN_SEND(NAME)                                                            \
+  POEMS_FORTRAN_WRAPPER(NAME) {                                                             \
+    Call call(Region::NAME);                                                                \
+    if (call.on()) send(*dest, comm_of(comm), *tag, type_bytes(type_of(datatype), *count)); \
+    POEMS_FORTRAN_FORWARD(NAME);                                                            \
+  }
+POEMS_FORTRAN_SEND(MPI_Send)
+POEMS_FORTRAN_SEND(MPI_Ssend)
+POEMS_FORTRAN_SEND(MPI_Bsend)
+POEMS_FORTRAN_SEND(MPI_Rsend)
 #undef POEMS_FORTRAN_SEND
 
-void ompi_recv_f(char* buf, F* count, F* type, F* source, F* tag, F* comm, F* status, F* ierr) {
-  POEMS_REAL(recv);
-  Call call(Region::MPI_Recv);
-  if (!call.on()) return real(buf, count, type, source, tag, comm, status, ierr);
-  F local[kStatusInts];
-  if (ignored(status)) status = local;
-  real(buf, count, type, source, tag, comm, status, ierr);
-  if (*ierr == MPI_SUCCESS) recv(c_status(status), comm_of(comm));
-}
-POEMS_FORTRAN_ALIASES(recv, RECV)
+// A receive of `NAME` (after SEND, if any), with the status asked for even if
+// the program ignores it.
+#define POEMS_FORTRAN_RECEIVE(NAME, SEND)                            \
+  POEMS_FORTRAN_WRAPPER(NAME) {                                      \
+    Call call(Region::NAME);                                         \
+    if (!call.on()) return POEMS_FORTRAN_FORWARD(NAME);              \
+    F local[kStatusInts];                                            \
+    if (ignored(status)) status = local;                             \
+    SEND;                                                            \
+    POEMS_FORTRAN_FORWARD(NAME);                                     \
+    if (*ierr == MPI_SUCCESS) recv(c_status(status), comm_of(comm)); \
+  }
+POEMS_FORTRAN_RECEIVE(MPI_Recv, (void)0)
+POEMS_FORTRAN_RECEIVE(MPI_Sendrecv, send(*dest, comm_of(comm), *sendtag, type_bytes(type_of(sendtype), *sendcount)))
+POEMS_FORTRAN_RECEIVE(MPI_Sendrecv_replace, send(*dest, comm_of(comm), *sendtag, type_bytes(type_of(datatype), *count)))
+#undef POEMS_FORTRAN_RECEIVE
 
-void ompi_sendrecv_f(char* sendbuf, F* sendcount, F* sendtype, F* dest, F* sendtag, char* recvbuf, F* recvcount,
-                     F* recvtype, F* source, F* recvtag, F* comm, F* status, F* ierr) {
-  POEMS_REAL(sendrecv);
-  Call call(Region::MPI_Sendrecv);
-  if (!call.on())
-    return real(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm,
-                status, ierr);
-  F local[kStatusInts];
-  if (ignored(status)) status = local;
-  send(*dest, comm_of(comm), *sendtag, type_bytes(type_of(sendtype), *sendcount));
-  real(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status, ierr);
-  if (*ierr == MPI_SUCCESS) recv(c_status(status), comm_of(comm));
-}
-POEMS_FORTRAN_ALIASES(sendrecv, SENDRECV)
-
-void ompi_sendrecv_replace_f(char* buf, F* count, F* type, F* dest, F* sendtag, F* source, F* recvtag, F* comm,
-                             F* status, F* ierr) {
-  POEMS_REAL(sendrecv_replace);
-  Call call(Region::MPI_Sendrecv_replace);
-  if (!call.on()) return real(buf, count, type, dest, sendtag, source, recvtag, comm, status, ierr);
-  F local[kStatusInts];
-  if (ignored(status)) status = local;
-  send(*dest, comm_of(comm), *sendtag, type_bytes(type_of(type), *count));
-  real(buf, count, type, dest, sendtag, source, recvtag, comm, status, ierr);
-  if (*ierr == MPI_SUCCESS) recv(c_status(status), comm_of(comm));
-}
-POEMS_FORTRAN_ALIASES(sendrecv_replace, SENDRECV_REPLACE)
-
-void ompi_probe_f(F* source, F* tag, F* comm, F* status, F* ierr) {
-  POEMS_REAL(probe);
+POEMS_FORTRAN_WRAPPER(MPI_Probe) {
   Call call(Region::MPI_Probe);
-  real(source, tag, comm, status, ierr);
+  POEMS_FORTRAN_FORWARD(MPI_Probe);
 }
-POEMS_FORTRAN_ALIASES(probe, PROBE)
 
-void ompi_iprobe_f(F* source, F* tag, F* comm, Logical* flag, F* status, F* ierr) {
-  POEMS_REAL(iprobe);
+POEMS_FORTRAN_WRAPPER(MPI_Iprobe) {
   Call call(Region::MPI_Iprobe);
-  real(source, tag, comm, flag, status, ierr);
+  POEMS_FORTRAN_FORWARD(MPI_Iprobe);
 }
-POEMS_FORTRAN_ALIASES(iprobe, IPROBE)
 
 // ---- nonblocking and persistent point-to-point ------------------------------------------------
 
-#define POEMS_FORTRAN_ISEND(lower, upper, REGION, RECORD)                                                \
-  void ompi_##lower##_f(char* buf, F* count, F* type, F* dest, F* tag, F* comm, F* request, F* ierr) {   \
-    POEMS_REAL(lower);                                                                                   \
-    Call call(Region::REGION);                                                                           \
-    real(buf, count, type, dest, tag, comm, request, ierr);                                              \
-    if (call.on() && *ierr == MPI_SUCCESS)                                                               \
-      RECORD(*dest, comm_of(comm), *tag, type_bytes(type_of(type), *count), PMPI_Request_f2c(*request)); \
-  }                                                                                                      \
-  POEMS_FORTRAN_ALIASES(lower, upper)
-
-POEMS_FORTRAN_ISEND(isend, ISEND, MPI_Isend, isend_record)
-POEMS_FORTRAN_ISEND(issend, ISSEND, MPI_Issend, isend_record)
-POEMS_FORTRAN_ISEND(ibsend, IBSEND, MPI_Ibsend, isend_record)
-POEMS_FORTRAN_ISEND(irsend, IRSEND, MPI_Irsend, isend_record)
-POEMS_FORTRAN_ISEND(send_init, SEND_INIT, MPI_Send_init, persistent_record)
-POEMS_FORTRAN_ISEND(ssend_init, SSEND_INIT, MPI_Ssend_init, persistent_record)
-POEMS_FORTRAN_ISEND(bsend_init, BSEND_INIT, MPI_Bsend_init, persistent_record)
-POEMS_FORTRAN_ISEND(rsend_init, RSEND_INIT, MPI_Rsend_init, persistent_record)
+// The calls that create a request: RECORD once it exists.
+#define POEMS_FORTRAN_REQUEST(NAME, RECORD)        \
+  POEMS_FORTRAN_WRAPPER(NAME) {                    \
+    Call call(Region::NAME);                       \
+    POEMS_FORTRAN_FORWARD(NAME);                   \
+    if (call.on() && *ierr == MPI_SUCCESS) RECORD; \
+  }
+#define POEMS_FORTRAN_ISEND(NAME) \
+  POEMS_FORTRAN_REQUEST(          \
+      NAME, isend(*dest, comm_of(comm), *tag, type_bytes(type_of(datatype), *count), PMPI_Request_f2c(*request)))
+#define POEMS_FORTRAN_SEND_INIT(NAME)                                                                 \
+  POEMS_FORTRAN_REQUEST(NAME, persistent_send(PMPI_Request_f2c(*request), *dest, comm_of(comm), *tag, \
+                                              type_bytes(type_of(datatype), *count)))
+POEMS_FORTRAN_ISEND(MPI_Isend)
+POEMS_FORTRAN_ISEND(MPI_Issend)
+POEMS_FORTRAN_ISEND(MPI_Ibsend)
+POEMS_FORTRAN_ISEND(MPI_Irsend)
+POEMS_FORTRAN_SEND_INIT(MPI_Send_init)
+POEMS_FORTRAN_SEND_INIT(MPI_Ssend_init)
+POEMS_FORTRAN_SEND_INIT(MPI_Bsend_init)
+POEMS_FORTRAN_SEND_INIT(MPI_Rsend_init)
+#undef POEMS_FORTRAN_SEND_INIT
 #undef POEMS_FORTRAN_ISEND
 
-void ompi_irecv_f(char* buf, F* count, F* type, F* source, F* tag, F* comm, F* request, F* ierr) {
-  POEMS_REAL(irecv);
-  Call call(Region::MPI_Irecv);
-  real(buf, count, type, source, tag, comm, request, ierr);
-  if (call.on() && *ierr == MPI_SUCCESS && *source != MPI_PROC_NULL) irecv(comm_of(comm), PMPI_Request_f2c(*request));
-}
-POEMS_FORTRAN_ALIASES(irecv, IRECV)
+POEMS_FORTRAN_REQUEST(MPI_Irecv, if (*source != MPI_PROC_NULL) irecv(comm_of(comm), PMPI_Request_f2c(*request)))
+POEMS_FORTRAN_REQUEST(MPI_Recv_init,
+                      if (*source != MPI_PROC_NULL) persistent_recv(PMPI_Request_f2c(*request), comm_of(comm)))
+POEMS_FORTRAN_REQUEST(MPI_Start, started(PMPI_Request_f2c(*request)))
+POEMS_FORTRAN_REQUEST(MPI_Startall, for (F i = 0; i < *count; ++i) started(PMPI_Request_f2c(array_of_requests[i])))
+#undef POEMS_FORTRAN_REQUEST
 
-void ompi_recv_init_f(char* buf, F* count, F* type, F* source, F* tag, F* comm, F* request, F* ierr) {
-  POEMS_REAL(recv_init);
-  Call call(Region::MPI_Recv_init);
-  real(buf, count, type, source, tag, comm, request, ierr);
-  if (call.on() && *ierr == MPI_SUCCESS && *source != MPI_PROC_NULL)
-    persistent_recv(PMPI_Request_f2c(*request), comm_of(comm));
-}
-POEMS_FORTRAN_ALIASES(recv_init, RECV_INIT)
-
-void ompi_start_f(F* request, F* ierr) {
-  POEMS_REAL(start);
-  Call call(Region::MPI_Start);
-  real(request, ierr);
-  if (call.on() && *ierr == MPI_SUCCESS) started(PMPI_Request_f2c(*request));
-}
-POEMS_FORTRAN_ALIASES(start, START)
-
-void ompi_startall_f(F* count, F* requests, F* ierr) {
-  POEMS_REAL(startall);
-  Call call(Region::MPI_Startall);
-  real(count, requests, ierr);
-  if (call.on() && *ierr == MPI_SUCCESS)
-    for (F i = 0; i < *count; ++i) started(PMPI_Request_f2c(requests[i]));
-}
-POEMS_FORTRAN_ALIASES(startall, STARTALL)
-
-void ompi_request_free_f(F* request, F* ierr) {
-  POEMS_REAL(request_free);
+POEMS_FORTRAN_WRAPPER(MPI_Request_free) {
   Call call(Region::MPI_Request_free);
   if (call.on()) freed(PMPI_Request_f2c(*request));
-  real(request, ierr);
+  POEMS_FORTRAN_FORWARD(MPI_Request_free);
 }
-POEMS_FORTRAN_ALIASES(request_free, REQUEST_FREE)
 
-void ompi_cancel_f(F* request, F* ierr) {
-  POEMS_REAL(cancel);
+POEMS_FORTRAN_WRAPPER(MPI_Cancel) {
   Call call(Region::MPI_Cancel);
   if (call.on()) cancel_requested(PMPI_Request_f2c(*request));
-  real(request, ierr);
+  POEMS_FORTRAN_FORWARD(MPI_Cancel);
 }
-POEMS_FORTRAN_ALIASES(cancel, CANCEL)
 
 // ---- completion ----------------------------------------------------------------------------
 
-void ompi_wait_f(F* request, F* status, F* ierr) {
-  POEMS_REAL(wait);
-  Call call(Region::MPI_Wait);
-  if (!call.on()) return real(request, status, ierr);
-  const MPI_Request before = PMPI_Request_f2c(*request);
-  F local[kStatusInts];
-  if (ignored(status)) status = local;
-  real(request, status, ierr);
-  if (*ierr == MPI_SUCCESS) completed(before, c_status(status));
-}
-POEMS_FORTRAN_ALIASES(wait, WAIT)
+// The completion of one request (BEFORE: what it was before the call, which
+// may free it) when the call succeeded and DONE says it completed.
+#define POEMS_FORTRAN_COMPLETION(NAME, BEFORE, DONE, RECORD) \
+  POEMS_FORTRAN_WRAPPER(NAME) {                              \
+    Call call(Region::NAME);                                 \
+    if (!call.on()) return POEMS_FORTRAN_FORWARD(NAME);      \
+    const auto before = BEFORE;                              \
+    F local[kStatusInts];                                    \
+    if (ignored(status)) status = local;                     \
+    POEMS_FORTRAN_FORWARD(NAME);                             \
+    if (*ierr == MPI_SUCCESS && DONE) RECORD;                \
+  }
+POEMS_FORTRAN_COMPLETION(MPI_Wait, PMPI_Request_f2c(*request), true, completed(before, c_status(status)))
+POEMS_FORTRAN_COMPLETION(MPI_Test, PMPI_Request_f2c(*request), *flag, completed(before, c_status(status)))
+POEMS_FORTRAN_COMPLETION(MPI_Waitany, save(*count, array_of_requests), true,
+                         any_completed(before, *count, *index, status))
+POEMS_FORTRAN_COMPLETION(MPI_Testany, save(*count, array_of_requests), *flag,
+                         any_completed(before, *count, *index, status))
+#undef POEMS_FORTRAN_COMPLETION
 
-void ompi_test_f(F* request, Logical* flag, F* status, F* ierr) {
-  POEMS_REAL(test);
-  Call call(Region::MPI_Test);
-  if (!call.on()) return real(request, flag, status, ierr);
-  const MPI_Request before = PMPI_Request_f2c(*request);
-  F local[kStatusInts];
-  if (ignored(status)) status = local;
-  real(request, flag, status, ierr);
-  if (*ierr == MPI_SUCCESS && *flag) completed(before, c_status(status));
-}
-POEMS_FORTRAN_ALIASES(test, TEST)
-
-void ompi_waitall_f(F* count, F* requests, F* statuses, F* ierr) {
-  POEMS_REAL(waitall);
-  Call call(Region::MPI_Waitall);
-  if (!call.on()) return real(count, requests, statuses, ierr);
-  const MPI_Request* before = save(*count, requests);
-  statuses = statuses_for(*count, statuses);
-  real(count, requests, statuses, ierr);
-  if (*ierr == MPI_SUCCESS) all_completed(before, *count, statuses);
-}
-POEMS_FORTRAN_ALIASES(waitall, WAITALL)
-
-void ompi_testall_f(F* count, F* requests, Logical* flag, F* statuses, F* ierr) {
-  POEMS_REAL(testall);
-  Call call(Region::MPI_Testall);
-  if (!call.on()) return real(count, requests, flag, statuses, ierr);
-  const MPI_Request* before = save(*count, requests);
-  statuses = statuses_for(*count, statuses);
-  real(count, requests, flag, statuses, ierr);
-  if (*ierr == MPI_SUCCESS && *flag) all_completed(before, *count, statuses);
-}
-POEMS_FORTRAN_ALIASES(testall, TESTALL)
-
-void ompi_waitany_f(F* count, F* requests, F* index, F* status, F* ierr) {
-  POEMS_REAL(waitany);
-  Call call(Region::MPI_Waitany);
-  if (!call.on()) return real(count, requests, index, status, ierr);
-  const MPI_Request* before = save(*count, requests);
-  F local[kStatusInts];
-  if (ignored(status)) status = local;
-  real(count, requests, index, status, ierr);
-  if (*ierr == MPI_SUCCESS) any_completed(before, *count, *index, status);
-}
-POEMS_FORTRAN_ALIASES(waitany, WAITANY)
-
-void ompi_testany_f(F* count, F* requests, F* index, Logical* flag, F* status, F* ierr) {
-  POEMS_REAL(testany);
-  Call call(Region::MPI_Testany);
-  if (!call.on()) return real(count, requests, index, flag, status, ierr);
-  const MPI_Request* before = save(*count, requests);
-  F local[kStatusInts];
-  if (ignored(status)) status = local;
-  real(count, requests, index, flag, status, ierr);
-  if (*ierr == MPI_SUCCESS && *flag) any_completed(before, *count, *index, status);
-}
-POEMS_FORTRAN_ALIASES(testany, TESTANY)
-
-#define POEMS_FORTRAN_SOME(lower, upper, REGION)                                                  \
-  void ompi_##lower##_f(F* incount, F* requests, F* outcount, F* indices, F* statuses, F* ierr) { \
-    POEMS_REAL(lower);                                                                            \
-    Call call(Region::REGION);                                                                    \
-    if (!call.on()) return real(incount, requests, outcount, indices, statuses, ierr);            \
-    const MPI_Request* before = save(*incount, requests);                                         \
-    statuses = statuses_for(*incount, statuses);                                                  \
-    real(incount, requests, outcount, indices, statuses, ierr);                                   \
-    if (*ierr == MPI_SUCCESS) some_completed(before, *incount, *outcount, indices, statuses);     \
-  }                                                                                               \
-  POEMS_FORTRAN_ALIASES(lower, upper)
-POEMS_FORTRAN_SOME(waitsome, WAITSOME, MPI_Waitsome)
-POEMS_FORTRAN_SOME(testsome, TESTSOME, MPI_Testsome)
-#undef POEMS_FORTRAN_SOME
+// The completions of a call on COUNT requests, RECORD when it succeeded and
+// DONE says so.
+#define POEMS_FORTRAN_MANY(NAME, COUNT, DONE, RECORD)            \
+  POEMS_FORTRAN_WRAPPER(NAME) {                                  \
+    Call call(Region::NAME);                                     \
+    if (!call.on()) return POEMS_FORTRAN_FORWARD(NAME);          \
+    const MPI_Request* before = save(*COUNT, array_of_requests); \
+    array_of_statuses = statuses_for(*COUNT, array_of_statuses); \
+    POEMS_FORTRAN_FORWARD(NAME);                                 \
+    if (*ierr == MPI_SUCCESS && DONE) RECORD;                    \
+  }
+POEMS_FORTRAN_MANY(MPI_Waitall, count, true, all_completed(before, *count, array_of_statuses))
+POEMS_FORTRAN_MANY(MPI_Testall, count, *flag, all_completed(before, *count, array_of_statuses))
+POEMS_FORTRAN_MANY(MPI_Waitsome, incount, true,
+                   some_completed(before, *incount, *outcount, array_of_indices, array_of_statuses))
+POEMS_FORTRAN_MANY(MPI_Testsome, incount, true,
+                   some_completed(before, *incount, *outcount, array_of_indices, array_of_statuses))
+#undef POEMS_FORTRAN_MANY
 
 // ---- collectives -------------------------------------------------------------------------
 
-#define POEMS_FORTRAN_COLLECTIVE(REGION, CALL, RECORD) \
-  Call call(Region::REGION);                           \
-  if (call.on()) collective_begin();                   \
-  CALL;                                                \
-  if (call.on() && *ierr == MPI_SUCCESS) RECORD;
+// A collective call of `NAME`, recorded by RECORD once it returned.
+#define POEMS_FORTRAN_COLLECTIVE(NAME, RECORD)     \
+  POEMS_FORTRAN_WRAPPER(NAME) {                    \
+    Call call(Region::NAME);                       \
+    if (call.on()) collective_begin();             \
+    POEMS_FORTRAN_FORWARD(NAME);                   \
+    if (call.on() && *ierr == MPI_SUCCESS) RECORD; \
+  }
 
-void ompi_barrier_f(F* comm, F* ierr) {
-  POEMS_REAL(barrier);
-  POEMS_FORTRAN_COLLECTIVE(MPI_Barrier, real(comm, ierr), collective::barrier(comm_of(comm)))
-}
-POEMS_FORTRAN_ALIASES(barrier, BARRIER)
-
-void ompi_bcast_f(char* buf, F* count, F* type, F* root, F* comm, F* ierr) {
-  POEMS_REAL(bcast);
-  POEMS_FORTRAN_COLLECTIVE(MPI_Bcast, real(buf, count, type, root, comm, ierr),
-                           collective::bcast(*count, type_of(type), *root, comm_of(comm)))
-}
-POEMS_FORTRAN_ALIASES(bcast, BCAST)
-
-void ompi_reduce_f(char* sendbuf, char* recvbuf, F* count, F* type, F* op, F* root, F* comm, F* ierr) {
-  POEMS_REAL(reduce);
-  POEMS_FORTRAN_COLLECTIVE(MPI_Reduce, real(sendbuf, recvbuf, count, type, op, root, comm, ierr),
-                           collective::reduce(*count, type_of(type), *root, comm_of(comm)))
-}
-POEMS_FORTRAN_ALIASES(reduce, REDUCE)
-
-void ompi_allreduce_f(char* sendbuf, char* recvbuf, F* count, F* type, F* op, F* comm, F* ierr) {
-  POEMS_REAL(allreduce);
-  POEMS_FORTRAN_COLLECTIVE(MPI_Allreduce, real(sendbuf, recvbuf, count, type, op, comm, ierr),
-                           collective::allreduce(*count, type_of(type), comm_of(comm)))
-}
-POEMS_FORTRAN_ALIASES(allreduce, ALLREDUCE)
-
-void ompi_gather_f(char* sendbuf, F* sendcount, F* sendtype, char* recvbuf, F* recvcount, F* recvtype, F* root, F* comm,
-                   F* ierr) {
-  POEMS_REAL(gather);
-  POEMS_FORTRAN_COLLECTIVE(
-      MPI_Gather, real(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, ierr),
-      collective::gather(in_place(sendbuf), *sendcount, in_place(sendbuf) ? MPI_DATATYPE_NULL : type_of(sendtype),
-                         *recvcount, type_of(recvtype), *root, comm_of(comm)))
-}
-POEMS_FORTRAN_ALIASES(gather, GATHER)
-
-void ompi_gatherv_f(char* sendbuf, F* sendcount, F* sendtype, char* recvbuf, F* recvcounts, F* displs, F* recvtype,
-                    F* root, F* comm, F* ierr) {
-  POEMS_REAL(gatherv);
-  POEMS_FORTRAN_COLLECTIVE(
-      MPI_Gatherv, real(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, ierr),
-      collective::gatherv(in_place(sendbuf), *sendcount, in_place(sendbuf) ? MPI_DATATYPE_NULL : type_of(sendtype),
-                          recvcounts, type_of(recvtype), *root, comm_of(comm)))
-}
-POEMS_FORTRAN_ALIASES(gatherv, GATHERV)
-
-void ompi_scatter_f(char* sendbuf, F* sendcount, F* sendtype, char* recvbuf, F* recvcount, F* recvtype, F* root,
-                    F* comm, F* ierr) {
-  POEMS_REAL(scatter);
-  POEMS_FORTRAN_COLLECTIVE(
-      MPI_Scatter, real(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, ierr),
-      collective::scatter(in_place(recvbuf), *sendcount, type_of(sendtype), *recvcount,
-                          in_place(recvbuf) ? MPI_DATATYPE_NULL : type_of(recvtype), *root, comm_of(comm)))
-}
-POEMS_FORTRAN_ALIASES(scatter, SCATTER)
-
-void ompi_scatterv_f(char* sendbuf, F* sendcounts, F* displs, F* sendtype, char* recvbuf, F* recvcount, F* recvtype,
-                     F* root, F* comm, F* ierr) {
-  POEMS_REAL(scatterv);
-  POEMS_FORTRAN_COLLECTIVE(
-      MPI_Scatterv, real(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, ierr),
-      collective::scatterv(in_place(recvbuf), sendcounts, type_of(sendtype), *recvcount,
-                           in_place(recvbuf) ? MPI_DATATYPE_NULL : type_of(recvtype), *root, comm_of(comm)))
-}
-POEMS_FORTRAN_ALIASES(scatterv, SCATTERV)
-
-void ompi_allgather_f(char* sendbuf, F* sendcount, F* sendtype, char* recvbuf, F* recvcount, F* recvtype, F* comm,
-                      F* ierr) {
-  POEMS_REAL(allgather);
-  POEMS_FORTRAN_COLLECTIVE(
-      MPI_Allgather, real(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierr),
-      collective::allgather(in_place(sendbuf), *sendcount, in_place(sendbuf) ? MPI_DATATYPE_NULL : type_of(sendtype),
-                            *recvcount, type_of(recvtype), comm_of(comm)))
-}
-POEMS_FORTRAN_ALIASES(allgather, ALLGATHER)
-
-void ompi_allgatherv_f(char* sendbuf, F* sendcount, F* sendtype, char* recvbuf, F* recvcounts, F* displs, F* recvtype,
-                       F* comm, F* ierr) {
-  POEMS_REAL(allgatherv);
-  POEMS_FORTRAN_COLLECTIVE(
-      MPI_Allgatherv, real(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, ierr),
-      collective::allgatherv(in_place(sendbuf), *sendcount, in_place(sendbuf) ? MPI_DATATYPE_NULL : type_of(sendtype),
-                             recvcounts, type_of(recvtype), comm_of(comm)))
-}
-POEMS_FORTRAN_ALIASES(allgatherv, ALLGATHERV)
-
-void ompi_alltoall_f(char* sendbuf, F* sendcount, F* sendtype, char* recvbuf, F* recvcount, F* recvtype, F* comm,
-                     F* ierr) {
-  POEMS_REAL(alltoall);
-  POEMS_FORTRAN_COLLECTIVE(
-      MPI_Alltoall, real(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierr),
-      collective::alltoall(in_place(sendbuf), *sendcount, in_place(sendbuf) ? MPI_DATATYPE_NULL : type_of(sendtype),
-                           *recvcount, type_of(recvtype), comm_of(comm)))
-}
-POEMS_FORTRAN_ALIASES(alltoall, ALLTOALL)
-
-void ompi_alltoallv_f(char* sendbuf, F* sendcounts, F* sdispls, F* sendtype, char* recvbuf, F* recvcounts, F* rdispls,
-                      F* recvtype, F* comm, F* ierr) {
-  POEMS_REAL(alltoallv);
-  POEMS_FORTRAN_COLLECTIVE(
-      MPI_Alltoallv, real(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, ierr),
-      collective::alltoallv(in_place(sendbuf), sendcounts, in_place(sendbuf) ? MPI_DATATYPE_NULL : type_of(sendtype),
-                            recvcounts, type_of(recvtype), comm_of(comm)))
-}
-POEMS_FORTRAN_ALIASES(alltoallv, ALLTOALLV)
-
-void ompi_reduce_scatter_f(char* sendbuf, char* recvbuf, F* recvcounts, F* type, F* op, F* comm, F* ierr) {
-  POEMS_REAL(reduce_scatter);
-  POEMS_FORTRAN_COLLECTIVE(MPI_Reduce_scatter, real(sendbuf, recvbuf, recvcounts, type, op, comm, ierr),
-                           collective::reduce_scatter(recvcounts, type_of(type), comm_of(comm)))
-}
-POEMS_FORTRAN_ALIASES(reduce_scatter, REDUCE_SCATTER)
-
-void ompi_reduce_scatter_block_f(char* sendbuf, char* recvbuf, F* recvcount, F* type, F* op, F* comm, F* ierr) {
-  POEMS_REAL(reduce_scatter_block);
-  POEMS_FORTRAN_COLLECTIVE(MPI_Reduce_scatter_block, real(sendbuf, recvbuf, recvcount, type, op, comm, ierr),
-                           collective::reduce_scatter_block(*recvcount, type_of(type), comm_of(comm)))
-}
-POEMS_FORTRAN_ALIASES(reduce_scatter_block, REDUCE_SCATTER_BLOCK)
-
-void ompi_scan_f(char* sendbuf, char* recvbuf, F* count, F* type, F* op, F* comm, F* ierr) {
-  POEMS_REAL(scan);
-  POEMS_FORTRAN_COLLECTIVE(MPI_Scan, real(sendbuf, recvbuf, count, type, op, comm, ierr),
-                           collective::scan(false, *count, type_of(type), comm_of(comm)))
-}
-POEMS_FORTRAN_ALIASES(scan, SCAN)
-
-void ompi_exscan_f(char* sendbuf, char* recvbuf, F* count, F* type, F* op, F* comm, F* ierr) {
-  POEMS_REAL(exscan);
-  POEMS_FORTRAN_COLLECTIVE(MPI_Exscan, real(sendbuf, recvbuf, count, type, op, comm, ierr),
-                           collective::scan(true, *count, type_of(type), comm_of(comm)))
-}
-POEMS_FORTRAN_ALIASES(exscan, EXSCAN)
+POEMS_FORTRAN_COLLECTIVE(MPI_Barrier, collective::barrier(comm_of(comm)))
+POEMS_FORTRAN_COLLECTIVE(MPI_Bcast, collective::bcast(*count, type_of(datatype), *root, comm_of(comm)))
+POEMS_FORTRAN_COLLECTIVE(MPI_Reduce, collective::reduce(*count, type_of(datatype), *root, comm_of(comm)))
+POEMS_FORTRAN_COLLECTIVE(MPI_Allreduce, collective::allreduce(*count, type_of(datatype), comm_of(comm)))
+POEMS_FORTRAN_COLLECTIVE(MPI_Gather,
+                         collective::gather(in_place(sendbuf), *sendcount, type_unless_in_place(sendbuf, sendtype),
+                                            *recvcount, type_of(recvtype), *root, comm_of(comm)))
+POEMS_FORTRAN_COLLECTIVE(MPI_Gatherv,
+                         collective::gatherv(in_place(sendbuf), *sendcount, type_unless_in_place(sendbuf, sendtype),
+                                             recvcounts, type_of(recvtype), *root, comm_of(comm)))
+POEMS_FORTRAN_COLLECTIVE(MPI_Scatter,
+                         collective::scatter(in_place(recvbuf), *sendcount, type_of(sendtype), *recvcount,
+                                             type_unless_in_place(recvbuf, recvtype), *root, comm_of(comm)))
+POEMS_FORTRAN_COLLECTIVE(MPI_Scatterv,
+                         collective::scatterv(in_place(recvbuf), sendcounts, type_of(sendtype), *recvcount,
+                                              type_unless_in_place(recvbuf, recvtype), *root, comm_of(comm)))
+POEMS_FORTRAN_COLLECTIVE(MPI_Allgather,
+                         collective::allgather(in_place(sendbuf), *sendcount, type_unless_in_place(sendbuf, sendtype),
+                                               *recvcount, type_of(recvtype), comm_of(comm)))
+POEMS_FORTRAN_COLLECTIVE(MPI_Allgatherv,
+                         collective::allgatherv(in_place(sendbuf), *sendcount, type_unless_in_place(sendbuf, sendtype),
+                                                recvcounts, type_of(recvtype), comm_of(comm)))
+POEMS_FORTRAN_COLLECTIVE(MPI_Alltoall,
+                         collective::alltoall(in_place(sendbuf), *sendcount, type_unless_in_place(sendbuf, sendtype),
+                                              *recvcount, type_of(recvtype), comm_of(comm)))
+POEMS_FORTRAN_COLLECTIVE(MPI_Alltoallv,
+                         collective::alltoallv(in_place(sendbuf), sendcounts, type_unless_in_place(sendbuf, sendtype),
+                                               recvcounts, type_of(recvtype), comm_of(comm)))
+POEMS_FORTRAN_COLLECTIVE(MPI_Reduce_scatter, collective::reduce_scatter(recvcounts, type_of(datatype), comm_of(comm)))
+POEMS_FORTRAN_COLLECTIVE(MPI_Reduce_scatter_block,
+                         collective::reduce_scatter_block(*recvcount, type_of(datatype), comm_of(comm)))
+POEMS_FORTRAN_COLLECTIVE(MPI_Scan, collective::scan(false, *count, type_of(datatype), comm_of(comm)))
+POEMS_FORTRAN_COLLECTIVE(MPI_Exscan, collective::scan(true, *count, type_of(datatype), comm_of(comm)))
 
 // ---- communicators -------------------------------------------------------------------------
 
-void ompi_comm_dup_f(F* comm, F* newcomm, F* ierr) {
-  POEMS_REAL(comm_dup);
-  POEMS_FORTRAN_COLLECTIVE(MPI_Comm_dup, real(comm, newcomm, ierr),
-                           collective::created(comm_of(comm), comm_of(newcomm)))
-}
-POEMS_FORTRAN_ALIASES(comm_dup, COMM_DUP)
+POEMS_FORTRAN_COLLECTIVE(MPI_Comm_dup, collective::created(comm_of(comm), comm_of(newcomm)))
+POEMS_FORTRAN_COLLECTIVE(MPI_Comm_dup_with_info, collective::created(comm_of(comm), comm_of(newcomm)))
+POEMS_FORTRAN_COLLECTIVE(MPI_Comm_split, collective::created(comm_of(comm), comm_of(newcomm)))
+POEMS_FORTRAN_COLLECTIVE(MPI_Comm_split_type, collective::created(comm_of(comm), comm_of(newcomm)))
+POEMS_FORTRAN_COLLECTIVE(MPI_Comm_create, collective::created(comm_of(comm), comm_of(newcomm)))
+POEMS_FORTRAN_COLLECTIVE(MPI_Cart_create, collective::created(comm_of(old_comm), comm_of(comm_cart)))
+POEMS_FORTRAN_COLLECTIVE(MPI_Cart_sub, collective::created(comm_of(comm), comm_of(new_comm)))
 
-void ompi_comm_dup_with_info_f(F* comm, F* info, F* newcomm, F* ierr) {
-  POEMS_REAL(comm_dup_with_info);
-  POEMS_FORTRAN_COLLECTIVE(MPI_Comm_dup_with_info, real(comm, info, newcomm, ierr),
-                           collective::created(comm_of(comm), comm_of(newcomm)))
-}
-POEMS_FORTRAN_ALIASES(comm_dup_with_info, COMM_DUP_WITH_INFO)
-
-void ompi_comm_split_f(F* comm, F* color, F* key, F* newcomm, F* ierr) {
-  POEMS_REAL(comm_split);
-  POEMS_FORTRAN_COLLECTIVE(MPI_Comm_split, real(comm, color, key, newcomm, ierr),
-                           collective::created(comm_of(comm), comm_of(newcomm)))
-}
-POEMS_FORTRAN_ALIASES(comm_split, COMM_SPLIT)
-
-void ompi_comm_split_type_f(F* comm, F* split_type, F* key, F* info, F* newcomm, F* ierr) {
-  POEMS_REAL(comm_split_type);
-  POEMS_FORTRAN_COLLECTIVE(MPI_Comm_split_type, real(comm, split_type, key, info, newcomm, ierr),
-                           collective::created(comm_of(comm), comm_of(newcomm)))
-}
-POEMS_FORTRAN_ALIASES(comm_split_type, COMM_SPLIT_TYPE)
-
-void ompi_comm_create_f(F* comm, F* group, F* newcomm, F* ierr) {
-  POEMS_REAL(comm_create);
-  POEMS_FORTRAN_COLLECTIVE(MPI_Comm_create, real(comm, group, newcomm, ierr),
-                           collective::created(comm_of(comm), comm_of(newcomm)))
-}
-POEMS_FORTRAN_ALIASES(comm_create, COMM_CREATE)
-
-void ompi_comm_create_group_f(F* comm, F* group, F* tag, F* newcomm, F* ierr) {
-  POEMS_REAL(comm_create_group);
+POEMS_FORTRAN_WRAPPER(MPI_Comm_create_group) {
   Call call(Region::MPI_Comm_create_group);
-  real(comm, group, tag, newcomm, ierr);
+  POEMS_FORTRAN_FORWARD(MPI_Comm_create_group);
   if (call.on() && *ierr == MPI_SUCCESS) communicator_created(comm_of(comm), comm_of(newcomm));
 }
-POEMS_FORTRAN_ALIASES(comm_create_group, COMM_CREATE_GROUP)
 
-void ompi_cart_create_f(F* comm, F* ndims, F* dims, Logical* periods, Logical* reorder, F* newcomm, F* ierr) {
-  POEMS_REAL(cart_create);
-  POEMS_FORTRAN_COLLECTIVE(MPI_Cart_create, real(comm, ndims, dims, periods, reorder, newcomm, ierr),
-                           collective::created(comm_of(comm), comm_of(newcomm)))
-}
-POEMS_FORTRAN_ALIASES(cart_create, CART_CREATE)
-
-void ompi_cart_sub_f(F* comm, Logical* remain_dims, F* newcomm, F* ierr) {
-  POEMS_REAL(cart_sub);
-  POEMS_FORTRAN_COLLECTIVE(MPI_Cart_sub, real(comm, remain_dims, newcomm, ierr),
-                           collective::created(comm_of(comm), comm_of(newcomm)))
-}
-POEMS_FORTRAN_ALIASES(cart_sub, CART_SUB)
-
-void ompi_comm_free_f(F* comm, F* ierr) {
-  POEMS_REAL(comm_free);
+POEMS_FORTRAN_WRAPPER(MPI_Comm_free) {
   Call call(Region::MPI_Comm_free);
   if (call.on()) communicator_freed(comm_of(comm));
-  real(comm, ierr);
+  POEMS_FORTRAN_FORWARD(MPI_Comm_free);
 }
-POEMS_FORTRAN_ALIASES(comm_free, COMM_FREE)
 
 #undef POEMS_FORTRAN_COLLECTIVE
 

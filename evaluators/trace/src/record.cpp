@@ -1,18 +1,13 @@
 #include "poems/trace/record.h"
 
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <thread>
 
+#include "poems/base/child_process.h"
+#include "poems/base/executable_path.h"
 #include "poems/measure/mpirun.h"
-#include "poems/measure/process.h"
 
 namespace poems::trace {
 
@@ -22,7 +17,7 @@ std::string interposition_library() {
   if (const char* env = std::getenv("POEMS_TRACE_LIBRARY"); env && *env) return env;
   std::error_code ec;
   if (fs::exists(POEMS_TRACE_LIBRARY, ec)) return POEMS_TRACE_LIBRARY;
-  const std::string dir = measure::executable_directory();
+  const std::string dir = base::executable_directory();
   return dir.empty() ? std::string(POEMS_TRACE_LIBRARY)
                      : (fs::path(dir) / ".." / "lib" / "libpoems_trace_mpi.so").string();
 }
@@ -81,38 +76,33 @@ RecordResult record(const RecordOptions& o) {
     return r;
   }
   r.command = record_command(o, library);
-  std::vector<char*> argv;
-  for (std::string& a : r.command) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  const auto begin = std::chrono::steady_clock::now();
-  const pid_t pid = ::fork();
-  if (pid < 0) {
-    r.error = std::string("cannot start mpirun: ") + std::strerror(errno);
+  // mpirun in our process group (Ctrl-C reaches the job), with our stdin,
+  // stdout, stderr and signal mask; at the deadline SIGTERM (mpirun ends its
+  // processes), SIGKILL two seconds later.
+  base::ChildOptions child;
+  child.argv = r.command;
+  child.timeout_seconds = o.timeout_seconds;
+  child.kill_grace_seconds = 2;
+  child.reset_signals = false;
+  child.input = base::ChildInput::inherit;
+  child.out = base::ChildStream::inherit();
+  child.err = base::ChildStream::inherit();
+  const base::ChildResult run = base::run_child(child);
+  if (!run.started && run.start_errno == 0) {
+    r.error = "cannot start mpirun: " + run.error;
     return r;
   }
-  if (pid == 0) {
-    ::execvp(argv[0], argv.data());
-    std::fprintf(stderr, "poems trace: cannot run %s: %s\n", argv[0], std::strerror(errno));
-    ::_exit(127);
-  }
   r.started = true;
-  int status = 0;
-  const auto deadline = begin + std::chrono::duration<double>(o.timeout_seconds);
-  for (;;) {
-    const pid_t done = ::waitpid(pid, &status, o.timeout_seconds > 0 ? WNOHANG : 0);
-    if (done == pid) break;
-    if (done < 0 && errno != EINTR) break;
-    if (o.timeout_seconds > 0 && std::chrono::steady_clock::now() >= deadline && !r.timed_out) {
-      r.timed_out = true;
-      ::kill(pid, SIGTERM);  // mpirun ends its processes
-      std::this_thread::sleep_for(std::chrono::seconds(2));
-      ::kill(pid, SIGKILL);
-    }
-    if (o.timeout_seconds > 0) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  if (!run.started) {  // as a shell would: the message, and exit code 127
+    std::fprintf(stderr, "poems trace: cannot run %s: %s\n", r.command[0].c_str(), std::strerror(run.start_errno));
+    r.exit_code = 127;
   }
-  r.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
-  if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
-  if (WIFSIGNALED(status)) r.signal = WTERMSIG(status);
+  r.timed_out = run.timed_out;
+  r.wall_seconds = run.wall_seconds;
+  if (run.started) {
+    r.exit_code = run.exit_code;
+    r.signal = run.signal;
+  }
   if (r.exit_code == 127 && !fs::exists(fs::path(o.output) / "traces.otf2", ec)) r.error = "cannot run " + o.mpirun;
   const fs::path anchor = fs::path(o.output) / "traces.otf2";
   if (fs::exists(anchor, ec)) r.anchor = anchor.string();

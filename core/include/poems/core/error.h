@@ -6,6 +6,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "poems/db/error.h"
+
 namespace poems::core {
 
 enum class ErrorKind {
@@ -54,11 +56,11 @@ class EvaluationError : public Error {
       : Error(ErrorKind::Evaluation, message, std::move(diagnostics)) {}
 };
 
-// The knowledge base could not record a result (an evaluation failure: the
-// result would be lost; --no-store evaluates without storing).
-class StoreError : public EvaluationError {
- public:
-  using EvaluationError::EvaluationError;
-};
+// The knowledge base could not record a result: the knowledge base's own
+// error (poems/db/error.h), thrown by its writes and by core's Store and
+// RunRecord alike. It is not an Error: every place that classifies errors
+// takes an exception that is not an Error as an evaluation failure (exit 3;
+// the result would be lost; --no-store evaluates without storing).
+using StoreError = db::StoreError;
 
 }  // namespace poems::core

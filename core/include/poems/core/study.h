@@ -33,11 +33,14 @@ struct StudyCell {
   std::string error;        // the evaluation failed (or, when skipped, why it was not run)
   bool skipped = false;     // not evaluated by choice (a measurement that does not fit this machine)
   std::string store_error;  // evaluated, but not stored
+  // Filled by finish_study_table.
   std::optional<double> speedup, efficiency;
   nlohmann::json extra = nlohmann::json::object();  // the evaluator's extra result fields
   bool ok() const { return error.empty(); }
 };
 
+// A binding's cells; its differences (percent of the first paradigm's time)
+// are finish_study_table's.
 struct StudyRow {
   StudyBinding binding;
   std::uint32_t processes = 0;
@@ -100,6 +103,16 @@ StudyTable run_study(Session& session, const StudyPlan& plan,
 // (the failure counts): what run_study builds a table with.
 StudyTable study_table(Session& session, const StudyPlan& plan);
 void add_cell(StudyTable& table, StudyRow& row, const std::string& paradigm, const Cell& cell);
+
+// The derived columns of a table whose cells are all in: each paradigm's
+// speedup and efficiency relative to the row with the fewest processes
+// among the rows of its group (study_group), and every later paradigm's
+// difference from the first. Call it once, after the last cell: with two
+// or more paradigms, a row missing a paradigm's cell gets an empty one.
+void finish_study_table(StudyTable& table);
+// The group of a row: the rows that agree on every varied name outside the
+// process set ("name=value;" for each, in binding order).
+std::string study_group(const StudyTable& table, const StudyRow& row);
 
 // The request of one binding: model parameters, Component.param overrides
 // and study attributes sorted by name.

@@ -1,4 +1,4 @@
-// GOAL (Group Operation Assembly Language, LogGOPSim seed 002 section 2.1):
+// GOAL (Group Operation Assembly Language, the LogGOPSim paper, section 2.1):
 // the text form of a schedule, read into an ExplicitSchedule and written from
 // any ScheduleSource.
 //

@@ -3,7 +3,7 @@
 // operations of the same rank. Sources produce the stream lazily, in chunks,
 // so a model with 10^6 ranks never holds its 10^9 operations at once.
 //
-// Semantics (DESIGN.md 5.1, LogGOPSim's GOAL): an operation may start once
+// Semantics (docs/references.md, LogGOPSim's GOAL): an operation may start once
 // every dependency is satisfied; a dependency with `on_start` (GOAL's
 // `irequires`) is satisfied when that operation has started, otherwise
 // (`requires`) when it has completed. A Send/Recv pair matches on

@@ -1,5 +1,5 @@
 // Direct execution (`simulation[direct]`, DESIGN 5.3; MPI-Sim in POEMS
-// section 4.3, SMP-SIM in seed 004): a real MPI program runs as P ranks on
+// section 4.3, the SMP-SIM paper): a real MPI program runs as P ranks on
 // user-level threads in this process against the simulated MPI of <mpi.h>.
 // Its MPI calls become operations of the simulator's engine (evaluators/sim,
 // LogGOPS costs, MPI matching, collectives of the shared algorithm library),

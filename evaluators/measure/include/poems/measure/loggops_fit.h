@@ -1,10 +1,10 @@
 // LogGOPS parameters from the calibration micro-benchmarks
-// (poems_loggops_bench; DESIGN.md 5.5, seed 002 section 1.3), under the
-// simulator's cost rules (DESIGN.md 5.1): a send costs the CPU o + (s−1)·O
+// (poems_loggops_bench; docs/sweep3d.md, the LogGOPSim paper, section 1.3), under the
+// simulator's cost rules (docs/references.md): a send costs the CPU o + (s−1)·O
 // and the NIC g + (s−1)·G, the message arrives o + L after the send starts
 // (L later again above S: rendezvous), a receive costs o + (s−1)·max(O, G).
 //
-//   overhead  o(s) = (RTT_n^d − RTT_1^0)/(n−1) − d  = o + (s−1)·O      (seed 002, eq. 6 of [11])
+//   overhead  o(s) = (RTT_n^d − RTT_1^0)/(n−1) − d  = o + (s−1)·O      (the LogGOPSim paper, eq. 6 of [11])
 //   gap       (RTT_n^0 − RTT_1^0)/(n−1)             = g + (s−1)·G      (back-to-back trains)
 //   echo      RTT/2 = L + 2o + (s−1)·max(O, G)       for s ≤ S, 2L + 2o + ... above
 //

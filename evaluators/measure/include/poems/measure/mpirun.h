@@ -1,5 +1,5 @@
-// Launching MPI programs on this machine with Open MPI's mpirun (DESIGN.md
-// 5.5): as root mpirun needs --allow-run-as-root, and more ranks than cores
+// Launching MPI programs on this machine with Open MPI's mpirun (docs/sweep3d.md,
+// "Measurement"): as root mpirun needs --allow-run-as-root, and more ranks than cores
 // need --oversubscribe.
 #pragma once
 

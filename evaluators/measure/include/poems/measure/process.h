@@ -1,34 +1,26 @@
 // Running a program and collecting what it printed, with a deadline: how
-// the measurement evaluator starts `mpirun` (DESIGN.md 5.5).
+// the measurement evaluator starts `mpirun` (docs/sweep3d.md, "Measurement").
+// The runner itself is poems/base/child_process.h.
 #pragma once
 
 #include <string>
 #include <vector>
 
+#include "poems/base/child_process.h"
+
 namespace poems::measure {
 
-struct ProcessResult {
-  bool started = false;     // false: the program could not be started (see error)
-  int exit_code = -1;       // when it exited normally
-  int signal = 0;           // when a signal ended it
-  bool timed_out = false;   // killed at the deadline
-  double wall_seconds = 0;  // from start to exit
-  std::string out, err;     // what it printed (each kept up to 4 MiB)
-  std::string error;        // why it could not be started
-  bool ok() const { return started && !timed_out && signal == 0 && exit_code == 0; }
-  // "exit code 3", "killed by signal 9", "timed out after 10 s", ...
-  std::string status_text() const;
-};
+// started, exit_code, signal, timed_out, wall_seconds, out, err (each kept
+// up to 4 MiB), error; ok(); status_text(): "exit code 3", "killed by
+// signal 9 (Killed)", "timed out after 10 s", "could not start: ...".
+using ProcessResult = base::ChildResult;
 
 // Runs argv[0] (searched in PATH) with `extra_environment` ("NAME=value")
 // added to this process's environment, in its own process group. At the
 // deadline the group gets SIGTERM, then SIGKILL two seconds later; it is
-// always reaped. stdin is /dev/null.
+// always reaped. stdin is /dev/null. A run killed at the deadline has a
+// signal (SIGTERM if it exited otherwise).
 ProcessResult run_process(const std::vector<std::string>& argv, double timeout_seconds,
                           const std::vector<std::string>& extra_environment = {});
-
-// The directory of the running executable (/proc/self/exe), "" if unknown:
-// `poems` finds the programs it measures beside itself in build/bin.
-std::string executable_directory();
 
 }  // namespace poems::measure

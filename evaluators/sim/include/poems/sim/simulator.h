@@ -23,7 +23,7 @@ class ExecutionObserver;
 //   a matching receive is posted, on the receive's CPU and NIC; a rendezvous
 //   sender first waits one L (or the handshake) for its receiver; CPUs and
 //   NICs are granted first come first served in event order.
-// - Loggopsim: LogGOPSim exactly (seed 002, its source): a message is
+// - Loggopsim: LogGOPSim exactly (the LogGOPSim paper, its source): a message is
 //   processed as soon as it arrives and the receiver's CPU and NIC (those the
 //   send names) are free, posted receive or not; a receive that finds its
 //   message already processed completes at once; a rendezvous send travels
@@ -67,7 +67,7 @@ struct SimulationOptions {
   std::uint32_t cpus = 1;  // per process
   std::uint32_t nics = 1;  // per process
   // A rendezvous sender waits for the receiver's readiness before its payload
-  // leaves: L by default (makes seed 002 eq. 1's "+(P-1)L" exact); with the
+  // leaves: L by default (makes the LogGOPSim paper, eq. 1's "+(P-1)L" exact); with the
   // handshake, an explicit request/acknowledge round trip 2L + 2o instead
   // (docs/simulator.md).
   bool rendezvous_handshake = false;

@@ -1,6 +1,6 @@
 // The closed-form Sweep3D wavefront model (analytic[LogGP]) after
 // Sundaram-Stukel & Vernon, derived under the simulator's LogGOPS cost rules
-// (DESIGN.md 5.1, docs/models/sweep3d.md). One evaluation is a few hundred
+// (docs/references.md, docs/models/sweep3d.md). One evaluation is a few hundred
 // arithmetic operations, whatever the processor count. Registered as
 // analytic[LogGP]'s closed form of models named Sweep3D
 // (register_sweep3d_closed_form, called by the example's registration).

@@ -65,7 +65,7 @@ class BlockCompute {
 };
 
 // Sweep3D's problem as this program sets it up: one material, an isotropic
-// fixed source everywhere (DESIGN.md does not fix the physics; these values
+// fixed source everywhere (the Sweep3D facts do not fix the physics; these values
 // give source iteration a contraction of σs/σt = 1/2 per iteration).
 struct Material {
   double sigt = 1.0;  // total cross section

@@ -1,4 +1,4 @@
-// The Sweep3D input deck (DESIGN.md section 6): five lines of numbers,
+// The Sweep3D input deck (docs/references.md, Sweep3D facts): five lines of numbers,
 //
 //   line 1: npe_i npe_j mk mmi ncpu     processor grid, k-block, angle block, threads
 //   line 2: it_g jt_g kt mm isct        global grid, angles per octant, scattering order

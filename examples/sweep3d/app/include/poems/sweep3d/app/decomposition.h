@@ -1,4 +1,4 @@
-// Sweep3D's KBA decomposition (DESIGN.md section 6), without MPI: the 2-D
+// Sweep3D's KBA decomposition (docs/references.md, Sweep3D facts), without MPI: the 2-D
 // processor grid over (i, j), the local block of each process (the remainder
 // of it_g / npe_i and jt_g / npe_j goes to the lowest ranks; kt is not
 // decomposed), the octant order and directions, the k-blocks, and the
@@ -51,7 +51,7 @@ Decomposition decompose(const Deck& deck, int ranks, int rank);
 int part_size(int n, int p, int q);
 int first_index(int n, int p, int q);
 
-// DESIGN.md section 6, per source iteration, of the whole grid:
+// docs/references.md, Sweep3D facts, per source iteration, of the whole grid:
 //   messages = kb·[4·(2mmo)·4 + 2(npe_i−2)(2mmo)·6 + 2(npe_j−2)(2mmo)·6 + (npe_i−2)(npe_j−2)(2mmo)·8]
 // (for grids of at least 2 × 2; general grids count each process's sends).
 std::uint64_t messages_per_iteration(int npe_i, int npe_j, int kb, int mmo);
