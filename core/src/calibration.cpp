@@ -295,7 +295,7 @@ void store_calibration(const Calibration& cal, const CalibrationRequest& r, cons
       }
       add("S", c.S, "blocking send to an unposted receive");
       for (std::size_t k = 0; k < samples.sizes.size(); ++k)
-        add("exchange[" + fmt("%.0f", samples.sizes[k]) + "B]", samples.exchange_ns[k], "pairwise exchange (seed 001)");
+        add("exchange[" + fmt("%.0f", samples.sizes[k]) + "B]", samples.exchange_ns[k], "pairwise exchange (the CoMet thesis)");
       for (const TaskWg& w : cal.tasks) {
         add("Wg[" + w.text + "]", w.wg_ns, "processor[measured] " + cal.kernel + ", alone");
         add("Wg[" + w.text + "]", w.busy_wg_ns,
