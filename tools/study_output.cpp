@@ -47,11 +47,11 @@ std::string header_of(const std::string& m) {
   return m;
 }
 
+}  // namespace
+
 std::string value_text(const psl::Value& v) {
   return v.kind == psl::Value::Kind::Number && v.dimension.dimensionless() ? number(v.number, 12) : v.str();
 }
-
-}  // namespace
 
 nlohmann::json table_json(const StudyTable& t) {
   nlohmann::json rows = nlohmann::json::array();

@@ -25,6 +25,9 @@ using core::StudyCell;
 using core::StudyRow;
 using core::StudyTable;
 
+// A bound value as the table, the CSV and the plot's labels show it (a plain
+// number with 12 significant digits, else its PSL text).
+std::string value_text(const psl::Value& v);
 nlohmann::json table_json(const StudyTable& table);
 std::string table_csv(const StudyTable& table);
 std::string table_text(const StudyTable& table, const psl::StudyDecl& study);

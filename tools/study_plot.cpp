@@ -58,10 +58,6 @@ std::string plot_number(double v, int digits = 12) {
   return buf;
 }
 
-std::string binding_text(const psl::Value& v) {
-  return v.kind == psl::Value::Kind::Number && v.dimension.dimensionless() ? plot_number(v.number) : v.str();
-}
-
 const psl::Value* bound_value(const StudyRow& r, const std::string& name) {
   for (const auto& [k, v] : r.binding)
     if (k == name) return &v;
@@ -163,7 +159,7 @@ PlotResult draw_plot(const StudyTable& t, const PlotRequest& plot) {
   for (const StudyRow& r : t.rows) {
     std::string label;
     for (const std::string& n : t.targets)
-      if (const psl::Value* v = bound_value(r, n)) label += (label.empty() ? "" : ", ") + n + "=" + binding_text(*v);
+      if (const psl::Value* v = bound_value(r, n)) label += (label.empty() ? "" : ", ") + n + "=" + value_text(*v);
     labels.push_back(label.empty() ? "P=" + std::to_string(r.processes) : label);
   }
   // Groups: against processes, the bindings that differ only in the process
