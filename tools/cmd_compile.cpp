@@ -48,6 +48,7 @@ void print_text(const core::Composition& c, const psl::SourceManager& sources, s
   }
   out << "evaluation plan (communication: " << (c.plan.communication.empty() ? "-" : c.plan.communication)
       << (c.machine && !c.machine->network.empty() ? ", network " + c.machine->network : std::string()) << "):\n";
+  if (c.machine && !c.machine->flat()) out << "  machine: " << c.machine->network_model->describe() << "\n";
   for (const core::Ted& t : c.plan.teds) {
     out << "  node " << t.node << " " << t.node_text << "\n    -> " << (t.evaluator.empty() ? "-" : t.evaluator);
     if (t.implicit) out << " (no component accepts this node: defaults)";
@@ -148,6 +149,10 @@ void run_compile(const CompileOptions& o, Context& ctx) {
   if (o.format == "json") {
     nlohmann::json j = psl::to_json(c.system, system->sources());
     j["plan"] = c.plan.to_json();
+    if (c.machine && !c.machine->flat()) {
+      j["machine"] = components::network_key_json(c.machine->network_model->spec());
+      j["machine"]["description"] = c.machine->network_model->describe();
+    }
     ctx.out << j.dump(2) << '\n';
   } else {
     print_text(c, system->sources(), ctx.out);

@@ -25,7 +25,6 @@ struct DirectOptions {
   ChoiceOptions choices;
   MachineOptions machine;
   std::string runtime, wg, compute = "measured", stack = "256KiB", isolation = "processes", format, timeline;
-  std::uint32_t ranks_per_node = 1;
   std::int64_t epoch = -1;
   double compute_scale = 1, timeout = 0;
   std::vector<std::string> algorithms;
@@ -48,7 +47,8 @@ direct::DirectOptions direct_options(const DirectOptions& o, const core::DirectM
     throw core::UsageError("--stack-size", "'" + o.stack + "' is not in 16KiB..1GiB");
   d.stack_bytes = static_cast<std::size_t>(stack);
   d.isolation = o.isolation == "threads" ? direct::Isolation::Threads : direct::Isolation::Processes;
-  d.ranks_per_node = o.ranks_per_node;
+  // MPI_Comm_split_type(MPI_COMM_TYPE_SHARED) groups the ranks of a node.
+  d.ranks_per_node = m.machine.flat() ? 1 : m.machine.network_model->spec().mapping.ranks_per_node;
   d.epoch_seconds = o.epoch;
   for (const std::string& a : o.algorithms) {
     const auto eq = a.find('=');
@@ -128,6 +128,8 @@ void run_direct(const DirectOptions& o, Context& ctx) {
                     : "measured x" + base::format_quantity({options.compute_scale, base::kDimensionless}))
             << '\n';
     ctx.out << "LogGOPS " << core::loggops_text(options.sim.params) << '\n';
+    if (options.sim.network && !options.sim.network->flat())
+      ctx.out << "machine: " << options.sim.network->describe() << '\n';
     sim::write_table(ctx.out, r.sim, o.max_ranks_listed);
     char line[256];
     std::snprintf(line, sizeof line,
@@ -185,10 +187,6 @@ void register_direct(CLI::App& app, Context& ctx) {
                   "processes: each rank an OS process with its own globals and C library state; threads: "
                   "user-level threads sharing them (faster, smaller; for programs without per-rank globals)")
       ->check(CLI::IsMember({"processes", "threads"}))
-      ->capture_default_str();
-  cmd->add_option("--ranks-per-node", o->ranks_per_node,
-                  "Ranks MPI_Comm_split_type(MPI_COMM_TYPE_SHARED) groups together")
-      ->check(CLI::Range(1u, 16777216u))
       ->capture_default_str();
   cmd->add_option("--epoch", o->epoch,
                   "Seconds since 1970 the program's wall clock starts at (default: the host's time at the start)")

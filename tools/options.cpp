@@ -54,6 +54,14 @@ void add_machine_options(CLI::App* cmd, MachineOptions& o) {
       ->check(CLI::Range(1, 256));
   cmd->add_option("--nics", o.nics, "NICs per process (a GOAL file: default its highest nic field + 1)")
       ->check(CLI::Range(1, 256));
+  cmd->add_option("--ranks-per-node", o.ranks_per_node,
+                  "Ranks on each node, sharing its cores and NICs (default: the machine's, else 1; docs/network.md)")
+      ->check(CLI::Range(1, 1 << 20));
+  cmd->add_option("--cores-per-node", o.cores_per_node,
+                  "Cores of a node; fewer than its ranks' CPUs: they time-share them (default: one per CPU)")
+      ->check(CLI::Range(1, 1 << 20));
+  cmd->add_option("--map", o.map_file, "Rank placement file: lines \"rank node\" (docs/network.md)")
+      ->check(CLI::ExistingFile);
   cmd->add_option("--semantics", o.semantics,
                   "Message progress: matched (a message is processed once its receive is posted; the default) or "
                   "loggopsim (LogGOPSim exactly: processed on arrival); docs/simulator.md");
@@ -85,6 +93,9 @@ void finish_machine_options(const CLI::App* cmd, MachineOptions& o) {
   if (cmd->count("--cpus")) m.cpus = o.cpus;
   if (cmd->count("--nics")) m.nics = o.nics;
   if (cmd->count("--semantics")) m.semantics = o.semantics;
+  if (cmd->count("--ranks-per-node")) m.ranks_per_node = o.ranks_per_node;
+  if (cmd->count("--cores-per-node")) m.cores_per_node = o.cores_per_node;
+  if (cmd->count("--map")) m.map_file = o.map_file;
 }
 
 void add_wg_option(CLI::App* cmd, std::string& wg) {

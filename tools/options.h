@@ -4,7 +4,8 @@
 //
 //   SPEC --import F --model M --study S --set NAME=VALUE    the system (SystemOptions)
 //   --machine M --processor P                               components to run on (ChoiceOptions)
-//   -L -o -g -G -O -S --rendezvous-handshake --cpus --nics   machine parameters (MachineOptions)
+//   -L -o -g -G -O -S --rendezvous-handshake --cpus --nics --ranks-per-node
+//   --cores-per-node --map   machine parameters (MachineOptions)
 //   --semantics matched|loggopsim                            message progress (MachineOptions)
 //   --memory-limit SIZE                                      memory a model may plan to use
 //   --trace ARCHIVE --machines F --traced-processor ...      trace replay (TraceOptions)
@@ -57,6 +58,8 @@ struct MachineOptions {
   bool handshake = false;
   std::uint32_t cpus = 1, nics = 1;
   std::string semantics;             // --semantics
+  std::uint32_t ranks_per_node = 1, cores_per_node = 1;
+  std::string map_file;              // --map
   core::MachineOverrides overrides;  // filled by finish_machine_options
 };
 void add_machine_options(CLI::App* cmd, MachineOptions& o);

@@ -217,6 +217,7 @@ Calibration calibrate(const CalibrationRequest& r, const std::function<void(cons
   profile.network_description = "this host: " + measure::mpi_version() + ", " + std::to_string(r.procs) + " processes";
   profile.L = c.L, profile.o = c.o, profile.g = c.g, profile.G = c.G, profile.O = c.O, profile.S = c.S;
   profile.Wg = out.wg_ns;
+  profile.node_cores = static_cast<std::uint32_t>(measure::host_cores());
   profile.wg_description = "time per unit of work of " + kernel.description + " on this host";
   profile.comment_lines = {
       "Machine '" + r.name + "', written by " + out.source + ".",

@@ -246,6 +246,7 @@ DirectMachine direct_machine(const DirectMachineRequest& r) {
       if (c.domain.path != "network")
         throw UsageError("--machine", "'" + r.machine + "' is " + c.domain.str() + ", not hardware[network]");
       out.machine.params = loggops_of(parameters_of(fe, c), r.machine);
+      out.machine.network_model = network_of_component(fe.program(), c, parameters_of(fe, c), out.machine.params);
       out.machine.network = r.machine;
       out.description = r.machine;
       if (!r.paradigm.empty())

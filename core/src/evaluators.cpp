@@ -31,10 +31,16 @@ std::string analytic_method(const Evaluation& e, const std::string& requested) {
   const bool closed = form != nullptr;
   // A form derived for the matched semantics does not hold under loggopsim
   // (arrivals that take the CPU delay a wavefront, by up to 37 % measured).
-  const std::string refusal = closed && e.machine.semantics == sim::Semantics::Loggopsim && !form->holds_under_loggopsim
-                                  ? "the " + e.graph->model + " closed form holds for the matched semantics only (" +
-                                        form->description + "); use critical-path, or simulate"
-                                  : "";
+  std::string refusal = closed && e.machine.semantics == sim::Semantics::Loggopsim && !form->holds_under_loggopsim
+                            ? "the " + e.graph->model + " closed form holds for the matched semantics only (" +
+                                  form->description + "); use critical-path, or simulate"
+                            : "";
+  // The closed forms price every message with one L: a machine of nodes or
+  // a topology is the critical path's (which asks the network each message).
+  if (closed && refusal.empty() && !e.machine.flat())
+    refusal = "the " + e.graph->model +
+              " closed form assumes one rank per node on a complete network; this machine has " +
+              e.machine.network_model->describe() + "; use critical-path, or simulate";
   if (requested.empty()) return closed && refusal.empty() ? "closed-form" : "critical-path";
   if (requested == "closed-form" && !refusal.empty()) throw UsageError("--method", refusal);
   if (requested == "closed-form" && !closed) {

@@ -1,6 +1,7 @@
 #include "poems/core/machine.h"
 
 #include <cmath>
+#include <filesystem>
 
 #include "poems/base/suggest.h"
 #include "poems/base/units.h"
@@ -83,16 +84,23 @@ nlohmann::json machine_key(const Machine& m) {
   key["cpus"] = m.cpus;
   key["nics"] = m.nics;
   if (m.semantics != sim::Semantics::Matched) key["semantics"] = sim::semantics_name(m.semantics);
+  if (!m.flat()) key["network"] = components::network_key_json(m.network_model->spec());
   return key;
 }
 
 sim::SimulationOptions simulation_options(const Machine& m) {
+  if (m.semantics == sim::Semantics::Loggopsim && !m.flat())
+    throw InputError(
+        "the loggopsim semantics reproduces LogGOPSim, whose machine has one rank per node on a complete "
+        "network; a machine of " +
+        m.network_model->describe() + " runs under the matched semantics (--semantics matched)");
   sim::SimulationOptions o;
   o.params = m.params;
   o.rendezvous_handshake = m.rendezvous_handshake;
   o.cpus = m.cpus;
   o.nics = m.nics;
   o.semantics = m.semantics;
+  if (!m.flat()) o.network = m.network_model;
   o.memory_limit = taskgraph::default_instantiation_limits().memory_limit_bytes;
   o.progress = current_progress();  // the thread's progress display, if a command opened one
   return o;
@@ -105,7 +113,8 @@ std::string loggops_text(const components::LogGOPS& p) {
 }
 
 bool MachineOverrides::empty() const {
-  return !L && !o && !g && !G && !O && !S && !rendezvous_handshake && !cpus && !nics && !semantics;
+  return !L && !o && !g && !G && !O && !S && !rendezvous_handshake && !cpus && !nics && !semantics && !ranks_per_node &&
+         !cores_per_node && !map_file;
 }
 
 double quantity(const std::string& option, const std::string& text, base::Dimension expected,
@@ -140,6 +149,36 @@ void apply_overrides(const MachineOverrides& o, Machine& m) {
       throw UsageError("--semantics", "'" + *o.semantics + "' is not a semantics; expected matched or loggopsim" +
                                           base::did_you_mean(*o.semantics, {"matched", "loggopsim"}));
     m.semantics = *s;
+  }
+  if (o.ranks_per_node || o.cores_per_node || o.map_file) {
+    components::NetworkSpec spec = m.network_model ? m.network_model->spec() : components::NetworkSpec{};
+    std::string option = "--ranks-per-node";
+    if (o.ranks_per_node) {
+      if (*o.ranks_per_node == 0 || *o.ranks_per_node > (1u << 20))
+        throw UsageError("--ranks-per-node",
+                         std::to_string(*o.ranks_per_node) + " is out of range; expected 1..1048576");
+      spec.mapping.ranks_per_node = *o.ranks_per_node;
+    }
+    if (o.cores_per_node) {
+      option = "--cores-per-node";
+      if (*o.cores_per_node == 0 || *o.cores_per_node > (1u << 20))
+        throw UsageError("--cores-per-node",
+                         std::to_string(*o.cores_per_node) + " is out of range; expected 1..1048576");
+      spec.cores_per_node = *o.cores_per_node;
+    }
+    if (o.map_file) {
+      option = "--map";
+      spec.mapping.kind = components::MappingKind::File;
+      std::error_code ec;
+      const std::filesystem::path absolute = std::filesystem::absolute(*o.map_file, ec);
+      spec.mapping.file = ec ? *o.map_file : absolute.lexically_normal().string();
+      spec.mapping.wrap.clear();
+    }
+    try {
+      m.network_model = std::make_shared<const components::Network>(std::move(spec));
+    } catch (const components::NetworkError& e) {
+      throw UsageError(option, e.what());
+    }
   }
   if (m.semantics == sim::Semantics::Loggopsim && m.rendezvous_handshake)
     throw UsageError("--rendezvous-handshake",

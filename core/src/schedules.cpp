@@ -172,7 +172,10 @@ Cell evaluate_schedule(const ScheduleRequest& r, Store& store) {
                                  {"bytes", call.bytes},
                                  {"root", call.root}};
     if (entry.name == "analytic[LogGP]") {
-      const std::string refusal = closed_form_refusal(machine.semantics, call);
+      std::string refusal = closed_form_refusal(machine.semantics, call);
+      if (refusal.empty() && !machine.flat())
+        refusal = "the collective closed forms assume one rank per node on a complete network; this machine has " +
+                  machine.network_model->describe() + "; use critical-path";
       // The rendezvous synchronization the closed forms charge: none under loggopsim.
       const taskgraph::Picoseconds sync =
           machine.semantics == sim::Semantics::Loggopsim

@@ -8,6 +8,7 @@
 
 #include "api.h"
 #include "attributes.h"
+#include "poems/components/network.h"
 
 namespace poems::direct::detail {
 
@@ -152,9 +153,14 @@ int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info, MPI_Co
     if (split_type != MPI_COMM_TYPE_SHARED && split_type != MPI_UNDEFINED)
       rt.fail("MPI_Comm_split_type", "split type " + std::to_string(split_type) +
                                          " is neither MPI_COMM_TYPE_SHARED nor MPI_UNDEFINED (MPI_ERR_ARG)");
-    // A simulated node holds --ranks-per-node consecutive world ranks.
-    const int color = split_type == MPI_UNDEFINED ? MPI_UNDEFINED
-                                                  : static_cast<int>(rt.current().world / rt.options().ranks_per_node);
+    // The ranks of one simulated node (docs/network.md: the machine's mapping).
+    int color = MPI_UNDEFINED;
+    if (split_type != MPI_UNDEFINED) {
+      const std::uint32_t world = rt.current().world;
+      const auto& network = rt.options().sim.network;
+      color = network && !network->flat() ? static_cast<int>(network->place(rt.options().ranks).node_of[world])
+                                          : static_cast<int>(world / rt.options().ranks_per_node);
+    }
     *newcomm = split(rt, "MPI_Comm_split_type", comm, color, key);
     return MPI_SUCCESS;
   });

@@ -1,4 +1,5 @@
 #include "poems/direct/protocol.h"
+#include "poems/components/network.h"
 
 #include <stdexcept>
 #include <string>
@@ -55,6 +56,7 @@ json options_to_json(const DirectOptions& o) {
     algorithms[taskgraph::collective_op_name(op)] = taskgraph::collective_algorithm_name(a);
   j["algorithms"] = algorithms;
   if (o.progress) j["progress"] = true;  // only when asked: stored keys stay as they were
+  if (o.sim.network && !o.sim.network->flat()) j["network"] = components::network_key_json(o.sim.network->spec());
   if (!o.timeline.empty()) j["timeline"] = o.timeline;
   if (o.processor) {
     j["processor"] = {{"component", o.processor->component},
@@ -94,6 +96,8 @@ DirectOptions options_from_json(const json& j) {
   o.sim.semantics = *parsed;
   o.sim.cpus = field_or<std::uint32_t>(j, "cpus", 1);
   o.sim.nics = field_or<std::uint32_t>(j, "nics", 1);
+  if (j.contains("network") && !j.at("network").is_null())
+    o.sim.network = std::make_shared<const components::Network>(components::network_spec_from_json(j.at("network")));
   const std::string compute = field_or<std::string>(j, "compute", "measured");
   if (compute != "measured" && compute != "model")
     throw std::invalid_argument("direct-execution options: compute must be 'measured' or 'model', not '" + compute +

@@ -378,6 +378,7 @@ DirectResult Runtime::run() {
   DirectResult out;
   sim::SimulationOptions so = options_.sim;
   so.observer = this;
+  so.companions_from = programs_;
   // The engine's progress on this process's terminal (the run's own thread
   // draws it; a rank's output may land after the line until it is redrawn).
   std::optional<base::ProgressLine> progress;

@@ -49,6 +49,17 @@ std::string machine_psl(const MachineProfile& m) {
   out += "  param L = " + psl_time(m.L) + ", o = " + psl_time(m.o) + ", g = " + psl_time(m.g) +
          ", G = " + psl_time_per_byte(m.G) + ", O = " + psl_time_per_byte(m.O) + ", S = " + number(std::floor(m.S)) +
          "B;\n";
+  if (m.node_cores > 0) {
+    // Measured between ranks of one host: a node's shared memory. Between
+    // nodes of a cluster of such hosts the same numbers stand in for a
+    // network this host cannot measure.
+    const std::string cores = std::to_string(m.node_cores);
+    out += "  // One node of this host: its ranks talk through shared memory, as measured.\n";
+    out += "  param ranks_per_node = " + cores + ", cores_per_node = " + cores + ";\n";
+    out += "  param shm_L = " + psl_time(m.L) + ", shm_o = " + psl_time(m.o) + ", shm_g = " + psl_time(m.g) +
+           ", shm_G = " + psl_time_per_byte(m.G) + ", shm_O = " + psl_time_per_byte(m.O) +
+           ", shm_S = " + number(std::floor(m.S)) + "B;\n";
+  }
   out += "  accepts {\n";
   out += "    profile { evaluation = analytic[LogGP]; network = " + quoted(m.network_description) +
          "; L = L; o = o; g = g; G = G; O = O; S = S; }\n";

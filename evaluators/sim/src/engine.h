@@ -13,6 +13,7 @@
 #include "calendar_queue.h"
 #include "event_queue.h"
 #include "poems/base/huge_pages.h"
+#include "poems/components/network.h"
 #include "poems/sim/simulator.h"
 #include "window.h"
 
@@ -526,11 +527,61 @@ class Engine {
   std::uint64_t word(std::uint32_t r, std::uint32_t w) const {
     return clocks_.data()[std::size_t{r} * clock_stride_ + w];
   }
-  Picoseconds& cpu_free(std::uint32_t r, std::uint32_t c) { return word(r, kTotalsWords + c); }
+  // A rank's CPU: its own, or (ranks time-sharing a node's cores) the core it runs on.
+  Picoseconds& cpu_free(std::uint32_t r, std::uint32_t c) {
+    if constexpr (!kLoggopsim)
+      if (shared_cores_) [[unlikely]]
+        return clocks_.data()[core_word_[std::size_t{r} * options_.cpus + c]];
+    return word(r, kTotalsWords + c);
+  }
+  // Under a network that is not flat, a rank's own NIC clocks below are its
+  // shared-memory channel (messages within its node); messages between nodes
+  // take the node's NIC clocks, shared by its ranks.
+  Picoseconds& node_nic_send_free(std::uint32_t r, std::uint32_t n) {
+    return clocks_.data()[nic_word_[r] + 2 * std::size_t{n}];
+  }
+  Picoseconds& node_nic_recv_free(std::uint32_t r, std::uint32_t n) {
+    return clocks_.data()[nic_word_[r] + 2 * std::size_t{n} + 1];
+  }
   Picoseconds& nic_send_free(std::uint32_t r, std::uint32_t n) { return word(r, kTotalsWords + options_.cpus + 2 * n); }
   Picoseconds& nic_recv_free(std::uint32_t r, std::uint32_t n) {
     return word(r, kTotalsWords + options_.cpus + 2 * n + 1);
   }
+  // The machine's nodes and network, when not flat (docs/network.md): null
+  // keeps the flat fast path. Set up by setup_network().
+  const components::Network* net_ = nullptr;
+  components::RankPlacement placement_;
+  bool shared_cores_ = false;           // some node has fewer cores than its ranks' CPUs
+  std::vector<std::size_t> core_word_;  // per rank and CPU, if shared_cores_: its core's clock
+  std::vector<std::size_t> nic_word_;   // per rank: its node's first NIC clock (send; receive is +1)
+  LogGOPS intra_;                       // between ranks of one node
+  Picoseconds intra_sync_ = 0;
+  NetworkTraffic traffic_;
+  std::vector<std::uint32_t> route_;  // scratch: the route of the message being sent
+  std::vector<std::pair<std::string_view, std::uint64_t>> class_bytes_;
+  void count_traffic(std::uint32_t a, std::uint32_t b, std::uint64_t bytes, bool local);
+  void finish_traffic(SimulationResult& out) const;
+  // Places the ranks, finds the clocks of each rank's cores and NICs; the
+  // node clocks start at word `first`. Returns how many words they take.
+  std::size_t setup_network(std::size_t first);
+  // The rendezvous synchronization between ranks a and b (their path's delay included).
+  Picoseconds pair_sync(std::uint32_t a, std::uint32_t b) const;
+  bool same_node(std::uint32_t a, std::uint32_t b) const { return placement_.node_of[a] == placement_.node_of[b]; }
+  // A message between ranks a and b: the parameters that price it, and its
+  // path's delay beyond L.
+  const LogGOPS& pair_params(std::uint32_t a, std::uint32_t b) const {
+    if constexpr (!kLoggopsim)
+      if (net_ && same_node(a, b)) return intra_;
+    return p_;
+  }
+  bool rendezvous(std::uint32_t a, std::uint32_t b, std::uint64_t bytes) const {
+    return pair_params(a, b).rendezvous(bytes);
+  }
+  // The send of a machine that is not flat (start()): returns its start
+  // time, sets `done` (its CPU part's end).
+  [[gnu::noinline]] Picoseconds net_send(std::uint32_t r, std::uint32_t pos, Picoseconds& done);
+  [[gnu::noinline]] Picoseconds net_receive(std::uint32_t r, std::uint32_t recv_pos, std::uint64_t bytes,
+                                            std::int32_t src, Picoseconds at);
   base::HugeVector<Pending> pending_;
   std::uint32_t free_pending_ = kNone;
   Events queue_;

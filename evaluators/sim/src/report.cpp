@@ -66,6 +66,15 @@ void write_table(std::ostream& out, const SimulationResult& r, std::size_t max_r
   std::snprintf(line, sizeof line, "events %llu in %.3f s (%.3g events/s), ranks read %s\n",
                 static_cast<unsigned long long>(r.events), r.wall_seconds, r.events_per_second(), reading(r));
   out << line;
+  if (r.network) {
+    const NetworkTraffic& t = *r.network;
+    out << "network: " << t.intra_node_messages << " messages (" << t.intra_node_bytes << " B) within nodes, "
+        << t.inter_node_messages << " (" << t.inter_node_bytes << " B) between nodes over " << t.hops << " hops";
+    for (std::size_t k = 0; k < t.bytes_by_link_class.size(); ++k)
+      out << (k ? ", " : "; bytes x links: ") << t.bytes_by_link_class[k].first << " "
+          << t.bytes_by_link_class[k].second;
+    out << "\n";
+  }
 }
 
 void write_json(std::ostream& out, const SimulationResult& r, std::size_t max_ranks_listed) {
@@ -96,7 +105,18 @@ void write_json(std::ostream& out, const SimulationResult& r, std::size_t max_ra
       out << (w ? ", " : "") << json_string(r.stuck[k].waits[w]);
     out << "]}";
   }
-  out << "]}\n";
+  out << "]";
+  if (r.network) {
+    const NetworkTraffic& t = *r.network;
+    out << ",\n \"network\": {\"intra_node_messages\": " << t.intra_node_messages
+        << ", \"intra_node_bytes\": " << t.intra_node_bytes << ", \"inter_node_messages\": " << t.inter_node_messages
+        << ", \"inter_node_bytes\": " << t.inter_node_bytes << ", \"hops\": " << t.hops
+        << ", \"bytes_by_link_class\": {";
+    for (std::size_t k = 0; k < t.bytes_by_link_class.size(); ++k)
+      out << (k ? ", " : "") << json_string(t.bytes_by_link_class[k].first) << ": " << t.bytes_by_link_class[k].second;
+    out << "}}";
+  }
+  out << "}\n";
 }
 
 void write_stuck_report(std::ostream& out, const SimulationResult& r) {

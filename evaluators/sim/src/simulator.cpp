@@ -52,18 +52,35 @@ Engine<L>::Engine(taskgraph::ScheduleSource& source, const SimulationOptions& op
   if (options.nics == 0 || options.nics > 256) throw SimulationError("NICs per process must be in 1..256");
   ranks_.resize(nranks_);
   clock_stride_ = (kTotalsWords + options.cpus + 2 * options.nics + 7) / 8 * 8;
-  clocks_.allocate(std::size_t{nranks_} * clock_stride_);
+  std::size_t clock_words = std::size_t{nranks_} * clock_stride_;
+  if (options.network && !options.network->flat()) {
+    if (options.semantics == Semantics::Loggopsim) {
+      const std::string what =
+          "the loggopsim semantics reproduces LogGOPSim, whose machine has one rank per node on a complete "
+          "network; a machine of " +
+          options.network->describe() + " runs under the matched semantics (--semantics matched)";
+      throw SimulationLimitError(what, 0, what);
+    }
+    net_ = options.network.get();
+    clock_words += setup_network(clock_words);
+  }
+  clocks_.allocate(clock_words);
   pending_.reserve(nranks_);              // about one posted receive per rank at a time in collectives
   if (unexpected_at_arrival_) sync_ = 0;  // LogGOPSim's rendezvous: no synchronization before the payload
   // The largest message whose every cost stays within kMaxCost.
   max_bytes_ = kMaxMessageBytes - 1;
-  const FemtosecondsPerByte x = std::max(p_.G, p_.O);
-  const Picoseconds fixed = std::max({p_.o, p_.g}) + sync_ + p_.L;
-  if (fixed >= kMaxCost) throw SimulationError("the LogGOPS parameters exceed the clock's range");
-  if (x != 0) {
-    const unsigned __int128 fs = static_cast<unsigned __int128>(kMaxCost - fixed) * 1000;
-    max_bytes_ = static_cast<std::uint64_t>(std::min<unsigned __int128>(fs / x + 1, kMaxMessageBytes - 1));
-  }
+  auto bound_bytes = [&](const LogGOPS& p, Picoseconds sync) {
+    const FemtosecondsPerByte x = std::max(p.G, p.O);
+    const Picoseconds fixed = std::max({p.o, p.g}) + sync + p.L;
+    if (fixed >= kMaxCost) throw SimulationError("the LogGOPS parameters exceed the clock's range");
+    if (x != 0) {
+      const unsigned __int128 fs = static_cast<unsigned __int128>(kMaxCost - fixed) * 1000;
+      max_bytes_ = std::min(max_bytes_,
+                            static_cast<std::uint64_t>(std::min<unsigned __int128>(fs / x + 1, kMaxMessageBytes - 1)));
+    }
+  };
+  bound_bytes(p_, sync_);
+  if (net_) bound_bytes(intra_, intra_sync_);
   trusted_reads_ = explicit_ && queuing_ && explicit_->max_cpu() < options.cpus &&
                    explicit_->max_nic() < options.nics && explicit_->peers_are_ranks() &&
                    explicit_->depends_on_earlier() && explicit_->max_message_bytes() <= max_bytes_ &&
@@ -376,6 +393,11 @@ void Engine<L>::start(std::uint32_t r, std::uint32_t pos) {
       if (options_.record_timeline) timeline_.push_back(Span{r, s.cpu, Span::Calc, -1, t0, done, 0, s.node});
       break;
     case OpKind::Send: {
+      if constexpr (!L)
+        if (net_) [[unlikely]] {
+          t0 = net_send(r, pos, done);
+          break;
+        }
       if (queuing_) {
         t0 = std::max({now_, cpu_free(r, s.cpu), nic_send_free(r, s.nic)});
       } else if (s.done > rs.base) {
@@ -409,7 +431,7 @@ void Engine<L>::start(std::uint32_t r, std::uint32_t pos) {
 
   if (s.kind == OpKind::Calc) return complete(r, pos, done);
   if (s.kind == OpKind::Send) {
-    if (p_.rendezvous(s.amount))
+    if (rendezvous(r, static_cast<std::uint32_t>(s.peer), s.amount))
       s.done = done;  // local part; completes when matched (finish_rendezvous)
     else
       complete(r, pos, done);
@@ -430,7 +452,8 @@ void Engine<L>::start(std::uint32_t r, std::uint32_t pos) {
     }
     if (observer_) [[unlikely]]
       observe_match(r, rs.base + pos, static_cast<std::uint32_t>(msg.src), msg.op, matched);
-    if (p_.rendezvous(msg.bytes)) finish_rendezvous(static_cast<std::uint32_t>(msg.src), msg.op, matched);
+    if (rendezvous(r, static_cast<std::uint32_t>(msg.src), msg.bytes))
+      finish_rendezvous(static_cast<std::uint32_t>(msg.src), msg.op, matched);
     return;
   }
   std::uint32_t e = new_pending();
@@ -458,7 +481,7 @@ void Engine<L>::arrive(std::uint32_t sender, std::uint32_t pos) {
     Picoseconds matched = receive(dest, recv_pos, bytes, src, now_);
     if (observer_) [[unlikely]]
       observe_match(dest, rs.base + recv_pos, sender, op, matched);
-    if (p_.rendezvous(bytes)) finish_rendezvous(sender, op, matched);
+    if (rendezvous(sender, dest, bytes)) finish_rendezvous(sender, op, matched);
     return;
   }
   queue_unexpected(dest, sender, op, bytes, tag, comm);
@@ -469,6 +492,9 @@ void Engine<L>::arrive(std::uint32_t sender, std::uint32_t pos) {
 template <bool L>
 Picoseconds Engine<L>::receive(std::uint32_t r, std::uint32_t recv_pos, std::uint64_t bytes, std::int32_t src,
                                Picoseconds at) {
+  if constexpr (!L)
+    if (net_) [[unlikely]]
+      return net_receive(r, recv_pos, bytes, src, at);
   RankState& rs = ranks_[r];
   const Slot& s = rs.slots[recv_pos];
   Picoseconds& cpu = cpu_free(r, s.cpu);
@@ -782,9 +808,13 @@ SimulationResult Engine<L>::run(std::size_t max_stuck_listed) {
     }
   }
   report_stuck(out, max_stuck_listed);
+  finish_traffic(out);
   out.timeline = std::move(timeline_);
   return out;
 }
+
+// network_paths.cpp completes the receives of a machine that is not flat.
+template void Engine<false>::complete(std::uint32_t, std::uint32_t, Picoseconds);
 
 }  // namespace detail
 

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -15,6 +16,7 @@
 
 #include "poems/base/value.h"
 #include "poems/components/loggops.h"
+#include "poems/components/network.h"
 #include "poems/psl/ast.h"
 #include "poems/sim/simulator.h"
 
@@ -29,6 +31,10 @@ struct Machine {
   // Message progress (docs/simulator.md): matched, or LogGOPSim's exactly.
   sim::Semantics semantics = sim::Semantics::Matched;
   std::string network;  // the component the parameters came from ("" = the command line)
+  // Nodes, ranks per node, topology and switching (docs/network.md); null:
+  // one rank per node on the complete network (flat).
+  std::shared_ptr<const components::Network> network_model;
+  bool flat() const { return !network_model || network_model->flat(); }
   // A new option of the engine that changes results belongs here, in
   // machine_key and in simulation_options, so that runs key it.
 };
@@ -39,6 +45,26 @@ struct Machine {
 // "file:line:col" of a parameter name, "" if unknown).
 components::LogGOPS loggops_of(const std::map<std::string, base::Value>& parameters, const std::string& component,
                                const std::function<std::string(const std::string&)>& where = {});
+
+// The nodes, topology and switching a network component declares
+// (docs/network.md: topology, dims, hop_latency, switching, ranks_per_node,
+// cores_per_node, mapping, shm_L ...); null when it declares none of them,
+// or only values that leave the machine flat. InputError names the
+// parameter and its range, located by `where` as for loggops_of.
+std::shared_ptr<const components::Network> network_of(const std::map<std::string, base::Value>& parameters,
+                                                      const std::string& component, const components::LogGOPS& network,
+                                                      const std::function<std::string(const std::string&)>& where = {},
+                                                      const std::string& directory = "");
+// (`directory`: where relative network_file and map_file paths start, the
+// declaring file's directory; "" the working directory.)
+// network_of for a component of `program` whose parameters are `parameters`:
+// errors located at its parameters, files relative to its file.
+std::shared_ptr<const components::Network> network_of_component(const psl::Program& program,
+                                                                const psl::ComponentDecl& component,
+                                                                const std::map<std::string, base::Value>& parameters,
+                                                                const components::LogGOPS& network);
+// The parameter names network_of reads (a component's other parameters are its own business).
+const std::vector<std::string>& network_parameter_names();
 
 // The machine as run keys hold it: {"L_ps", "o_ps", "g_ps", "G_fs_per_byte",
 // "O_fs_per_byte", "S_bytes", "rendezvous_handshake", "cpus", "nics"}.
@@ -54,6 +80,9 @@ struct MachineOverrides {
   std::optional<bool> rendezvous_handshake;
   std::optional<std::uint32_t> cpus, nics;
   std::optional<std::string> semantics;  // --semantics matched|loggopsim
+  // --ranks-per-node N, --cores-per-node N, --map FILE (docs/network.md).
+  std::optional<std::uint32_t> ranks_per_node, cores_per_node;
+  std::optional<std::string> map_file;
   bool empty() const;
 };
 // Applies the overrides; throws UsageError naming the option and its range

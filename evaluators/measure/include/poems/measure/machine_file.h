@@ -4,6 +4,7 @@
 // accepts it and studies run on it (`--machine local --import local.psl`).
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,11 @@ struct MachineProfile {
   double G = 0, O = 0;              // ns per byte
   double S = 0;                     // bytes
   double Wg = 0;                    // ns per unit of work (0: no processor component)
+  // > 0: the parameters were measured between ranks of this one host, a node
+  // of that many cores: they are written as the node's shared-memory
+  // parameters too (shm_L ...), with ranks_per_node = cores_per_node = it
+  // (docs/network.md).
+  std::uint32_t node_cores = 0;
   std::string wg_description = "time per unit of work on this host";  // its comment in the file
   std::vector<std::string> comment_lines;                             // provenance, written at the top
 };

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -13,6 +14,10 @@
 
 #include "poems/sim/loggops.h"
 #include "poems/taskgraph/schedule.h"
+
+namespace poems::components {
+class Network;
+}
 
 namespace poems::sim {
 
@@ -92,6 +97,18 @@ struct SimulationOptions {
   // (poems/sim/observer.h); the source may then answer pulls with
   // ScheduleSource::kBlocked. Needs a source that issues_in_order().
   ExecutionObserver* observer = nullptr;
+  // The machine's nodes and network (poems/components/network.h,
+  // docs/network.md): ranks per node and their placement, shared cores and
+  // NICs, shared-memory parameters between ranks of one node, the topology
+  // and switching between nodes. Null, or a flat one: one rank per node on
+  // the complete LogGOPS network (the fast path, as before nodes existed).
+  // Only the matched semantics runs on one that is not flat.
+  std::shared_ptr<const components::Network> network;
+  // Ranks from this one on (0: none) are companions of the ranks below it
+  // (direct execution's, which carry a rank's nonblocking collectives and
+  // serve its windows): companion r runs on the node of rank r -
+  // companions_from, on a core of its own, and counts for no node's ranks.
+  std::uint32_t companions_from = 0;
   // Bytes the run may take; 0: what the machine has available
   // (/proc/meminfo MemAvailable). A run estimated to need more is refused
   // before it allocates (SimulationLimitError).
@@ -130,6 +147,17 @@ struct StuckRank {
 inline constexpr std::size_t kStuckWaitsListed = 4;
 inline constexpr std::size_t kStuckMessagesListed = 4;
 
+// What the messages of a run on a machine that is not flat crossed
+// (docs/network.md): within nodes and between them, the links of their routes.
+struct NetworkTraffic {
+  std::uint64_t intra_node_messages = 0, intra_node_bytes = 0;
+  std::uint64_t inter_node_messages = 0, inter_node_bytes = 0;
+  std::uint64_t hops = 0;  // links crossed, summed over the messages between nodes
+  // Per link class of the topology ("x", "local", "global", ...): bytes
+  // times the links of that class each message crossed.
+  std::vector<std::pair<std::string, std::uint64_t>> bytes_by_link_class;
+};
+
 struct SimulationResult {
   std::uint32_t ranks = 0;
   std::vector<RankResult> per_rank;  // empty unless options.per_rank_results
@@ -152,7 +180,8 @@ struct SimulationResult {
   bool completed = true;         // false: deadlock or unmatched messages
   std::vector<StuckRank> stuck;  // ranks that did not finish (capped, see stuck_total)
   std::uint64_t stuck_total = 0;
-  std::vector<Span> timeline;  // if options.record_timeline
+  std::vector<Span> timeline;             // if options.record_timeline
+  std::optional<NetworkTraffic> network;  // a machine that is not flat
 };
 
 // Malformed input found while simulating (a peer out of range, a dependency

@@ -1,0 +1,98 @@
+// The machine's nodes and network (docs/network.md): how many ranks a node
+// holds and on which node each rank runs, the node's cores and NICs, the
+// shared-memory parameters between ranks of one node, and the topology and
+// switching technique between nodes. The simulator asks it one question per
+// message (what the path adds to L), so every evaluator that runs on the
+// simulator (PSL models, GOAL, collectives, direct execution, trace replay,
+// the critical path) sees the same machine.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "poems/components/loggops.h"
+#include "poems/components/rank_mapping.h"
+#include "poems/components/switching.h"
+#include "poems/components/topology.h"
+
+namespace poems::components {
+
+// What a machine is built of. The default is today's ideal machine: one
+// rank per node, each with its own CPU and NIC, a contention-free wire of
+// latency L to every other rank.
+struct NetworkSpec {
+  TopologySpec topology;  // Complete: no path beyond L
+  SwitchingModel switching;
+  MappingSpec mapping;               // ranks_per_node, placement
+  std::uint32_t cores_per_node = 0;  // 0: one core per rank's CPU (no time sharing)
+  // Between ranks of one node (shared memory); none: the network's LogGOPS.
+  std::optional<LogGOPS> intra;
+
+  // One rank per node on the complete network, no intra-node parameters:
+  // the machine the simulator always had (its fast path).
+  bool flat() const;
+};
+
+// A machine description that is out of range, or a network or mapping file
+// that cannot be read: the message names the parameter and its range, or
+// locates the error in the file.
+class NetworkError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// The ranks of one run on the machine's nodes.
+struct RankPlacement {
+  std::vector<std::uint32_t> node_of;   // per rank
+  std::vector<std::uint32_t> local;     // per rank: its index among its node's ranks
+  std::vector<std::uint32_t> ranks_on;  // per node
+  std::uint32_t nodes = 0;              // nodes the machine has (not only those used)
+};
+
+class Network {
+ public:
+  // Builds the topology (reading a network file) and checks the spec;
+  // NetworkError when something is out of range.
+  explicit Network(NetworkSpec spec);
+
+  const NetworkSpec& spec() const { return spec_; }
+  const Topology& topology() const { return topology_; }
+  bool flat() const { return spec_.flat(); }
+  bool complete() const { return spec_.topology.kind == TopologyKind::Complete; }
+  // Nodes of the machine: the topology's, or (complete) as many as the ranks need.
+  std::uint32_t nodes_for(std::uint32_t ranks) const;
+
+  // The ranks on the nodes; NetworkError when they do not fit (more ranks
+  // than the nodes hold, a mapping file that names an unknown node, ...).
+  RankPlacement place(std::uint32_t ranks) const;
+  // Cores of a node that holds `ranks_on_node` ranks of `cpus` CPUs each.
+  std::uint32_t cores(std::uint32_t ranks_on_node, std::uint32_t cpus) const;
+
+  // What the path from node a to node b adds to the network's L for a
+  // message of `bytes` bytes alone: the switching technique's time on the
+  // route less the (s-1)G the endpoints already charge, never below 0 (the
+  // NIC is then the slower). 0 on the complete network. Saturates at 2^61 ps.
+  Picoseconds path_delay(std::uint32_t a, std::uint32_t b, std::uint64_t bytes, FemtosecondsPerByte G) const;
+
+  // "torus 4x4 (16 nodes), cut-through, 4 ranks per node (block), 4 cores, shared memory L=300ns ..."
+  std::string describe() const;
+
+ private:
+  NetworkSpec spec_;
+  Topology topology_;
+};
+
+// The network as run keys hold it: absent (null) for a flat machine, so that
+// every key stored before nodes existed still matches.
+nlohmann::json network_key_json(const NetworkSpec& spec);
+// The spec back from network_key_json's object (direct execution hands the
+// machine to the program's process this way); NetworkError if malformed.
+NetworkSpec network_spec_from_json(const nlohmann::json& key);
+
+}  // namespace poems::components

@@ -1,0 +1,152 @@
+#include "poems/components/network.h"
+
+#include <algorithm>
+
+namespace poems::components {
+
+bool NetworkSpec::flat() const {
+  return topology.kind == TopologyKind::Complete && mapping.ranks_per_node == 1 && mapping.kind == MappingKind::Block &&
+         !intra && cores_per_node == 0;
+}
+
+namespace {
+
+Topology build_topology(TopologySpec spec) {
+  // The complete network has as many nodes as the ranks need (nodes_for).
+  if (spec.kind == TopologyKind::Complete && spec.dims.empty()) spec.dims = {1};
+  try {
+    return Topology::build(spec);
+  } catch (const std::exception& e) {
+    throw NetworkError(e.what());
+  }
+}
+
+}  // namespace
+
+Network::Network(NetworkSpec spec) : spec_(std::move(spec)), topology_(build_topology(spec_.topology)) {
+  if (spec_.mapping.ranks_per_node == 0 || spec_.mapping.ranks_per_node > (1u << 20))
+    throw NetworkError("ranks_per_node = " + std::to_string(spec_.mapping.ranks_per_node) +
+                       " is out of range; it must be from 1 to 1048576");
+  if (spec_.cores_per_node > (1u << 20))
+    throw NetworkError("cores_per_node = " + std::to_string(spec_.cores_per_node) +
+                       " is out of range; it must be from 1 to 1048576");
+}
+
+std::uint32_t Network::nodes_for(std::uint32_t ranks) const {
+  if (!complete() || !spec_.topology.dims.empty()) return topology_.nodes();
+  const std::uint32_t per = spec_.mapping.ranks_per_node;
+  const std::uint32_t needed = static_cast<std::uint32_t>((std::uint64_t{ranks} + per - 1) / per);
+  // A mapping that names nodes (wrap, file) may name more than the block
+  // layout needs: the complete network has whatever nodes it names.
+  std::uint32_t named = 0;
+  for (std::uint32_t n : spec_.mapping.wrap) named = std::max(named, n + 1);
+  if (spec_.mapping.kind == MappingKind::File) return std::max<std::uint32_t>({needed, ranks, 1});
+  return std::max<std::uint32_t>({needed, named, 1});
+}
+
+RankPlacement Network::place(std::uint32_t ranks) const {
+  RankPlacement p;
+  p.nodes = nodes_for(ranks);
+  try {
+    p.node_of = map_ranks(spec_.mapping, ranks, p.nodes);
+  } catch (const std::exception& e) {
+    throw NetworkError(e.what());
+  }
+  p.ranks_on.assign(p.nodes, 0);
+  p.local.resize(ranks);
+  for (std::uint32_t r = 0; r < ranks; ++r) p.local[r] = p.ranks_on[p.node_of[r]]++;
+  return p;
+}
+
+std::uint32_t Network::cores(std::uint32_t ranks_on_node, std::uint32_t cpus) const {
+  if (spec_.cores_per_node != 0) return spec_.cores_per_node;
+  return std::max<std::uint32_t>(1, ranks_on_node * cpus);
+}
+
+Picoseconds Network::path_delay(std::uint32_t a, std::uint32_t b, std::uint64_t bytes, FemtosecondsPerByte G) const {
+  if (complete() || a == b) return 0;
+  constexpr Picoseconds kSaturated = Picoseconds{1} << 61;
+  Picoseconds t = 0;
+  try {
+    t = spec_.switching.time(topology_.path(a, b), bytes);
+  } catch (const std::overflow_error&) {
+    return kSaturated;
+  }
+  const Picoseconds endpoints = LogGOPS::per_byte(bytes, G);
+  return std::min(kSaturated, t > endpoints ? t - endpoints : 0);
+}
+
+std::string Network::describe() const {
+  std::string text =
+      complete() && spec_.topology.dims.empty() ? "complete network (direct links)" : topology_.describe();
+  if (!complete()) text += std::string(", ") + switching_name(spec_.switching.kind) + " switching";
+  text += ", " + std::to_string(spec_.mapping.ranks_per_node) + " rank" +
+          (spec_.mapping.ranks_per_node == 1 ? "" : "s") + " per node (" + mapping_name(spec_.mapping.kind) + ")";
+  if (spec_.cores_per_node) text += ", " + std::to_string(spec_.cores_per_node) + " cores per node";
+  if (spec_.intra)
+    text += ", shared memory L=" + format_ps(spec_.intra->L) + " o=" + format_ps(spec_.intra->o) +
+            " g=" + format_ps(spec_.intra->g) + " G=" + format_fs_per_byte(spec_.intra->G) +
+            " O=" + format_fs_per_byte(spec_.intra->O) + " S=" + std::to_string(spec_.intra->S) + "B";
+  return text;
+}
+
+nlohmann::json network_key_json(const NetworkSpec& s) {
+  if (s.flat()) return nullptr;
+  nlohmann::json k;
+  k["topology"] = topology_name(s.topology.kind);
+  k["dims"] = s.topology.dims;
+  if (!s.topology.file.empty()) k["network_file"] = s.topology.file;
+  k["hop_latency_ps"] = s.topology.hop_latency;
+  k["link_fs_per_byte"] = s.topology.link_per_byte;
+  k["switching"] = switching_name(s.switching.kind);
+  k["header_bytes"] = s.switching.header_bytes;
+  k["control_bytes"] = s.switching.control_bytes;
+  k["flit_bytes"] = s.switching.flit_bytes;
+  k["ranks_per_node"] = s.mapping.ranks_per_node;
+  k["mapping"] = mapping_name(s.mapping.kind);
+  if (!s.mapping.wrap.empty()) k["wrap"] = s.mapping.wrap;
+  if (!s.mapping.file.empty()) k["map_file"] = s.mapping.file;
+  k["cores_per_node"] = s.cores_per_node;
+  if (s.intra) k["intra"] = machine_key_json(*s.intra, false);
+  return k;
+}
+
+NetworkSpec network_spec_from_json(const nlohmann::json& k) {
+  try {
+    NetworkSpec s;
+    auto topology = parse_topology(k.at("topology").get<std::string>());
+    auto switching = parse_switching(k.at("switching").get<std::string>());
+    auto mapping = parse_mapping(k.at("mapping").get<std::string>());
+    if (!topology || !switching || !mapping) throw NetworkError("a network key names an unknown kind");
+    s.topology.kind = *topology;
+    s.topology.dims = k.at("dims").get<std::vector<std::uint32_t>>();
+    s.topology.file = k.value("network_file", std::string());
+    s.topology.hop_latency = k.at("hop_latency_ps").get<Picoseconds>();
+    s.topology.link_per_byte = k.at("link_fs_per_byte").get<FemtosecondsPerByte>();
+    s.switching.kind = *switching;
+    s.switching.header_bytes = k.at("header_bytes").get<std::uint64_t>();
+    s.switching.control_bytes = k.at("control_bytes").get<std::uint64_t>();
+    s.switching.flit_bytes = k.at("flit_bytes").get<std::uint64_t>();
+    s.mapping.kind = *mapping;
+    s.mapping.ranks_per_node = k.at("ranks_per_node").get<std::uint32_t>();
+    s.mapping.wrap = k.value("wrap", std::vector<std::uint32_t>{});
+    s.mapping.file = k.value("map_file", std::string());
+    s.cores_per_node = k.at("cores_per_node").get<std::uint32_t>();
+    if (k.contains("intra")) {
+      const nlohmann::json& i = k.at("intra");
+      LogGOPS p;
+      p.L = i.at("L_ps").get<Picoseconds>();
+      p.o = i.at("o_ps").get<Picoseconds>();
+      p.g = i.at("g_ps").get<Picoseconds>();
+      p.G = i.at("G_fs_per_byte").get<FemtosecondsPerByte>();
+      p.O = i.at("O_fs_per_byte").get<FemtosecondsPerByte>();
+      p.S = i.at("S_bytes").get<std::uint64_t>();
+      s.intra = p;
+    }
+    return s;
+  } catch (const nlohmann::json::exception& e) {
+    throw NetworkError(std::string("a malformed network key: ") + e.what());
+  }
+}
+
+}  // namespace poems::components

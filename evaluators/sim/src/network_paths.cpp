@@ -1,0 +1,168 @@
+// The simulator on a machine that is not flat (docs/network.md): ranks on
+// nodes, a node's cores and NICs shared by its ranks, shared-memory
+// parameters between ranks of one node, and the path a message takes between
+// nodes. Out of line: a flat machine never calls these (Engine::net_).
+#include <algorithm>
+
+#include "engine.h"
+
+namespace poems::sim::detail {
+
+template <bool L>
+std::size_t Engine<L>::setup_network(std::size_t first) {
+  const std::uint32_t programs =
+      options_.companions_from != 0 && options_.companions_from < nranks_ ? options_.companions_from : nranks_;
+  try {
+    placement_ = net_->place(programs);
+  } catch (const components::NetworkError& e) {
+    throw SimulationLimitError(e.what(), 0, e.what());  // the machine cannot hold the run: an input error
+  }
+  // Companions: on their rank's node, counted for no node's ranks.
+  placement_.node_of.resize(nranks_);
+  placement_.local.resize(nranks_);
+  for (std::uint32_t r = programs; r < nranks_; ++r) {
+    placement_.node_of[r] = placement_.node_of[(r - programs) % programs];
+    placement_.local[r] = 0;
+  }
+  intra_ = net_->spec().intra.value_or(p_);
+  intra_sync_ = components::rendezvous_sync(intra_, options_.rendezvous_handshake);
+  const std::uint32_t cpus = options_.cpus, nics = options_.nics;
+  std::vector<std::size_t> node_first(placement_.nodes), node_cores(placement_.nodes);
+  std::size_t w = first;
+  for (std::uint32_t n = 0; n < placement_.nodes; ++n) {
+    const std::uint32_t cores = net_->cores(placement_.ranks_on[n], cpus);
+    if (std::uint64_t{cores} < std::uint64_t{placement_.ranks_on[n]} * cpus) shared_cores_ = true;
+    node_first[n] = w;
+    node_cores[n] = cores;
+    w += (std::size_t{cores} + 2 * std::size_t{nics} + 7) / 8 * 8;  // a node's clocks on their own lines
+  }
+  nic_word_.resize(nranks_);
+  for (std::uint32_t r = 0; r < nranks_; ++r) {
+    const std::uint32_t n = placement_.node_of[r];
+    nic_word_[r] = node_first[n] + node_cores[n];
+  }
+  if (shared_cores_) {
+    // A rank's CPUs run on its node's cores in turn (PUPPET's wrap of
+    // processes onto processors): the k-th CPU of the node's ranks on core k mod cores.
+    core_word_.resize(std::size_t{nranks_} * cpus);
+    for (std::uint32_t r = 0; r < nranks_; ++r) {
+      const std::uint32_t n = placement_.node_of[r];
+      for (std::uint32_t c = 0; c < cpus; ++c)
+        core_word_[std::size_t{r} * cpus + c] =
+            r >= programs ? std::size_t{r} * clock_stride_ + kTotalsWords + c  // a companion's own core
+                          : node_first[n] + (std::size_t{placement_.local[r]} * cpus + c) % node_cores[n];
+    }
+  }
+  return w - first;
+}
+
+template <bool L>
+Picoseconds Engine<L>::pair_sync(std::uint32_t a, std::uint32_t b) const {
+  if (same_node(a, b)) return intra_sync_;
+  // The request (or the request and its acknowledgement) crosses the path.
+  const Picoseconds path = net_->path_delay(placement_.node_of[a], placement_.node_of[b], 0, p_.G);
+  return options_.rendezvous_handshake ? 2 * (p_.L + path + p_.o) : p_.L + path;
+}
+
+template <bool L>
+Picoseconds Engine<L>::net_send(std::uint32_t r, std::uint32_t pos, Picoseconds& done) {
+  RankState& rs = ranks_[r];
+  Slot& s = rs.slots[pos];
+  const auto dst = static_cast<std::uint32_t>(s.peer);
+  const bool local = same_node(r, dst);
+  const LogGOPS& p = local ? intra_ : p_;
+  Picoseconds& nic = local ? nic_send_free(r, s.nic) : node_nic_send_free(r, s.nic);
+  Picoseconds t0 = now_;
+  if (queuing_) {
+    t0 = std::max({now_, cpu_free(r, s.cpu), nic});
+  } else if (s.done > rs.base) {
+    // Critical path: the previous send this one follows holds the same NIC
+    // (or the same shared-memory channel) for its sync + g + (s-1)G.
+    const Slot& before = rs.slots[s.done - 1 - rs.base];
+    const auto before_dst = static_cast<std::uint32_t>(before.peer);
+    if (before.nic == s.nic && same_node(r, before_dst) == local) {
+      const LogGOPS& bp = pair_params(r, before_dst);
+      t0 = std::max(now_, before.start + (bp.rendezvous(before.amount) ? pair_sync(r, before_dst) : 0) +
+                              bp.send_nic(before.amount));
+    }
+  }
+  const Picoseconds sync = p.rendezvous(s.amount) ? pair_sync(r, dst) : 0;
+  const Picoseconds cpu_busy = p.send_cpu(s.amount);
+  done = t0 + sync + cpu_busy;
+  cpu_free(r, s.cpu) = done;
+  nic = t0 + sync + p.send_nic(s.amount);
+  word(r, kOverhead) += cpu_busy;
+  ++messages_;
+  const Picoseconds path = local ? 0 : net_->path_delay(placement_.node_of[r], placement_.node_of[dst], s.amount, p.G);
+  count_traffic(r, dst, s.amount, local);
+  queue_.push(Event{t0 + sync + p.o + p.L + path, std::uint64_t{r} << 32 | static_cast<std::uint32_t>(rs.base + pos)});
+  if (options_.record_timeline) {
+    if (sync) timeline_.push_back(Span{r, s.cpu, Span::Sync, s.peer, t0, t0 + sync, s.amount, s.node});
+    timeline_.push_back(Span{r, s.cpu, Span::Send, s.peer, t0 + sync, done, s.amount, s.node});
+  }
+  return t0;
+}
+
+template <bool L>
+Picoseconds Engine<L>::net_receive(std::uint32_t r, std::uint32_t recv_pos, std::uint64_t bytes, std::int32_t src,
+                                   Picoseconds at) {
+  RankState& rs = ranks_[r];
+  const Slot& s = rs.slots[recv_pos];
+  const bool local = same_node(r, static_cast<std::uint32_t>(src));
+  const LogGOPS& p = local ? intra_ : p_;
+  Picoseconds& cpu = cpu_free(r, s.cpu);
+  Picoseconds& nic = local ? nic_recv_free(r, s.nic) : node_nic_recv_free(r, s.nic);
+  const Picoseconds t0 = queuing_ ? std::max({at, cpu, nic}) : at;
+  const Picoseconds busy = p.recv_cpu(bytes);
+  cpu = t0 + busy;
+  nic = t0 + p.recv_nic(bytes);
+  word(r, kOverhead) += busy;
+  if (options_.record_timeline) timeline_.push_back(Span{r, s.cpu, Span::Recv, src, t0, t0 + busy, bytes, s.node});
+  complete(r, recv_pos, t0 + busy);
+  return t0;
+}
+
+template <bool L>
+void Engine<L>::count_traffic(std::uint32_t a, std::uint32_t b, std::uint64_t bytes, bool local) {
+  if (local) {
+    ++traffic_.intra_node_messages;
+    traffic_.intra_node_bytes += bytes;
+    return;
+  }
+  ++traffic_.inter_node_messages;
+  traffic_.inter_node_bytes += bytes;
+  auto add = [&](std::string_view link_class, std::uint64_t n) {
+    for (auto& [name, total] : class_bytes_)
+      if (name == link_class) {
+        total += n;
+        return;
+      }
+    class_bytes_.emplace_back(link_class, n);
+  };
+  if (net_->complete()) {  // one direct link
+    ++traffic_.hops;
+    add("direct", bytes);
+    return;
+  }
+  const components::Topology& topology = net_->topology();
+  topology.route(placement_.node_of[a], placement_.node_of[b], route_);
+  traffic_.hops += route_.size();
+  for (std::uint32_t link : route_) add(topology.link_class(link), bytes);
+}
+
+template <bool L>
+void Engine<L>::finish_traffic(SimulationResult& out) const {
+  if (!net_) return;
+  NetworkTraffic t = traffic_;
+  for (const auto& [name, total] : class_bytes_) t.bytes_by_link_class.emplace_back(std::string(name), total);
+  out.network = std::move(t);
+}
+
+template void Engine<false>::finish_traffic(SimulationResult&) const;
+template void Engine<true>::finish_traffic(SimulationResult&) const;
+template std::size_t Engine<false>::setup_network(std::size_t);
+template std::size_t Engine<true>::setup_network(std::size_t);
+template Picoseconds Engine<false>::net_send(std::uint32_t, std::uint32_t, Picoseconds&);
+template Picoseconds Engine<false>::net_receive(std::uint32_t, std::uint32_t, std::uint64_t, std::int32_t, Picoseconds);
+
+}  // namespace poems::sim::detail

@@ -1,0 +1,181 @@
+// Machines of nodes and topologies from PSL and the command line
+// (docs/network.md): known answers through the `poems` commands, located
+// errors, run keys that tell machines apart, and the closed forms refused
+// where they do not hold.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "run_command.h"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// Rank 0 sends 1,000 B to the last rank.
+const char* kSend = R"(model Send {
+  param procs = 16;
+  taskgraph t {
+    processes { [p] : 0 <= p < procs };
+    if p == 0 { send to [procs - 1] size 1000 tag 1; }
+    if p == procs - 1 { recv from [0] size 1000 tag 1; }
+  }
+}
+)";
+
+class Network : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    dir_ =
+        fs::temp_directory_path() / ("poems_network_" + std::string(info->name()) + "_" + std::to_string(::getpid()));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  // The model above on a machine whose extra parameters are `params`.
+  std::string spec(const std::string& params, const std::string& extra = "") const {
+    std::ofstream(dir_ / "net.psl") << kSend << R"(component Net in hardware[network] {
+  param L = 5us, o = 1us, g = 2us, G = 1ns/B, O = 0ns/B, S = 64KiB;
+  )" << params << R"(
+  accepts { profile { evaluation = analytic[LogGP]; L = L; o = o; g = g; G = G; O = O; S = S; }
+            transaction message(bytes: bytes) -> time; protocol call_return; }
+}
+)" << extra;
+    return (dir_ / "net.psl").string();
+  }
+  // The finish time a `simulate` (finish_ns) or `analyze` (time_ns) prints.
+  double finish_ns(const std::string& command) const {
+    CommandResult r = poems_in_process(command);
+    EXPECT_EQ(r.exit_code, 0) << command << "\n" << r.err;
+    if (r.exit_code != 0) return -1;
+    const nlohmann::json j = nlohmann::json::parse(r.out);
+    return j.contains("finish_ns") ? j["finish_ns"].get<double>() : j["time_ns"].get<double>();
+  }
+  fs::path dir_;
+};
+
+// Torus 4x4: rank 15 is node (3, 3), 2 hops from node 0 (each dimension
+// wraps around). Cut-through with 100 ns hops and 1 ns/B links:
+// T = 2*100 + 1000 = 1,200 ns; received o + L + T + o = 8,200 ns.
+TEST_F(Network, ATorusMessageTakesItsHopsFromPslToTheSimulatorAndTheCriticalPath) {
+  const std::string file =
+      spec(R"(param topology = "torus", dims = [4, 4], hop_latency = 100ns, switching = "cut-through";)");
+  EXPECT_EQ(finish_ns("simulate " + file + " --model Send --machine Net --no-store --format json"), 8200);
+  EXPECT_EQ(finish_ns("analyze " + file + " --model Send --machine Net --no-store --format json"), 8200);
+  // Packet switching: 2*(100 + 1000) = 2,200 ns.
+  const std::string packet =
+      spec(R"(param topology = "torus", dims = "4x4", hop_latency = 100ns, switching = "packet";)");
+  EXPECT_EQ(finish_ns("simulate " + packet + " --model Send --machine Net --no-store --format json"), 9200);
+}
+
+// 16 ranks on one node: shared memory, 0.3 + 0.1 + 0.1 + 99.9 ns... written out:
+// o 100 + L 300 + o 100 + (s-1)G 99.9 = 599.9 ns.
+TEST_F(Network, RanksOfOneNodeTalkThroughSharedMemory) {
+  const std::string file =
+      spec("param ranks_per_node = 16, shm_L = 300ns, shm_o = 100ns, shm_g = 50ns, shm_G = 0.1ns/B;");
+  EXPECT_DOUBLE_EQ(finish_ns("simulate " + file + " --model Send --machine Net --no-store --format json"), 599.9);
+  // --ranks-per-node 8 over the machine's: ranks 0 and 15 on two nodes.
+  EXPECT_EQ(finish_ns("simulate " + file + " --model Send --machine Net --ranks-per-node 8 --no-store --format json"),
+            7999);
+}
+
+TEST_F(Network, AMapFilePlacesTheRanksAndItsErrorsAreLocated) {
+  const std::string file = spec("param shm_L = 300ns, shm_o = 100ns, shm_g = 50ns, shm_G = 0.1ns/B;");
+  std::ofstream(dir_ / "map.txt") << "# rank node\n";
+  {
+    std::ofstream map(dir_ / "map.txt", std::ios::app);
+    for (int r = 0; r < 16; ++r) map << r << " " << (r == 15 ? 0 : r) << "\n";  // rank 15 beside rank 0
+  }
+  EXPECT_DOUBLE_EQ(finish_ns("simulate " + file + " --model Send --machine Net --map " + (dir_ / "map.txt").string() +
+                             " --no-store --format json"),
+                   599.9);
+  std::ofstream(dir_ / "bad.txt") << "0 0\n1 1\n1 2\n";
+  CommandResult r = poems_in_process("simulate " + file + " --model Send --machine Net --map " +
+                                     (dir_ / "bad.txt").string() + " --no-store");
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("bad.txt:3:1: error: rank 1 is placed twice (first at line 2)"), std::string::npos) << r.err;
+  std::ofstream(dir_ / "short.txt") << "0 0\n";
+  r = poems_in_process("simulate " + file + " --model Send --machine Net --map " + (dir_ / "short.txt").string() +
+                       " --no-store");
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("short.txt: error: rank 1 is not placed"), std::string::npos) << r.err;
+}
+
+TEST_F(Network, PslNetworkParametersAreCheckedWhereTheyAreWritten) {
+  CommandResult r =
+      poems_in_process("simulate " + spec(R"(param topology = "tourus";)") + " --model Send --machine Net --no-store");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("net.psl:11:9: network parameter Net.topology = \"tourus\" is not a topology; allowed: "
+                       "complete, ring, mesh, torus"),
+            std::string::npos)
+      << r.err;
+  r = poems_in_process("simulate " + spec(R"(param topology = "torus";)") + " --model Send --machine Net --no-store");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("net.psl:11:9: network parameter Net.dims is missing: a torus network needs its dimensions"),
+            std::string::npos)
+      << r.err;
+  r = poems_in_process("simulate " + spec("param ranks_per_node = 0;") + " --model Send --machine Net --no-store");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("Net.ranks_per_node = 0 is out of range; it must be a whole number from 1 to 1048576"),
+            std::string::npos)
+      << r.err;
+  r = poems_in_process("simulate " + spec(R"(param switching = "wormhole", flit_bytes = 0B;)") +
+                       " --model Send --machine Net --no-store");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("net.psl:11:33: network parameter Net.flit_bytes = 0B is out of range; it must be a whole "
+                       "number of bytes from 1"),
+            std::string::npos)
+      << r.err;
+  // A torus too small for the ranks.
+  r = poems_in_process("simulate " + spec(R"(param topology = "torus", dims = [2, 2];)") +
+                       " --model Send --machine Net --no-store");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("16 ranks at 1 per node need 16 nodes, but the machine has 4 nodes"), std::string::npos)
+      << r.err;
+}
+
+// A study varies the ranks per node; each binding is its own run (the run
+// key holds the network), and the closed form gives way to the critical
+// path on a machine of nodes.
+TEST_F(Network, AStudyVariesRanksPerNodeAndTheRunKeyHoldsTheNetwork) {
+  const std::string file =
+      spec("param ranks_per_node = 1, shm_L = 300ns, shm_o = 100ns, shm_g = 50ns, shm_G = 0.1ns/B;", R"(study per_node {
+  model Send on Net;
+  vary Net.ranks_per_node in [1, 16];
+  compare simulation[MPI-Sim], analytic[LogGP];
+}
+)");
+  const std::string db = (dir_ / "kb.db").string();
+  CommandResult r = poems_in_process("run " + file + " --study per_node --db " + db + " --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json table = nlohmann::json::parse(r.out);
+  ASSERT_EQ(table["rows"].size(), 2u);
+  EXPECT_EQ(table["rows"][0]["times_ns"]["simulation[MPI-Sim]"].get<double>(), 7999);
+  EXPECT_DOUBLE_EQ(table["rows"][1]["times_ns"]["simulation[MPI-Sim]"].get<double>(), 599.9);
+  EXPECT_DOUBLE_EQ(table["rows"][1]["times_ns"]["analytic[LogGP]"].get<double>(), 599.9);
+  r = poems_in_process("db runs --db " + db + " --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json runs = nlohmann::json::parse(r.out);
+  ASSERT_EQ(runs.size(), 4u);
+  std::set<std::uint32_t> per_node;
+  for (const auto& run : runs)
+    per_node.insert(run["binding"]["machine"]["network"]["ranks_per_node"].get<std::uint32_t>());
+  EXPECT_EQ(per_node, (std::set<std::uint32_t>{1, 16}));
+  // LogGOPSim's semantics has no nodes: refused, an input error.
+  r = poems_in_process("simulate " + file + " --model Send --machine Net --semantics loggopsim --no-store");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("the loggopsim semantics reproduces LogGOPSim, whose machine has one rank per node"),
+            std::string::npos)
+      << r.err;
+  // The flat machine's closed form is refused on a machine of nodes.
+  r = poems_in_process("analyze " + file +
+                       " --model Send --machine Net --ranks-per-node 2 --method closed-form --no-store");
+  EXPECT_NE(r.exit_code, 0);
+}
+
+}  // namespace
