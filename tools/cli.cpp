@@ -1,4 +1,5 @@
 // run(): the whole `poems` tool; main.cpp calls it, and so do the tests.
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cctype>
 #include <cerrno>

@@ -4,11 +4,16 @@
 // tests call it.
 #pragma once
 
-#include <CLI/CLI.hpp>
 #include <functional>
 #include <iosfwd>
 #include <string>
 #include <vector>
+
+// Forward declared: CLI11 is a large header, and the end-to-end tests that
+// include this one never touch it (the commands include it through options.h).
+namespace CLI {
+class App;
+}
 
 namespace poems::cli {
 

@@ -2,6 +2,7 @@
 // base (docs/knowledge-base.md) through core's reports (poems/core/store_report.h).
 // Every command but `migrate` opens the file read-only: it never changes (or
 // creates) a file.
+#include <CLI/CLI.hpp>
 #include <ctime>
 #include <memory>
 #include <optional>

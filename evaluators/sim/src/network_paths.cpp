@@ -30,6 +30,7 @@ std::size_t Engine<L>::setup_network(std::size_t first) {
   std::vector<std::size_t> node_first(placement_.nodes), node_cores(placement_.nodes);
   std::size_t w = first;
   for (std::uint32_t n = 0; n < placement_.nodes; ++n) {
+    if (placement_.ranks_on[n] == 0) continue;  // a node no rank runs on has no clocks (a large torus, few ranks)
     const std::uint32_t cores = net_->cores(placement_.ranks_on[n], cpus);
     if (std::uint64_t{cores} < std::uint64_t{placement_.ranks_on[n]} * cpus) shared_cores_ = true;
     node_first[n] = w;
