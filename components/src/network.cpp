@@ -1,6 +1,8 @@
 #include "poems/components/network.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <fstream>
 
 namespace poems::components {
 
@@ -19,6 +21,25 @@ Topology build_topology(TopologySpec spec) {
   } catch (const std::exception& e) {
     throw NetworkError(e.what());
   }
+}
+
+// The contents of a mapping or network file as the run key holds them, so
+// that editing the file makes a new run (FNV-1a, 64 bits, in hex; "" if
+// the file cannot be read, which building the Network already refused).
+std::string file_digest(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return "";
+  std::uint64_t h = 0xcbf29ce484222325ull;
+  char buffer[4096];
+  while (in.read(buffer, sizeof buffer) || in.gcount() > 0) {
+    for (std::streamsize i = 0; i < in.gcount(); ++i) {
+      h ^= static_cast<unsigned char>(buffer[i]);
+      h *= 0x100000001b3ull;
+    }
+  }
+  char text[17];
+  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(h));
+  return text;
 }
 
 }  // namespace
@@ -95,7 +116,10 @@ nlohmann::json network_key_json(const NetworkSpec& s) {
   nlohmann::json k;
   k["topology"] = topology_name(s.topology.kind);
   k["dims"] = s.topology.dims;
-  if (!s.topology.file.empty()) k["network_file"] = s.topology.file;
+  if (!s.topology.file.empty()) {
+    k["network_file"] = s.topology.file;
+    k["network_file_fnv1a"] = file_digest(s.topology.file);
+  }
   k["hop_latency_ps"] = s.topology.hop_latency;
   k["link_fs_per_byte"] = s.topology.link_per_byte;
   k["switching"] = switching_name(s.switching.kind);
@@ -105,7 +129,10 @@ nlohmann::json network_key_json(const NetworkSpec& s) {
   k["ranks_per_node"] = s.mapping.ranks_per_node;
   k["mapping"] = mapping_name(s.mapping.kind);
   if (!s.mapping.wrap.empty()) k["wrap"] = s.mapping.wrap;
-  if (!s.mapping.file.empty()) k["map_file"] = s.mapping.file;
+  if (!s.mapping.file.empty()) {
+    k["map_file"] = s.mapping.file;
+    k["map_file_fnv1a"] = file_digest(s.mapping.file);
+  }
   k["cores_per_node"] = s.cores_per_node;
   if (s.intra) k["intra"] = machine_key_json(*s.intra, false);
   return k;

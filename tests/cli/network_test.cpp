@@ -106,6 +106,33 @@ TEST_F(Network, AMapFilePlacesTheRanksAndItsErrorsAreLocated) {
   EXPECT_NE(r.err.find("short.txt: error: rank 1 is not placed"), std::string::npos) << r.err;
 }
 
+// A stored run is found again by its key: the key holds the mapping file's
+// contents, so an edited file is a new run, not the old result.
+TEST_F(Network, EditingAMapFileMakesANewRun) {
+  const std::string file = spec("param shm_L = 300ns, shm_o = 100ns, shm_g = 50ns, shm_G = 0.1ns/B;", R"(study one {
+  model Send on Net;
+  compare simulation[MPI-Sim];
+}
+)");
+  const fs::path map = dir_ / "map.txt";
+  auto write_map = [&](std::uint32_t last_node) {
+    std::ofstream out(map);
+    for (int r = 0; r < 16; ++r) out << r << " " << (r == 15 ? last_node : r) << "\n";
+  };
+  const std::string command =
+      "run " + file + " --study one --map " + map.string() + " --db " + (dir_ / "kb.db").string() + " --format json";
+  auto time_ns = [&] {
+    CommandResult r = poems_in_process(command);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return r.exit_code ? -1.0
+                       : nlohmann::json::parse(r.out)["rows"][0]["times_ns"]["simulation[MPI-Sim]"].get<double>();
+  };
+  write_map(0);  // rank 15 beside rank 0
+  EXPECT_DOUBLE_EQ(time_ns(), 599.9);
+  write_map(15);  // on a node of its own
+  EXPECT_EQ(time_ns(), 7999);
+}
+
 TEST_F(Network, PslNetworkParametersAreCheckedWhereTheyAreWritten) {
   CommandResult r =
       poems_in_process("simulate " + spec(R"(param topology = "tourus";)") + " --model Send --machine Net --no-store");
