@@ -1,7 +1,6 @@
 #include "poems/core/machine.h"
 
 #include <cmath>
-#include <filesystem>
 
 #include "poems/base/suggest.h"
 #include "poems/base/units.h"
@@ -169,9 +168,7 @@ void apply_overrides(const MachineOverrides& o, Machine& m) {
     if (o.map_file) {
       option = "--map";
       spec.mapping.kind = components::MappingKind::File;
-      std::error_code ec;
-      const std::filesystem::path absolute = std::filesystem::absolute(*o.map_file, ec);
-      spec.mapping.file = ec ? *o.map_file : absolute.lexically_normal().string();
+      spec.mapping.file = network_file_path(*o.map_file);
       spec.mapping.wrap.clear();
     }
     try {

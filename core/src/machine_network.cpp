@@ -114,8 +114,9 @@ struct Reader {
   }
 };
 
-// Absolute: a direct execution's program process reads the file from its own directory.
-std::string resolved(const std::string& file, const std::string& directory) {
+}  // namespace
+
+std::string network_file_path(const std::string& file, const std::string& directory) {
   if (file.empty()) return file;
   std::filesystem::path p(file);
   if (!p.is_absolute() && !directory.empty()) p = std::filesystem::path(directory) / p;
@@ -123,8 +124,6 @@ std::string resolved(const std::string& file, const std::string& directory) {
   const std::filesystem::path absolute = std::filesystem::absolute(p, ec);
   return ec ? p.string() : absolute.lexically_normal().string();
 }
-
-}  // namespace
 
 const std::vector<std::string>& network_parameter_names() {
   static const std::vector<std::string> names = {"topology",
@@ -207,7 +206,7 @@ std::shared_ptr<const components::Network> network_of(const Parameters& values, 
     case K::File: {
       auto f = in.text("network_file");
       if (!f) in.fail("network_file", "is missing: a network of topology \"file\" reads its nodes and links from one");
-      topo.file = resolved(*f, directory);
+      topo.file = network_file_path(*f, directory);
       break;
     }
   }
@@ -241,7 +240,7 @@ std::shared_ptr<const components::Network> network_of(const Parameters& values, 
   if (spec.mapping.kind == components::MappingKind::File) {
     auto f = in.text("map_file");
     if (!f) in.fail("map_file", "is missing: a file mapping reads \"rank node\" lines from one");
-    spec.mapping.file = resolved(*f, directory);
+    spec.mapping.file = network_file_path(*f, directory);
   }
   // Shared memory between ranks of one node: each parameter not given is the network's.
   const char* shm[] = {"shm_L", "shm_o", "shm_g", "shm_G", "shm_O", "shm_S"};

@@ -63,6 +63,10 @@ std::shared_ptr<const components::Network> network_of_component(const psl::Progr
                                                                 const psl::ComponentDecl& component,
                                                                 const std::map<std::string, base::Value>& parameters,
                                                                 const components::LogGOPS& network);
+// A mapping or network file's path as the machine holds it: absolute
+// (relative paths start at `directory`, "" the working directory), since a
+// direct execution's program process reads it from its own directory.
+std::string network_file_path(const std::string& file, const std::string& directory = "");
 // The parameter names network_of reads (a component's other parameters are its own business).
 const std::vector<std::string>& network_parameter_names();
 
