@@ -9,6 +9,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <utility>
 
 #include "run_command.h"
 
@@ -158,6 +159,25 @@ TEST_F(Network, PslNetworkParametersAreCheckedWhereTheyAreWritten) {
                        "number of bytes from 1"),
             std::string::npos)
       << r.err;
+  const std::pair<const char*, const char*> located[] = {
+      {R"(param switching = "wormhol";)",
+       "net.psl:11:9: network parameter Net.switching = \"wormhol\" is not a switching technique; allowed: packet, "
+       "cut-through, circuit, wormhole"},
+      {R"(param mapping = "blok";)",
+       "net.psl:11:9: network parameter Net.mapping = \"blok\" is not a mapping; allowed: block, round-robin, wrap, "
+       "file"},
+      {R"(param mapping = "wrap";)", "net.psl:11:9: network parameter Net.wrap is missing: a wrap mapping lists"},
+      {R"(param topology = "torus", dims = "4y4";)",
+       "net.psl:11:29: network parameter Net.dims = \"4y4\" is not a list of dimensions; write e.g. [4, 4, 4] or "
+       "\"4x4x4\""},
+      {"param shm_S = -1B;",
+       "net.psl:11:9: network parameter Net.shm_S = -1B is out of range; it must be a whole number of bytes from 0 "
+       "to 2^53 - 1"}};
+  for (const auto& [params, message] : located) {
+    r = poems_in_process("simulate " + spec(params) + " --model Send --machine Net --no-store");
+    EXPECT_EQ(r.exit_code, 1) << params;
+    EXPECT_NE(r.err.find(message), std::string::npos) << params << "\n" << r.err;
+  }
   // A torus too small for the ranks.
   r = poems_in_process("simulate " + spec(R"(param topology = "torus", dims = [2, 2];)") +
                        " --model Send --machine Net --no-store");
@@ -199,10 +219,29 @@ TEST_F(Network, AStudyVariesRanksPerNodeAndTheRunKeyHoldsTheNetwork) {
   EXPECT_NE(r.err.find("the loggopsim semantics reproduces LogGOPSim, whose machine has one rank per node"),
             std::string::npos)
       << r.err;
-  // The flat machine's closed form is refused on a machine of nodes.
-  r = poems_in_process("analyze " + file +
-                       " --model Send --machine Net --ranks-per-node 2 --method closed-form --no-store");
-  EXPECT_NE(r.exit_code, 0);
+}
+
+// The closed forms price every message with one L: asked for on a machine
+// of nodes, they are refused with the reason; not asked for, the critical
+// path stands in.
+TEST_F(Network, TheClosedFormsAreRefusedOnAMachineOfNodes) {
+  const std::string sweep3d = std::string(POEMS_SOURCE_DIR) + "/examples/sweep3d/sweep3d.psl";
+  CommandResult r =
+      poems_in_process("analyze " + sweep3d + " --machine Odin --ranks-per-node 2 --method closed-form --no-store");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--method: the Sweep3D closed form assumes one rank per node on a complete network; this "
+                       "machine has complete network (direct links), 2 ranks per node (block); use critical-path"),
+            std::string::npos)
+      << r.err;
+  r = poems_in_process("analyze " + sweep3d + " --machine Odin --ranks-per-node 2 --no-store --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["method"], "critical-path");
+  r = poems_in_process(
+      "analyze --collective allreduce --procs 4 --size 8 --ranks-per-node 2 --method closed-form --no-store");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--method: the collective closed forms assume one rank per node on a complete network"),
+            std::string::npos)
+      << r.err;
 }
 
 }  // namespace
