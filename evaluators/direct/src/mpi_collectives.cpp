@@ -381,8 +381,13 @@ int barrier(const char* call, MPI_Comm comm, MPI_Request* request) {
   return collective(call, request, [&](Runtime& rt, bool nb, std::uint32_t& part) -> Finish {
     check_comm(rt, call, comm);
     // Nothing to deliver: a blocking barrier's rank goes on, its next
-    // operation after the barrier's.
-    Collective& col = begin(rt, nb, comm, CollectiveOp::Barrier, 0, 0, call, false, part);
+    // operation after the barrier's. While a window exists it waits
+    // instead: one-sided accesses move data when the origin makes its call,
+    // so a target's loads after the barrier must not run before the other
+    // ranks' calls from before it (passive target and shared windows have
+    // no other synchronization the runtime sees). Virtual time is the same.
+    const bool order_host = !nb && rt.one_sided().any_window();
+    Collective& col = begin(rt, nb, comm, CollectiveOp::Barrier, 0, 0, call, order_host, part);
     const CollectiveKey key = col.key;
     return [key](Runtime& r) { finish_record(r, key); };
   });

@@ -170,7 +170,9 @@ void round_trips(Runtime& rt, MPI_Win win, Window& w, const std::vector<int>& ta
   }
   wait_outstanding(rt, call, w.outstanding[me], ids,
                    [&](int target) { return std::find(targets.begin(), targets.end(), target) != targets.end(); });
-  svector<int>& a = w.accessed[me];
+  // Looked up again: while this rank waited, another may have created a
+  // window and moved the table (`w` may dangle).
+  svector<int>& a = rt.one_sided().windows()[static_cast<std::size_t>(win)].accessed[me];
   for (int t : targets) a.erase(std::remove(a.begin(), a.end(), t), a.end());
 }
 

@@ -5,6 +5,7 @@
 // target's companion keeps each window's locks.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 
@@ -69,6 +70,9 @@ struct RmaMessage {
 class OneSided {
  public:
   svector<Window>& windows() { return windows_; }
+  bool any_window() const {
+    return std::any_of(windows_.begin(), windows_.end(), [](const Window& w) { return w.used; });
+  }
   // Sends a one-sided message from the running rank to the companion of
   // world rank `target_world`; with `reply` the companion answers and the
   // returned request waits for the answer (kNoRequest otherwise).
