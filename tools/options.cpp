@@ -62,6 +62,9 @@ void add_machine_options(CLI::App* cmd, MachineOptions& o) {
       ->check(CLI::Range(1, 1 << 20));
   cmd->add_option("--map", o.map_file, "Rank placement file: lines \"rank node\" (docs/network.md)")
       ->check(CLI::ExistingFile);
+  cmd->add_option("--contention", o.contention,
+                  "Links and NICs shared by concurrent messages: none (LogGOPS, the default) or max-min "
+                  "(flows at their max-min fair share; docs/network.md)");
   cmd->add_option("--semantics", o.semantics,
                   "Message progress: matched (a message is processed once its receive is posted; the default) or "
                   "loggopsim (LogGOPSim exactly: processed on arrival); docs/simulator.md");
@@ -96,6 +99,7 @@ void finish_machine_options(const CLI::App* cmd, MachineOptions& o) {
   if (cmd->count("--ranks-per-node")) m.ranks_per_node = o.ranks_per_node;
   if (cmd->count("--cores-per-node")) m.cores_per_node = o.cores_per_node;
   if (cmd->count("--map")) m.map_file = o.map_file;
+  if (cmd->count("--contention")) m.contention = o.contention;
 }
 
 void add_wg_option(CLI::App* cmd, std::string& wg) {

@@ -57,8 +57,9 @@ struct MachineOptions {
   std::string L, o, g, G, O, S;
   bool handshake = false;
   std::uint32_t cpus = 1, nics = 1;
-  std::string semantics;             // --semantics
+  std::string semantics;  // --semantics
   std::uint32_t ranks_per_node = 1, cores_per_node = 1;
+  std::string contention;
   std::string map_file;              // --map
   core::MachineOverrides overrides;  // filled by finish_machine_options
 };

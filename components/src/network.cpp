@@ -8,7 +8,15 @@ namespace poems::components {
 
 bool NetworkSpec::flat() const {
   return topology.kind == TopologyKind::Complete && mapping.ranks_per_node == 1 && mapping.kind == MappingKind::Block &&
-         !intra && cores_per_node == 0;
+         !intra && cores_per_node == 0 && contention == Contention::None;
+}
+
+const char* contention_name(Contention c) { return c == Contention::MaxMin ? "max-min" : "none"; }
+
+std::optional<Contention> parse_contention(std::string_view name) {
+  if (name == "none") return Contention::None;
+  if (name == "max-min" || name == "maxmin") return Contention::MaxMin;
+  return std::nullopt;
 }
 
 namespace {
@@ -51,6 +59,13 @@ Network::Network(NetworkSpec spec) : spec_(std::move(spec)), topology_(build_top
   if (spec_.cores_per_node > (1u << 20))
     throw NetworkError("cores_per_node = " + std::to_string(spec_.cores_per_node) +
                        " is out of range; it must be from 1 to 1048576");
+  if (spec_.backbone_per_byte != 0 && !complete())
+    throw NetworkError(std::string("backbone_G is for the complete network; a ") + topology_name(spec_.topology.kind) +
+                       " routes over its own links");
+  if (spec_.nic_per_byte && spec_.contention != Contention::MaxMin)
+    throw NetworkError("nic_G needs contention = \"max-min\": without contention the NIC's per-byte gap is G");
+  if (spec_.backbone_per_byte != 0 && spec_.contention != Contention::MaxMin)
+    throw NetworkError("backbone_G needs contention = \"max-min\": without contention a shared link adds nothing");
 }
 
 std::uint32_t Network::nodes_for(std::uint32_t ranks) const {
@@ -97,6 +112,20 @@ Picoseconds Network::path_delay(std::uint32_t a, std::uint32_t b, std::uint64_t 
   return std::min(kSaturated, t > endpoints ? t - endpoints : 0);
 }
 
+Picoseconds Network::flow_latency(std::uint32_t a, std::uint32_t b, std::uint64_t bytes) const {
+  if (complete() || a == b) return 0;
+  constexpr Picoseconds kSaturated = Picoseconds{1} << 61;
+  const PathCost path = topology_.path(a, b);
+  Picoseconds t = 0;
+  try {
+    t = spec_.switching.time(path, bytes);
+  } catch (const std::overflow_error&) {
+    return kSaturated;
+  }
+  const Picoseconds streaming = LogGOPS::per_byte(bytes, path.per_byte_max);
+  return std::min(kSaturated, t > streaming ? t - streaming : 0);
+}
+
 std::string Network::describe() const {
   std::string text =
       complete() && spec_.topology.dims.empty() ? "complete network (direct links)" : topology_.describe();
@@ -104,6 +133,10 @@ std::string Network::describe() const {
   text += ", " + std::to_string(spec_.mapping.ranks_per_node) + " rank" +
           (spec_.mapping.ranks_per_node == 1 ? "" : "s") + " per node (" + mapping_name(spec_.mapping.kind) + ")";
   if (spec_.cores_per_node) text += ", " + std::to_string(spec_.cores_per_node) + " cores per node";
+  if (spec_.contention != Contention::None)
+    text += std::string(", ") + contention_name(spec_.contention) + " contention";
+  if (spec_.backbone_per_byte) text += ", backbone G=" + format_fs_per_byte(spec_.backbone_per_byte);
+  if (spec_.nic_per_byte) text += ", NIC G=" + format_fs_per_byte(*spec_.nic_per_byte);
   if (spec_.intra)
     text += ", shared memory L=" + format_ps(spec_.intra->L) + " o=" + format_ps(spec_.intra->o) +
             " g=" + format_ps(spec_.intra->g) + " G=" + format_fs_per_byte(spec_.intra->G) +
@@ -135,6 +168,10 @@ nlohmann::json network_key_json(const NetworkSpec& s) {
   }
   k["cores_per_node"] = s.cores_per_node;
   if (s.intra) k["intra"] = machine_key_json(*s.intra, false);
+  // Only when set: keys stored before contention existed still match.
+  if (s.contention != Contention::None) k["contention"] = contention_name(s.contention);
+  if (s.backbone_per_byte) k["backbone_fs_per_byte"] = s.backbone_per_byte;
+  if (s.nic_per_byte) k["nic_fs_per_byte"] = *s.nic_per_byte;
   return k;
 }
 
@@ -159,6 +196,13 @@ NetworkSpec network_spec_from_json(const nlohmann::json& k) {
     s.mapping.wrap = k.value("wrap", std::vector<std::uint32_t>{});
     s.mapping.file = k.value("map_file", std::string());
     s.cores_per_node = k.at("cores_per_node").get<std::uint32_t>();
+    if (k.contains("contention")) {
+      auto contention = parse_contention(k.at("contention").get<std::string>());
+      if (!contention) throw NetworkError("a network key names an unknown contention model");
+      s.contention = *contention;
+    }
+    s.backbone_per_byte = k.value("backbone_fs_per_byte", FemtosecondsPerByte{0});
+    if (k.contains("nic_fs_per_byte")) s.nic_per_byte = k.at("nic_fs_per_byte").get<FemtosecondsPerByte>();
     if (k.contains("intra")) {
       const nlohmann::json& i = k.at("intra");
       LogGOPS p;

@@ -521,14 +521,17 @@ PathCost Topology::path(std::uint32_t a, std::uint32_t b) const {
   return cost;
 }
 
-void Topology::route(std::uint32_t a, std::uint32_t b, std::vector<std::uint32_t>& out) const {
+// Visits the links of the route from a to b in order, each with its
+// direction: 0 from the link's first end to its second (the positive way,
+// up a tree), 1 the other way.
+template <class Visit>
+void Topology::walk_route(std::uint32_t a, std::uint32_t b, Visit&& visit) const {
   check_node(a);
   check_node(b);
-  out.clear();
   if (a == b) return;
-  auto push = [&](std::uint64_t id) { out.push_back(static_cast<std::uint32_t>(id)); };
+  auto push = [&](std::uint64_t id, std::uint32_t dir) { visit(static_cast<std::uint32_t>(id), dir); };
   switch (kind_) {
-    case TopologyKind::Complete: push(pair_index(a, b, nodes_)); return;
+    case TopologyKind::Complete: push(pair_index(a, b, nodes_), a < b ? 0 : 1); return;
     case TopologyKind::Ring:
     case TopologyKind::Mesh:
     case TopologyKind::Torus: {
@@ -540,17 +543,18 @@ void Topology::route(std::uint32_t a, std::uint32_t b, std::vector<std::uint32_t
         if (kind_ == TopologyKind::Mesh) {
           // Links along a line of k nodes: k-1 of them, the line numbered by the other coordinates.
           const std::uint64_t line = u % stride + stride * (u / (stride * k));
-          for (; c < target; ++c) push(offsets_[i] + c + (k - 1) * line);
-          for (; c > target; --c) push(offsets_[i] + (c - 1) + (k - 1) * line);
+          for (; c < target; ++c) push(offsets_[i] + c + (k - 1) * line, 0);
+          for (; c > target; --c) push(offsets_[i] + (c - 1) + (k - 1) * line, 1);
           u = u - (u / stride % k) * stride + target * stride;
           continue;
         }
         const std::uint64_t forward = (target + k - c) % k;
-        const bool positive = forward <= k - forward;  // a tie goes the positive way
+        // A tie (k/2 either way) goes the positive way, except from k/2 to 0, as SimGrid's torus routes.
+        const bool positive = forward < k - forward || (forward == k - forward && !(2 * c == k && target == 0));
         for (std::uint64_t step = 0, n = positive ? forward : k - forward; step < n; ++step) {
           const std::uint64_t next_c = positive ? (c + 1) % k : (c + k - 1) % k;
           const std::uint64_t next_u = u - c * stride + next_c * stride;
-          push(offsets_[i] + (positive ? u : next_u));  // each node owns its positive link
+          push(offsets_[i] + (positive ? u : next_u), positive ? 0 : 1);  // each node owns its positive link
           u = next_u;
           c = next_c;
         }
@@ -563,7 +567,7 @@ void Topology::route(std::uint32_t a, std::uint32_t b, std::vector<std::uint32_t
       for (std::uint32_t i = 0; i < m; ++i) {
         if (((u ^ b) >> i & 1) == 0) continue;
         const std::uint32_t without_bit = (u & ((1u << i) - 1)) | ((u >> (i + 1)) << i);
-        push((std::uint64_t{i} << (m - 1)) + without_bit);
+        push((std::uint64_t{i} << (m - 1)) + without_bit, u >> i & 1);
         u ^= 1u << i;
       }
       return;
@@ -575,13 +579,13 @@ void Topology::route(std::uint32_t a, std::uint32_t b, std::vector<std::uint32_t
       std::uint64_t x = a, y = b;
       std::uint32_t dx = depth(x), dy = depth(y);
       std::vector<std::uint32_t> down;
-      while (dx > dy) push(x - 1), x = (x - 1) / k, --dx;
+      while (dx > dy) push(x - 1, 0), x = (x - 1) / k, --dx;
       while (dy > dx) down.push_back(static_cast<std::uint32_t>(y - 1)), y = (y - 1) / k, --dy;
       while (x != y) {
-        push(x - 1), x = (x - 1) / k;
+        push(x - 1, 0), x = (x - 1) / k;
         down.push_back(static_cast<std::uint32_t>(y - 1)), y = (y - 1) / k;
       }
-      out.insert(out.end(), down.rbegin(), down.rend());
+      for (auto it = down.rbegin(); it != down.rend(); ++it) push(*it, 1);
       return;
     }
     case TopologyKind::FatTree: {
@@ -592,16 +596,22 @@ void Topology::route(std::uint32_t a, std::uint32_t b, std::vector<std::uint32_t
       const std::uint64_t k = dims_[0], all = strides_.back();
       std::uint32_t j = 1;
       while (a / strides_[j] != b / strides_[j]) ++j;
-      push(a);
+      push(a, 0);
       std::uint64_t w = a / k;
       for (std::uint32_t l = 1; l < j; ++l) {
-        const std::uint64_t c = b / strides_[l] % k;  // d-mod-k: the destination's digit l
-        push(l * all + w * k + c);
+        const std::uint64_t c = b / strides_[l - 1] % k;  // d-mod-k: the destination's digit l-1, as SimGrid
+        push(l * all + w * k + c, 0);
         w = w - (w / strides_[l - 1] % k) * strides_[l - 1] + c * strides_[l - 1];
       }
-      // Up to here w == b/k: the way down passes the switches b/k of each level.
-      for (std::uint32_t l = j; l > 1; --l) push((l - 1) * all + w * k + b / strides_[l - 1] % k);
-      push(b);
+      // Down: the child of level l-1 above b has digit l-2 set to b's digit l-1;
+      // the link is that child's up link numbered by the digit it had.
+      for (std::uint32_t l = j; l > 1; --l) {
+        const std::uint64_t had = w / strides_[l - 2] % k,
+                            child = w - had * strides_[l - 2] + b / strides_[l - 1] % k * strides_[l - 2];
+        push((l - 1) * all + child * k + had, 1);
+        w = child;
+      }
+      push(b, 1);
       return;
     }
     case TopologyKind::Dragonfly: {
@@ -613,20 +623,44 @@ void Topology::route(std::uint32_t a, std::uint32_t b, std::vector<std::uint32_t
                pair_index(r1 % per_group, r2 % per_group, per_group);
       };
       const std::uint64_t ra = a / p, rb = b / p, ga = ra / per_group, gb = rb / per_group;
-      push(a);
+      push(a, 0);
       if (ga == gb) {
-        if (ra != rb) push(local(ra, rb));
+        if (ra != rb) push(local(ra, rb), ra < rb ? 0 : 1);
       } else {
         const std::uint64_t gateway_a = ga * per_group + gb % per_group, gateway_b = gb * per_group + ga % per_group;
-        if (ra != gateway_a) push(local(ra, gateway_a));
-        push(global_base + pair_index(ga, gb, g));
-        if (rb != gateway_b) push(local(gateway_b, rb));
+        if (ra != gateway_a) push(local(ra, gateway_a), ra < gateway_a ? 0 : 1);
+        push(global_base + pair_index(ga, gb, g), ga < gb ? 0 : 1);
+        if (rb != gateway_b) push(local(gateway_b, rb), gateway_b < rb ? 0 : 1);
       }
-      push(b);
+      push(b, 1);
       return;
     }
-    case TopologyKind::File: walk_file(a, b, [&](std::uint32_t id) { out.push_back(id); }); return;
+    case TopologyKind::File:
+      for (std::uint32_t v = a; v != b;) {
+        const std::uint32_t id = next_link_[std::size_t{b} * (nodes_ + switches_) + v];
+        const bool forward = file_links_[id].a == v;
+        push(id, forward ? 0 : 1);
+        v = forward ? file_links_[id].b : file_links_[id].a;
+      }
+      return;
   }
+}
+
+void Topology::route(std::uint32_t a, std::uint32_t b, std::vector<std::uint32_t>& out) const {
+  out.clear();
+  walk_route(a, b, [&](std::uint32_t id, std::uint32_t) { out.push_back(id); });
+}
+
+void Topology::route_directed(std::uint32_t a, std::uint32_t b, std::vector<std::uint32_t>& out) const {
+  out.clear();
+  walk_route(a, b, [&](std::uint32_t id, std::uint32_t dir) { out.push_back(2 * id + dir); });
+}
+
+FemtosecondsPerByte Topology::link_per_byte(std::uint32_t id) const {
+  if (id >= links_)
+    throw std::out_of_range("link " + std::to_string(id) + " is not in the topology (" + std::to_string(links_) +
+                            " links)");
+  return kind_ == TopologyKind::File ? file_links_[id].per_byte : link_per_byte_;
 }
 
 std::string_view Topology::link_class(std::uint32_t id) const {

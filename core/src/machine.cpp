@@ -113,7 +113,7 @@ std::string loggops_text(const components::LogGOPS& p) {
 
 bool MachineOverrides::empty() const {
   return !L && !o && !g && !G && !O && !S && !rendezvous_handshake && !cpus && !nics && !semantics && !ranks_per_node &&
-         !cores_per_node && !map_file;
+         !cores_per_node && !map_file && !contention;
 }
 
 double quantity(const std::string& option, const std::string& text, base::Dimension expected,
@@ -149,7 +149,7 @@ void apply_overrides(const MachineOverrides& o, Machine& m) {
                                           base::did_you_mean(*o.semantics, {"matched", "loggopsim"}));
     m.semantics = *s;
   }
-  if (o.ranks_per_node || o.cores_per_node || o.map_file) {
+  if (o.ranks_per_node || o.cores_per_node || o.map_file || o.contention) {
     components::NetworkSpec spec = m.network_model ? m.network_model->spec() : components::NetworkSpec{};
     std::string option = "--ranks-per-node";
     if (o.ranks_per_node) {
@@ -170,6 +170,14 @@ void apply_overrides(const MachineOverrides& o, Machine& m) {
       spec.mapping.kind = components::MappingKind::File;
       spec.mapping.file = network_file_path(*o.map_file);
       spec.mapping.wrap.clear();
+    }
+    if (o.contention) {
+      option = "--contention";
+      const auto kind = components::parse_contention(*o.contention);
+      if (!kind)
+        throw UsageError("--contention", "'" + *o.contention + "' is not a contention model; expected none or max-min" +
+                                             base::did_you_mean(*o.contention, {"none", "max-min"}));
+      spec.contention = *kind;
     }
     try {
       m.network_model = std::make_shared<const components::Network>(std::move(spec));

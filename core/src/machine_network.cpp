@@ -151,7 +151,10 @@ const std::vector<std::string>& network_parameter_names() {
                                                  "shm_g",
                                                  "shm_G",
                                                  "shm_O",
-                                                 "shm_S"};
+                                                 "shm_S",
+                                                 "contention",
+                                                 "backbone_G",
+                                                 "nic_G"};
   return names;
 }
 
@@ -242,6 +245,13 @@ std::shared_ptr<const components::Network> network_of(const Parameters& values, 
     if (!f) in.fail("map_file", "is missing: a file mapping reads \"rank node\" lines from one");
     spec.mapping.file = network_file_path(*f, directory);
   }
+  if (auto name = in.text("contention")) {
+    auto kind = components::parse_contention(*name);
+    if (!kind) in.fail("contention", "= \"" + *name + "\" is not a contention model; allowed: none, max-min");
+    spec.contention = *kind;
+  }
+  spec.backbone_per_byte = in.per_byte("backbone_G").value_or(0);
+  spec.nic_per_byte = in.per_byte("nic_G");
   // Shared memory between ranks of one node: each parameter not given is the network's.
   const char* shm[] = {"shm_L", "shm_o", "shm_g", "shm_G", "shm_O", "shm_S"};
   bool any_shm = false;

@@ -13,6 +13,7 @@
 #include "calendar_queue.h"
 #include "event_queue.h"
 #include "poems/base/huge_pages.h"
+#include "poems/components/max_min_sharing.h"
 #include "poems/components/network.h"
 #include "poems/sim/simulator.h"
 #include "window.h"
@@ -582,6 +583,42 @@ class Engine {
   [[gnu::noinline]] Picoseconds net_send(std::uint32_t r, std::uint32_t pos, Picoseconds& done);
   [[gnu::noinline]] Picoseconds net_receive(std::uint32_t r, std::uint32_t recv_pos, std::uint64_t bytes,
                                             std::int32_t src, Picoseconds at);
+  // Max-min contention (docs/network.md, "Contention"): a message between
+  // nodes is a flow over its resources (the source node's NIC, the route's
+  // links each way on its own, a backbone, the destination node's NIC),
+  // started after its latency by an event of its own; the flow that ends
+  // next wakes the loop, and its message arrives then.
+  bool flows_ = false;
+  components::MaxMinSharing sharing_;
+  std::unordered_map<std::uint64_t, std::uint32_t> resource_of_;  // a physical resource's key -> sharing_'s id
+  struct FlowMessage {
+    std::uint32_t sender = 0;
+    std::uint64_t op = 0;  // the send's rank-local index
+    double bytes = 0;
+    std::vector<std::uint32_t> route;  // sharing_'s resource ids
+  };
+  std::vector<FlowMessage> flow_messages_;
+  std::vector<std::uint32_t> free_flow_messages_;
+  std::uint32_t wakeup_serial_ = 0;  // only the latest wakeup event is current
+  Picoseconds armed_ = components::MaxMinSharing::kNever;
+  // Event keys of the network (bit 63; rank bits 32..62 zero, so the
+  // prefetches read rank 0): a flow's start (bit 31, its FlowMessage) or a
+  // wakeup (its serial).
+  static constexpr std::uint64_t kNetKey = std::uint64_t{1} << 63;
+  static constexpr std::uint32_t kFlowStartBit = std::uint32_t{1} << 31;
+  // The rates are recomputed once an instant (MaxMinSharing::update), by an
+  // event of their own after the starts and ends queued for it.
+  static constexpr std::uint32_t kRerateBit = std::uint32_t{1} << 30;
+  static constexpr std::uint32_t kSerialMask = kRerateBit - 1;
+  bool rerate_queued_ = false;
+  std::uint32_t flow_resource(std::uint64_t key, FemtosecondsPerByte per_byte);
+  // The flow of the send at `pos` of rank r to `dst`, starting at `at` (its latency paid).
+  void start_flow(std::uint32_t r, std::uint32_t pos, std::uint32_t dst, Picoseconds at);
+  void arm_wakeup();
+  // A network event: a flow starts, the rates are recomputed, or (a current
+  // wakeup) the next flow ends; returns the ended flow's message as an event
+  // key for arrive(), or kNetKey if none.
+  [[gnu::noinline]] std::uint64_t net_event(std::uint64_t key);
   base::HugeVector<Pending> pending_;
   std::uint32_t free_pending_ = kNone;
   Events queue_;

@@ -25,6 +25,7 @@ std::size_t Engine<L>::setup_network(std::size_t first) {
     placement_.local[r] = 0;
   }
   intra_ = net_->spec().intra.value_or(p_);
+  flows_ = net_->spec().contention == components::Contention::MaxMin;
   intra_sync_ = components::rendezvous_sync(intra_, options_.rendezvous_handshake);
   const std::uint32_t cpus = options_.cpus, nics = options_.nics;
   std::vector<std::size_t> node_first(placement_.nodes), node_cores(placement_.nodes);
@@ -83,20 +84,30 @@ Picoseconds Engine<L>::net_send(std::uint32_t r, std::uint32_t pos, Picoseconds&
     const auto before_dst = static_cast<std::uint32_t>(before.peer);
     if (before.nic == s.nic && same_node(r, before_dst) == local) {
       const LogGOPS& bp = pair_params(r, before_dst);
-      t0 = std::max(now_, before.start + (bp.rendezvous(before.amount) ? pair_sync(r, before_dst) : 0) +
-                              bp.send_nic(before.amount));
+      const Picoseconds before_nic = flows_ && !local ? bp.g : bp.send_nic(before.amount);  // bytes in its flow
+      t0 = std::max(now_, before.start + (bp.rendezvous(before.amount) ? pair_sync(r, before_dst) : 0) + before_nic);
     }
   }
   const Picoseconds sync = p.rendezvous(s.amount) ? pair_sync(r, dst) : 0;
   const Picoseconds cpu_busy = p.send_cpu(s.amount);
   done = t0 + sync + cpu_busy;
   cpu_free(r, s.cpu) = done;
-  nic = t0 + sync + p.send_nic(s.amount);
   word(r, kOverhead) += cpu_busy;
   ++messages_;
-  const Picoseconds path = local ? 0 : net_->path_delay(placement_.node_of[r], placement_.node_of[dst], s.amount, p.G);
   count_traffic(r, dst, s.amount, local);
-  queue_.push(Event{t0 + sync + p.o + p.L + path, std::uint64_t{r} << 32 | static_cast<std::uint32_t>(rs.base + pos)});
+  if (flows_ && !local) {
+    // The NIC keeps its per-message gap; the bytes share the route as a flow
+    // once the latency is paid.
+    nic = t0 + sync + p.g;
+    start_flow(r, pos, dst,
+               t0 + sync + p.o + p.L + net_->flow_latency(placement_.node_of[r], placement_.node_of[dst], s.amount));
+  } else {
+    nic = t0 + sync + p.send_nic(s.amount);
+    const Picoseconds path =
+        local ? 0 : net_->path_delay(placement_.node_of[r], placement_.node_of[dst], s.amount, p.G);
+    queue_.push(
+        Event{t0 + sync + p.o + p.L + path, std::uint64_t{r} << 32 | static_cast<std::uint32_t>(rs.base + pos)});
+  }
   if (options_.record_timeline) {
     if (sync) timeline_.push_back(Span{r, s.cpu, Span::Sync, s.peer, t0, t0 + sync, s.amount, s.node});
     timeline_.push_back(Span{r, s.cpu, Span::Send, s.peer, t0 + sync, done, s.amount, s.node});
@@ -114,9 +125,11 @@ Picoseconds Engine<L>::net_receive(std::uint32_t r, std::uint32_t recv_pos, std:
   Picoseconds& cpu = cpu_free(r, s.cpu);
   Picoseconds& nic = local ? nic_recv_free(r, s.nic) : node_nic_recv_free(r, s.nic);
   const Picoseconds t0 = queuing_ ? std::max({at, cpu, nic}) : at;
-  const Picoseconds busy = p.recv_cpu(bytes);
+  // A flow's bytes are in when it ends: the receive pays o + (s-1)O and the NIC its gap.
+  const bool streamed = flows_ && !local;
+  const Picoseconds busy = streamed ? p.o + LogGOPS::per_byte(bytes, p.O) : p.recv_cpu(bytes);
   cpu = t0 + busy;
-  nic = t0 + p.recv_nic(bytes);
+  nic = t0 + (streamed ? p.g : p.recv_nic(bytes));
   word(r, kOverhead) += busy;
   if (options_.record_timeline) timeline_.push_back(Span{r, s.cpu, Span::Recv, src, t0, t0 + busy, bytes, s.node});
   complete(r, recv_pos, t0 + busy);
@@ -152,14 +165,106 @@ void Engine<L>::count_traffic(std::uint32_t a, std::uint32_t b, std::uint64_t by
 }
 
 template <bool L>
+std::uint32_t Engine<L>::flow_resource(std::uint64_t key, FemtosecondsPerByte per_byte) {
+  auto [it, added] = resource_of_.try_emplace(key, 0);
+  if (added) it->second = sharing_.add_resource(1000.0 / static_cast<double>(per_byte));  // bytes per ps
+  return it->second;
+}
+
+template <bool L>
+void Engine<L>::start_flow(std::uint32_t r, std::uint32_t pos, std::uint32_t dst, Picoseconds at) {
+  const Slot& s = ranks_[r].slots[pos];
+  const std::uint32_t a = placement_.node_of[r], b = placement_.node_of[dst];
+  const std::uint64_t nic = s.nic;
+  std::uint32_t m;
+  if (!free_flow_messages_.empty()) {
+    m = free_flow_messages_.back();
+    free_flow_messages_.pop_back();
+  } else {
+    m = static_cast<std::uint32_t>(flow_messages_.size());
+    flow_messages_.emplace_back();
+  }
+  FlowMessage& f = flow_messages_[m];
+  f.sender = r;
+  f.op = ranks_[r].base + pos;
+  f.bytes = s.amount > 1 ? static_cast<double>(s.amount - 1) : 0.0;  // LogGOPS's (s-1)G, shared
+  f.route.clear();
+  // Resource keys: bits 62-63 the kind (0 NIC, 1 link direction, 2 backbone).
+  const std::uint64_t nics = options_.nics;
+  const FemtosecondsPerByte nic_g = net_->spec().nic_per_byte.value_or(p_.G);
+  if (nic_g) f.route.push_back(flow_resource((std::uint64_t{a} * nics + nic) << 1, nic_g));
+  if (!net_->complete()) {
+    const components::Topology& topology = net_->topology();
+    topology.route_directed(a, b, route_);
+    for (std::uint32_t link : route_)
+      if (const FemtosecondsPerByte g = topology.link_per_byte(link / 2))
+        f.route.push_back(flow_resource(std::uint64_t{1} << 62 | link, g));
+  }
+  if (const FemtosecondsPerByte g = net_->spec().backbone_per_byte)
+    f.route.push_back(flow_resource(std::uint64_t{2} << 62, g));
+  if (nic_g) f.route.push_back(flow_resource((std::uint64_t{b} * nics + nic) << 1 | 1, nic_g));
+  if (f.bytes == 0 || f.route.empty()) {  // nothing to share: it arrives once the latency is paid
+    free_flow_messages_.push_back(m);
+    queue_.push(Event{at, std::uint64_t{r} << 32 | static_cast<std::uint32_t>(f.op)});
+    return;
+  }
+  queue_.push(Event{at, kNetKey | kFlowStartBit | m});
+}
+
+template <bool L>
+void Engine<L>::arm_wakeup() {
+  const Picoseconds t = sharing_.next_end();
+  if (t == armed_) return;  // the wakeup queued for it stands
+  armed_ = t;
+  ++wakeup_serial_;  // earlier wakeups are stale
+  if (t != components::MaxMinSharing::kNever) queue_.push(Event{t, kNetKey | (wakeup_serial_ & kSerialMask)});
+}
+
+template <bool L>
+std::uint64_t Engine<L>::net_event(std::uint64_t key) {
+  const auto low = static_cast<std::uint32_t>(key);
+  auto rerate_later = [&] {
+    if (rerate_queued_) return;
+    rerate_queued_ = true;
+    queue_.push(Event{now_, kNetKey | kRerateBit});
+  };
+  if (low & kFlowStartBit) {
+    const std::uint32_t m = low & ~kFlowStartBit;
+    sharing_.add(now_, flow_messages_[m].route, flow_messages_[m].bytes, m);
+    ++traffic_.flows;
+    traffic_.peak_flows = std::max<std::uint64_t>(traffic_.peak_flows, sharing_.active_flows());
+    rerate_later();
+    return kNetKey;
+  }
+  if (low & kRerateBit) {
+    rerate_queued_ = false;
+    sharing_.update(now_);
+    arm_wakeup();
+    return kNetKey;
+  }
+  if (low != (wakeup_serial_ & kSerialMask) || armed_ != now_) return kNetKey;  // stale
+  // The flow ends now whatever started or ended at this instant before it:
+  // rates change from now on.
+  armed_ = components::MaxMinSharing::kNever;
+  const auto m = static_cast<std::uint32_t>(sharing_.remove_next(now_));
+  rerate_later();
+  const FlowMessage& f = flow_messages_[m];
+  free_flow_messages_.push_back(m);
+  return std::uint64_t{f.sender} << 32 | static_cast<std::uint32_t>(f.op);
+}
+
+template <bool L>
 void Engine<L>::finish_traffic(SimulationResult& out) const {
   if (!net_) return;
   NetworkTraffic t = traffic_;
+  t.contention = flows_;
+  t.flows_rated = sharing_.flows_rated();
   for (const auto& [name, total] : class_bytes_) t.bytes_by_link_class.emplace_back(std::string(name), total);
   out.network = std::move(t);
 }
 
 template void Engine<false>::finish_traffic(SimulationResult&) const;
+template std::uint64_t Engine<false>::net_event(std::uint64_t);
 template void Engine<true>::finish_traffic(SimulationResult&) const;
 template std::size_t Engine<false>::setup_network(std::size_t);
 template std::size_t Engine<true>::setup_network(std::size_t);

@@ -73,6 +73,9 @@ void write_table(std::ostream& out, const SimulationResult& r, std::size_t max_r
     for (std::size_t k = 0; k < t.bytes_by_link_class.size(); ++k)
       out << (k ? ", " : "; bytes x links: ") << t.bytes_by_link_class[k].first << " "
           << t.bytes_by_link_class[k].second;
+    if (t.contention)
+      out << "; max-min contention: " << t.flows << " flows, at most " << t.peak_flows << " at once, " << t.flows_rated
+          << " flow rates computed";
     out << "\n";
   }
 }
@@ -114,7 +117,11 @@ void write_json(std::ostream& out, const SimulationResult& r, std::size_t max_ra
         << ", \"bytes_by_link_class\": {";
     for (std::size_t k = 0; k < t.bytes_by_link_class.size(); ++k)
       out << (k ? ", " : "") << json_string(t.bytes_by_link_class[k].first) << ": " << t.bytes_by_link_class[k].second;
-    out << "}}";
+    out << "}";
+    if (t.contention)
+      out << ", \"contention\": \"max-min\", \"flows\": " << t.flows << ", \"peak_flows\": " << t.peak_flows
+          << ", \"flows_rated\": " << t.flows_rated;
+    out << "}";
   }
   out << "}\n";
 }

@@ -744,21 +744,26 @@ SimulationResult Engine<L>::run(std::size_t max_stuck_listed) {
       if (lot_in_hand_ != kNone) [[unlikely]]
         lgs_settle();
     } else {
-      const auto r = static_cast<std::uint32_t>(ev.key >> 32);
-      const auto pos =
-          static_cast<std::uint32_t>(static_cast<std::uint32_t>(ev.key) - static_cast<std::uint32_t>(ranks_[r].base));
-      touched_count_ = 0;
-      touch(r);
-      if (ranks_[r].slots[pos].flags & kStarted)
-        arrive(r, pos);
-      else
-        start(r, pos);
-      for (std::uint32_t i = 0; i < touched_count_; ++i) {
-        const std::uint32_t t = touched_[i];
-        RankState& rs = ranks_[t];
-        if (rs.wants_read) read(t);
-        // Windows read up front live in the arena until the end.
-        if (lazy_ && rs.head < rs.slots.size() && finished(rs.slots[rs.head])) retire(t);
+      std::uint64_t key = ev.key;
+      if (key & kNetKey) [[unlikely]]  // contention: a flow starts, or one ends and its message arrives
+        key = net_event(key);
+      if (key != kNetKey) [[likely]] {
+        const auto r = static_cast<std::uint32_t>(key >> 32);
+        const auto pos =
+            static_cast<std::uint32_t>(static_cast<std::uint32_t>(key) - static_cast<std::uint32_t>(ranks_[r].base));
+        touched_count_ = 0;
+        touch(r);
+        if (ranks_[r].slots[pos].flags & kStarted)
+          arrive(r, pos);
+        else
+          start(r, pos);
+        for (std::uint32_t i = 0; i < touched_count_; ++i) {
+          const std::uint32_t t = touched_[i];
+          RankState& rs = ranks_[t];
+          if (rs.wants_read) read(t);
+          // Windows read up front live in the arena until the end.
+          if (lazy_ && rs.head < rs.slots.size() && finished(rs.slots[rs.head])) retire(t);
+        }
       }
     }
     if (observer_) [[unlikely]]

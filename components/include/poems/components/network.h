@@ -12,6 +12,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -23,6 +24,15 @@
 
 namespace poems::components {
 
+// How messages between nodes share what they cross (docs/network.md,
+// "Contention"). None: LogGOPS, a message never waits for another's bytes
+// beyond the NIC's gaps. MaxMin: every message between nodes is a flow over
+// its node's NIC, the route's links (each direction on its own) and the
+// destination's NIC, at its max-min fair share of their bandwidths.
+enum class Contention : std::uint8_t { None, MaxMin };
+const char* contention_name(Contention c);  // "none", "max-min"
+std::optional<Contention> parse_contention(std::string_view name);
+
 // What a machine is built of. The default is today's ideal machine: one
 // rank per node, each with its own CPU and NIC, a contention-free wire of
 // latency L to every other rank.
@@ -33,6 +43,15 @@ struct NetworkSpec {
   std::uint32_t cores_per_node = 0;  // 0: one core per rank's CPU (no time sharing)
   // Between ranks of one node (shared memory); none: the network's LogGOPS.
   std::optional<LogGOPS> intra;
+  Contention contention = Contention::None;
+  // A backbone every message between nodes of the complete network crosses
+  // (SimGrid's cluster backbone, shared by both directions), per-byte time;
+  // 0: none. Only under max-min contention (without it, a shared link costs nothing).
+  FemtosecondsPerByte backbone_per_byte = 0;
+  // Under max-min contention, a node's NIC's per-byte time (each direction);
+  // none: the network's G; 0: no limit, the node's links alone (as
+  // SimGrid's torus, whose nodes inject on every link at once).
+  std::optional<FemtosecondsPerByte> nic_per_byte;
 
   // One rank per node on the complete network, no intra-node parameters:
   // the machine the simulator always had (its fast path).
@@ -79,6 +98,13 @@ class Network {
   // route less the (s-1)G the endpoints already charge, never below 0 (the
   // NIC is then the slower). 0 on the complete network. Saturates at 2^61 ps.
   Picoseconds path_delay(std::uint32_t a, std::uint32_t b, std::uint64_t bytes, FemtosecondsPerByte G) const;
+
+  // Under max-min contention, what a message's route adds before its bytes
+  // stream at the flow's rate: the switching technique's time for `bytes`
+  // alone on the route less (s-1)·G of its slowest link, never below 0; 0
+  // on the complete network. A message alone then costs what path_delay
+  // gives it whenever the links are no faster than the NIC.
+  Picoseconds flow_latency(std::uint32_t a, std::uint32_t b, std::uint64_t bytes) const;
 
   // "torus 4x4 (16 nodes), cut-through, 4 ranks per node (block), 4 cores, shared memory L=300ns ..."
   std::string describe() const;

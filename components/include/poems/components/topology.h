@@ -52,19 +52,19 @@ inline constexpr std::uint32_t kMaxFileLinks = 65536;                       // l
 
 // Routing rules (hops d of a route from a to b, a != b):
 //   Complete: a direct link, d = 1.
-//   Ring n: the shorter way round, d = min(|a-b|, n-|a-b|); a tie goes the positive way.
+//   Ring n: the shorter way round, d = min(|a-b|, n-|a-b|); a tie goes the positive way,
+//     except from k/2 to 0 (the negative way), as SimGrid's torus routes.
 //   Mesh k1 x ... x km: dimension order (first dimension first), d = sum |ai - bi|,
 //     node id = a1 + k1·(a2 + k2·(...)).
-//   Torus: dimension order, the shorter way round in each dimension (a tie goes
-//     the positive way), d = sum min(|ai-bi|, ki-|ai-bi|).
-//   Hypercube m: dimension order over the bits, d = Hamming distance (a 2 x ... x 2 mesh).
-//   Tree {k, nodes}: every vertex is a compute node, the parent of i is (i-1)/k;
+//   Torus: dimension order, the shorter way round in each dimension (a tie as on a ring), d = sum min(|ai-bi|,
+//   ki-|ai-bi|). Hypercube m: dimension order over the bits, d = Hamming distance (a 2 x ... x 2 mesh). Tree {k,
+//   nodes}: every vertex is a compute node, the parent of i is (i-1)/k;
 //     up to the lowest common ancestor and down, d = depth(a) + depth(b) - 2·depth(lca).
 //   FatTree {k, n}: compute nodes at the leaves under n levels of k^(n-1)
 //     switches each (the k-ary n-tree, as SimGrid's FAT_TREE cluster
 //     "n;k,...,k;1,k,...,k;1,...,1"); up to the lowest common level and down,
 //     d = 2j with j the smallest level >= 1 where a/k^j == b/k^j; going up, level
-//     l picks its parent by digit l of b (d-mod-k), as SimGrid does.
+//     l picks its parent by digit l-1 of b (d-mod-k), as SimGrid does.
 //   Dragonfly {g, a, p}: node x is on router x/p, router r in group r/a; every
 //     pair of routers of a group has a local link, every pair of groups one
 //     global link, held in group i by router (j mod a) for the link to group j
@@ -95,6 +95,14 @@ class Topology {
   // The links of the same route, in order (links_out is cleared first); a
   // link is one id for both directions.
   void route(std::uint32_t a, std::uint32_t b, std::vector<std::uint32_t>& links_out) const;
+  // The same route with each link's direction, as 2·id + 0 (from the link's
+  // first end to its second: the positive way of a dimension, up a tree, the
+  // lower-numbered end first) or 2·id + 1 (the other way): a link carries
+  // each direction at its full speed (full duplex), so contention is per
+  // direction.
+  void route_directed(std::uint32_t a, std::uint32_t b, std::vector<std::uint32_t>& out) const;
+  // Link `id`'s per-byte time (fs/B; 0: no limit). std::out_of_range past links().
+  FemtosecondsPerByte link_per_byte(std::uint32_t id) const;
   // A short class name of link `id` for per-class reports: "direct", "ring",
   // "x", "y", "z", "d3", ... (mesh, torus, hypercube dimensions), "tree",
   // "node" (a compute node's link to its switch or router), "level1-2", ...
@@ -111,6 +119,8 @@ class Topology {
   };
   void check_node(std::uint32_t id) const;
   std::uint32_t hops(std::uint32_t a, std::uint32_t b) const;
+  template <class Visit>
+  void walk_route(std::uint32_t a, std::uint32_t b, Visit&& visit) const;
   template <class Visit>
   void walk_file(std::uint32_t a, std::uint32_t b, Visit&& visit) const;
 

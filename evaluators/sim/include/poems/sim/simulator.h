@@ -156,6 +156,11 @@ struct NetworkTraffic {
   // Per link class of the topology ("x", "local", "global", ...): bytes
   // times the links of that class each message crossed.
   std::vector<std::pair<std::string, std::uint64_t>> bytes_by_link_class;
+  // Max-min contention (docs/network.md): messages that became flows, the
+  // most active at once, and the rate computations their starts and ends
+  // made (flows rated: the selective update's cost).
+  bool contention = false;
+  std::uint64_t flows = 0, peak_flows = 0, flows_rated = 0;
 };
 
 struct SimulationResult {
