@@ -15,8 +15,8 @@ std::uint32_t MaxMinSharing::add_resource(double bytes_per_ps) {
 }
 
 std::uint32_t MaxMinSharing::start(Picoseconds now, std::span<const std::uint32_t> route, double bytes,
-                                   std::uint64_t tag) {
-  const std::uint32_t f = add(now, route, bytes, tag);
+                                   std::uint64_t tag, double penalty) {
+  const std::uint32_t f = add(now, route, bytes, tag, penalty);
   update(now);
   return f;
 }
@@ -34,8 +34,8 @@ void MaxMinSharing::update(Picoseconds now) {
   dirty_.clear();
 }
 
-std::uint32_t MaxMinSharing::add(Picoseconds now, std::span<const std::uint32_t> route, double bytes,
-                                 std::uint64_t tag) {
+std::uint32_t MaxMinSharing::add(Picoseconds now, std::span<const std::uint32_t> route, double bytes, std::uint64_t tag,
+                                 double penalty) {
   std::uint32_t f;
   if (!free_flows_.empty()) {
     f = free_flows_.back();
@@ -57,6 +57,7 @@ std::uint32_t MaxMinSharing::add(Picoseconds now, std::span<const std::uint32_t>
     }
   }
   flow.remaining = bytes;
+  flow.weight = 1.0 / penalty;
   flow.rate = 0;
   flow.since = now;
   flow.end = kNever;
@@ -153,12 +154,15 @@ void MaxMinSharing::rerate(Picoseconds now, std::span<const std::uint32_t> from)
   // other resources it crosses, whose shares can only grow. A level scans the
   // resources still open (most components have few distinct levels: the
   // flows of one bottleneck share one rate).
-  auto share_of = [](const Resource& r) { return std::max(r.left, 0.0) / r.unfixed; };
+  // A resource's level: what is left over the weights of its flows not yet fixed.
+  auto share_of = [](const Resource& r) { return std::max(r.left, 0.0) / r.unfixed_weight; };
   open_.clear();
   for (std::uint32_t r : component_resources_) {
     Resource& res = resources_[r];
     res.left = res.capacity;
     res.unfixed = static_cast<std::uint32_t>(res.flows.size());
+    res.unfixed_weight = 0;
+    for (std::uint32_t f : res.flows) res.unfixed_weight += flows_[f].weight;
     if (res.unfixed) open_.push_back(r);
   }
   while (!open_.empty()) {
@@ -173,10 +177,11 @@ void MaxMinSharing::rerate(Picoseconds now, std::span<const std::uint32_t> from)
         Flow& flow = flows_[f];
         if (flow.fixed == stamp_) continue;
         flow.fixed = stamp_;
-        flow.next_rate = level;
+        flow.next_rate = level * flow.weight;
         for (std::uint32_t q : flow.route) {
           Resource& other = resources_[q];
-          other.left -= level;
+          other.left -= flow.next_rate;
+          other.unfixed_weight -= flow.weight;
           --other.unfixed;
         }
       }

@@ -66,6 +66,8 @@ Network::Network(NetworkSpec spec) : spec_(std::move(spec)), topology_(build_top
     throw NetworkError("nic_G needs contention = \"max-min\": without contention the NIC's per-byte gap is G");
   if (spec_.backbone_per_byte != 0 && spec_.contention != Contention::MaxMin)
     throw NetworkError("backbone_G needs contention = \"max-min\": without contention a shared link adds nothing");
+  if (spec_.rtt_bytes && spec_.contention != Contention::MaxMin)
+    throw NetworkError("rtt_bytes needs contention = \"max-min\": without contention no flows share a link");
 }
 
 std::uint32_t Network::nodes_for(std::uint32_t ranks) const {
@@ -137,6 +139,7 @@ std::string Network::describe() const {
     text += std::string(", ") + contention_name(spec_.contention) + " contention";
   if (spec_.backbone_per_byte) text += ", backbone G=" + format_fs_per_byte(spec_.backbone_per_byte);
   if (spec_.nic_per_byte) text += ", NIC G=" + format_fs_per_byte(*spec_.nic_per_byte);
+  if (spec_.rtt_bytes) text += ", shares by route latency + " + std::to_string(*spec_.rtt_bytes) + "B x G";
   if (spec_.intra)
     text += ", shared memory L=" + format_ps(spec_.intra->L) + " o=" + format_ps(spec_.intra->o) +
             " g=" + format_ps(spec_.intra->g) + " G=" + format_fs_per_byte(spec_.intra->G) +
@@ -172,6 +175,7 @@ nlohmann::json network_key_json(const NetworkSpec& s) {
   if (s.contention != Contention::None) k["contention"] = contention_name(s.contention);
   if (s.backbone_per_byte) k["backbone_fs_per_byte"] = s.backbone_per_byte;
   if (s.nic_per_byte) k["nic_fs_per_byte"] = *s.nic_per_byte;
+  if (s.rtt_bytes) k["rtt_bytes"] = *s.rtt_bytes;
   return k;
 }
 
@@ -203,6 +207,7 @@ NetworkSpec network_spec_from_json(const nlohmann::json& k) {
     }
     s.backbone_per_byte = k.value("backbone_fs_per_byte", FemtosecondsPerByte{0});
     if (k.contains("nic_fs_per_byte")) s.nic_per_byte = k.at("nic_fs_per_byte").get<FemtosecondsPerByte>();
+    if (k.contains("rtt_bytes")) s.rtt_bytes = k.at("rtt_bytes").get<std::uint64_t>();
     if (k.contains("intra")) {
       const nlohmann::json& i = k.at("intra");
       LogGOPS p;

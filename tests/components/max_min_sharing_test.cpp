@@ -112,5 +112,29 @@ TEST(MaxMinSharing, FlowIdsAreReusedAndStaleEndsSkipped) {
   EXPECT_EQ(net.next_end(), 2'500'000);
 }
 
+TEST(MaxMinSharing, PenaltiesSplitALinkInInverseProportion) {
+  // SimGrid's sharing: penalties 1 and 2 on one link of 1 B/ns take 2/3 and 1/3.
+  MaxMinSharing net;
+  const std::uint32_t link = net.add_resource(kGBps);
+  const std::uint32_t route[] = {link};
+  const std::uint32_t a = net.start(0, route, 1000, 1, 1.0), b = net.start(0, route, 1000, 2, 2.0);
+  EXPECT_DOUBLE_EQ(net.rate(a), 2 * kGBps / 3);
+  EXPECT_DOUBLE_EQ(net.rate(b), kGBps / 3);
+  // a leaves at 1.5 us (1,000 B at 2/3); b has 500 B left and takes the whole link: 2 us.
+  EXPECT_EQ(drain(net), (std::vector<std::pair<std::uint64_t, Picoseconds>>{{1, 1'500'000}, {2, 2'000'000}}));
+}
+
+TEST(MaxMinSharing, AWeightedFlowFixedElsewhereLeavesItsShareToTheOthers) {
+  // Link x (1 B/ns) carries a (penalty 1) and b (penalty 3); link y (0.1 B/ns)
+  // carries a alone. a is held at 0.1 by y; b then takes the 0.9 left on x,
+  // although its penalty alone would give it a quarter of x.
+  MaxMinSharing net;
+  const std::uint32_t x = net.add_resource(kGBps), y = net.add_resource(kGBps / 10);
+  const std::uint32_t ra[] = {x, y}, rb[] = {x};
+  const std::uint32_t a = net.start(0, ra, 1000, 1, 1.0), b = net.start(0, rb, 1000, 2, 3.0);
+  EXPECT_DOUBLE_EQ(net.rate(a), kGBps / 10);
+  EXPECT_DOUBLE_EQ(net.rate(b), 9 * kGBps / 10);
+}
+
 }  // namespace
 }  // namespace poems::components

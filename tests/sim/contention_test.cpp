@@ -154,6 +154,39 @@ TEST(ContentionSim, ALinkIsSharedPerDirection) {
   EXPECT_EQ(opposite.per_rank[2].finish, ns(6201 + 9999 + 1000));
 }
 
+// rtt_bytes, SimGrid's unequal sharing: on a ring of 8 (no hop latency,
+// links 1 ns/B, NICs without a limit) 0 -> 3 (3 links) and 2 -> 4 (2 links)
+// meet on link 2-3. Their penalties are 1,000 B x 3 ns/B and x 2 ns/B, so
+// they take 2/5 and 3/5 of it from 6,001 ns (o + L + G): 2 -> 4's 9,999 B
+// end 16,665 ns later, 0 -> 3 has 3,333 B left and takes the whole link.
+// Equal shares end both at 6,001 + 2 x 9,999 ns.
+TEST(ContentionSim, RttBytesShareALinkInInverseProportionToTheRoutes) {
+  NetworkSpec spec = max_min();
+  spec.topology.kind = TopologyKind::Ring;
+  spec.topology.dims = {8};
+  spec.topology.link_per_byte = 1'000'000;
+  spec.nic_per_byte = 0;
+  const std::string text = messages(8, {{0, 3, 10000}, {2, 4, 10000}});
+  SimulationResult equal = run(text, spec);
+  EXPECT_EQ(equal.per_rank[3].finish, ns(6001 + 2 * 9999 + 1000));
+  EXPECT_EQ(equal.per_rank[4].finish, ns(6001 + 2 * 9999 + 1000));
+  spec.rtt_bytes = 1000;
+  SimulationResult unequal = run(text, spec);
+  EXPECT_EQ(unequal.per_rank[4].finish, ns(6001 + 16665 + 1000));
+  EXPECT_EQ(unequal.per_rank[3].finish, ns(6001 + 16665 + 3333 + 1000));
+}
+
+TEST(ContentionSim, RttBytesNeedMaxMinContention) {
+  NetworkSpec spec;
+  spec.rtt_bytes = 8775;
+  try {
+    Network n(spec);
+    FAIL() << "rtt_bytes without contention was accepted";
+  } catch (const components::NetworkError& e) {
+    EXPECT_STREQ(e.what(), "rtt_bytes needs contention = \"max-min\": without contention no flows share a link");
+  }
+}
+
 // A backbone twice a NIC's bandwidth, crossed by four flows from four nodes
 // to four others: each gets half a NIC: o + L + 2(s-1)G + o.
 TEST(ContentionSim, ABackboneIsSharedByEveryMessageBetweenNodes) {

@@ -595,6 +595,7 @@ class Engine {
     std::uint32_t sender = 0;
     std::uint64_t op = 0;  // the send's rank-local index
     double bytes = 0;
+    double penalty = 1;                // its weight in the sharing (MaxMinSharing::add)
     std::vector<std::uint32_t> route;  // sharing_'s resource ids
   };
   std::vector<FlowMessage> flow_messages_;

@@ -202,6 +202,15 @@ void Engine<L>::start_flow(std::uint32_t r, std::uint32_t pos, std::uint32_t dst
   }
   if (const FemtosecondsPerByte g = net_->spec().backbone_per_byte)
     f.route.push_back(flow_resource(std::uint64_t{2} << 62, g));
+  // SimGrid's sharing (rtt_bytes): a flow's share falls with its route's
+  // latency plus rtt_bytes at its links' per-byte times, as TCP's with its
+  // round trip; 1 for every flow when not given (plain max-min).
+  f.penalty = 1;
+  if (const auto rtt = net_->spec().rtt_bytes; rtt && !net_->complete()) {
+    const components::PathCost cost = net_->topology().path(a, b);
+    f.penalty = std::max(1.0, static_cast<double>(cost.latency_sum) +
+                                  static_cast<double>(*rtt) * static_cast<double>(cost.per_byte_sum) / 1000.0);
+  }
   if (nic_g) f.route.push_back(flow_resource((std::uint64_t{b} * nics + nic) << 1 | 1, nic_g));
   if (f.bytes == 0 || f.route.empty()) {  // nothing to share: it arrives once the latency is paid
     free_flow_messages_.push_back(m);
@@ -230,7 +239,7 @@ std::uint64_t Engine<L>::net_event(std::uint64_t key) {
   };
   if (low & kFlowStartBit) {
     const std::uint32_t m = low & ~kFlowStartBit;
-    sharing_.add(now_, flow_messages_[m].route, flow_messages_[m].bytes, m);
+    sharing_.add(now_, flow_messages_[m].route, flow_messages_[m].bytes, m, flow_messages_[m].penalty);
     ++traffic_.flows;
     traffic_.peak_flows = std::max<std::uint64_t>(traffic_.peak_flows, sharing_.active_flows());
     rerate_later();

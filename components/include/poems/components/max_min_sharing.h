@@ -29,8 +29,13 @@ class MaxMinSharing {
   // A flow of `bytes` (> 0) over `route` (resource ids, each at most once)
   // starts at `now`, which is no earlier than any earlier call's. `tag` is
   // the caller's (given back by finish_next). Returns the flow's id, reused
-  // once the flow has finished.
-  std::uint32_t start(Picoseconds now, std::span<const std::uint32_t> route, double bytes, std::uint64_t tag);
+  // once the flow has finished. `penalty` (> 0) weighs its share: on a
+  // resource where flows are limited, each gets a rate inversely
+  // proportional to its penalty (1 for all: plain max-min; SimGrid's
+  // network models give each flow its route's latency, so long routes get
+  // less, as TCP's round trip makes them).
+  std::uint32_t start(Picoseconds now, std::span<const std::uint32_t> route, double bytes, std::uint64_t tag,
+                      double penalty = 1.0);
   // The earliest end of an active flow at the current rates (kNever: none).
   Picoseconds next_end();
   // The flow whose end next_end() gave leaves at `now` (that end): returns
@@ -40,7 +45,8 @@ class MaxMinSharing {
   // The same two, deferred: the rates are recomputed by update(), once for
   // every start and end since the last (many messages start and end at the
   // same instant). next_end() and rate() hold only after update().
-  std::uint32_t add(Picoseconds now, std::span<const std::uint32_t> route, double bytes, std::uint64_t tag);
+  std::uint32_t add(Picoseconds now, std::span<const std::uint32_t> route, double bytes, std::uint64_t tag,
+                    double penalty = 1.0);
   std::uint64_t remove_next(Picoseconds now);
   // Rates of the flows that share a resource with those added or removed
   // since the last update (their connected components), at `now`.
@@ -63,12 +69,14 @@ class MaxMinSharing {
     // Progressive filling's state for the component being rated.
     double left = 0;
     std::uint32_t unfixed = 0;
+    double unfixed_weight = 0;  // sum of 1/penalty of its flows not yet fixed
   };
   struct Flow {
     std::vector<std::uint32_t> route;  // resource ids
     std::vector<std::uint32_t> slot;   // its index in each resource's flow list
     double remaining = 0;              // bytes left at `since`
     double rate = 0;                   // bytes per ps
+    double weight = 1;                 // 1/penalty: its rate is weight x the level of its bottleneck
     Picoseconds since = 0;
     Picoseconds end = kNever;
     std::uint64_t tag = 0;

@@ -52,6 +52,11 @@ struct NetworkSpec {
   // none: the network's G; 0: no limit, the node's links alone (as
   // SimGrid's torus, whose nodes inject on every link at once).
   std::optional<FemtosecondsPerByte> nic_per_byte;
+  // Under max-min contention, SimGrid's unequal sharing: flows that meet at
+  // a bottleneck share it in inverse proportion to their penalty, their
+  // route's latency + rtt_bytes x its per-byte times (SimGrid's weight-S:
+  // 8775 B in SMPI, 0 in CM02); none: equal shares.
+  std::optional<std::uint64_t> rtt_bytes;
 
   // One rank per node on the complete network, no intra-node parameters:
   // the machine the simulator always had (its fast path).
