@@ -289,6 +289,17 @@ TEST_F(Network, ContentionParametersAreChecked) {
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("backbone_G is for the complete network; a ring routes over its own links"), std::string::npos)
       << r.err;
+  r = poems_in_process("simulate " + spec("param nic_G = 0ns/B;") + " --model Send --machine Net --no-store");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("nic_G needs contention = \"max-min\": without contention the NIC's per-byte gap is G"),
+            std::string::npos)
+      << r.err;
+  r = poems_in_process("simulate " + spec("param rtt_bytes = 8775B;") + " --model Send --machine Net --no-store");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(
+      r.err.find("network Net: rtt_bytes needs contention = \"max-min\": without contention no flows share a link"),
+      std::string::npos)
+      << r.err;
 }
 
 }  // namespace
