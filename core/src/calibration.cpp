@@ -85,7 +85,9 @@ std::vector<TaskParameters> study_tasks(const CalibrationRequest& r, std::string
       if (ted.kind != "compute" || ted.evaluator != "processor[measured]") continue;
       auto k = ted.parameters.find("kernel");
       if (k != ted.parameters.end() && kernel.empty()) kernel = k->second.text;
-      TaskParameters task = compute_task(system->program(), c.system, ted, *system->graph(), values).params;
+      const ProcessorTask processor_task = compute_task(system->program(), c.system, ted, *system->graph(), values);
+      if (kernel.empty()) kernel = processor_task.component;  // a PSL kernel { } is named by its component
+      TaskParameters task = processor_task.params;
       task.erase("procs");  // timed alone, then with --procs copies
       if (seen.insert(task).second) tasks.push_back(task);
     }
@@ -140,6 +142,9 @@ Calibration calibrate(const CalibrationRequest& r, const std::function<void(cons
     tasks.push_back(t);
   }
   if (tasks.empty()) tasks = kernel.default_tasks;
+  if (tasks.empty())
+    throw UsageError("--kernel", "kernel " + kernel.kernel + " has no default tasks: give --spec and --study " +
+                                     "whose compute tasks it times");
 
   const std::string bench = sibling_program("poems_loggops_bench");
   if (bench.empty())
@@ -296,7 +301,8 @@ void store_calibration(const Calibration& cal, const CalibrationRequest& r, cons
       }
       add("S", c.S, "blocking send to an unposted receive");
       for (std::size_t k = 0; k < samples.sizes.size(); ++k)
-        add("exchange[" + fmt("%.0f", samples.sizes[k]) + "B]", samples.exchange_ns[k], "pairwise exchange (the CoMet thesis)");
+        add("exchange[" + fmt("%.0f", samples.sizes[k]) + "B]", samples.exchange_ns[k],
+            "pairwise exchange (the CoMet thesis)");
       for (const TaskWg& w : cal.tasks) {
         add("Wg[" + w.text + "]", w.wg_ns, "processor[measured] " + cal.kernel + ", alone");
         add("Wg[" + w.text + "]", w.busy_wg_ns,

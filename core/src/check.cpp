@@ -7,7 +7,9 @@
 #include "poems/core/composition.h"
 #include "poems/core/error.h"
 #include "poems/core/evaluators.h"
+#include "poems/core/programs.h"
 #include "poems/core/study.h"
+#include "poems/core/trace_model.h"
 #include "poems/psl/lower.h"
 #include "system_internal.h"
 
@@ -66,6 +68,23 @@ void check_study(const std::shared_ptr<psl::Frontend>& fe, const std::string& fi
     }
     if (diags.all().size() > before) diags.drop_repeats(before);
   }
+  // The paradigms that run the model's program: a study that compares one
+  // on a model without such a program would fail every cell.
+  if (!trace_graph(graph))
+    for (const psl::QualifiedRef& p : st.compare) {
+      const bool direct = p.str() == "simulation[direct]";
+      if (!direct && p.str() != "measurement[mpirun]") continue;
+      const ModelProgram* program =
+          system->attached_program() ? system->attached_program().get() : find_program(graph.model);
+      if (program && !(direct ? program->direct : program->measured).empty()) continue;
+      diags.error(p.location, "study '" + st.name.name + "' compares " + p.str() + ", which runs model " + graph.model +
+                                  "'s program, but " +
+                                  (program ? std::string("its program gives no ") +
+                                                 (direct ? "'sources' or 'direct_executable' (built with poems-mpicc)"
+                                                         : "'sources' or 'executable' (built with mpicc)")
+                                           : "the model has none: attach one with `program { sources = \"...\"; ... }` "
+                                             "(docs/psl.md, \"Programs and kernels\")"));
+    }
   for (const EvaluatorEntry* entry : paradigms) {
     if (entry->name != "analytic[LogGP]") continue;
     if (const components::ClosedForm* form = components::find_closed_form(graph.model)) {

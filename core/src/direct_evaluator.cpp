@@ -19,8 +19,8 @@ namespace {
 double ns(taskgraph::Picoseconds ps) { return static_cast<double>(ps) / 1000.0; }
 
 Outcome direct_execution(const Evaluation& e) {
-  const ModelProgram* p = find_program(e.graph->model);
-  if (!p || p->direct.empty()) {
+  const ModelProgram* p = e.program ? e.program.get() : find_program(e.graph->model);
+  if (!p || (p->direct.empty() && !p->executable)) {
     const std::vector<std::string> models = models_with_programs(false);
     throw EvaluationError("simulation[direct] runs a model's real program; model " + e.graph->model +
                           " has none (programs: " + (models.empty() ? std::string("none") : base::name_list(models)) +
@@ -46,26 +46,35 @@ Outcome direct_execution(const Evaluation& e) {
   options.sim = simulation_options(e.machine);
   // The processor model times each computation the program charges (work),
   // as for the other paradigms; the program's code runs for real, untimed.
-  options.compute = direct::ComputeMode::Model;
+  // A program that declares no work (PSL: compute = "measured") is timed
+  // between MPI calls on this host instead.
+  options.compute = p->measured_compute ? direct::ComputeMode::Measured : direct::ComputeMode::Model;
   options.processor = processor::ProcessorSpec{"study", "processor[wg]", {{"Wg", e.ns_per_work}}, {}};
   if (p->ranks_as_threads) options.isolation = direct::Isolation::Threads;
   // The program's process draws the engine's progress itself, as `poems
   // direct` does, when this thread shows progress (a terminal, no --quiet;
   // not a forked or threaded study worker: they have no scope).
   options.progress = static_cast<bool>(current_progress());
-  DirectRun run = run_direct_program(bin_path(p->direct), input.args, options, ProgramOutput::Capture, 3600);
+  const std::string binary = p->executable ? p->executable(true) : bin_path(p->direct);
+  DirectRun run = run_direct_program(binary, input.args, options, ProgramOutput::Capture,
+                                     p->timeout_seconds > 0 ? p->timeout_seconds : 3600, input.working_directory);
   if (!run.result) throw EvaluationError("simulation[direct]: " + run.failure);
   const direct::DirectResult& r = *run.result;
   if (!r.completed()) throw EvaluationError("simulation[direct]: " + r.error);
 
   // The program's own report: its timed part in virtual time (MPI_Wtime),
   // what the models predict.
-  const auto at = run.output.rfind(p->result_prefix);
-  if (at == std::string::npos)
-    throw EvaluationError("simulation[direct]: " + p->direct + " printed no result line:\n" + run.output);
-  const auto end = run.output.find('\n', at);
-  const ProgramResult report = p->read(
-      nlohmann::json::parse(run.output.substr(at + p->result_prefix.size(), end - at - p->result_prefix.size())));
+  ProgramResult report;
+  if (p->read_output) {
+    report = p->read_output(run.output);
+  } else {
+    const auto at = run.output.rfind(p->result_prefix);
+    if (at == std::string::npos)
+      throw EvaluationError("simulation[direct]: " + p->direct + " printed no result line:\n" + run.output);
+    const auto end = run.output.find('\n', at);
+    report = p->read(
+        nlohmann::json::parse(run.output.substr(at + p->result_prefix.size(), end - at - p->result_prefix.size())));
+  }
   Outcome out;
   out.method = "direct-execution";
   const double procs = r.sim.ranks ? static_cast<double>(r.sim.ranks) : 1.0;

@@ -101,7 +101,8 @@ std::optional<std::string> compile_direct_program(const std::string& source, std
 }
 
 DirectRun run_direct_program(const std::string& binary, const std::vector<std::string>& args,
-                             const direct::DirectOptions& options, ProgramOutput output, double timeout_seconds) {
+                             const direct::DirectOptions& options, ProgramOutput output, double timeout_seconds,
+                             const std::string& working_directory) {
   DirectRun run;
   const fs::path result_file = unique_temp("result.json");
   const fs::path output_file = unique_temp("stdout.txt");
@@ -122,6 +123,7 @@ DirectRun run_direct_program(const std::string& binary, const std::vector<std::s
   child.argv = {binary};
   child.argv.insert(child.argv.end(), args.begin(), args.end());
   child.search_path = false;
+  child.working_directory = working_directory;
   child.environment = {std::string(direct::kOptionsVariable) + "=" + direct::options_to_json(effective).dump(),
                        std::string(direct::kResultVariable) + "=" + result_file.string()};
   child.timeout_seconds = timeout_seconds;

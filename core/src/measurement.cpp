@@ -60,7 +60,7 @@ const std::string& mpi_library() {
 }
 
 const ModelProgram* measured_program(const Evaluation& e) {
-  const ModelProgram* p = find_program(e.graph->model);
+  const ModelProgram* p = e.program ? e.program.get() : find_program(e.graph->model);
   return p && !p->measured.empty() ? p : nullptr;
 }
 
@@ -92,7 +92,7 @@ nlohmann::json key(const Evaluation& e) {
 Outcome measure_model(const Evaluation& e) {
   if (std::string why = obstacle(e); !why.empty()) throw EvaluationError("not measured: " + why);
   const ModelProgram& p = *measured_program(e);
-  const std::string program = sibling_program(p.measured);
+  const std::string program = p.executable ? p.executable(false) : sibling_program(p.measured);
   if (program.empty())
     throw EvaluationError("the program " + p.measured + " of model " + e.graph->model +
                           " is not beside the poems executable (build it: cmake --build build --target " + p.measured +
@@ -103,13 +103,26 @@ Outcome measure_model(const Evaluation& e) {
   launch.ranks = static_cast<int>(input.ranks);
   launch.program = program;
   launch.args = input.args;
-  launch.timeout_seconds = e.measure.timeout_seconds;
+  launch.timeout_seconds = p.timeout_seconds > 0 ? p.timeout_seconds : e.measure.timeout_seconds;
+  launch.working_directory = input.working_directory;
   double load = -1;
   if (double l[1]; ::getloadavg(l, 1) == 1) load = l[0];
   std::vector<nlohmann::json> runs;
   std::vector<ProgramResult> results;
   for (int rep = 0; rep < std::max(1, e.measure.repetitions); ++rep) {
     const measure::ProcessResult r = measure::run_mpi(launch);
+    if (p.read_output) {
+      if (!r.ok())
+        throw EvaluationError(p.measured + " under mpirun -np " + std::to_string(launch.ranks) + ": " +
+                              r.status_text() + ": " + last_lines(r.err.empty() ? r.out : r.err, 12));
+      try {
+        results.push_back(p.read_output(r.out));
+      } catch (const EvaluationError& x) {
+        throw EvaluationError(p.measured + " under mpirun -np " + std::to_string(launch.ranks) + ": " + x.what());
+      }
+      runs.push_back({{"time_ns", results.back().time_ns}});
+      continue;
+    }
     const std::string line = measure::result_line(r.out, p.result_prefix);
     if (!r.ok() || line.empty())
       throw EvaluationError(p.measured + " under mpirun -np " + std::to_string(launch.ranks) + ": " + r.status_text() +

@@ -105,6 +105,7 @@ std::string Session::obstacle(const CellRequest& request) {
   if (!entry.obstacle) return "";
   Evaluation e;
   e.graph = system_.graph();
+  e.program = system_.attached_program();
   e.binding = binding(request.parameters);
   e.measure = options_.measure;
   try {
@@ -127,6 +128,7 @@ Session::Prepared Session::prepare(const CellRequest& request) {
   cell.store_path = store_.path();
   Evaluation& e = cell.evaluation;
   e.graph = system_.graph();
+  e.program = system_.attached_program();
   e.binding = binding(request.parameters);
   e.measure = options_.measure;
   e.per_rank = request.per_rank;

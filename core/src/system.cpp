@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "poems/base/suggest.h"
+#include "poems/core/attached_program.h"
 #include "poems/core/error.h"
 #include "poems/core/trace_model.h"
 #include "poems/db/run_key.h"
@@ -64,6 +65,7 @@ struct System::State {
   std::string spec_hash, warnings;
   psl::FileId command_line = psl::kNoFile;
   bool messages_checked = false;
+  std::shared_ptr<const ModelProgram> attached;
 };
 
 System::System() : state_(std::make_unique<State>()) {}
@@ -74,6 +76,7 @@ const psl::SourceManager& System::sources() const { return state_->frontend->sou
 psl::DiagnosticEngine& System::diagnostics() { return state_->frontend->mutable_diagnostics(); }
 const psl::ModelDecl& System::model() const { return *state_->model; }
 const std::shared_ptr<const taskgraph::StaticTaskGraph>& System::graph() const { return state_->graph; }
+const std::shared_ptr<const ModelProgram>& System::attached_program() const { return state_->attached; }
 const psl::StudyDecl* System::study() const { return state_->study; }
 const Settings& System::settings() const { return state_->settings; }
 const taskgraph::ParameterBinding& System::binding() const { return state_->binding; }
@@ -234,6 +237,29 @@ void load_trace_model(System& system, System::State& s) {
                      system.render_diagnostics(before));
 }
 
+// A model's program and its components' kernels (docs/psl.md, "Programs and
+// kernels"): paths relative to the file naming them, missing files located.
+void load_attached_program(System& system, System::State& s) {
+  if (!s.model->program) return;
+  std::vector<AttachedProblem> problems;
+  const psl::Frontend& frontend = *s.frontend;
+  s.attached = attached_program(
+      *s.model,
+      [&frontend](const psl::SourceLocation& at) {
+        if (at.file == psl::kNoFile) return std::string(".");
+        return std::filesystem::path(frontend.sources().path(at.file)).parent_path().string();
+      },
+      s.frontend, problems);
+  if (!problems.empty()) {
+    psl::DiagnosticEngine& diags = s.frontend->mutable_diagnostics();
+    const std::size_t before = diags.all().size();
+    for (const AttachedProblem& p : problems) diags.error(p.where, p.message);
+    throw InputError("model " + s.model->name.name + "'s program names files that do not exist",
+                     system.render_diagnostics(before));
+  }
+  register_attached_kernels(s.frontend->program(), *s.model, s.attached, s.frontend);
+}
+
 // Checks the --set values with the front end, as the settings of a study of
 // the model, and sorts them by what they bind.
 void check_settings(System::State& s, const SystemRequest& request) {
@@ -332,6 +358,7 @@ std::unique_ptr<System> make_system(std::shared_ptr<psl::Frontend> frontend, con
     all += '\0';
   }
   s.spec_hash = db::sha256_hex(all);
+  load_attached_program(*system, s);
   return system;
 }
 

@@ -24,7 +24,16 @@ modelItem
     : paramDecl
     | letDecl
     | taskgraphDecl
+    | programDecl
     ;
+
+// `program { sources = "app.c"; args = [n, "-v"]; ranks = px * py; time = "t=([0-9.e+-]+)"; }`:
+// the model's real program (docs/psl.md, "Programs and kernels"); an
+// application component's `kernel { ... }` times its tasks. The entries are
+// checked by name later, so a misspelt one gets a located message.
+programDecl : 'program' '{' attachEntry* '}' ;
+kernelDecl  : 'kernel' '{' attachEntry* '}' ;
+attachEntry : name '=' expr ';' ;
 
 paramDecl : 'param' binding (',' binding)* ';' ;
 letDecl   : 'let' binding (',' binding)* ';' ;
@@ -83,6 +92,7 @@ componentItem
     | acceptsDecl
     | requestsDecl
     | implementationDecl
+    | kernelDecl
     ;
 
 acceptsDecl        : 'accepts' name? '{' interfaceItem* '}' ;
@@ -151,7 +161,7 @@ name
     | 'root' | 'algorithm' | 'task' | 'waitall' | 'processes' | 'step' | 'model' | 'study'
     | 'on' | 'set' | 'vary' | 'compare' | 'report' | 'profile' | 'selector' | 'transaction'
     | 'protocol' | 'implementation' | 'accepts' | 'requests' | 'taskgraph' | 'param'
-    | 'component' | 'import' | 'where'
+    | 'component' | 'import' | 'where' | 'program' | 'kernel'
     ;
 
 // ------------------------------------------------------------------ lexer

@@ -66,6 +66,12 @@ std::string Program::location_text(SourceLocation at) const {
   return "";
 }
 
+const Binding* AttachedCommand::find(std::string_view name) const {
+  for (const Binding& b : entries)
+    if (b.name.name == name) return &b;
+  return nullptr;
+}
+
 const ModelDecl* Program::find_model(std::string_view name) const {
   return find_in<ModelDecl>(modules, &Module::models, name);
 }

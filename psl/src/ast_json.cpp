@@ -195,6 +195,10 @@ struct JsonWriter {
     return j;
   }
 
+  json attached(const AttachedCommand& a) const {
+    return {{"location", loc(a.location)}, {"entries", bindings(a.entries)}};
+  }
+
   json module(const Module& m) const {
     json imports = json::array(), models = json::array(), components = json::array(), studies = json::array();
     for (const ImportDecl& i : m.imports) imports.push_back({{"path", i.path}, {"location", loc(i.location)}});
@@ -210,6 +214,7 @@ struct JsonWriter {
       if (d.trace)
         models.back()["trace"] = {
             {"from", ident(d.trace->kind)}, {"path", d.trace->path}, {"location", loc(d.trace->location)}};
+      if (d.program) models.back()["program"] = attached(*d.program);
     }
     for (const ComponentDecl& c : m.components) {
       json accepts = json::array(), requests = json::array();
@@ -218,6 +223,7 @@ struct JsonWriter {
       json jc = {{"name", ident(c.name)},        {"location", loc(c.location)}, {"domain", ref(c.domain)},
                  {"params", bindings(c.params)}, {"accepts", accepts},          {"requests", requests}};
       if (c.implementation) jc["implementation"] = ref(*c.implementation);
+      if (c.kernel) jc["kernel"] = attached(*c.kernel);
       components.push_back(jc);
     }
     for (const StudyDecl& s : m.studies) {

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "analyzer.h"
+#include "attached_check.h"
 #include "isl_check.h"
 #include "poems/psl/frontend.h"
 #include "poems/psl/vocabulary.h"
@@ -150,6 +151,25 @@ class ProgramChecker {
       check_requests(c, r, accepted);
     }
     if (c.implementation) check_paradigm(*c.implementation);
+    if (c.kernel) check_kernel(c, accepted);
+  }
+
+  // A kernel times the tasks of an application component by running its
+  // model's program alone; its arguments read the accepted transaction's parameters.
+  void check_kernel(const ComponentDecl& c, const Scope& accepted) {
+    check_attached(*c.kernel, AttachedKind::Kernel, accepted, value_hooks(), diags_);
+    if (c.domain.head != "application") {
+      diags_.error(c.kernel->location, "only an application component has a kernel (component '" + c.name.name +
+                                           "' is in " + c.domain.str() + ")");
+      return;
+    }
+    auto model = models_.find(c.domain.path);
+    if (model == models_.end()) return;  // an application of no model here: the kernel runs nothing yet
+    const std::optional<AttachedCommand>& program = model->second->program;
+    if (!program || (!program->find("sources") && !program->find("executable")))
+      diags_.error(c.kernel->location, "the kernel runs model " + c.domain.path +
+                                           "'s program, which has no 'sources' or 'executable' (give the model a "
+                                           "program { sources = \"...\"; ... })");
   }
 
   // A machine's LogGOPS parameters at their defaults must fit the simulator's
@@ -310,6 +330,10 @@ class ProgramChecker {
     Scope& scope = model_scopes_.emplace(m.name.name, Scope{}).first->second;
     declare_bindings(m.params, scope, Symbol::Kind::Param);
     declare_bindings(m.lets, scope, Symbol::Kind::Let);
+    if (m.program) {
+      if (m.trace) diags_.error(m.program->location, "a model from a trace has no program (the trace is its run)");
+      check_attached(*m.program, AttachedKind::Program, scope, value_hooks(), diags_);
+    }
     // Integer defaults that isl can take exactly fix the parameters of the sets.
     auto record_default = [&](const Binding& b) {
       const Symbol* s = scope.find(b.name.name);

@@ -252,9 +252,25 @@ class AstBuilder {
         t.location = at(tg->getStart());
         t.body = stmts(tg->tgStmt());
         m.taskgraphs.push_back(std::move(t));
+      } else if (auto* pr = item->programDecl()) {
+        attach(m.program, pr->attachEntry(), at(pr->getStart()), "model '" + m.name.name + "'", "program");
       }
     }
     return m;
+  }
+
+  // A `program { }` or `kernel { }` block: one per declaration.
+  void attach(std::optional<AttachedCommand>& slot, const std::vector<gen::AttachEntryContext*>& entries,
+              SourceLocation where, const std::string& owner, const char* what) {
+    if (slot) {
+      auto& d = diags_.error(where, owner + " has more than one " + what);
+      DiagnosticEngine::note(d, slot->location, std::string("first ") + what + " is here");
+      return;
+    }
+    AttachedCommand a;
+    a.location = where;
+    for (auto* e : entries) a.entries.push_back({ident(e->name()), expr(e->expr())});
+    slot = std::move(a);
   }
 
   StmtList stmts(const std::vector<gen::TgStmtContext*>& list) {
@@ -443,6 +459,8 @@ class AstBuilder {
         } else if (auto* pr = impl->paradigmRef()) {
           c.implementation = qualified(pr->name(), pr->refPath(), at(pr));
         }
+      } else if (auto* k = item->kernelDecl()) {
+        attach(c.kernel, k->attachEntry(), at(k->getStart()), "component '" + c.name.name + "'", "kernel");
       }
     }
     return c;

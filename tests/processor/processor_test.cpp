@@ -304,16 +304,53 @@ ProcessorSpec measured_spec(std::map<std::string, double> numbers = {}) {
   return {"Opteron_measured", "processor[measured]", std::move(numbers), {{"kernel", "sweep3d.kblock"}}};
 }
 
-TEST(ProcessorMeasured, KernelAttributeIsRequiredAndMustBeRegistered) {
+TEST(ProcessorMeasured, KernelIsTheAttributeOrTheTasksComponentsAndMustBeRegistered) {
   sweep3d::register_sweep3d_kernels();
-  auto msg = error_of([] { processor::make_processor_model({"Opteron_measured", "processor[measured]", {}, {}}); });
+  // Without the attribute, a task is timed by its component's kernel (a PSL
+  // kernel { }); a component with none is an error naming both ways.
+  auto model = processor::make_processor_model({"Opteron_measured", "processor[measured]", {}, {}});
+  auto msg = error_of([&] { model->task_time_ns({"NoKernel", "execute_code_block", {{"work", 1}}}); });
   EXPECT_NE(msg.find("'Opteron_measured' (processor[measured])"), std::string::npos) << msg;
   EXPECT_NE(msg.find("missing attribute 'kernel'"), std::string::npos) << msg;
   EXPECT_NE(msg.find("kernel = \"sweep3d.kblock\";"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("or a `kernel { }` in component 'NoKernel'"), std::string::npos) << msg;
   msg = error_of([] {
     processor::make_processor_model({"Opteron_measured", "processor[measured]", {}, {{"kernel", "lulesh"}}});
   });
-  EXPECT_NE(msg.find("unknown kernel 'lulesh' (registered kernels: sweep3d.kblock"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("unknown kernel 'lulesh' (registered kernels: "), std::string::npos) << msg;
+  EXPECT_NE(msg.find("sweep3d.kblock"), std::string::npos) << msg;
+}
+
+// A kernel that times itself (a PSL kernel runs a program that prints its
+// times): its samples are the measurement, bursts above twice the median left
+// out of the mean, as for a native kernel's.
+TEST(ProcessorMeasured, ATimedKernelsSamplesAreTheMeasurement) {
+  int calls = 0;
+  processor::register_timed_kernel("test.timed", [&calls](const std::map<std::string, double>& p) {
+    ++calls;
+    const double cells = p.at("cells");
+    return std::vector<double>{10 * cells, 20 * cells, 30 * cells, 1000 * cells};
+  });
+  processor::MeasuredProcessor model({"Host", "processor[measured]", {}, {}});
+  const processor::TaskRequest task{"test.timed", "sweep", {{"cells", 2}, {"work", 2}}};
+  const auto m = model.measurement(task);
+  EXPECT_EQ(m.samples, 4);
+  EXPECT_DOUBLE_EQ(m.min_ns, 20);
+  EXPECT_DOUBLE_EQ(m.max_ns, 2000);
+  EXPECT_DOUBLE_EQ(m.median_ns, 50);  // (40 + 60) / 2
+  EXPECT_DOUBLE_EQ(m.mean_ns, 40);    // 2000 > 2 x 50 is a burst: (20 + 40 + 60) / 3
+  EXPECT_DOUBLE_EQ(model.task_time_ns(task), 40);
+  EXPECT_DOUBLE_EQ(model.fitted_wg_ns(task), 20);
+  EXPECT_EQ(calls, 1);  // one run per shape, then the cache
+  // Named by the attribute, the same kernel serves tasks of any component.
+  processor::MeasuredProcessor named({"Host", "processor[measured]", {{"repetitions", 2}}, {{"kernel", "test.timed"}}});
+  EXPECT_EQ(named.measurement({"Other", "sweep", {{"cells", 1}, {"work", 1}}}).samples, 8);
+  EXPECT_EQ(calls, 3);
+  processor::register_timed_kernel("test.silent",
+                                   [](const std::map<std::string, double>&) { return std::vector<double>{}; });
+  const auto msg = error_of([&] { model.task_time_ns({"test.silent", "sweep", {{"work", 1}}}); });
+  EXPECT_NE(msg.find("kernel 'test.silent' failed for"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("it reported no time"), std::string::npos) << msg;
 }
 
 TEST(ProcessorMeasured, TimeGrowsWithCellsAndIsCachedPerShape) {

@@ -36,7 +36,9 @@ std::vector<std::string> mpirun_command(const Launch& launch) {
   return argv;
 }
 
-ProcessResult run_mpi(const Launch& launch) { return run_process(mpirun_command(launch), launch.timeout_seconds); }
+ProcessResult run_mpi(const Launch& launch) {
+  return run_process(mpirun_command(launch), launch.timeout_seconds, {}, launch.working_directory);
+}
 
 std::string mpi_version(const std::string& mpirun) {
   const ProcessResult r = run_process({mpirun, "--version"}, 20);

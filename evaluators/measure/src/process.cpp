@@ -6,9 +6,10 @@
 namespace poems::measure {
 
 ProcessResult run_process(const std::vector<std::string>& argv, double timeout_seconds,
-                          const std::vector<std::string>& extra_environment) {
+                          const std::vector<std::string>& extra_environment, const std::string& working_directory) {
   base::ChildOptions o;
   o.argv = argv;
+  o.working_directory = working_directory;
   o.environment = extra_environment;
   o.timeout_seconds = timeout_seconds;
   o.kill_grace_seconds = 2;  // mpirun takes its job down on SIGTERM

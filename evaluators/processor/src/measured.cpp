@@ -4,7 +4,9 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <functional>
+#include <stdexcept>
 #include <thread>
 #include <vector>
 
@@ -42,21 +44,32 @@ int count_attribute(const ProcessorSpec& spec, const char* name, int fallback, i
 }  // namespace
 
 MeasuredProcessor::MeasuredProcessor(const ProcessorSpec& spec) : spec_(spec) {
-  auto it = spec.strings.find("kernel");
-  if (it == spec.strings.end() || it->second.empty()) {
-    const std::vector<std::string> known = kernels();
-    throw ProcessorError(detail::who(spec) + ": missing attribute 'kernel' (the native kernel to time), e.g. " +
-                         "`kernel = \"" + (known.empty() ? std::string("NAME") : known.front()) +
-                         "\";` in the profile (registered kernels: " + base::known_names(known, "none registered") +
-                         ")");
+  if (auto it = spec.strings.find("kernel"); it != spec.strings.end()) {
+    kernel_name_ = it->second;
+    if (kernel_name_.empty()) throw ProcessorError(detail::who(spec) + ": attribute 'kernel' is empty");
+    resolve({});  // an unknown name fails now, not at the first task
   }
-  kernel_name_ = it->second;
-  kernel_ = find_kernel(kernel_name_);
-  if (!kernel_)
-    throw ProcessorError(detail::who(spec) + ": unknown kernel '" + kernel_name_ +
-                         "' (registered kernels: " + base::known_names(kernels(), "none registered") + ")");
   repetitions_ = count_attribute(spec, "repetitions", 0, 1);
   warmup_ = count_attribute(spec, "warmup", 1, 0);
+}
+
+MeasuredProcessor::Resolved MeasuredProcessor::resolve(const TaskRequest& task) const {
+  Resolved k;
+  k.name = kernel_name_.empty() ? task.component : kernel_name_;
+  if (!k.name.empty()) {
+    k.native = find_kernel(k.name);
+    if (!k.native) k.timed = find_timed_kernel(k.name);
+    if (k.native || k.timed) return k;
+  }
+  const std::vector<std::string> known = kernels();
+  if (kernel_name_.empty())
+    throw ProcessorError(detail::who(spec_) + ": missing attribute 'kernel' (the native kernel to time), e.g. " +
+                         "`kernel = \"" + (known.empty() ? std::string("NAME") : known.front()) +
+                         "\";` in the profile, or a `kernel { }` in component " +
+                         (task.component.empty() ? std::string("the task's component") : "'" + task.component + "'") +
+                         " (registered kernels: " + base::known_names(known, "none registered") + ")");
+  throw ProcessorError(detail::who(spec_) + ": unknown kernel '" + kernel_name_ +
+                       "' (registered kernels: " + base::known_names(known, "none registered") + ")");
 }
 
 int MeasuredProcessor::concurrency(const TaskRequest& task) {
@@ -71,7 +84,9 @@ MeasuredProcessor::Measurement MeasuredProcessor::measure(const TaskRequest& tas
   // per-thread state) for as long as the timing lasts: the node's other cores
   // compute too, sharing caches and memory bandwidth, as the processes of a
   // parallel run do. They start before the timing and stop after it.
+  const Resolved kernel = resolve(task);
   const int n = concurrency(task);
+  if (kernel.timed) return measure_together(task, kernel, n);
   std::atomic<bool> stop{false};
   std::atomic<int> warm{0};
   std::mutex failure_mutex;
@@ -87,7 +102,10 @@ MeasuredProcessor::Measurement MeasuredProcessor::measure(const TaskRequest& tas
       bool counted = false;
       try {
         while (!stop) {
-          kernel_(task.params);
+          if (kernel.native)
+            kernel.native(task.params);
+          else
+            kernel.timed(task.params);
           if (!counted) warm++, counted = true;
         }
       } catch (const std::exception& e) {
@@ -101,44 +119,87 @@ MeasuredProcessor::Measurement MeasuredProcessor::measure(const TaskRequest& tas
     ~Joiner() { stop(); }
   } joiner{stop_helpers};
   while (warm < n - 1) std::this_thread::yield();
-  Measurement m = measure_alone(task);
+  Measurement m = measure_alone(task, kernel);
   stop_helpers();
   if (!failure.empty())
-    throw ProcessorError(detail::who(spec_) + ": kernel '" + kernel_name_ + "' failed for " + detail::task_name(task) +
+    throw ProcessorError(detail::who(spec_) + ": kernel '" + kernel.name + "' failed for " + detail::task_name(task) +
                          ": " + failure);
   m.concurrent = n;
   return m;
 }
 
-MeasuredProcessor::Measurement MeasuredProcessor::measure_alone(const TaskRequest& task) {
+MeasuredProcessor::Measurement MeasuredProcessor::measure_alone(const TaskRequest& task, const Resolved& kernel) {
   auto run = [&](int calls) {
     const auto start = Clock::now();
-    for (int c = 0; c < calls; ++c) kernel_(task.params);
+    for (int c = 0; c < calls; ++c) kernel.native(task.params);
     return std::chrono::duration<double, std::nano>(Clock::now() - start).count();
   };
-  Measurement m;
   std::vector<double> per_call;
+  int batch = 1;
   try {
     if (warmup_ > 0) run(warmup_);
     if (repetitions_ > 0) {
       for (int s = 0; s < repetitions_; ++s) per_call.push_back(run(1));
     } else {
       const double one = std::max(run(1), 1.0);  // also calibrates the batch size
-      m.batch = one >= kMinSampleNs ? 1 : static_cast<int>(std::min(std::ceil(kMinSampleNs / one), 1e6));
+      batch = one >= kMinSampleNs ? 1 : static_cast<int>(std::min(std::ceil(kMinSampleNs / one), 1e6));
       double total = 0;
       while (per_call.size() < static_cast<std::size_t>(kMinSamples) ||
              (total < kMinTotalNs && per_call.size() < static_cast<std::size_t>(kMaxSamples))) {
-        const double t = run(m.batch);
+        const double t = run(batch);
         total += t;
-        per_call.push_back(t / m.batch);
+        per_call.push_back(t / batch);
       }
     }
   } catch (const ProcessorError&) {
     throw;
   } catch (const std::exception& e) {
-    throw ProcessorError(detail::who(spec_) + ": kernel '" + kernel_name_ + "' failed for " + detail::task_name(task) +
+    throw ProcessorError(detail::who(spec_) + ": kernel '" + kernel.name + "' failed for " + detail::task_name(task) +
                          ": " + e.what());
   }
+  return from_samples(std::move(per_call), batch);
+}
+
+// A kernel that times itself runs as n copies started together (the
+// processes of a node, sharing its caches and memory bandwidth for the
+// whole run); every copy's samples count, as every process's time does.
+MeasuredProcessor::Measurement MeasuredProcessor::measure_together(const TaskRequest& task, const Resolved& kernel,
+                                                                   int n) {
+  std::vector<Measurement> parts(static_cast<std::size_t>(n));
+  std::vector<std::string> failures(static_cast<std::size_t>(n));
+  std::vector<std::vector<double>> samples(static_cast<std::size_t>(n));
+  std::vector<std::thread> copies;
+  for (int k = 0; k < n; ++k)
+    copies.emplace_back([&, k] {
+      try {
+        for (int s = 0; s < std::max(1, repetitions_); ++s)
+          for (double t : kernel.timed(task.params)) samples[static_cast<std::size_t>(k)].push_back(t);
+      } catch (const std::exception& e) {
+        failures[static_cast<std::size_t>(k)] = e.what();
+      }
+    });
+  for (std::thread& t : copies) t.join();
+  std::vector<double> all;
+  for (int k = 0; k < n; ++k) {
+    const std::string& failure = failures[static_cast<std::size_t>(k)];
+    std::string problem = failure;
+    if (problem.empty() && samples[static_cast<std::size_t>(k)].empty()) problem = "it reported no time";
+    for (double t : samples[static_cast<std::size_t>(k)])
+      if (problem.empty() && (!(t >= 0) || !std::isfinite(t)))
+        problem = "it reported a time of " + std::to_string(t) + " ns";
+    if (!problem.empty())
+      throw ProcessorError(detail::who(spec_) + ": kernel '" + kernel.name + "' failed for " + detail::task_name(task) +
+                           ": " + problem);
+    all.insert(all.end(), samples[static_cast<std::size_t>(k)].begin(), samples[static_cast<std::size_t>(k)].end());
+  }
+  Measurement m = from_samples(std::move(all), 1);
+  m.concurrent = n;
+  return m;
+}
+
+MeasuredProcessor::Measurement MeasuredProcessor::from_samples(std::vector<double> per_call, int batch) {
+  Measurement m;
+  m.batch = batch;
   m.samples = static_cast<int>(per_call.size());
   m.min_ns = *std::min_element(per_call.begin(), per_call.end());
   m.max_ns = *std::max_element(per_call.begin(), per_call.end());

@@ -2,8 +2,10 @@
 // function-local statics (safe whatever the order of static initialization);
 // the built-in models are registered inside the accessor on first use, so
 // linking poems_processor as a static library cannot drop them.
-#include "poems/base/registry.h"
+#include <algorithm>
+
 #include "common.h"
+#include "poems/base/registry.h"
 
 namespace poems::processor {
 namespace {
@@ -21,6 +23,11 @@ base::Registry<ProcessorFactory>& model_registry() {
 
 base::Registry<Kernel>& kernel_registry() {
   static auto* registry = new base::Registry<Kernel>;
+  return *registry;
+}
+
+base::Registry<TimedKernel>& timed_kernel_registry() {
+  static auto* registry = new base::Registry<TimedKernel>;
   return *registry;
 }
 
@@ -49,9 +56,24 @@ void register_kernel(const std::string& name, Kernel kernel) {
   kernel_registry().add(name, std::move(kernel));
 }
 
-std::vector<std::string> kernels() { return kernel_registry().names(); }
+std::vector<std::string> kernels() {
+  std::vector<std::string> names = kernel_registry().names();
+  for (const std::string& n : timed_kernel_registry().names()) names.push_back(n);
+  std::sort(names.begin(), names.end());
+  return names;
+}
 
 Kernel find_kernel(const std::string& name) { return kernel_registry().find_copy(name).value_or(Kernel{}); }
+
+void register_timed_kernel(const std::string& name, TimedKernel kernel) {
+  if (name.empty() || !kernel)
+    throw ProcessorError("register_timed_kernel: needs a name and a kernel (got '" + name + "')");
+  timed_kernel_registry().add(name, std::move(kernel));
+}
+
+TimedKernel find_timed_kernel(const std::string& name) {
+  return timed_kernel_registry().find_copy(name).value_or(TimedKernel{});
+}
 
 double fitted_wg_ns(ProcessorModel& model, const TaskRequest& task) {
   auto it = task.params.find("work");

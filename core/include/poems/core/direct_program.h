@@ -23,8 +23,10 @@ struct DirectRun {
 enum class ProgramOutput { Inherit, ToStderr, Capture };
 
 // Runs `binary` as options.ranks simulated ranks; `timeout_seconds` <= 0: no limit.
+// The program runs in `working_directory` ("" = this process's).
 DirectRun run_direct_program(const std::string& binary, const std::vector<std::string>& args,
-                             const direct::DirectOptions& options, ProgramOutput output, double timeout_seconds);
+                             const direct::DirectOptions& options, ProgramOutput output, double timeout_seconds,
+                             const std::string& working_directory = "");
 
 // A program of this build's bin directory (beside the poems executable).
 std::string bin_path(const std::string& name);

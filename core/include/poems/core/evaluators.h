@@ -22,6 +22,8 @@
 
 namespace poems::core {
 
+struct ModelProgram;
+
 // How measurement[mpirun] runs a real program.
 struct MeasureOptions {
   int repetitions = 3;           // runs per binding; the time is the fastest (the least disturbed)
@@ -40,6 +42,9 @@ struct Evaluation {
   double ns_per_work = 0;  // rate of the model's first compute node (closed forms)
   std::string method;      // resolved by the evaluator (EvaluatorEntry::method)
   MeasureOptions measure;
+  // The model's program when its PSL attaches one (`program { }`); else the
+  // registered one (programs.h) is used.
+  std::shared_ptr<const ModelProgram> program;
   // The study's settings of this binding (its `set`, `vary` and --set values
   // that are neither model parameters nor Component.param): what selectors
   // read as study.NAME, and a trace replay's options (core/trace_model.h).

@@ -21,6 +21,7 @@ struct ProgramInput {
   std::vector<std::string> args;                     // its arguments (files written into the run's directory)
   std::uint32_t ranks = 1;                           // processes
   nlohmann::json record = nlohmann::json::object();  // stored with the result (e.g. the deck)
+  std::string working_directory;                     // where it runs ("" = where poems runs)
 };
 
 // What the program's result line says.
@@ -45,6 +46,19 @@ struct ModelProgram {
   // its ranks may be threads (which switch in nanoseconds, processes in
   // microseconds; docs/direct.md, "Ranks").
   bool ranks_as_threads = false;
+
+  // A program attached in PSL (core/attached_program.h) builds its
+  // executables on demand: this returns the path of the one for direct
+  // execution or for mpirun (throws EvaluationError). Unset: `direct` and
+  // `measured` are executables beside poems.
+  std::function<std::string(bool direct)> executable;
+  // Reads the time from what the program printed (a PSL pattern), instead of
+  // a `result_prefix` JSON line.
+  std::function<ProgramResult(const std::string& output)> read_output;
+  // simulation[direct] times the computation on the host between MPI calls
+  // instead of charging only what the program declares with POEMS_Compute.
+  bool measured_compute = false;
+  double timeout_seconds = 0;  // per run; 0 = the evaluator's default
 };
 
 void register_program(ModelProgram program);

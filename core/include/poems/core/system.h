@@ -22,6 +22,8 @@ class Frontend;
 
 namespace poems::core {
 
+struct ModelProgram;
+
 struct SystemRequest {
   std::vector<std::string> files;  // the specification, then more files (--import)
   std::string model;               // "" = the study's model, else the only one
@@ -59,6 +61,8 @@ class System {
 
   const psl::ModelDecl& model() const;
   const std::shared_ptr<const taskgraph::StaticTaskGraph>& graph() const;
+  // The model's program when its PSL attaches one (`program { }`), else null.
+  const std::shared_ptr<const ModelProgram>& attached_program() const;
   // The study of the request, or nullptr.
   const psl::StudyDecl* study() const;
   const Settings& settings() const;

@@ -287,8 +287,16 @@ void register_sweep3d() {
     components::register_sweep3d_closed_form();
     register_sweep3d_kernels();
     // The project's own Sweep3D keeps no per-rank state in globals: its ranks may be threads.
-    core::register_program(
-        {"Sweep3D", "sweep3d_mpi", "sweep3d_direct", app::kResultPrefix, input, refuses, read, true});
+    core::ModelProgram program;
+    program.model = "Sweep3D";
+    program.measured = "sweep3d_mpi";
+    program.direct = "sweep3d_direct";
+    program.result_prefix = app::kResultPrefix;
+    program.input = input;
+    program.refuses = refuses;
+    program.read = read;
+    program.ranks_as_threads = true;
+    core::register_program(std::move(program));
     register_problem_class();
     register_calibration_kernel();
   });

@@ -5,6 +5,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
@@ -167,6 +168,15 @@ struct TraceSource {
   SourceLocation location;  // of the string
 };
 
+// `program { ... }` in a model, `kernel { ... }` in an application component:
+// a real program attached to the specification (docs/psl.md, "Programs and
+// kernels"). Entries are `name = expr;`; which names mean what is checked later.
+struct AttachedCommand {
+  SourceLocation location;
+  std::vector<Binding> entries;  // in order
+  const Binding* find(std::string_view name) const;
+};
+
 struct ModelDecl {
   Identifier name;
   SourceLocation location;
@@ -174,6 +184,7 @@ struct ModelDecl {
   std::vector<Binding> params;       // in declaration order
   std::vector<Binding> lets;         // model-level derived values, in order
   std::vector<TaskGraphDecl> taskgraphs;
+  std::optional<AttachedCommand> program;  // its real program, if attached
 };
 
 enum class TxParamKind { Typed, Coerced, Forwarded };
@@ -219,6 +230,7 @@ struct ComponentDecl {
   std::vector<Interface> accepts;
   std::vector<Interface> requests;
   std::optional<QualifiedRef> implementation;
+  std::optional<AttachedCommand> kernel;  // application components: the command that times a task
 };
 
 struct VaryClause {

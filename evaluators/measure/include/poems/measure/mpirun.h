@@ -16,6 +16,7 @@ struct Launch {
   std::vector<std::string> args;  // its arguments
   std::string mpirun = "mpirun";
   double timeout_seconds = 600;
+  std::string working_directory;  // "" = this process's
 };
 
 // Cores of this machine (std::thread::hardware_concurrency, at least 1).

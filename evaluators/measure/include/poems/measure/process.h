@@ -19,8 +19,10 @@ using ProcessResult = base::ChildResult;
 // added to this process's environment, in its own process group. At the
 // deadline the group gets SIGTERM, then SIGKILL two seconds later; it is
 // always reaped. stdin is /dev/null. A run killed at the deadline has a
-// signal (SIGTERM if it exited otherwise).
+// signal (SIGTERM if it exited otherwise). It runs in `working_directory`
+// ("" = this process's).
 ProcessResult run_process(const std::vector<std::string>& argv, double timeout_seconds,
-                          const std::vector<std::string>& extra_environment = {});
+                          const std::vector<std::string>& extra_environment = {},
+                          const std::string& working_directory = "");
 
 }  // namespace poems::measure

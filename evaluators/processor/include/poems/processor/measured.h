@@ -38,7 +38,9 @@ class MeasuredProcessor : public ProcessorModel {
   // on a node they share caches and memory bandwidth), else 1.
   static int concurrency(const TaskRequest& task);
 
-  // Needs strings["kernel"] (a registered kernel). Optional numbers:
+  // strings["kernel"] names a registered kernel (native or timed); without
+  // it, each task is timed by the kernel registered under its component's
+  // name (a PSL `kernel { }`). Optional numbers:
   // "repetitions" (exact number of timed samples, one call each), "warmup"
   // (untimed calls first, default 1). Throws ProcessorError.
   explicit MeasuredProcessor(const ProcessorSpec& spec);
@@ -55,15 +57,24 @@ class MeasuredProcessor : public ProcessorModel {
   // Measured time / work: the Wg this shape implies (ns per unit of work).
   double fitted_wg_ns(const TaskRequest& task);
 
+  // The kernel attribute ("" = each task's component's kernel).
   const std::string& kernel_name() const { return kernel_name_; }
 
  private:
+  // The kernel that times a task: native (timed here) or timed by itself.
+  struct Resolved {
+    std::string name;
+    Kernel native;
+    TimedKernel timed;
+  };
+  Resolved resolve(const TaskRequest& task) const;
   Measurement measure(const TaskRequest& task);
-  Measurement measure_alone(const TaskRequest& task);
+  Measurement measure_alone(const TaskRequest& task, const Resolved& kernel);
+  Measurement measure_together(const TaskRequest& task, const Resolved& kernel, int n);
+  Measurement from_samples(std::vector<double> per_call, int batch);
 
   ProcessorSpec spec_;
   std::string kernel_name_;
-  Kernel kernel_;
   int repetitions_ = 0;  // 0: adaptive (>= 5 samples and >= 20 ms)
   int warmup_ = 1;
   std::mutex mutex_;

@@ -71,6 +71,14 @@ std::vector<std::string> kernels();  // registered names, sorted
 // The kernel registered under `name`; empty if there is none.
 Kernel find_kernel(const std::string& name);
 
+// Kernels that time themselves (a PSL `kernel { }` runs the model's program
+// for one task and reads the times it prints): one call returns the times
+// of the task's instances in ns, at least one. processor[measured] takes
+// them as its samples. Throws (any std::exception) when the run fails.
+using TimedKernel = std::function<std::vector<double>(const std::map<std::string, double>& params)>;
+void register_timed_kernel(const std::string& name, TimedKernel kernel);
+TimedKernel find_timed_kernel(const std::string& name);
+
 // Grind time for reports: model.task_time_ns(task) / task.params["work"], in
 // ns per unit of work (for processor[wg] this is Wg; for processor[measured]
 // the Wg fitted to the measured shape). Throws ProcessorError if work is

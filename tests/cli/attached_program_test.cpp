@@ -1,0 +1,220 @@
+// End-to-end: a program and a kernel attached in PSL (docs/psl.md, "Programs
+// and kernels"; docs/tutorial.md). The Jacobi solver of examples/jacobi runs
+// under every paradigm of one study: its model analysed and simulated, its
+// source built with poems-mpicc and run on simulated ranks, built with mpicc
+// and measured under mpirun, its stencil timed by its kernel mode.
+#include <gtest/gtest.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "poems/core/attached_program.h"
+#include "poems/core/error.h"
+#include "run_command.h"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string kPoems = POEMS_BINARY;
+const fs::path kJacobi = fs::path(POEMS_SOURCE_DIR) / "examples/jacobi";
+// A small grid: every paradigm in a few seconds.
+const std::string kSmall = " --set nx=256 --set ny=256 --set iterations=40";
+
+fs::path temp_dir(const std::string& name) {
+  const fs::path p = fs::temp_directory_path() / ("poems_attached_" + name + "_" + std::to_string(::getpid()));
+  fs::remove_all(p);
+  fs::create_directories(p);
+  return p;
+}
+
+// Open MPI under AddressSanitizer: see tests/sweep3d/mpi_run.h.
+std::string environment() {
+  const char* asan = std::getenv("ASAN_OPTIONS");
+  return std::string("ASAN_OPTIONS='") + (asan && *asan ? std::string(asan) + ":" : "") +
+         "fast_unwind_on_malloc=0' LSAN_OPTIONS='suppressions=" + POEMS_LSAN_SUPPRESSIONS + ":print_suppressions=0' ";
+}
+
+// jacobi.psl with `from` replaced by `to` (the test's own variant), beside jacobi.c.
+fs::path variant(const std::string& name, const std::string& from, const std::string& to) {
+  const fs::path dir = temp_dir(name);
+  fs::copy_file(kJacobi / "jacobi.c", dir / "jacobi.c");
+  std::string text = read_text(kJacobi / "jacobi.psl");
+  const std::size_t at = text.find(from);
+  if (at == std::string::npos) throw std::runtime_error("'" + from + "' is not in jacobi.psl");
+  text.replace(at, from.size(), to);
+  std::ofstream(dir / "jacobi.psl") << text;
+  return dir / "jacobi.psl";
+}
+
+double load_average() {
+  double l[1];
+  return ::getloadavg(l, 1) == 1 ? l[0] : 99;
+}
+
+}  // namespace
+
+TEST(AttachedProgram, TheJacobiExampleChecks) {
+  const CommandResult r = run_command(kPoems + " check " + (kJacobi / "jacobi.psl").string());
+  EXPECT_EQ(r.exit_code, 0) << r.err << r.out;
+}
+
+TEST(AttachedProgram, EntriesAreCheckedWithTheirPlace) {
+  const fs::path psl = variant("entries", "    sources = \"jacobi.c\";\n",
+                               "    source = \"jacobi.c\";\n    ranks = 2s;\n    time_unit = 4;\n");
+  const CommandResult r = run_command(kPoems + " check " + psl.string());
+  EXPECT_EQ(r.exit_code, 1) << r.out;
+  EXPECT_NE(r.err.find("jacobi.psl:37:5: error: unknown program entry 'source' (entries: sources, flags, "
+                       "executable, direct_executable, args, ranks, inputs, time, time_unit, compute, timeout); "
+                       "did you mean 'sources'?"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("jacobi.psl:38:13: error: program entry 'ranks' must be a plain integer, not a time"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("jacobi.psl:39:17: error: program entry 'time_unit' is a time, e.g. 1s or 1ms"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("duplicate program entry 'ranks'"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("the program has no 'sources', 'executable' or 'direct_executable'"), std::string::npos)
+      << r.err;
+  // The kernel runs the program built for mpirun, which it now lacks.
+  EXPECT_NE(r.err.find("error: the kernel runs model Jacobi's program, which has no 'sources' or 'executable'"),
+            std::string::npos)
+      << r.err;
+
+  const fs::path pattern = variant("pattern", "time = \"jacobi time_s=([0-9.e+-]+)\";", "time = \"jacobi time_s=\";");
+  const CommandResult p = run_command(kPoems + " check " + pattern.string());
+  EXPECT_EQ(p.exit_code, 1);
+  EXPECT_NE(p.err.find("error: the 'time' pattern has no group"), std::string::npos) << p.err;
+
+  const fs::path args = variant("args", "args = [\"--kernel\", rows, cols];", "args = [\"--kernel\", rows, colz];");
+  const CommandResult a = run_command(kPoems + " check " + args.string());
+  EXPECT_EQ(a.exit_code, 1);
+  EXPECT_NE(a.err.find("'colz'"), std::string::npos) << a.err;
+  EXPECT_NE(a.err.find("did you mean 'cols'?"), std::string::npos) << a.err;
+}
+
+TEST(AttachedProgram, AMissingSourceIsALocatedError) {
+  const fs::path psl = variant("missing", "sources = \"jacobi.c\";", "sources = [\"jacobi.c\", \"halo.c\"];");
+  const CommandResult r = run_command(kPoems + " analyze " + psl.string() + " --machine Workstation --no-store");
+  EXPECT_EQ(r.exit_code, 1) << r.out;
+  EXPECT_NE(r.err.find("jacobi.psl:37:28: error: no file 'halo.c' ("), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("sources = [\"jacobi.c\", \"halo.c\"];"), std::string::npos) << r.err;
+}
+
+// Every paradigm of the study evaluates the model; direct execution charges
+// each sweep at the kernel's measured rate, as the simulator does, so the
+// two agree closely (they differ by the program's own halo packing, which
+// the model leaves out, and the measured rate's run-to-run spread).
+TEST(AttachedProgram, EveryParadigmEvaluatesTheUsersProgram) {
+  const fs::path dir = temp_dir("study");
+  const CommandResult r =
+      run_command(environment() + kPoems + " run " + (kJacobi / "jacobi.psl").string() + " --study validation" +
+                  kSmall + " --repetitions 1 --format json --db " + (dir / "kb.db").string());
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  const nlohmann::json rows = nlohmann::json::parse(r.out)["rows"];
+  ASSERT_EQ(rows.size(), 3u);
+  for (const nlohmann::json& row : rows) {
+    SCOPED_TRACE(row.dump());
+    EXPECT_FALSE(row.contains("errors"));
+    EXPECT_FALSE(row.contains("skipped"));
+    const nlohmann::json& t = row["times_ns"];
+    for (const char* p : {"analytic[LogGP]", "simulation[MPI-Sim]", "simulation[direct]", "measurement[mpirun]"})
+      ASSERT_TRUE(t[p].is_number()) << p;
+    const double sim = t["simulation[MPI-Sim]"].get<double>(), direct = t["simulation[direct]"].get<double>();
+    EXPECT_GT(sim, 1e5);  // 40 sweeps of 65,536 cells at >= 0.05 ns each
+    EXPECT_LT(std::abs(direct - sim) / sim, 0.10) << "direct " << direct << " vs simulated " << sim;
+  }
+  EXPECT_EQ(rows[0]["processes"], 1);
+  EXPECT_EQ(rows[1]["processes"], 2);
+}
+
+// Predicted against measured within 10 % at 1 and 2 processes (the issue's
+// bar), where the host is quiet enough to measure: under load the mpirun
+// runs are slowed by other work, not by the model's error.
+TEST(AttachedProgram, PredictionsAgreeWithTheRealRunOnAQuietHost) {
+  if (load_average() > 1.5) GTEST_SKIP() << "load average " << load_average() << " > 1.5: not a quiet host";
+  const fs::path dir = temp_dir("accuracy");
+  const CommandResult r = run_command(environment() + kPoems + " run " + (kJacobi / "jacobi.psl").string() +
+                                      " --study validation --repetitions 3 --format json --no-store");
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  for (const nlohmann::json& row : nlohmann::json::parse(r.out)["rows"]) {
+    SCOPED_TRACE(row.dump());
+    const nlohmann::json& t = row["times_ns"];
+    const double measured = t["measurement[mpirun]"].get<double>();
+    for (const char* p : {"analytic[LogGP]", "simulation[MPI-Sim]", "simulation[direct]"})
+      EXPECT_LT(std::abs(t[p].get<double>() - measured) / measured, 0.10) << p;
+  }
+}
+
+// The program's kernel mode fits the stencil's rate: `poems calibrate` on
+// the study's tasks (blocks of 1024 x 1024, 512 x 1024 and 1024 x 512 cells)
+// writes a machine whose Wg is the time of one cell.
+TEST(AttachedProgram, CalibrateFitsTheKernelOfTheStudysTasks) {
+  const fs::path dir = temp_dir("calibrate");
+  const CommandResult r = run_command(environment() + kPoems + " calibrate " + (kJacobi / "jacobi.psl").string() +
+                                      " --study validation --quick --format json --psl " +
+                                      (dir / "local.psl").string() + " --db " + (dir / "kb.db").string());
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["kernel"], "Stencil") << r.out;
+  const double wg = j["Wg_ns"].get<double>();
+  EXPECT_GT(wg, 0.05) << r.out;  // a 5-point stencil: a few flops and loads per cell
+  EXPECT_LT(wg, 50.0) << r.out;
+  const std::string psl = read_text(dir / "local.psl");
+  EXPECT_NE(psl.find("component local_cpu in hardware[processor]"), std::string::npos) << psl;
+  EXPECT_NE(psl.find("the kernel of Stencil (program of Jacobi (jacobi.c, "), std::string::npos) << psl;
+}
+
+// A program given only as an mpicc-built executable cannot run on simulated
+// ranks: `poems check` says so at the study's compare entry, and a cell that
+// runs anyway says what is missing while the others are evaluated.
+TEST(AttachedProgram, DirectExecutionNeedsADirectBuild) {
+  const fs::path dir = temp_dir("executable");
+  ASSERT_EQ(run_command("mpicc -O2 -o " + (dir / "jacobi").string() + " " + (kJacobi / "jacobi.c").string()).exit_code,
+            0);
+  std::string text = read_text(kJacobi / "jacobi.psl");
+  text.replace(text.find("sources = \"jacobi.c\";"), std::string("sources = \"jacobi.c\";").size(),
+               "executable = \"jacobi\";");
+  std::ofstream(dir / "jacobi.psl") << text;
+  const std::string psl = (dir / "jacobi.psl").string();
+  const CommandResult check = run_command(kPoems + " check " + psl);
+  EXPECT_EQ(check.exit_code, 1) << check.out;
+  EXPECT_NE(check.err.find("error: study 'validation' compares simulation[direct], which runs model Jacobi's program, "
+                           "but its program gives no 'sources' or 'direct_executable' (built with poems-mpicc)"),
+            std::string::npos)
+      << check.err;
+  const CommandResult r = run_command(environment() + kPoems + " run " + psl + " --study validation" + kSmall +
+                                      " --paradigm simulation[direct] --paradigm analytic[LogGP] "
+                                      "--format json --no-store");
+  EXPECT_EQ(r.exit_code, 3) << r.err << r.out;  // an evaluation failed
+  const nlohmann::json rows = nlohmann::json::parse(r.out)["rows"];
+  ASSERT_FALSE(rows.empty()) << r.out;
+  EXPECT_TRUE(rows[0]["times_ns"]["analytic[LogGP]"].is_number()) << r.out;
+  EXPECT_NE(rows[0]["errors"]["simulation[direct]"].get<std::string>().find(
+                "model Jacobi's program gives no 'direct_executable' or 'sources'"),
+            std::string::npos)
+      << r.out;
+}
+
+// Every match of the pattern is a time, in the given unit; a group that is
+// not a number is an error quoting it.
+TEST(AttachedProgram, TimesAreEveryMatchOfThePattern) {
+  const std::string out = "rank 1 t=0.5\nnoise\nrank 0 t=1.25e-1\n";
+  EXPECT_EQ(poems::core::matched_times_ns(out, "t=([0-9.e+-]+)", 1e9), (std::vector<double>{0.5e9, 0.125e9}));
+  EXPECT_EQ(poems::core::matched_times_ns(out, "t=([0-9.e+-]+)", 1e3), (std::vector<double>{500, 125}));
+  EXPECT_TRUE(poems::core::matched_times_ns("nothing", "t=([0-9.]+)", 1).empty());
+  try {
+    poems::core::matched_times_ns("t=1.2.3", "t=([0-9.]+)", 1);
+    FAIL() << "no error";
+  } catch (const poems::core::EvaluationError& e) {
+    EXPECT_NE(std::string(e.what()).find("matched 't=1.2.3', whose group '1.2.3' is not a number"), std::string::npos)
+        << e.what();
+  }
+}
