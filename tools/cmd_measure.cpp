@@ -26,6 +26,7 @@ struct MeasureOptions {
   core::StoreOptions store;
   std::string format, plot, plot_x;
   std::size_t jobs = 0;  // predictions at once; 0 = the cores
+  double disagree_pct = core::kDisagreePct;
 };
 
 // Other work on the machine slows a measurement down: say so.
@@ -62,8 +63,12 @@ nlohmann::json binding_json(const core::StudyTable& table, const core::StudyPlan
     if (k == 1) {
       out["paradigm"] = plan.paradigms[k];
       out["predicted_ns"] = c.ok() ? nlohmann::json(c.time_ns) : nlohmann::json();
-      if (c.ok() && measured.ok() && measured.time_ns > 0)
-        out["difference_pct"] = (c.time_ns - measured.time_ns) / measured.time_ns * 100;
+      // The study table's difference (core::difference_pct, the measurement the reference).
+      auto d = row.differences_pct.find(plan.paradigms[k]);
+      if (d != row.differences_pct.end()) {
+        out["difference_pct"] = d->second;
+        out["disagrees"] = row.disagreements.count(plan.paradigms[k]) > 0;
+      }
     }
   }
   if (plan.paradigms.size() > 1) out["predictions"] = predictions;
@@ -91,6 +96,7 @@ void run_measure(const MeasureOptions& o, Context& ctx) {
   warn_if_busy(ctx);
   core::StudyTable table = core::run_study_jobs(session, plan, jobs_or_cores(o.jobs));
   report_store_warnings(store, ctx);
+  table.disagree_pct = o.disagree_pct;
   const psl::StudyDecl none;
   const psl::StudyDecl& study = system->study() ? *system->study() : none;
   if (system->study() || o.format != "json") {
@@ -117,6 +123,7 @@ void register_measure(CLI::App& app, Context& ctx) {
   add_choice_options(cmd, o->choices);
   add_format_option(cmd, o->format, {"table", "csv", "json"});
   add_plot_option(cmd, o->plot, o->plot_x);
+  add_disagree_option(cmd, o->disagree_pct);
   add_measure_options(cmd, o->measure);
   add_store_options(cmd, o->store);
   add_jobs_option(cmd, o->jobs);

@@ -58,6 +58,11 @@ void run_recommend(RecommendOptions& o, Context& ctx) {
     throw core::UsageError("--knee-fraction", std::to_string(q.knee_fraction) + " is out of range; expected 0 < F < 1");
   if (q.explain && o.store.disabled)
     throw core::UsageError("--explain", "mines the knowledge base; it cannot be used with --no-store");
+  try {
+    recommender::ranking_named(q.by);
+  } catch (const recommender::QueryError& e) {
+    throw core::UsageError("--by", e.what());
+  }
   if (!o.procs_range.empty()) q.procs_range = range_option(o.procs_range);
   if (!o.procs.empty()) q.procs = procs_option(o.procs);
   q.jobs = jobs_or_cores(o.jobs);
@@ -110,6 +115,10 @@ void register_recommend(CLI::App& app, Context& ctx) {
   add_format_option(cmd, o->format, {"table", "json"});
   cmd->add_flag("--confirm", o->question.confirm,
                 "Simulate the recommendations (simulation[MPI-Sim]) and report the agreement");
+  cmd->add_option("--by", o->question.by,
+                  "Rank by analytic[LogGP], by simulation[MPI-Sim] (the analytic best simulated, "
+                  "docs/recommender.md) or by both (the larger of the two times)")
+      ->capture_default_str();
   cmd->add_flag("--explain", o->question.explain, "Mine rules from the knowledge base and show which apply");
   add_jobs_option(cmd, o->jobs);
   add_store_options(cmd, o->store);

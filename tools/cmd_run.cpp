@@ -31,6 +31,7 @@ struct RunOptions {
   std::string wg, method, format, plot, plot_x;
   std::size_t jobs = 0;  // 0 = the cores
   int ranks = 0;         // > 0: run under `mpirun -np ranks`
+  double disagree_pct = core::kDisagreePct;
 };
 
 // This command line without --ranks, for mpirun to start again.
@@ -125,6 +126,7 @@ void run_run(const RunOptions& o, Context& ctx) {
     table = core::run_study_jobs(session, plan, jobs_or_cores(o.jobs), progress);
   }
   report_store_warnings(store, ctx);
+  table.disagree_pct = o.disagree_pct;
   ctx.result =
       print_study_table(table, *system->study(), o.format, {o.plot, o.plot_x, o.system.sets}, ctx.out, ctx.err);
 }
@@ -145,6 +147,7 @@ void register_run(CLI::App& app, Context& ctx) {
   add_wg_option(cmd, o->wg);
   add_format_option(cmd, o->format, {"table", "csv", "json"});
   add_plot_option(cmd, o->plot, o->plot_x);
+  add_disagree_option(cmd, o->disagree_pct);
   add_measure_options(cmd, o->measure);
   add_store_options(cmd, o->store);
   add_jobs_option(cmd, o->jobs);

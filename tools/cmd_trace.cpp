@@ -114,6 +114,7 @@ struct TraceCliOptions {
   std::string goal;
   std::string format;
   std::vector<std::string> args;  // PROGRAM ARGS, or the ARCHIVE
+  SystemOptions system;           // --spec: record the program a model attaches
   ChoiceOptions choices;          // --processor for the GOAL's compute scale
   std::string wg;
   TraceOptions replay;
@@ -185,12 +186,14 @@ void export_goal(const TraceCliOptions& o, Context& ctx) {
 
 void record_run(const TraceCliOptions& o, Context& ctx) {
   trace::RecordOptions r;
-  const double np = core::quantity("--procs", o.procs, base::kDimensionless, "an integer in 1..65536");
-  if (np < 1 || np > 65536 || np != std::floor(np))
-    throw core::UsageError("--procs", "'" + o.procs + "' is out of range; expected an integer in 1..65536");
-  r.ranks = static_cast<int>(np);
-  r.program = o.args.front();
-  r.args.assign(o.args.begin() + 1, o.args.end());
+  if (o.system.spec.empty()) {
+    const double np = core::quantity("--procs", o.procs, base::kDimensionless, "an integer in 1..65536");
+    if (np < 1 || np > 65536 || np != std::floor(np))
+      throw core::UsageError("--procs", "'" + o.procs + "' is out of range; expected an integer in 1..65536");
+    r.ranks = static_cast<int>(np);
+    r.program = o.args.front();
+    r.args.assign(o.args.begin() + 1, o.args.end());
+  }
   r.mpirun_args = split_words(o.mpirun_args);
   r.output = o.output;
   r.force = o.force;
@@ -199,15 +202,15 @@ void record_run(const TraceCliOptions& o, Context& ctx) {
   core::RecordedTrace rec;
   {
     const PriorityScope priority(o.nice, ctx);
-    rec = core::record_trace(r);
+    rec = o.system.spec.empty() ? core::record_trace(r) : core::record_model_program(o.system.request(), r);
   }
   const trace::Trace& t = rec.trace;
   const std::uint64_t size = rec.archive_bytes, calls = rec.calls;
   char line[400];
   std::snprintf(line, sizeof line,
-                "poems trace: %d processes recorded in %s: %s MPI calls, %s messages, %s bytes (%.1f bytes per "
+                "poems trace: %zu processes recorded in %s: %s MPI calls, %s messages, %s bytes (%.1f bytes per "
                 "call); run %.3f s\n",
-                r.ranks, rec.anchor.c_str(), with_commas(calls).c_str(), with_commas(t.messages.size()).c_str(),
+                t.ranks.size(), rec.anchor.c_str(), with_commas(calls).c_str(), with_commas(t.messages.size()).c_str(),
                 with_commas(size).c_str(), calls ? static_cast<double>(size) / static_cast<double>(calls) : 0.0,
                 static_cast<double>(t.measured()) / 1e12);
   ctx.err << line;
@@ -242,9 +245,26 @@ void register_trace(CLI::App& app, Context& ctx) {
                   "--goal: hardware[processor] the replay models (with --traced-*)");
   add_wg_option(cmd, o->wg);
   add_trace_options(cmd, o->replay, false);
+  cmd->add_option("--spec", o->system.spec,
+                  "Record the program this PSL file's model attaches (program { }), for its binding")
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--model", o->system.model, "--spec: the model (default: the study's, else the only one)");
+  cmd->add_option("--study", o->system.study, "--spec: take this study's `set` values");
+  cmd->add_option("--set", o->system.sets, "--spec: NAME=VALUE of a model parameter (px=2); repeatable");
   cmd->callback([o, &ctx] {
+    if (!o->system.spec.empty()) {
+      if (!o->args.empty() || o->info || !o->goal.empty())
+        throw core::UsageError("--spec", "records the model's program: give no PROGRAM, --info or --goal with it");
+      return record_run(*o, ctx);
+    }
+    if (!o->system.model.empty() || !o->system.study.empty() || !o->system.sets.empty())
+      throw core::UsageError(!o->system.model.empty()   ? "--model"
+                             : !o->system.study.empty() ? "--study"
+                                                        : "--set",
+                             "takes --spec (the PSL file whose model's program to record)");
     if (o->args.empty())
-      throw core::UsageError("trace", "give -- PROGRAM ARGS to record, or an ARCHIVE with --info or --goal");
+      throw core::UsageError("trace",
+                             "give -- PROGRAM ARGS to record, --spec FILE, or an ARCHIVE with --info or --goal");
     if (o->info || !o->goal.empty()) {
       if (o->info && !o->goal.empty()) throw core::UsageError("trace", "give one of --info and --goal");
       if (o->args.size() != 1) throw core::UsageError("trace", "--info and --goal take one ARCHIVE");

@@ -185,6 +185,14 @@ void add_plot_option(CLI::App* cmd, std::string& plot, std::string& plot_x) {
                   "bindings one by one); speedup is drawn only against processes");
 }
 
+void add_disagree_option(CLI::App* cmd, double& pct) {
+  cmd->add_option("--disagree", pct,
+                  "Flag the rows where a paradigm's time differs from the first paradigm's by more than this "
+                  "percentage")
+      ->check(CLI::Range(0.0, 1e12))
+      ->capture_default_str();
+}
+
 core::SessionOptions session_options(const core::System& system, const ChoiceOptions& choices,
                                      const MachineOptions& machine, const std::string& wg, const std::string& method) {
   core::SessionOptions s;

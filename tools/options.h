@@ -126,6 +126,10 @@ std::size_t jobs_or_cores(std::size_t jobs);
 // --plot OUT.png|OUT.svg, --plot-x NAME (its x axis; checked by check_plot_x)
 void add_plot_option(CLI::App* cmd, std::string& plot, std::string& plot_x);
 
+// --disagree PCT: a study row is flagged where a paradigm differs from the
+// first by more than PCT percent (core::difference_pct; default 10).
+void add_disagree_option(CLI::App* cmd, double& pct);
+
 // The session's options from the groups above and the system's --set values.
 core::SessionOptions session_options(const core::System& system, const ChoiceOptions& choices,
                                      const MachineOptions& machine, const std::string& wg, const std::string& method);

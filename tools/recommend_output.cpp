@@ -6,6 +6,7 @@
 
 #include "cli.h"
 #include "poems/components/loggops.h"
+#include "poems/core/difference.h"
 
 namespace poems::cli {
 
@@ -32,6 +33,27 @@ std::string fixed(double v, int digits) {
 }
 
 std::string percent(double fraction) { return fixed(100 * fraction, 3) + "%"; }
+
+// A difference between paradigms (core::difference_pct), signed.
+std::string signed_pct(double pct) { return (pct >= 0 ? "+" : "") + fixed(pct, 3) + "%"; }
+
+// How a ranking by the simulator went, under the evidence line.
+std::string ranking_text(const recommender::SimulatedRanking& how, std::size_t top) {
+  std::ostringstream out;
+  out << "ranked by "
+      << (how.by == recommender::Ranking::Both ? std::string("the larger of the ") + recommender::kAnalytic +
+                                                     " and the " + recommender::kSimulation + " time"
+                                               : std::string(recommender::kSimulation))
+      << ": the analytic best " << how.simulated << " of " << how.candidates << " candidates simulated";
+  if (how.simulated == how.candidates)
+    out << " (all of them)";
+  else if (how.complete)
+    out << " (each other one's analytic time is more than " << fixed(100 * recommender::kRankingMargin, 0)
+        << "% above the rank-" << top << " time)";
+  else
+    out << " (at most " << how.limit << ": a candidate not simulated might rank higher)";
+  return out.str() + "\n";
+}
 
 std::string value_text(double v) {
   return v == std::trunc(v) && std::fabs(v) < 9e15 ? std::to_string(static_cast<std::int64_t>(v))
@@ -76,7 +98,9 @@ std::string report_text(const RecommendReport& report) {
       << r.stats.stored << " stored";
   if (r.stats.simulated) out << ", " << r.stats.simulated << " simulated";
   out << (report.db_path.empty() ? " (no knowledge base)" : " in " + report.db_path) << "; "
-      << fixed(report.wall_seconds, 3) << " s\n\n";
+      << fixed(report.wall_seconds, 3) << " s\n";
+  if (r.ranking.by != recommender::Ranking::Analytic) out << ranking_text(r.ranking, r.recommendations.size());
+  out << '\n';
 
   if (r.operating_point) {
     const recommender::OperatingPoint& op = *r.operating_point;
@@ -102,6 +126,29 @@ std::string report_text(const RecommendReport& report) {
       else
         out << ": beyond it the best time in the range improves by less than " << percent(op.fraction) << "\n";
     }
+  } else if (r.ranking.by != recommender::Ranking::Analytic) {
+    // Both times and their difference (core::difference_pct, the analytic time the reference).
+    std::vector<std::string> header{"rank"};
+    header.insert(header.end(), r.chosen.begin(), r.chosen.end());
+    header.insert(header.end(), {"simulated", "analytic", "difference", "confidence", "evidence"});
+    TextTable table = {header};
+    bool flagged = false;
+    for (std::size_t i = 0; i < r.recommendations.size(); ++i) {
+      const Recommendation& rec = r.recommendations[i];
+      std::vector<std::string> row{std::to_string(i + 1)};
+      for (const std::string& v : value_cells(rec.values)) row.push_back(v);
+      const double simulated = rec.simulated_ns.value_or(0);
+      const double d = core::difference_pct(simulated, rec.time_ns).value_or(0.0);
+      const bool disagrees = core::disagrees(d);
+      flagged = flagged || disagrees;
+      row.insert(row.end(), {time_text(simulated), time_text(rec.time_ns), signed_pct(d) + (disagrees ? " *" : ""),
+                             fixed(rec.confidence.value, 2), evidence_text(rec)});
+      table.push_back(row);
+    }
+    print_table(table, out);
+    if (flagged)
+      out << "* the paradigms differ by more than " << fixed(core::kDisagreePct, 0)
+          << "% (difference = (simulated - analytic) / analytic)\n";
   } else {
     std::vector<std::string> header{"rank"};
     header.insert(header.end(), r.chosen.begin(), r.chosen.end());
@@ -115,16 +162,16 @@ std::string report_text(const RecommendReport& report) {
       table.push_back(row);
     }
     print_table(table, out);
-    if (!r.recommendations.empty()) {
-      const recommender::Confidence& conf = r.recommendations.front().confidence;
-      if (conf.nearest_run)
-        out << "\nconfidence of rank 1: nearest cross-checked case is run " << *conf.nearest_run << " ("
-            << conf.nearest_paradigm << ") at distance " << fixed(conf.distance, 2) << ", disagreement "
-            << percent(conf.disagreement) << "\n";
-      else
-        out << "\nconfidence 0.50: analytic only (no case of this specification was evaluated by a second "
-               "paradigm; try --confirm)\n";
-    }
+  }
+  if (!r.operating_point && !r.recommendations.empty()) {
+    const recommender::Confidence& conf = r.recommendations.front().confidence;
+    if (conf.nearest_run)
+      out << "\nconfidence of rank 1: nearest cross-checked case is run " << *conf.nearest_run << " ("
+          << conf.nearest_paradigm << ") at distance " << fixed(conf.distance, 2) << ", disagreement "
+          << percent(conf.disagreement) << "\n";
+    else
+      out << "\nconfidence 0.50: analytic only (no case of this specification was evaluated by a second "
+             "paradigm; try --confirm)\n";
   }
   if (r.confirm) {
     out << "\nconfirm with " << recommender::kSimulation << ":\n";
@@ -135,13 +182,13 @@ std::string report_text(const RecommendReport& report) {
       std::vector<std::string> row = value_cells(cf.values);
       row.insert(
           row.end(),
-          {time_text(cf.analytic_ns), time_text(cf.simulated_ns),
-           (cf.difference >= 0 ? "+" : "") + percent(cf.difference),
+          {time_text(cf.analytic_ns), time_text(cf.simulated_ns), signed_pct(cf.difference_pct),
            cf.simulation.run_id ? std::to_string(cf.simulation.run_id) + (cf.simulation.fresh ? " (new)" : "") : "-"});
       table.push_back(row);
     }
     print_table(table, out);
-    out << "agreement: largest difference " << percent(r.confirm->max_abs_difference) << "; the simulator ranks them "
+    out << "agreement: largest difference " << fixed(r.confirm->max_abs_difference_pct, 3)
+        << "% (simulated vs analytic); the simulator ranks them "
         << (r.confirm->same_order ? "in the same order" : "in a different order") << "\n";
   }
   if (r.explained) {

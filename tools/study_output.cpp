@@ -42,12 +42,49 @@ std::string cell_metric(const StudyCell& c, const std::string& m) {
   return "-";
 }
 
+// A row's known causes of disagreement, "; "-separated ("" = none known).
+std::string causes_text(const StudyRow& r) {
+  std::string out;
+  for (const auto& [p, cause] : r.disagreements)
+    if (!cause.empty() && out.find(cause) == std::string::npos) out += (out.empty() ? "" : "; ") + cause;
+  return out;
+}
+
 std::string header_of(const std::string& m) {
   if (m == "time" || m == "compute" || m == "comm" || m == "sync") return m + "_s";
   return m;
 }
 
 }  // namespace
+
+std::string disagreement_notes(const StudyTable& t) {
+  std::ostringstream out;
+  std::size_t compared = 0;  // rows with a difference
+  for (const StudyRow& r : t.rows) compared += !r.differences_pct.empty();
+  for (std::size_t k = 1; k < t.paradigms.size(); ++k) {
+    // The rows where this paradigm disagrees with the first, by cause (first-seen order).
+    std::vector<std::pair<std::string, std::size_t>> causes;
+    std::size_t rows = 0;
+    for (const StudyRow& r : t.rows) {
+      auto d = r.disagreements.find(t.paradigms[k]);
+      if (d == r.disagreements.end()) continue;
+      ++rows;
+      auto c = std::find_if(causes.begin(), causes.end(), [&](const auto& x) { return x.first == d->second; });
+      if (c == causes.end())
+        causes.emplace_back(d->second, 1);
+      else
+        ++c->second;
+    }
+    if (!rows) continue;
+    out << "* disagree: " << t.paradigms[k] << " differs from " << t.paradigms[0] << " by more than "
+        << number(t.disagree_pct) << "% in " << rows << " of " << compared << " rows";
+    for (const auto& [cause, n] : causes)
+      out << (causes.size() > 1 ? "\n  " + std::to_string(n) + " of them: " : "; ")
+          << (cause.empty() ? "cause unknown" : "known cause: " + cause);
+    out << '\n';
+  }
+  return out.str();
+}
 
 std::string value_text(const psl::Value& v) {
   return v.kind == psl::Value::Kind::Number && v.dimension.dimensionless() ? number(v.number, 12) : v.str();
@@ -85,11 +122,22 @@ nlohmann::json table_json(const StudyTable& t) {
                           {"breakdown", breakdown}};
     row["difference_pct"] = r.difference_pct ? nlohmann::json(*r.difference_pct) : nlohmann::json();
     if (t.paradigms.size() > 2) row["differences_pct"] = r.differences_pct;
+    row["disagrees"] = r.disagrees();
+    if (r.disagrees()) {
+      nlohmann::json causes = nlohmann::json::object();
+      for (const auto& [p, cause] : r.disagreements)
+        causes[p] = cause.empty() ? nlohmann::json() : nlohmann::json(cause);
+      row["disagreements"] = causes;
+    }
     if (!errors.empty()) row["errors"] = errors;
     if (!skipped.empty()) row["skipped"] = skipped;
     rows.push_back(row);
   }
-  return {{"study", t.study}, {"model", t.model}, {"paradigms", t.paradigms}, {"rows", rows}};
+  return {{"study", t.study},
+          {"model", t.model},
+          {"paradigms", t.paradigms},
+          {"disagree_pct", t.disagree_pct},
+          {"rows", rows}};
 }
 
 std::string table_csv(const StudyTable& t) {
@@ -99,7 +147,11 @@ std::string table_csv(const StudyTable& t) {
   for (const std::string& p : t.paradigms)
     for (const char* m : {"time_ns", "compute_ns", "comm_ns", "sync_ns", "speedup", "efficiency", "comm_fraction"})
       out << ',' << base::csv_field(p + " " + m);
-  out << ",difference_pct\n";
+  out << ",difference_pct";
+  // Only a table with a disagreeing row has these (the others keep their columns).
+  const bool flagged = t.disagreeing_rows() > 0;
+  if (flagged) out << ",disagrees,disagreement_cause";
+  out << '\n';
   for (const StudyRow& r : t.rows) {
     for (const std::string& n : t.targets) {
       auto it = std::find_if(r.binding.begin(), r.binding.end(), [&](const auto& b) { return b.first == n; });
@@ -118,7 +170,9 @@ std::string table_csv(const StudyTable& t) {
           << (x.efficiency ? number(*x.efficiency, 17) : "") << ','
           << (x.time_ns > 0 ? number(x.comm_ns / x.time_ns, 17) : "");
     }
-    out << ',' << (r.difference_pct ? number(*r.difference_pct, 17) : "") << '\n';
+    out << ',' << (r.difference_pct ? number(*r.difference_pct, 17) : "");
+    if (flagged) out << ',' << (r.disagrees() ? "true" : "false") << ',' << base::csv_field(causes_text(r));
+    out << '\n';
   }
   return out.str();
 }
@@ -132,6 +186,9 @@ std::string table_text(const StudyTable& t, const psl::StudyDecl& study) {
     for (const std::string& m : ms) header.push_back(p + " " + header_of(m));
   if (t.paradigms.size() >= 2) header.push_back("diff_%");
   for (std::size_t k = 2; k < t.paradigms.size(); ++k) header.push_back("diff" + std::to_string(k + 1) + "_%");
+  // A marker column only in a table with a disagreeing row (the notes below the table say why).
+  const bool flagged = t.disagreeing_rows() > 0;
+  if (flagged) header.push_back("disagree");
   cells.push_back(header);
   for (const StudyRow& r : t.rows) {
     std::vector<std::string> line;
@@ -148,6 +205,7 @@ std::string table_text(const StudyTable& t, const psl::StudyDecl& study) {
       auto d = r.differences_pct.find(t.paradigms[k]);
       line.push_back(d != r.differences_pct.end() ? number(d->second, 3) : "-");
     }
+    if (flagged) line.push_back(r.disagrees() ? "*" : "");
     cells.push_back(line);
   }
   std::vector<std::size_t> width(header.size(), 0);
@@ -161,12 +219,16 @@ std::string table_text(const StudyTable& t, const psl::StudyDecl& study) {
     out << ", diff" << k + 1 << "_% = " << t.paradigms[k] << " vs " << t.paradigms[0];
   out << "\n";
   for (const auto& l : cells) {
+    std::string line;
     for (std::size_t i = 0; i < l.size(); ++i) {
-      out << (i ? "  " : "");
-      out << std::string(width[i] - l[i].size(), ' ') << l[i];
+      line += (i ? "  " : "");
+      line += std::string(width[i] - l[i].size(), ' ') + l[i];
     }
-    out << '\n';
+    // An unmarked row's empty `disagree` cell leaves no trailing blanks.
+    if (flagged) line.erase(line.find_last_not_of(' ') + 1);
+    out << line << '\n';
   }
+  out << disagreement_notes(t);
   for (const StudyRow& r : t.rows)
     for (const auto& [p, c] : r.cells)
       if (!c.ok()) {

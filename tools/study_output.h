@@ -31,6 +31,10 @@ std::string value_text(const psl::Value& v);
 nlohmann::json table_json(const StudyTable& table);
 std::string table_csv(const StudyTable& table);
 std::string table_text(const StudyTable& table, const psl::StudyDecl& study);
+// The notes under a text table with disagreeing rows: per later paradigm,
+// how many rows differ from the first by more than the table's threshold and
+// the known cause ("" when no row disagrees).
+std::string disagreement_notes(const StudyTable& table);
 // What --plot draws: the file (OUT.png or OUT.svg), the x axis (--plot-x: a
 // varied name or "processes"; "" = the default) and the --set values as
 // typed, for the title.

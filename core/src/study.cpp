@@ -163,6 +163,7 @@ StudyCell study_cell(const Cell& c) {
   cell.error = c.error;
   cell.skipped = c.skipped;
   cell.store_error = c.store_error;
+  cell.method = c.outcome.method;
   cell.extra = c.outcome.extra;
   return cell;
 }
@@ -193,6 +194,7 @@ StudyTable study_table(Session& session, const StudyPlan& plan) {
   table.model = session.system().model().name.name;
   table.targets = plan.targets;
   for (const std::string& p : graph.process_set_params) table.process_params.insert(p);
+  table.nonblocking = has_nonblocking(graph);
   return table;
 }
 
@@ -232,14 +234,26 @@ void finish_study_table(StudyTable& t) {
   if (t.paradigms.size() >= 2)
     for (StudyRow& r : t.rows) {
       const StudyCell& a = r.cells[t.paradigms[0]];
+      r.differences_pct.clear();
+      r.disagreements.clear();
       for (std::size_t k = 1; k < t.paradigms.size(); ++k) {
         const StudyCell& b = r.cells[t.paradigms[k]];
-        if (a.ok() && b.ok() && a.time_ns > 0)
-          r.differences_pct[t.paradigms[k]] = (b.time_ns - a.time_ns) / a.time_ns * 100.0;
+        if (!a.ok() || !b.ok()) continue;
+        const std::optional<double> d = difference_pct(b.time_ns, a.time_ns);
+        if (!d) continue;
+        r.differences_pct[t.paradigms[k]] = *d;
+        if (disagrees(*d, t.disagree_pct))
+          r.disagreements[t.paradigms[k]] =
+              disagreement_cause({t.paradigms[0], a.method}, {t.paradigms[k], b.method}, t.nonblocking);
       }
       auto second = r.differences_pct.find(t.paradigms[1]);
       if (second != r.differences_pct.end()) r.difference_pct = second->second;
     }
+}
+
+std::size_t StudyTable::disagreeing_rows() const {
+  return static_cast<std::size_t>(
+      std::count_if(rows.begin(), rows.end(), [](const StudyRow& r) { return r.disagrees(); }));
 }
 
 StudyTable run_study(Session& session, const StudyPlan& plan,

@@ -5,6 +5,7 @@
 
 #include "builtin_evaluators.h"
 
+#include "poems/core/difference.h"
 #include "poems/core/error.h"
 #include "poems/core/machine.h"
 #include "poems/core/timeline.h"
@@ -33,10 +34,8 @@ std::unique_ptr<trace::TraceSchedule> schedule_of(const Evaluation& e, const Tra
 
 void add_trace_figures(Outcome& o, const TraceGraph& g, const trace::ReplayScope& scope, taskgraph::Picoseconds t) {
   o.extra["traced_ns"] = ns(scope.measured);
-  o.extra["difference_pct"] = scope.measured == 0
-                                  ? 0.0
-                                  : 100.0 * (static_cast<double>(t) - static_cast<double>(scope.measured)) /
-                                        static_cast<double>(scope.measured);
+  // Predicted against traced, the traced time the reference (core/difference.h); 0 without a traced time.
+  o.extra["difference_pct"] = difference_pct(static_cast<double>(t), static_cast<double>(scope.measured)).value_or(0.0);
   o.extra["archive"] = g.trace.path;
 }
 

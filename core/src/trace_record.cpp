@@ -1,6 +1,12 @@
 #include "poems/core/trace_record.h"
 
+#include <stdlib.h>
+
+#include <filesystem>
+
 #include "poems/core/error.h"
+#include "poems/core/programs.h"
+#include "poems/core/system.h"
 #include "poems/trace/archive.h"
 #include "poems/trace/otf2_read.h"
 
@@ -53,6 +59,46 @@ RecordedTrace record_trace(const trace::RecordOptions& options) {
   out.archive_bytes = trace::archive_bytes(rec.anchor);
   out.calls = out.trace.calls();
   return out;
+}
+
+RecordedTrace record_model_program(const SystemRequest& request, trace::RecordOptions options) {
+  const std::unique_ptr<System> system = load_system(request);
+  const std::shared_ptr<const ModelProgram>& program = system->attached_program();
+  const std::string model = system->model().name.name;
+  if (!program)
+    throw InputError("model " + model +
+                     " attaches no program to record (give it `program { sources = \"...\"; ... }`, "
+                     "docs/psl.md, \"Programs and kernels\"), or record one: poems trace --procs N -- PROGRAM ARGS");
+  if (program->measured.empty())
+    throw InputError("model " + model + "'s program gives no 'sources' or 'executable' to run under mpirun");
+  Evaluation e;
+  e.graph = system->graph();
+  e.program = program;
+  e.binding = system->binding();
+  try {
+    e.values = taskgraph::evaluate_model_values(*e.graph, e.binding);
+  } catch (const std::exception& x) {
+    throw InputError(x.what());
+  }
+  if (program->refuses)
+    if (const std::string why = program->refuses(e); !why.empty()) throw InputError(why);
+  // The run's directory holds the program's inputs; the archive goes where asked.
+  std::string pattern = (std::filesystem::temp_directory_path() / "poems_trace_run_XXXXXX").string();
+  if (!::mkdtemp(pattern.data())) throw EvaluationError("cannot create a directory for the program's run");
+  struct Cleanup {
+    std::string dir;
+    ~Cleanup() {
+      std::error_code ec;
+      std::filesystem::remove_all(dir, ec);
+    }
+  } cleanup{pattern};
+  const ProgramInput input = program->input(e, pattern);
+  options.program = program->executable(false);
+  options.args = input.args;
+  options.ranks = static_cast<int>(input.ranks);
+  options.working_directory = input.working_directory;
+  options.output = std::filesystem::absolute(options.output).string();
+  return record_trace(options);
 }
 
 }  // namespace poems::core

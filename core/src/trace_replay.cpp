@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "poems/base/units.h"
+#include "poems/core/difference.h"
 #include "poems/core/direct_run.h"
 #include "poems/core/error.h"
 #include "poems/core/timeline.h"
@@ -19,10 +20,9 @@ namespace {
 
 double ns(taskgraph::Picoseconds ps) { return static_cast<double>(ps) / 1000.0; }
 
+// Predicted against traced, the traced time the reference (core/difference.h); 0 without a traced time.
 double percent(taskgraph::Picoseconds predicted, taskgraph::Picoseconds measured) {
-  return measured == 0
-             ? 0.0
-             : 100.0 * (static_cast<double>(predicted) - static_cast<double>(measured)) / static_cast<double>(measured);
+  return difference_pct(static_cast<double>(predicted), static_cast<double>(measured)).value_or(0.0);
 }
 
 // Wg of the modelled or the traced processor: the time given, else the

@@ -2,6 +2,7 @@
 #include <cmath>
 
 #include "poems/components/loggops.h"
+#include "poems/core/difference.h"
 #include "poems/recommender/question.h"
 
 namespace poems::recommender {
@@ -28,6 +29,10 @@ nlohmann::json recommendation_json(const Recommendation& r) {
   nlohmann::json j;
   for (std::size_t k = 0; k < r.names.size(); ++k) j[r.names[k]] = value_json(r.values[k]);
   j["time_ns"] = r.time_ns;
+  if (r.simulated_ns) {
+    j["simulated_ns"] = *r.simulated_ns;
+    j["difference_pct"] = core::difference_pct(*r.simulated_ns, r.time_ns).value_or(0.0);
+  }
   j["evidence"] = evidence;
   j["confidence"] = r.confidence.value;
   j["confidence_detail"] = detail;
@@ -65,6 +70,12 @@ nlohmann::json to_json(const Answer& r, const std::string& spec, const std::stri
                      {"simulated", r.stats.simulated}};
   out["evidence"]["db"] = db_path.empty() ? nlohmann::json() : nlohmann::json(db_path);
   out["wall_seconds"] = wall_seconds;
+  out["ranked_by"] = ranking_name(r.ranking.by);
+  if (r.ranking.by != Ranking::Analytic)
+    out["ranking"] = {{"candidates", r.ranking.candidates},
+                      {"simulated", r.ranking.simulated},
+                      {"limit", r.ranking.limit},
+                      {"complete", r.ranking.complete}};
   if (r.confirm) {
     nlohmann::json items = nlohmann::json::array();
     for (std::size_t i = 0; i < r.confirm->items.size(); ++i) {
@@ -73,13 +84,13 @@ nlohmann::json to_json(const Answer& r, const std::string& spec, const std::stri
       for (std::size_t k = 0; k < r.chosen.size() && k < c.values.size(); ++k) j[r.chosen[k]] = value_json(c.values[k]);
       j["analytic_ns"] = c.analytic_ns;
       j["simulated_ns"] = c.simulated_ns;
-      j["difference"] = c.difference;
+      j["difference_pct"] = c.difference_pct;
       j["simulation"] = evidence_json(c.simulation);
       items.push_back(j);
     }
     out["confirm"] = {{"paradigm", kSimulation},
                       {"items", items},
-                      {"max_abs_difference", r.confirm->max_abs_difference},
+                      {"max_abs_difference_pct", r.confirm->max_abs_difference_pct},
                       {"same_order", r.confirm->same_order}};
   }
   if (r.operating_point) {

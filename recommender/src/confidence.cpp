@@ -4,6 +4,8 @@
 #include <cmath>
 #include <limits>
 
+#include "poems/core/difference.h"
+
 namespace poems::recommender {
 
 double distance(const Features& a, const Features& b) {
@@ -16,7 +18,9 @@ double distance(const Features& a, const Features& b) {
 
 double CrossCheck::disagreement() const {
   if (other_ns == analytic_ns) return 0;
-  return other_ns > 0 ? std::fabs(analytic_ns - other_ns) / other_ns : 1.0;
+  // The one difference between paradigms (core/difference.h), the analytic time the reference, as a fraction.
+  const std::optional<double> d = core::difference_pct(other_ns, analytic_ns);
+  return d ? std::fabs(*d) / 100 : 1.0;
 }
 
 Confidence confidence(const Features& candidate, const std::vector<CrossCheck>& cases) {

@@ -80,11 +80,15 @@ Answer answer(core::Session& session, const Question& q) {
     throw core::UsageError("--procs-range", "give either --procs or --procs-range, not both");
   if (q.procs_range && q.confirm)
     throw core::UsageError("--confirm", "confirms the recommendations of --procs, not of --procs-range");
+  const Ranking by = ranking_named(q.by);
+  if (q.procs_range && by != Ranking::Analytic)
+    throw core::UsageError(
+        "--by", "ranks the candidates of --procs or --vary; --procs-range ranks by " + std::string(kAnalytic));
   const core::System& system = session.system();
   if (!q.vary.empty() && system.study())
     throw core::UsageError("--vary", "give either --study (its vary space) or --vary, not both");
   Answer a;
-  a.problem = problem_of(session, q.confirm);
+  a.problem = problem_of(session, q.confirm || by != Ranking::Analytic);
   std::vector<Dimension> dims;
   for (const std::string& v : q.vary) dims.push_back(vary_dimension(v));
   if (system.study()) dims = study_dimensions(*system.study());
@@ -128,7 +132,7 @@ Answer answer(core::Session& session, const Question& q) {
     a.operating_point = r.operating_point(range);
     a.recommendations.push_back(a.operating_point->points[*a.operating_point->knee].best);
   } else {
-    a.recommendations = r.recommend(candidates(a.problem, dims, fixed, a.procs, q.all_layouts), q.top);
+    a.recommendations = r.recommend(candidates(a.problem, dims, fixed, a.procs, q.all_layouts), q.top, by, &a.ranking);
     if (q.confirm) a.confirm = r.confirm(a.recommendations);
   }
   a.chosen = a.recommendations.front().names;

@@ -5,6 +5,7 @@
 #include <numeric>
 
 #include "evidence.h"
+#include "poems/core/difference.h"
 #include "poems/taskgraph/dtg.h"
 
 namespace poems::recommender {
@@ -81,6 +82,7 @@ struct Recommender::State {
   Problem problem;
   QueryStats stats;
   detail::EvidenceStore store;
+  std::size_t jobs = 1;
   State(db::KnowledgeBase* k, Problem p) : kb(k), problem(std::move(p)), store(k, problem) {}
 };
 
@@ -100,7 +102,10 @@ Recommender::Recommender(db::KnowledgeBase* kb, Problem problem)
 
 Recommender::~Recommender() = default;
 
-void Recommender::set_jobs(std::size_t jobs) { state_->store.set_jobs(jobs); }
+void Recommender::set_jobs(std::size_t jobs) {
+  state_->store.set_jobs(jobs);
+  state_->jobs = std::max<std::size_t>(jobs, 1);
+}
 
 const QueryStats& Recommender::stats() const { return state_->stats; }
 const Problem& Recommender::problem() const { return state_->problem; }
@@ -122,16 +127,24 @@ Recommendation make_recommendation(const Problem& problem, const detail::Evidenc
   return r;
 }
 
-}  // namespace
-
-std::vector<Recommendation> Recommender::recommend(const CandidateSet& set, std::size_t top) {
-  State& s = *state_;
+// The analytic time of every candidate: the first step of every ranking.
+// (A template: it takes the recommender's private state without naming it.)
+template <typename State>
+std::vector<detail::AnalyticValue> analytic_values(State& s, const CandidateSet& set) {
   if (set.size() > kMaxCandidates)
     throw QueryError("the question has " + std::to_string(set.size()) + " candidates; expected at most " +
                      std::to_string(kMaxCandidates) + " (fix a parameter with --set, or narrow --vary)");
   check_independent(s.problem, set);
-  const std::vector<detail::AnalyticValue> values = s.store.analytic(set, s.stats);
+  std::vector<detail::AnalyticValue> values = s.store.analytic(set, s.stats);
   s.stats.candidates += set.size();
+  return values;
+}
+
+}  // namespace
+
+std::vector<Recommendation> Recommender::recommend(const CandidateSet& set, std::size_t top) {
+  State& s = *state_;
+  const std::vector<detail::AnalyticValue> values = analytic_values(s, set);
   std::vector<std::size_t> order(set.size());
   std::iota(order.begin(), order.end(), 0);
   const std::size_t n = std::min(top, order.size());
@@ -142,6 +155,99 @@ std::vector<Recommendation> Recommender::recommend(const CandidateSet& set, std:
   for (std::size_t k = 0; k < n; ++k)
     out.push_back(make_recommendation(s.problem, s.store, set.names(), set.at(order[k]), values[order[k]], checks));
   return out;
+}
+
+Ranking ranking_named(const std::string& name) {
+  if (name == kAnalytic || name == "analytic") return Ranking::Analytic;
+  if (name == kSimulation || name == "simulation") return Ranking::Simulation;
+  if (name == "both") return Ranking::Both;
+  throw QueryError("'" + name + "' is not a ranking; expected " + kAnalytic + ", " + kSimulation + " or both");
+}
+
+std::string ranking_name(Ranking by) {
+  return by == Ranking::Analytic ? kAnalytic : by == Ranking::Simulation ? kSimulation : "both";
+}
+
+namespace {
+
+// A fresh simulation of a recommendation is a cross-checked case.
+void add_simulation(detail::EvidenceStore& store, const Problem& problem, Recommendation& r, const Evidence& e) {
+  const bool listed = std::any_of(r.evidence.begin(), r.evidence.end(),
+                                  [&](const Evidence& x) { return x.run_id != 0 && x.run_id == e.run_id; });
+  if (!listed) r.evidence.push_back(e);
+  if (!e.fresh) return;
+  CrossCheck check;
+  check.run_id = e.run_id;
+  check.analytic_run_id = r.evidence.front().run_id;
+  check.paradigm = e.paradigm;
+  check.features = store.features(r.names, r.values);
+  check.analytic_ns = r.time_ns;
+  check.other_ns = e.time_ns;
+  check.case_key = analytic_key(problem, r.names, r.values).canonical_text();
+  store.add_cross_check(std::move(check));
+}
+
+}  // namespace
+
+std::vector<Recommendation> Recommender::recommend(const CandidateSet& set, std::size_t top, Ranking by,
+                                                   SimulatedRanking* report) {
+  if (by == Ranking::Analytic) return recommend(set, top);
+  State& s = *state_;
+  const std::vector<detail::AnalyticValue> values = analytic_values(s, set);
+  std::vector<std::size_t> order(set.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::sort(order.begin(), order.end(), faster(s.problem, set, values));
+  s.store.cross_checks(s.stats);  // loaded before the fresh simulations are added
+  SimulatedRanking how;
+  how.by = by;
+  how.candidates = set.size();
+  how.limit = std::min(set.size(), std::max(kSimulatedCandidates, 4 * top));
+  // Candidates in analytic order, as recommendations with their simulation.
+  std::vector<Recommendation> simulated;
+  const auto ranked_ns = [by](const Recommendation& r) {
+    return by == Ranking::Both ? std::max(r.time_ns, *r.simulated_ns) : *r.simulated_ns;
+  };
+  // Whether the next candidate in analytic order, and so every later one, cannot enter the top.
+  const auto beyond_the_top = [&] {
+    if (simulated.size() < top || simulated.size() == set.size()) return simulated.size() == set.size();
+    std::vector<double> times;
+    for (const Recommendation& r : simulated) times.push_back(ranked_ns(r));
+    std::nth_element(times.begin(), times.begin() + static_cast<std::ptrdiff_t>(top - 1), times.end());
+    return values[order[simulated.size()]].time_ns > times[top - 1] * (1 + kRankingMargin);
+  };
+  while (simulated.size() < how.limit && !beyond_the_top()) {
+    // First the analytic top, then as many at once as there are workers.
+    const std::size_t batch =
+        std::min(how.limit - simulated.size(), simulated.size() < top ? top - simulated.size() : s.jobs);
+    std::vector<std::vector<double>> cases;
+    for (std::size_t k = simulated.size(); k < simulated.size() + batch; ++k) cases.push_back(set.at(order[k]));
+    const std::vector<Evidence> evidence = s.store.simulations(set.names(), cases, s.stats);
+    for (std::size_t k = 0; k < batch; ++k) {
+      const std::size_t i = order[simulated.size()];
+      Recommendation r = make_recommendation(s.problem, s.store, set.names(), cases[k], values[i], {});
+      r.simulated_ns = evidence[k].time_ns;
+      add_simulation(s.store, s.problem, r, evidence[k]);
+      simulated.push_back(std::move(r));
+    }
+  }
+  how.simulated = simulated.size();
+  how.complete = beyond_the_top();
+  // By the ranked time; ties keep the analytic order.
+  std::stable_sort(simulated.begin(), simulated.end(),
+                   [&](const Recommendation& a, const Recommendation& b) { return ranked_ns(a) < ranked_ns(b); });
+  simulated.resize(std::min(top, simulated.size()));
+  const std::vector<CrossCheck>& checks = s.store.cross_checks(s.stats);
+  for (Recommendation& r : simulated) {
+    // The stored cases of other paradigms at this candidate are evidence too.
+    const std::string key = analytic_key(s.problem, r.names, r.values).canonical_text();
+    for (const CrossCheck& check : checks)
+      if (check.case_key == key && std::none_of(r.evidence.begin(), r.evidence.end(),
+                                                [&](const Evidence& e) { return e.run_id == check.run_id; }))
+        r.evidence.push_back({check.run_id, check.paradigm, check.other_ns, false});
+    r.confidence = confidence(s.store.features(r.names, r.values), checks);
+  }
+  if (report) *report = how;
+  return simulated;
 }
 
 ConfirmReport Recommender::confirm(std::vector<Recommendation>& recommendations) {
@@ -156,27 +262,14 @@ ConfirmReport Recommender::confirm(std::vector<Recommendation>& recommendations)
   for (std::size_t k = 0; k < recommendations.size(); ++k) {
     Recommendation& r = recommendations[k];
     const Evidence& e = simulated[k];
-    const bool listed = std::any_of(r.evidence.begin(), r.evidence.end(),
-                                    [&](const Evidence& x) { return x.run_id != 0 && x.run_id == e.run_id; });
-    if (!listed) r.evidence.push_back(e);
-    if (e.fresh) {
-      CrossCheck check;
-      check.run_id = e.run_id;
-      check.analytic_run_id = r.evidence.front().run_id;
-      check.paradigm = e.paradigm;
-      check.features = s.store.features(r.names, r.values);
-      check.analytic_ns = r.time_ns;
-      check.other_ns = e.time_ns;
-      check.case_key = analytic_key(s.problem, r.names, r.values).canonical_text();
-      s.store.add_cross_check(std::move(check));
-    }
+    add_simulation(s.store, s.problem, r, e);
     Confirmation c;
     c.values = r.values;
     c.analytic_ns = r.time_ns;
     c.simulated_ns = e.time_ns;
-    c.difference = e.time_ns > 0 ? (r.time_ns - e.time_ns) / e.time_ns : 0;
+    c.difference_pct = core::difference_pct(e.time_ns, r.time_ns).value_or(0.0);
     c.simulation = e;
-    report.max_abs_difference = std::max(report.max_abs_difference, std::fabs(c.difference));
+    report.max_abs_difference_pct = std::max(report.max_abs_difference_pct, std::fabs(c.difference_pct));
     if (!report.items.empty() && e.time_ns < report.items.back().simulated_ns) report.same_order = false;
     report.items.push_back(c);
   }

@@ -139,11 +139,15 @@ TEST(Confidence, Formula) {
   same.analytic_ns = 100;
   same.other_ns = 100;
   EXPECT_EQ(confidence(here, {same}).value, 1.0);
-  same.analytic_ns = 105;  // 5% apart: half the agreement
+  same.other_ns = 105;  // 5% of the analytic time apart: half the agreement
   Confidence c = confidence(here, {same});
   EXPECT_DOUBLE_EQ(c.value, 0.75);
   EXPECT_EQ(*c.nearest_run, 7);
   EXPECT_DOUBLE_EQ(c.disagreement, 0.05);
+  // The analytic time is the reference (core::difference_pct): 100 against 105 is 100/105 - 1.
+  same.other_ns = 100;
+  same.analytic_ns = 105;
+  EXPECT_DOUBLE_EQ(confidence(here, {same}).disagreement, 5.0 / 105);
   same.analytic_ns = 120;  // beyond the tolerance: no support
   EXPECT_EQ(confidence(here, {same}).value, 0.5);
   // mk 10 -> 12, all else equal: D = log2(1 + 12) - log2(1 + 10).

@@ -192,7 +192,10 @@ MeasuredProcessor::Measurement MeasuredProcessor::measure_together(const TaskReq
                            ": " + problem);
     all.insert(all.end(), samples[static_cast<std::size_t>(k)].begin(), samples[static_cast<std::size_t>(k)].end());
   }
+  // Each sample is already a mean over a batch (the program's own); their
+  // median is the task's time, which a disturbed run among several cannot move.
   Measurement m = from_samples(std::move(all), 1);
+  m.mean_ns = m.median_ns;
   m.concurrent = n;
   return m;
 }

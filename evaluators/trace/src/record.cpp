@@ -81,6 +81,7 @@ RecordResult record(const RecordOptions& o) {
   // processes), SIGKILL two seconds later.
   base::ChildOptions child;
   child.argv = r.command;
+  child.working_directory = o.working_directory;
   child.timeout_seconds = o.timeout_seconds;
   child.kill_grace_seconds = 2;
   child.reset_signals = false;

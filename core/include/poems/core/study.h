@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "poems/base/value.h"
+#include "poems/core/difference.h"
 #include "poems/core/session.h"
 #include "poems/psl/ast.h"
 
@@ -33,20 +34,26 @@ struct StudyCell {
   std::string error;        // the evaluation failed (or, when skipped, why it was not run)
   bool skipped = false;     // not evaluated by choice (a measurement that does not fit this machine)
   std::string store_error;  // evaluated, but not stored
+  std::string method;       // the evaluator's method (Outcome::method: analytic[LogGP]'s closed-form or critical-path)
   // Filled by finish_study_table.
   std::optional<double> speedup, efficiency;
   nlohmann::json extra = nlohmann::json::object();  // the evaluator's extra result fields
   bool ok() const { return error.empty(); }
 };
 
-// A binding's cells; its differences (percent of the first paradigm's time)
-// are finish_study_table's.
+// A binding's cells; its differences (core::difference_pct of each later
+// paradigm's time against the first's) and disagreements are
+// finish_study_table's.
 struct StudyRow {
   StudyBinding binding;
   std::uint32_t processes = 0;
   std::map<std::string, StudyCell> cells;         // by paradigm
   std::optional<double> difference_pct;           // second paradigm vs the first
   std::map<std::string, double> differences_pct;  // every later paradigm vs the first
+  // The later paradigms whose difference exceeds the table's threshold, each
+  // with its known cause ("" = none known; core::disagreement_cause).
+  std::map<std::string, std::string> disagreements;
+  bool disagrees() const { return !disagreements.empty(); }
 };
 
 struct StudyTable {
@@ -57,6 +64,11 @@ struct StudyTable {
   std::vector<StudyRow> rows;
   std::size_t failures = 0;        // skipped cells are not failures
   std::size_t store_failures = 0;  // cells evaluated but not stored
+  // A row disagrees where a later paradigm differs from the first by more
+  // than this (percent; --disagree).
+  double disagree_pct = kDisagreePct;
+  bool nonblocking = false;  // the model has isend/irecv (a known cause of disagreement)
+  std::size_t disagreeing_rows() const;
 };
 
 struct StudyPlan {
@@ -106,8 +118,9 @@ void add_cell(StudyTable& table, StudyRow& row, const std::string& paradigm, con
 
 // The derived columns of a table whose cells are all in: each paradigm's
 // speedup and efficiency relative to the row with the fewest processes
-// among the rows of its group (study_group), and every later paradigm's
-// difference from the first. Call it once, after the last cell: with two
+// among the rows of its group (study_group), every later paradigm's
+// difference from the first (core::difference_pct, the first as the
+// reference) and the disagreements beyond disagree_pct. Call it once, after the last cell: with two
 // or more paradigms, a row missing a paradigm's cell gets an empty one.
 void finish_study_table(StudyTable& table);
 // The group of a row: the rows that agree on every varied name outside the

@@ -38,4 +38,11 @@ struct RecordedTrace {
 // archive or one that cannot be read back.
 RecordedTrace record_trace(const trace::RecordOptions& options);
 
+struct SystemRequest;
+// Records the program a PSL model attaches (`program { }`, docs/psl.md) for
+// the request's binding (the study's and --set's values): its mpicc build,
+// its arguments and process count; `options` gives the rest (output, ...).
+// UsageError/InputError when the model has no program for mpirun.
+RecordedTrace record_model_program(const SystemRequest& request, trace::RecordOptions options);
+
 }  // namespace poems::core

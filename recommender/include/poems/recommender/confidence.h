@@ -3,7 +3,8 @@
 // paradigms evaluated, discounted by the distance to that case.
 //
 //   confidence = 0.5 + 0.5 * A * exp(-D / kDistanceScale)
-//   A = max(0, 1 - e / kAgreementTolerance),  e = |t_analytic - t_other| / t_other
+//   A = max(0, 1 - e / kAgreementTolerance),  e = |t_other - t_analytic| / t_analytic
+//   (|core::difference_pct(t_other, t_analytic)| / 100)
 //   D = Euclidean distance of the case features (the problem class's, or
 //       log2(1 + x) of every parameter and the machine)
 //

@@ -24,6 +24,8 @@ struct Question {
   double knee_fraction = 0.10;
   std::size_t top = 5;
   bool confirm = false, explain = false;
+  // --by: analytic[LogGP] (default), simulation[MPI-Sim] or both (recommender.h, Ranking).
+  std::string by = kAnalytic;
   // Evaluations at once (forked workers) filling the gaps and confirming; 1: one after another.
   std::size_t jobs = 1;
 };
@@ -36,6 +38,7 @@ struct Answer {
   QueryStats stats;
   std::vector<Recommendation> recommendations;
   std::optional<ConfirmReport> confirm;
+  SimulatedRanking ranking;  // by: Analytic unless --by asked for the simulator
   std::optional<OperatingPoint> operating_point;
   bool explained = false;  // --explain
   RuleSpace rule_space;

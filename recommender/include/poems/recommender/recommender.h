@@ -36,9 +36,10 @@ struct Evidence {
 };
 
 struct Recommendation {
-  std::vector<std::string> names;  // the chosen parameters
-  std::vector<double> values;      // their values
-  double time_ns = 0;              // the analytic prediction, by which candidates are ranked
+  std::vector<std::string> names;      // the chosen parameters
+  std::vector<double> values;          // their values
+  double time_ns = 0;                  // the analytic prediction (by which candidates are ranked by default)
+  std::optional<double> simulated_ns;  // ranked by the simulator or by both (Ranking): the simulated time
   std::vector<Evidence> evidence;
   Confidence confidence;
   double value(const std::string& name) const;  // NaN when not chosen
@@ -57,13 +58,44 @@ struct QueryStats {
 struct Confirmation {
   std::vector<double> values;
   double analytic_ns = 0, simulated_ns = 0;
-  double difference = 0;  // (analytic - simulated) / simulated
+  // core::difference_pct(simulated, analytic): percent of the analytic time,
+  // as a study comparing analytic[LogGP] then simulation[MPI-Sim] gives it
+  // (0 when the analytic time is 0).
+  double difference_pct = 0;
   Evidence simulation;
 };
 struct ConfirmReport {
   std::vector<Confirmation> items;
-  double max_abs_difference = 0;
+  double max_abs_difference_pct = 0;
   bool same_order = true;  // the simulator ranks the confirmed candidates as the analytic evaluator does
+};
+
+// --by: what candidates are ranked by.
+enum class Ranking {
+  Analytic,    // analytic[LogGP] (the default)
+  Simulation,  // simulation[MPI-Sim]
+  Both,        // the larger of the two times: as fast as both paradigms say
+};
+// "analytic[LogGP]", "simulation[MPI-Sim]" or "both"; throws QueryError otherwise.
+Ranking ranking_named(const std::string& name);
+std::string ranking_name(Ranking by);
+// At most this many candidates, or 4 x top if more, are simulated when
+// ranking by the simulator (docs/recommender.md, "--by").
+inline constexpr std::size_t kSimulatedCandidates = 16;
+// A candidate whose analytic time is above the top-th ranked time so far by
+// more than this fraction is not simulated: the critical path is a lower
+// bound of the simulated time, and a closed form is within this of it on its
+// validated models.
+inline constexpr double kRankingMargin = 0.02;
+// How a ranking by the simulator went.
+struct SimulatedRanking {
+  Ranking by = Ranking::Analytic;
+  std::size_t candidates = 0;  // ranked by the analytic evaluator first
+  std::size_t simulated = 0;   // of them, simulated (the analytic best first)
+  std::size_t limit = 0;       // the most that would have been simulated
+  // Every candidate not simulated has an analytic time above the top-th
+  // ranked time by more than kRankingMargin (or none is left): the limit did not cut the ranking short.
+  bool complete = false;
 };
 
 // --procs-range A..B: the best time per processor count and the knee.
@@ -113,6 +145,14 @@ class Recommender {
   // The `top` best candidates, fastest first (equal times: the problem
   // class's tie order, then the candidate order).
   std::vector<Recommendation> recommend(const CandidateSet& candidates, std::size_t top);
+  // The `top` best candidates by `by`: by the simulator (or both), the
+  // candidates are ranked by the analytic evaluator, then simulated in that
+  // order (stored simulations found, fresh ones stored) until the next
+  // one's analytic time is above the top-th ranked time by more than
+  // kRankingMargin, or max(kSimulatedCandidates, 4 x top) are; the simulated
+  // ones are ranked by `by` (ties: the analytic order). `report` tells how it went.
+  std::vector<Recommendation> recommend(const CandidateSet& candidates, std::size_t top, Ranking by,
+                                        SimulatedRanking* report = nullptr);
   // Simulates each recommendation (or finds its stored simulation), adds the
   // evidence and recomputes its confidence.
   ConfirmReport confirm(std::vector<Recommendation>& recommendations);

@@ -38,6 +38,8 @@ class MeasuredProcessor : public ProcessorModel {
   // on a node they share caches and memory bandwidth), else 1.
   static int concurrency(const TaskRequest& task);
 
+  // A timed kernel's samples are means over its own batches: the task's time
+  // is their median (over every copy and repetition).
   // strings["kernel"] names a registered kernel (native or timed); without
   // it, each task is timed by the kernel registered under its component's
   // name (a PSL `kernel { }`). Optional numbers:

@@ -20,6 +20,7 @@ struct RecordOptions {
   std::string library;                 // the interposition library; "" = interposition_library()
   double timeout_seconds = 0;          // 0: none; else the job is killed at the deadline
   bool cpu_time = false;               // record each thread's CPU time at every MPI call (a system call each)
+  std::string working_directory;       // where the job runs ("" = this process's)
 };
 
 struct RecordResult {
