@@ -100,6 +100,9 @@ void register_recommend(CLI::App& app, Context& ctx) {
   cmd->add_option("--vary", o->question.vary,
                   "A parameter to choose and its candidates: NAME=1,2,4 or NAME=1..30 (repeatable; default: the "
                   "model's registered question, or the --study's vary space)");
+  cmd->add_option("--where", o->system.where,
+                  "A constraint on the --vary candidates, checked as a study's `where`: e.g. \"px * py == 16\" "
+                  "(repeatable: all must hold)");
   add_procs_option(cmd, o->procs, "Processors: the candidates run on process layouts of this many");
   cmd->add_flag("--grid", o->question.all_layouts,
                 "Rank every process layout (processor grid) of --procs, not only the most square");

@@ -19,6 +19,7 @@ core::SystemRequest SystemOptions::request(bool study_bindings) const {
   r.model = model;
   r.study = study;
   r.sets = sets;
+  r.where = where;
   return r;
 }
 

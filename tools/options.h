@@ -38,6 +38,7 @@ namespace poems::cli {
 struct SystemOptions {
   std::string spec;
   std::vector<std::string> imports, sets;
+  std::vector<std::string> where;  // recommend's --where
   std::string model, study;
   // `study_bindings`: the command evaluates the study's bindings (run, measure, recommend).
   core::SystemRequest request(bool study_bindings = false) const;

@@ -269,6 +269,11 @@ void check_settings(System::State& s, const SystemRequest& request) {
     sets.push_back(split_setting(a));
     text += "  set " + sets.back().first + " = " + sets.back().second + ";\n";
   }
+  for (const std::string& w : request.where) {
+    if (w.find_first_of(";{}\n") != std::string::npos)
+      throw UsageError("--where", "'" + w + "' is not one expression (no ';', braces or line breaks)");
+    text += "  where " + w + ";\n";
+  }
   text += "}\n";
   psl::DiagnosticEngine& diags = s.frontend->mutable_diagnostics();
   const std::size_t before = diags.all().size();
@@ -281,14 +286,18 @@ void check_settings(System::State& s, const SystemRequest& request) {
     const psl::Diagnostic& d = diags.all()[i];
     if (d.severity != psl::Severity::Error || d.location.file != s.command_line) continue;
     const std::size_t k = d.location.line >= kFirstSettingLine ? d.location.line - kFirstSettingLine : 0;
-    const std::string what = k < sets.size() ? sets[k].first + "=" + sets[k].second : text;
-    problems += (problems.empty() ? "" : "\n") + std::string("--set ") + what + ": " + d.message;
+    const std::string what = k < sets.size()                          ? "--set " + sets[k].first + "=" + sets[k].second
+                             : k - sets.size() < request.where.size() ? "--where " + request.where[k - sets.size()]
+                                                                      : text;
+    problems += (problems.empty() ? "" : "\n") + what + ": " + d.message;
   }
   if (!problems.empty()) throw UsageError("", problems);
   const psl::StudyDecl* st = nullptr;
   for (const psl::Module& m : s.frontend->program().modules)
     if (m.file == s.command_line && !m.studies.empty()) st = &m.studies.front();
   if (!st) throw UsageError("--set", "the values could not be read");
+  for (const psl::ExprPtr& c : st->constraints)
+    if (c) s.settings.constraints.push_back(c.get());
   for (const psl::Binding& b : st->settings) {
     const std::string& name = b.name.name;
     if (s.study && request.study_bindings)
@@ -329,7 +338,7 @@ std::unique_ptr<System> make_system(std::shared_ptr<psl::Frontend> frontend, con
   const std::string& spec = request.files.empty() ? std::string("the specification") : request.files.front();
   if (!s.frontend->diagnostics().all().empty()) s.warnings = system->render_diagnostics(0);
   choose_model(s, request, spec);
-  if (!request.sets.empty()) check_settings(s, request);
+  if (!request.sets.empty() || !request.where.empty()) check_settings(s, request);
   if (s.study)
     for (const psl::Binding& b : s.study->settings)
       for (const psl::Binding& p : s.model->params)

@@ -1,11 +1,13 @@
 #include "poems/recommender/question.h"
 
+#include <map>
 #include <optional>
 #include <string_view>
 #include <utility>
 
 #include "poems/core/error.h"
 #include "poems/core/study.h"
+#include "poems/psl/value.h"
 #include "poems/taskgraph/dtg.h"
 
 namespace poems::recommender {
@@ -75,6 +77,49 @@ std::vector<Dimension> study_dimensions(const psl::StudyDecl& study) {
   return out;
 }
 
+namespace {
+
+// The candidates every constraint holds for (--where), as one dimension of
+// their names: the product of the --vary lines, filtered.
+Dimension constrained(const core::System& system, const CandidateSet& set, const std::vector<const psl::Expr*>& where) {
+  if (set.size() > kMaxCandidates)
+    throw core::UsageError("--vary", "the candidates number " + std::to_string(set.size()) + "; expected at most " +
+                                         std::to_string(kMaxCandidates) + " before --where");
+  Dimension kept;
+  kept.names = set.names();
+  const taskgraph::StaticTaskGraph& graph = *system.graph();
+  std::vector<double> candidate;
+  for (std::size_t i = 0; i < set.size(); ++i) {
+    set.at(i, candidate);
+    taskgraph::ParameterBinding binding = system.binding();
+    for (std::size_t k = 0; k < kept.names.size(); ++k) binding[kept.names[k]] = candidate[k];
+    std::vector<double> values;
+    try {
+      values = taskgraph::evaluate_model_values(graph, binding);
+    } catch (const std::exception&) {
+      continue;  // a candidate the model cannot take is no answer
+    }
+    std::map<std::string, base::Value, std::less<>> names;
+    for (std::uint32_t s = 0; s < graph.model_slot_count() && s < values.size(); ++s)
+      names[graph.slot_names[s]] = base::Value::of_number(values[s]);
+    bool holds = true;
+    for (const psl::Expr* c : where) {
+      const psl::EvalResult r = psl::evaluate(*c, [&](std::string_view n) -> const base::Value* {
+        auto it = names.find(n);
+        return it == names.end() ? nullptr : &it->second;
+      });
+      if (!r.value) throw core::UsageError("--where", psl::to_source(*c) + ": " + r.error);
+      holds = holds && r.value->kind == base::Value::Kind::Bool && r.value->boolean;
+    }
+    if (holds) kept.values.push_back(candidate);
+  }
+  if (kept.values.empty())
+    throw core::UsageError("--where", "keeps none of the " + std::to_string(set.size()) + " candidates of --vary");
+  return kept;
+}
+
+}  // namespace
+
 Answer answer(core::Session& session, const Question& q) {
   if (q.procs_range && q.procs)
     throw core::UsageError("--procs-range", "give either --procs or --procs-range, not both");
@@ -102,6 +147,14 @@ Answer answer(core::Session& session, const Question& q) {
       kept.values.push_back(std::move(values));
     }
     dims = {std::move(kept)};
+  }
+  const std::vector<const psl::Expr*>& where = system.settings().constraints;
+  if (!where.empty()) {
+    if (q.vary.empty())
+      throw core::UsageError("--where", system.study() ? "constrains --vary's candidates; a study's are constrained "
+                                                         "by its own `where`"
+                                                       : "constrains the candidates of --vary: give --vary");
+    dims = {constrained(system, CandidateSet(dims), where)};
   }
   std::set<std::string> fixed;
   for (const auto& [k, v] : system.binding()) fixed.insert(k);

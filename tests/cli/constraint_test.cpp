@@ -128,6 +128,44 @@ TEST_F(Constraint, RecommendOverAStudyRanksOnlyTheBindingsItsWhereKeeps) {
   for (const auto& rec : answer["recommendations"]) EXPECT_EQ(rec["px"].get<int>() * rec["py"].get<int>(), 16);
 }
 
+// `poems recommend --vary ... --where EXPR`: the product of the --vary lines
+// filtered as a study's `where` filters its varies; a constraint is checked
+// as one (names, a boolean), and one that keeps nothing is an error.
+TEST_F(Constraint, RecommendVaryWhereRanksOnlyTheCandidatesItKeeps) {
+  const std::string file = spec("");
+  const std::string base =
+      "recommend " + file + " --model Grid --machine Net --no-store --vary px=1..16 --vary py=1..16";
+  CommandResult r = poems_in_process(base + " --where \"px * py == 16\" --top 10 --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json answer = nlohmann::json::parse(r.out);
+  EXPECT_EQ(answer["candidates"], 5);
+  std::set<std::pair<int, int>> got;
+  for (const auto& rec : answer["recommendations"]) got.emplace(rec["px"], rec["py"]);
+  const std::set<std::pair<int, int>> want{{1, 16}, {2, 8}, {4, 4}, {8, 2}, {16, 1}};
+  EXPECT_EQ(got, want);
+  // Two constraints: both hold.
+  CommandResult two = poems_in_process(base + " --where \"px * py == 16\" --where \"px >= py\" --top 10 --format json");
+  ASSERT_EQ(two.exit_code, 0) << two.err;
+  EXPECT_EQ(nlohmann::json::parse(two.out)["candidates"], 3);
+
+  CommandResult typo = poems_in_process(base + " --where \"px * pz == 16\"");
+  EXPECT_EQ(typo.exit_code, 2);
+  EXPECT_NE(typo.err.find("--where px * pz == 16: use of undefined name 'pz'; did you mean 'px'?"), std::string::npos)
+      << typo.err;
+  CommandResult number = poems_in_process(base + " --where \"px + 1\"");
+  EXPECT_EQ(number.exit_code, 2);
+  EXPECT_NE(number.err.find("--where px + 1: a study's 'where' constraint must be a boolean, not a number"),
+            std::string::npos)
+      << number.err;
+  CommandResult none = poems_in_process(base + " --where \"px > 99\"");
+  EXPECT_EQ(none.exit_code, 2);
+  EXPECT_NE(none.err.find("--where: keeps none of the 256 candidates of --vary"), std::string::npos) << none.err;
+  CommandResult bare =
+      poems_in_process("recommend " + file + " --model Grid --machine Net --procs 16 --where \"px > 1\"");
+  EXPECT_EQ(bare.exit_code, 2);
+  EXPECT_NE(bare.err.find("--where: constrains the candidates of --vary: give --vary"), std::string::npos) << bare.err;
+}
+
 // Two machines and no --machine: the machine of the model's only study is
 // used; with two studies, the error starts with the fix and lists them.
 const char* const kTwoNets = R"(component Slow in hardware[network] {

@@ -29,6 +29,7 @@ struct SystemRequest {
   std::string model;               // "" = the study's model, else the only one
   std::string study;               // "" = none: the system outside a study
   std::vector<std::string> sets;   // --set NAME=VALUE, as typed
+  std::vector<std::string> where;  // --where EXPR: constraints on the candidates of --vary (recommend)
   // The study's bindings are evaluated (run, measure, recommend): --set may
   // not bind what the study varies. Otherwise (simulate, analyze, ...) --set
   // picks one binding of the study.
@@ -40,6 +41,9 @@ struct Settings {
   std::map<std::string, base::Value> parameters;  // model parameters
   std::map<std::string, base::Value> overrides;   // Component.param
   std::map<std::string, base::Value> study;       // study attributes selectors read (compute, ...)
+  // --where constraints, checked as a study's `where` (boolean, names of
+  // the model's parameters and lets); owned by the system's program.
+  std::vector<const psl::Expr*> constraints;
   // The numeric model parameters, for instantiation.
   taskgraph::ParameterBinding binding() const;
 };
