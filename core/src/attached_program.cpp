@@ -53,7 +53,7 @@ double time_ns_of(const psl::AttachedCommand& block, const char* name, double fa
   const psl::Binding* b = block.find(name);
   if (!b || !b->value) return fallback;
   const std::optional<base::Value> v = constant(*b->value);
-  return v && v->kind == base::Value::Kind::Number ? v->number / 1000.0 : fallback;  // base unit: ps
+  return v && v->kind == base::Value::Kind::Number ? v->number : fallback;  // PSL times are in ns
 }
 
 // Numbers as a program expects them: integers without a decimal point.

@@ -259,3 +259,58 @@ TEST(AttachedProgram, TraceRecordsTheModelsProgram) {
   EXPECT_EQ(stray.exit_code, 2);
   EXPECT_NE(stray.err.find("--set: takes --spec"), std::string::npos) << stray.err;
 }
+
+// A program's `inputs` are copied into the directory each run starts in, so
+// a program that opens its deck by a relative name finds it, under mpirun
+// and on simulated ranks alike; the time it prints (here read from the deck)
+// is the result, in `time_unit`.
+TEST(AttachedProgram, InputsAreInTheRunsWorkingDirectory) {
+  const fs::path dir = temp_dir("inputs");
+  std::ofstream(dir / "reader.c") << R"(#include <mpi.h>
+#include <stdio.h>
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int rank;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  FILE* f = fopen(argv[1], "r");
+  double ms = -1;
+  if (!f || fscanf(f, "%lf", &ms) != 1) return 3;
+  if (rank == 0) printf("took %g ms\n", ms);
+  MPI_Finalize();
+  return 0;
+}
+)";
+  std::ofstream(dir / "deck.txt") << "12.5\n";
+  std::ofstream(dir / "reader.psl") << R"(model Reader {
+  param p = 2;
+  taskgraph g {
+    processes { [r] : 0 <= r < p };
+    barrier;
+  }
+  program {
+    sources = "reader.c";
+    inputs = ["deck.txt"];
+    args = ["deck.txt"];
+    ranks = p;
+    time = "took ([0-9.]+) ms";
+    time_unit = 1ms;
+  }
+}
+component Net in hardware[network] {
+  param L = 2us, o = 1us, g = 1us, G = 0.5ns/B, O = 0ns/B, S = 64KiB;
+  accepts { profile { evaluation = analytic[LogGP]; L = L; o = o; g = g; G = G; O = O; S = S; }
+            transaction message(bytes: bytes) -> time; protocol call_return; }
+}
+study read {
+  model Reader on Net;
+  compare measurement[mpirun], simulation[direct];
+}
+)";
+  const CommandResult r =
+      run_command("cd " + fs::temp_directory_path().string() + " && " + environment() + kPoems + " run " +
+                  (dir / "reader.psl").string() + " --study read --repetitions 1 --format json --no-store");
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  const nlohmann::json t = nlohmann::json::parse(r.out)["rows"][0]["times_ns"];
+  EXPECT_EQ(t["measurement[mpirun]"].get<double>(), 12.5e6) << r.out;
+  EXPECT_EQ(t["simulation[direct]"].get<double>(), 12.5e6) << r.out;
+}
