@@ -26,23 +26,9 @@ const fs::path kJacobi = fs::path(POEMS_SOURCE_DIR) / "examples/jacobi";
 // A small grid: every paradigm in a few seconds.
 const std::string kSmall = " --set nx=256 --set ny=256 --set iterations=40";
 
-fs::path temp_dir(const std::string& name) {
-  const fs::path p = fs::temp_directory_path() / ("poems_attached_" + name + "_" + std::to_string(::getpid()));
-  fs::remove_all(p);
-  fs::create_directories(p);
-  return p;
-}
-
-// Open MPI under AddressSanitizer: see tests/sweep3d/mpi_run.h.
-std::string environment() {
-  const char* asan = std::getenv("ASAN_OPTIONS");
-  return std::string("ASAN_OPTIONS='") + (asan && *asan ? std::string(asan) + ":" : "") +
-         "fast_unwind_on_malloc=0' LSAN_OPTIONS='suppressions=" + POEMS_LSAN_SUPPRESSIONS + ":print_suppressions=0' ";
-}
-
 // jacobi.psl with `from` replaced by `to` (the test's own variant), beside jacobi.c.
 fs::path variant(const std::string& name, const std::string& from, const std::string& to) {
-  const fs::path dir = temp_dir(name);
+  const fs::path dir = fresh_temp_dir("attached_" + name);
   fs::copy_file(kJacobi / "jacobi.c", dir / "jacobi.c");
   std::string text = read_text(kJacobi / "jacobi.psl");
   const std::size_t at = text.find(from);
@@ -113,10 +99,10 @@ TEST(AttachedProgram, AMissingSourceIsALocatedError) {
 // two agree closely (they differ by the program's own halo packing, which
 // the model leaves out, and the measured rate's run-to-run spread).
 TEST(AttachedProgram, EveryParadigmEvaluatesTheUsersProgram) {
-  const fs::path dir = temp_dir("study");
+  const fs::path dir = fresh_temp_dir("attached_study");
   const CommandResult r =
-      run_command(environment() + kPoems + " run " + (kJacobi / "jacobi.psl").string() + " --study validation" +
-                  kSmall + " --repetitions 1 --format json --db " + (dir / "kb.db").string());
+      run_command(sanitizer_environment() + kPoems + " run " + (kJacobi / "jacobi.psl").string() +
+                  " --study validation" + kSmall + " --repetitions 1 --format json --db " + (dir / "kb.db").string());
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
   const nlohmann::json rows = nlohmann::json::parse(r.out)["rows"];
   ASSERT_EQ(rows.size(), 3u);
@@ -145,7 +131,7 @@ TEST(AttachedProgram, PredictionsAgreeWithTheRealRunOnAQuietHost) {
   if (load_average() > 1.5) GTEST_SKIP() << "load average " << load_average() << " > 1.5: not a quiet host";
   std::string attempts;
   for (int attempt = 1; attempt <= 3; ++attempt) {
-    const CommandResult r = run_command(environment() + kPoems + " run " + (kJacobi / "jacobi.psl").string() +
+    const CommandResult r = run_command(sanitizer_environment() + kPoems + " run " + (kJacobi / "jacobi.psl").string() +
                                         " --study validation --repetitions 3 --format json --no-store");
     ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
     bool within = true;
@@ -169,10 +155,11 @@ TEST(AttachedProgram, PredictionsAgreeWithTheRealRunOnAQuietHost) {
 // the study's tasks (blocks of 1024 x 1024, 512 x 1024 and 1024 x 512 cells)
 // writes a machine whose Wg is the time of one cell.
 TEST(AttachedProgram, CalibrateFitsTheKernelOfTheStudysTasks) {
-  const fs::path dir = temp_dir("calibrate");
-  const CommandResult r = run_command(environment() + kPoems + " calibrate " + (kJacobi / "jacobi.psl").string() +
-                                      " --study validation --quick --format json --psl " +
-                                      (dir / "local.psl").string() + " --db " + (dir / "kb.db").string());
+  const fs::path dir = fresh_temp_dir("attached_calibrate");
+  const CommandResult r =
+      run_command(sanitizer_environment() + kPoems + " calibrate " + (kJacobi / "jacobi.psl").string() +
+                  " --study validation --quick --format json --psl " + (dir / "local.psl").string() + " --db " +
+                  (dir / "kb.db").string());
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
   const nlohmann::json j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["kernel"], "Stencil") << r.out;
@@ -188,7 +175,7 @@ TEST(AttachedProgram, CalibrateFitsTheKernelOfTheStudysTasks) {
 // ranks: `poems check` says so at the study's compare entry, and a cell that
 // runs anyway says what is missing while the others are evaluated.
 TEST(AttachedProgram, DirectExecutionNeedsADirectBuild) {
-  const fs::path dir = temp_dir("executable");
+  const fs::path dir = fresh_temp_dir("attached_executable");
   ASSERT_EQ(run_command("mpicc -O2 -o " + (dir / "jacobi").string() + " " + (kJacobi / "jacobi.c").string()).exit_code,
             0);
   std::string text = read_text(kJacobi / "jacobi.psl");
@@ -202,9 +189,10 @@ TEST(AttachedProgram, DirectExecutionNeedsADirectBuild) {
                            "but its program gives no 'sources' or 'direct_executable' (built with poems-mpicc)"),
             std::string::npos)
       << check.err;
-  const CommandResult r = run_command(environment() + kPoems + " run " + psl + " --study validation" + kSmall +
-                                      " --paradigm simulation[direct] --paradigm analytic[LogGP] "
-                                      "--format json --no-store");
+  const CommandResult r =
+      run_command(sanitizer_environment() + kPoems + " run " + psl + " --study validation" + kSmall +
+                  " --paradigm simulation[direct] --paradigm analytic[LogGP] "
+                  "--format json --no-store");
   EXPECT_EQ(r.exit_code, 3) << r.err << r.out;  // an evaluation failed
   const nlohmann::json rows = nlohmann::json::parse(r.out)["rows"];
   ASSERT_FALSE(rows.empty()) << r.out;
@@ -236,9 +224,9 @@ TEST(AttachedProgram, TimesAreEveryMatchOfThePattern) {
 // grid each of 5 iterations sends one halo row each way (8 x (64 + 2) bytes),
 // and the replay of the archive is then a model like any other.
 TEST(AttachedProgram, TraceRecordsTheModelsProgram) {
-  const fs::path dir = temp_dir("trace");
+  const fs::path dir = fresh_temp_dir("attached_trace");
   const CommandResult r =
-      run_command(environment() + kPoems + " trace --spec " + (kJacobi / "jacobi.psl").string() +
+      run_command(sanitizer_environment() + kPoems + " trace --spec " + (kJacobi / "jacobi.psl").string() +
                   " --set px=2 --set nx=64 --set ny=64 --set iterations=5 -o " + (dir / "run").string());
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
   EXPECT_NE(r.err.find("poems trace: 2 processes recorded in " + (dir / "run" / "traces.otf2").string()),
@@ -265,7 +253,7 @@ TEST(AttachedProgram, TraceRecordsTheModelsProgram) {
 // and on simulated ranks alike; the time it prints (here read from the deck)
 // is the result, in `time_unit`.
 TEST(AttachedProgram, InputsAreInTheRunsWorkingDirectory) {
-  const fs::path dir = temp_dir("inputs");
+  const fs::path dir = fresh_temp_dir("attached_inputs");
   std::ofstream(dir / "reader.c") << R"(#include <mpi.h>
 #include <stdio.h>
 int main(int argc, char** argv) {
@@ -307,7 +295,7 @@ study read {
 }
 )";
   const CommandResult r =
-      run_command("cd " + fs::temp_directory_path().string() + " && " + environment() + kPoems + " run " +
+      run_command("cd " + fs::temp_directory_path().string() + " && " + sanitizer_environment() + kPoems + " run " +
                   (dir / "reader.psl").string() + " --study read --repetitions 1 --format json --no-store");
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
   const nlohmann::json t = nlohmann::json::parse(r.out)["rows"][0]["times_ns"];

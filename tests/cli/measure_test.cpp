@@ -19,26 +19,13 @@ const std::string kSweep3D = std::string(POEMS_SOURCE_DIR) + "/examples/sweep3d/
 // 8^3 cells, mk = 4 (kb = 2), mmi = 3 (mmo = 2), 2 iterations.
 const std::string kTiny = " --set it_g=8 --set jt_g=8 --set kt=8 --set mk=4 --set mmi=3 --set iterations=2";
 
-fs::path temp_dir(const std::string& name) {
-  const fs::path p = fs::temp_directory_path() / ("poems_" + name + "_" + std::to_string(::getpid()));
-  fs::remove_all(p);
-  fs::create_directories(p);
-  return p;
-}
-
-// Open MPI under AddressSanitizer: see tests/sweep3d/mpi_run.h.
-std::string environment() {
-  const char* asan = std::getenv("ASAN_OPTIONS");
-  return std::string("ASAN_OPTIONS='") + (asan && *asan ? std::string(asan) + ":" : "") +
-         "fast_unwind_on_malloc=0' LSAN_OPTIONS='suppressions=" + POEMS_LSAN_SUPPRESSIONS + ":print_suppressions=0' ";
-}
-
 }  // namespace
 
 TEST(MeasureCommand, OneBindingMeasuredBesideTheAnalyticPrediction) {
-  const fs::path dir = temp_dir("measure_one");
+  const fs::path dir = fresh_temp_dir("measure_one");
   const std::string db = " --db " + (dir / "kb.db").string();
-  const std::string command = environment() + kPoems + " measure " + kSweep3D + " --set npe_i=2 --set npe_j=1" + kTiny +
+  const std::string command = sanitizer_environment() + kPoems + " measure " + kSweep3D +
+                              " --set npe_i=2 --set npe_j=1" + kTiny +
                               " --compare analytic --machine Odin --repetitions 1 --format json" + db;
   CommandResult r = run_command(command);
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
@@ -82,7 +69,7 @@ TEST(MeasureCommand, BindingsThatDoNotFitAreSkippedNotRun) {
 }
 
 TEST(MeasureCommand, StudyMeasuresWhatFitsAndComparesTheRest) {
-  const fs::path dir = temp_dir("measure_study");
+  const fs::path dir = fresh_temp_dir("measure_study");
   const fs::path spec = dir / "tiny.psl";
   std::ofstream(spec) << "import \"" << kSweep3D << "\";\n"
                       << "study tiny {\n  model Sweep3D on Odin;\n"
@@ -90,7 +77,7 @@ TEST(MeasureCommand, StudyMeasuresWhatFitsAndComparesTheRest) {
                       << "  vary (npe_i, npe_j) in [(1, 1), (1, 2), (4, 4)];\n"
                       << "  compare analytic[LogGP], simulation[MPI-Sim];\n}\n";
   CommandResult r =
-      run_command(environment() + kPoems + " measure " + spec.string() +
+      run_command(sanitizer_environment() + kPoems + " measure " + spec.string() +
                   " --study tiny --max-ranks 2 --repetitions 1 --format json --db " + (dir / "kb.db").string());
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
   EXPECT_NE(r.err.find("measuring 2 of 3 bindings; 1 do not fit this machine"), std::string::npos) << r.err;
@@ -105,11 +92,11 @@ TEST(MeasureCommand, StudyMeasuresWhatFitsAndComparesTheRest) {
 }
 
 TEST(CalibrateCommand, WritesAMachineThatStudiesRunOn) {
-  const fs::path dir = temp_dir("calibrate");
+  const fs::path dir = fresh_temp_dir("calibrate");
   const std::string db = " --db " + (dir / "kb.db").string();
   const fs::path psl = dir / "lab.psl";
-  CommandResult r = run_command(environment() + kPoems + " calibrate --quick --np 2 --name lab --psl " + psl.string() +
-                                " --shape 8,8,4,3,8 --format json" + db);
+  CommandResult r = run_command(sanitizer_environment() + kPoems + " calibrate --quick --np 2 --name lab --psl " +
+                                psl.string() + " --shape 8,8,4,3,8 --format json" + db);
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
   nlohmann::json j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["machine"], "lab");

@@ -33,14 +33,6 @@ std::string temp_path(const std::string& name) {
   return p.string();
 }
 
-// Under AddressSanitizer, Open MPI's own unfreed allocations are suppressed
-// (library names only; see tests/sweep3d/lsan_openmpi.supp).
-std::string sanitizer_environment() {
-  const char* asan = std::getenv("ASAN_OPTIONS");
-  return std::string("ASAN_OPTIONS='") + (asan && *asan ? std::string(asan) + ":" : "") +
-         "fast_unwind_on_malloc=0' LSAN_OPTIONS='suppressions=" + POEMS_LSAN_SUPPRESSIONS + ":print_suppressions=0' ";
-}
-
 std::string mpirun(int ranks) {
   return sanitizer_environment() + "mpirun " + (::geteuid() == 0 ? "--allow-run-as-root " : "") +
          "--oversubscribe --bind-to none -np " + std::to_string(ranks) + " " + kPoems + " ";

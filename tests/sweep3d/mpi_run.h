@@ -25,17 +25,6 @@ inline std::string mpirun_prefix(int ranks) {
          std::to_string(ranks) + " ";
 }
 
-// Under AddressSanitizer, the leaks Open MPI leaves at exit are suppressed by
-// tests/sweep3d/lsan_openmpi.supp (library names only), and they are only
-// recognizable with full allocation stacks: its MCA components are unloaded
-// before LeakSanitizer looks, and the fast unwinder stops in its
-// frame-pointer-less code. Harmless for a normal build.
-inline std::string sanitizer_environment() {
-  const char* asan = std::getenv("ASAN_OPTIONS");
-  return std::string("ASAN_OPTIONS='") + (asan && *asan ? std::string(asan) + ":" : "") +
-         "fast_unwind_on_malloc=0' LSAN_OPTIONS='suppressions=" + POEMS_LSAN_SUPPRESSIONS + ":print_suppressions=0' ";
-}
-
 inline std::filesystem::path write_deck(const std::string& name, const std::string& text) {
   const std::filesystem::path dir =
       std::filesystem::temp_directory_path() / ("poems_sweep3d_" + std::to_string(::getpid()));
