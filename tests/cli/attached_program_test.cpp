@@ -251,7 +251,7 @@ TEST(AttachedProgram, TraceRecordsTheModelsProgram) {
 // A program's `inputs` are copied into the directory each run starts in, so
 // a program that opens its deck by a relative name finds it, under mpirun
 // and on simulated ranks alike; the time it prints (here read from the deck)
-// is the result, in `time_unit`.
+// is the result, in `time_unit`. Runs are stored under the sources' identity.
 TEST(AttachedProgram, InputsAreInTheRunsWorkingDirectory) {
   const fs::path dir = fresh_temp_dir("attached_inputs");
   std::ofstream(dir / "reader.c") << R"(#include <mpi.h>
@@ -294,11 +294,27 @@ study read {
   compare measurement[mpirun], simulation[direct];
 }
 )";
-  const CommandResult r =
-      run_command("cd " + fs::temp_directory_path().string() + " && " + sanitizer_environment() + kPoems + " run " +
-                  (dir / "reader.psl").string() + " --study read --repetitions 1 --format json --no-store");
+  const std::string command = "cd " + fs::temp_directory_path().string() + " && " + sanitizer_environment() + kPoems +
+                              " run " + (dir / "reader.psl").string() +
+                              " --study read --repetitions 1 --format json --db " + (dir / "kb.db").string();
+  auto stored = [&](const std::string& out, const char* paradigm) {
+    return nlohmann::json::parse(out)["rows"][0]["breakdown"][paradigm]["stored"].get<bool>();
+  };
+  const CommandResult r = run_command(command);
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
   const nlohmann::json t = nlohmann::json::parse(r.out)["rows"][0]["times_ns"];
   EXPECT_EQ(t["measurement[mpirun]"].get<double>(), 12.5e6) << r.out;
   EXPECT_EQ(t["simulation[direct]"].get<double>(), 12.5e6) << r.out;
+  EXPECT_FALSE(stored(r.out, "simulation[direct]"));
+  // Stored under the sources' identity: the same code is not run again,
+  // edited code is, by both paradigms that run it.
+  const CommandResult again = run_command(command);
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_TRUE(stored(again.out, "simulation[direct]")) << again.out;
+  EXPECT_TRUE(stored(again.out, "measurement[mpirun]")) << again.out;
+  std::ofstream(dir / "reader.c", std::ios::app) << "/* edited */\n";
+  const CommandResult edited = run_command(command);
+  ASSERT_EQ(edited.exit_code, 0) << edited.err;
+  EXPECT_FALSE(stored(edited.out, "simulation[direct]")) << edited.out;
+  EXPECT_FALSE(stored(edited.out, "measurement[mpirun]")) << edited.out;
 }
