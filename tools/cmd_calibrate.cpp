@@ -50,8 +50,23 @@ void print_text(const core::Calibration& cal, const std::string& psl, std::ostre
                   w.busy_wg_ns, w.concurrent);
     out << line;
   }
+  const processor::WorkingSetCurve& h = cal.hierarchy;
+  if (!h.bytes.empty()) {
+    out << "\nprocessor[hierarchy]: " << cal.caches << "\n";
+    std::snprintf(line, sizeof line, "%-6s %-22s %14s %12s %16s\n", "level", "task", "working_set_B", "Wg_ns",
+                  "Wg_ns_at_once");
+    out << line;
+    for (std::size_t i = 0; i < h.bytes.size(); ++i) {
+      std::snprintf(line, sizeof line, "%-6s %-22s %14.0f %12.3f %12.3f (%d)\n", cal.hierarchy_levels[i].c_str(),
+                    cal.hierarchy_tasks[i].c_str(), h.bytes[i], h.wg_ns[i],
+                    i < h.busy_wg_ns.size() ? h.busy_wg_ns[i] : h.wg_ns[i], h.busy_wg_ns.empty() ? 1 : h.cores);
+      out << line;
+    }
+  }
+  if (!cal.hierarchy_note.empty()) out << "note: " << cal.hierarchy_note << '\n';
   for (const std::string& n : c.notes) out << "note: " << n << '\n';
-  out << "\nwrote " << psl << " (components " << cal.name << ", " << cal.name << "_cpu)\n";
+  out << "\nwrote " << psl << " (components " << cal.name << ", " << cal.name << "_cpu"
+      << (h.bytes.empty() ? "" : ", " + cal.name + "_hierarchy") << ")\n";
 }
 
 void run_calibrate(CalibrateOptions& o, Context& ctx) {
@@ -91,8 +106,9 @@ void run_calibrate(CalibrateOptions& o, Context& ctx) {
 
 void register_calibrate(CLI::App& app, Context& ctx) {
   auto o = std::make_shared<CalibrateOptions>();
-  CLI::App* cmd = app.add_subcommand(
-      "calibrate", "Measure the local MPI's LogGOPS parameters and a kernel's Wg; store a machine and its PSL file");
+  CLI::App* cmd = app.add_subcommand("calibrate",
+                                     "Measure the local MPI's LogGOPS parameters, a kernel's Wg and its working-set "
+                                     "curve (processor[hierarchy]); store a machine and its PSL file");
   add_procs_option(cmd, o->procs, "MPI processes of the benchmark (ranks 0 and 1 measure); copies of a task at once",
                    {"--np"})
       ->capture_default_str();

@@ -12,6 +12,7 @@
 #include "poems/core/programs.h"
 #include "poems/core/session.h"
 #include "poems/core/study.h"
+#include "poems/measure/host_caches.h"
 #include "poems/measure/machine_file.h"
 #include "poems/measure/mpirun.h"
 #include "poems/processor/measured.h"
@@ -96,6 +97,47 @@ std::vector<TaskParameters> study_tasks(const CalibrationRequest& r, std::string
   if (tasks.empty())
     throw InputError("study " + r.study + " has no compute task a processor[measured] component times");
   return tasks;
+}
+
+// The processor[hierarchy] curve: the kernel timed with a working set half
+// of each cache level (it fits with room for the stack, the code and the
+// other arrays), and four times the last level (DRAM), alone and with every
+// core of the host running a copy of its own.
+void measure_hierarchy(const CalibrationKernel& kernel, processor::MeasuredProcessor& model, Calibration& out,
+                       const std::function<void(const std::string&)>& progress) {
+  std::vector<measure::CacheLevel> caches;
+  try {
+    caches = measure::host_caches();
+  } catch (const std::exception& e) {
+    out.hierarchy_note = std::string("no processor[hierarchy] curve: ") + e.what();
+    return;
+  }
+  out.caches = measure::describe(caches);
+  std::vector<std::pair<std::string, double>> targets;
+  for (const measure::CacheLevel& c : caches) targets.emplace_back(c.name(), c.bytes / 2);
+  targets.emplace_back("DRAM", caches.back().bytes * 4);
+  const int cores = std::max(1, measure::host_cores());
+  progress("the processor[hierarchy] curve of " + kernel.description + ": " + std::to_string(targets.size()) +
+           " working sets, alone and " + std::to_string(cores) + " at once (" + out.caches + ")");
+  processor::WorkingSetCurve curve;
+  curve.cores = cores;
+  for (const auto& [level, bytes] : targets) {
+    TaskParameters t = kernel.task_for_working_set(bytes);
+    const double ws = t.at("working_set"), work = t.at("work");
+    if (!curve.bytes.empty() && ws <= curve.bytes.back()) continue;  // a level too small to tell apart
+    processor::TaskRequest task;
+    task.component = kernel.component;
+    task.transaction = kernel.transaction;
+    task.params = t;
+    curve.bytes.push_back(ws);
+    curve.wg_ns.push_back(model.task_time_ns(task) / work);
+    task.params["procs"] = cores;
+    curve.busy_wg_ns.push_back(model.measurement(task).mean_ns / work);
+    out.hierarchy_levels.push_back(level);
+    out.hierarchy_tasks.push_back(kernel.task_text ? kernel.task_text(t) : default_text(t));
+  }
+  if (cores == 1) curve.busy_wg_ns.clear();
+  out.hierarchy = curve;
 }
 
 }  // namespace
@@ -207,6 +249,10 @@ Calibration calibrate(const CalibrationRequest& r, const std::function<void(cons
       out.tasks.push_back(w);
     }
     out.wg_ns = median(busy);  // the node's rate with its processes computing at once
+    if (kernel.task_for_working_set)
+      measure_hierarchy(kernel, model, out, progress);
+    else
+      out.hierarchy_note = "no processor[hierarchy] curve: kernel " + kernel.kernel + " cannot size its working set";
   } catch (const processor::ProcessorError& e) {
     throw EvaluationError(std::string("processor[measured] ") + kernel.kernel + ": " + e.what());
   } catch (const std::out_of_range&) {
@@ -241,6 +287,16 @@ Calibration calibrate(const CalibrationRequest& r, const std::function<void(cons
                                     fmt("%.4g", w.busy_wg_ns) + " ns with " + std::to_string(w.concurrent) +
                                     " at once");
   for (const std::string& n : c.notes) profile.comment_lines.push_back("note: " + n);
+  if (!out.hierarchy.bytes.empty()) {
+    profile.hierarchy = processor::curve_attributes(out.hierarchy);
+    profile.hierarchy_comment_lines = {
+        "processor[hierarchy]: Wg of " + kernel.description + " against the bytes a task touches (its",
+        "parameter working_set), alone (Wg_K) and with " + std::to_string(out.hierarchy.cores) +
+            " copies at once (Wg_busy_K); this host: " + out.caches + "."};
+    for (std::size_t i = 0; i < out.hierarchy.bytes.size(); ++i)
+      profile.hierarchy_comment_lines.push_back("point " + std::to_string(i + 1) + ": " + out.hierarchy_levels[i] +
+                                                ", task " + out.hierarchy_tasks[i]);
+  }
   out.psl = measure::machine_psl(profile);
   return out;
 }
@@ -309,6 +365,15 @@ void store_calibration(const Calibration& cal, const CalibrationRequest& r, cons
             "processor[measured] " + cal.kernel + ", " + std::to_string(w.concurrent) + " at once");
       }
       add("Wg", cal.wg_ns, "median over tasks, " + std::to_string(r.procs) + " processes computing at once");
+      const processor::WorkingSetCurve& h = cal.hierarchy;
+      for (std::size_t i = 0; i < h.bytes.size(); ++i) {
+        const std::string at = "[" + cal.hierarchy_levels[i] + " " + fmt("%.0f", h.bytes[i]) + "B]";
+        add("Wg" + at, h.wg_ns[i], "processor[hierarchy] " + cal.kernel + " " + cal.hierarchy_tasks[i] + ", alone");
+        if (i < h.busy_wg_ns.size())
+          add("Wg_busy" + at, h.busy_wg_ns[i],
+              "processor[hierarchy] " + cal.kernel + " " + cal.hierarchy_tasks[i] + ", " + std::to_string(h.cores) +
+                  " at once");
+      }
     });
   } catch (const std::exception& e) {
     throw StoreError("the calibration was not stored in " + store.path() + ": " + e.what());
@@ -339,6 +404,15 @@ nlohmann::json to_json(const Calibration& cal, const std::string& psl_path) {
     shapes.push_back(
         {{"shape", w.text}, {"Wg_ns", w.wg_ns}, {"concurrent", w.concurrent}, {"Wg_concurrent_ns", w.busy_wg_ns}});
   j["Wg_shapes"] = shapes;
+  nlohmann::json curve = nlohmann::json::array();
+  const processor::WorkingSetCurve& h = cal.hierarchy;
+  for (std::size_t i = 0; i < h.bytes.size(); ++i)
+    curve.push_back({{"level", cal.hierarchy_levels[i]},
+                     {"task", cal.hierarchy_tasks[i]},
+                     {"working_set_bytes", h.bytes[i]},
+                     {"Wg_ns", h.wg_ns[i]},
+                     {"Wg_busy_ns", i < h.busy_wg_ns.size() ? nlohmann::json(h.busy_wg_ns[i]) : nlohmann::json()}});
+  j["hierarchy"] = {{"caches", cal.caches}, {"cores", h.cores}, {"points", curve}, {"note", cal.hierarchy_note}};
   return j;
 }
 

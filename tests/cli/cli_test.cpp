@@ -24,7 +24,7 @@ std::string corpus(const std::string& name) { return std::string(POEMS_SOURCE_DI
 TEST(Cli, CheckSweep3DSucceeds) {
   CommandResult r = poems_run("check " + example("sweep3d.psl"));
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(r.out, "OK: 1 models, 12 components, 9 studies\n");
+  EXPECT_EQ(r.out, "OK: 1 models, 13 components, 9 studies\n");
   EXPECT_EQ(r.err, "");
 }
 
@@ -142,7 +142,7 @@ TEST(Cli, SimulateSpecErrors) {
   CommandResult machine = poems_run("simulate " + example("sweep3d.psl") + " --machine Odn");
   EXPECT_EQ(machine.exit_code, 2);
   EXPECT_NE(machine.err.find("--machine: no component named 'Odn' (hardware components: Odin, BigRed, Opteron, "
-                             "Opteron_measured); did you mean 'Odin'?"),
+                             "Opteron_hierarchy, Opteron_measured); did you mean 'Odin'?"),
             std::string::npos)
       << machine.err;
   CommandResult param = poems_run("simulate " + example("sweep3d.psl") + " --machine Odin --set nosuch=3");
@@ -184,10 +184,7 @@ TEST(Cli, SimulateStoresItsResultOnce) {
   // A different binding is a different run; --no-store stores nothing.
   poems_run(run + " --set npe_i=3");
   poems_run(run + " --set npe_i=4 --no-store");
-  EXPECT_EQ(
-      nlohmann::json::parse(poems_run("db runs --format json --db " + db.string()).out)
-          .size(),
-      2u);
+  EXPECT_EQ(nlohmann::json::parse(poems_run("db runs --format json --db " + db.string()).out).size(), 2u);
   fs::remove(db);
   fs::remove(db.string() + "-wal");
   fs::remove(db.string() + "-shm");

@@ -4,8 +4,10 @@
 // seconds in all.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 
 #include "run_command.h"
@@ -108,7 +110,7 @@ TEST(CalibrateCommand, WritesAMachineThatStudiesRunOn) {
 
   CommandResult check = run_command(kPoems + " check " + psl.string());
   EXPECT_EQ(check.exit_code, 0) << check.err;
-  EXPECT_EQ(check.out, "OK: 0 models, 2 components, 0 studies\n");
+  EXPECT_EQ(check.out, "OK: 0 models, 3 components, 0 studies\n");  // lab, lab_cpu, lab_hierarchy
 
   CommandResult machines =
       run_command(kPoems + " db query" + db +
@@ -131,6 +133,64 @@ TEST(CalibrateCommand, WritesAMachineThatStudiesRunOn) {
   EXPECT_EQ(on.exit_code, 1) << on.err;  // not measured (16 processes), but predicted
   nlohmann::json p = nlohmann::json::parse(on.out);
   EXPECT_GT(p["predicted_ns"].get<double>(), 0) << on.out;
+}
+
+// The processor[hierarchy] curve: one point per cache level of this host and
+// one in DRAM, in the PSL file and the knowledge base; a prediction on it is
+// the work times Wg read off the curve at the column's working set.
+TEST(CalibrateCommand, WritesTheWorkingSetCurveThatProcessorHierarchyReads) {
+  const fs::path dir = fresh_temp_dir("calibrate-hierarchy");
+  const std::string db = " --db " + (dir / "kb.db").string();
+  const fs::path psl = dir / "lab.psl";
+  CommandResult r = run_command(sanitizer_environment() + kPoems + " calibrate --quick --np 2 --name lab --psl " +
+                                psl.string() + " --shape 8,8,4,3,8 --format json" + db);
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  const nlohmann::json h = nlohmann::json::parse(r.out)["hierarchy"];
+  ASSERT_GE(h["points"].size(), 2u) << h;
+  EXPECT_EQ(h["points"].back()["level"], "DRAM");
+  EXPECT_EQ(h["points"][0]["level"], "L1");
+  EXPECT_NE(h["caches"].get<std::string>().find("L1 "), std::string::npos) << h;
+  double last = 0;
+  for (const nlohmann::json& point : h["points"]) {
+    EXPECT_GT(point["working_set_bytes"].get<double>(), last) << h;
+    last = point["working_set_bytes"].get<double>();
+    EXPECT_GT(point["Wg_ns"].get<double>(), 0);
+    EXPECT_GT(point["Wg_busy_ns"].get<double>(), 0);
+  }
+  CommandResult stored = run_command(kPoems + " db query" + db +
+                                     " \"SELECT count(*) AS n FROM calibrations WHERE parameter LIKE 'Wg[L1 %' OR "
+                                     "parameter LIKE 'Wg_busy[DRAM %'\" --format json");
+  EXPECT_EQ(nlohmann::json::parse(stored.out), nlohmann::json::parse(R"([{"n": 2}])")) << stored.out;
+
+  // The curve as written (6 significant digits), read back from the PSL file.
+  std::ifstream in(psl);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::vector<double> ws, wg;
+  for (std::size_t k = 1;; ++k) {
+    const std::string at = "param ws_" + std::to_string(k) + " = ";
+    const std::size_t p = text.find(at);
+    if (p == std::string::npos) break;
+    ws.push_back(std::stod(text.substr(p + at.size())));
+    const std::string g = "Wg_" + std::to_string(k) + " = ";
+    wg.push_back(std::stod(text.substr(text.find(g, p) + g.size())));
+  }
+  ASSERT_EQ(ws.size(), h["points"].size()) << text;
+
+  // One process, a 40^3 column: working set 8 B * (3 * 40^3 + 3 * (40*4 + 40*4 + 40*40)) = 1,582,080 B.
+  const double column = 8.0 * (3 * 64000 + 3 * (160 + 160 + 1600)), work = 64000.0 * 6 * 8 * 2;
+  double expected_wg = column <= ws.front() ? wg.front() : wg.back();
+  for (std::size_t k = 0; k + 1 < ws.size(); ++k)
+    if (column > ws[k] && column <= ws[k + 1])
+      expected_wg = wg[k] + (wg[k + 1] - wg[k]) * std::log2(column / ws[k]) / std::log2(ws[k + 1] / ws[k]);
+  CommandResult sim = run_command(kPoems + " simulate " + kSweep3D +
+                                  " --set npe_i=1 --set npe_j=1 --set it_g=40 --set jt_g=40 --set kt=40 --set mk=4"
+                                  " --set mmi=3 --set iterations=2 --set compute=processor[hierarchy] --machine lab"
+                                  " --processor lab_hierarchy --import " +
+                                  psl.string() + " --format json --no-store");
+  ASSERT_EQ(sim.exit_code, 0) << sim.err;
+  // The simulator's clock is in picoseconds: each of the 320 tasks (2 x 8 x 2 x 10) rounds.
+  EXPECT_NEAR(nlohmann::json::parse(sim.out)["finish_ns"].get<double>(), work * expected_wg, 320 * 0.001)
+      << "Wg " << expected_wg;
 }
 
 TEST(CalibrateCommand, BadOptionsAreUsageErrors) {

@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <fstream>
 
+#include "poems/measure/host_caches.h"
 #include "poems/measure/loggops_fit.h"
 #include "poems/measure/machine_file.h"
 #include "poems/measure/mpirun.h"
@@ -148,6 +150,52 @@ TEST(MachineFile, WritesPslLiteralsWithoutExponents) {
   EXPECT_NE(text.find("param Wg = 6.8ns;"), std::string::npos);
   m.name = "9lives";
   EXPECT_THROW(machine_psl(m), std::invalid_argument);
+}
+
+TEST(MachineFile, WritesTheHierarchyCurveOnePointPerLine) {
+  MachineProfile m;
+  m.name = "lab";
+  m.L = 1, m.o = 2, m.g = 3, m.G = 0.1, m.O = 0.1, m.S = 256, m.Wg = 6.8;
+  m.hierarchy = {{"ws_1", 24576}, {"Wg_1", 4.5},    {"Wg_busy_1", 4.6}, {"ws_2", 1048576.4},
+                 {"Wg_2", 7.25},  {"Wg_busy_2", 9}, {"cores", 2}};
+  m.hierarchy_comment_lines = {"the curve"};
+  const std::string text = machine_psl(m);
+  EXPECT_NE(text.find("// the curve\ncomponent lab_hierarchy in hardware[processor] {\n"
+                      "  param ws_1 = 24576B, Wg_1 = 4.5ns, Wg_busy_1 = 4.6ns;\n"
+                      "  param ws_2 = 1048576B, Wg_2 = 7.25ns, Wg_busy_2 = 9ns;\n"
+                      "  param cores = 2;\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("evaluation = processor[hierarchy];\n      ws_1 = ws_1; Wg_1 = Wg_1; Wg_busy_1 = Wg_busy_1;\n"),
+            std::string::npos)
+      << text;
+  m.hierarchy.clear();
+  EXPECT_EQ(machine_psl(m).find("_hierarchy"), std::string::npos);
+}
+
+TEST(HostCaches, InnermostFirstEachLargerAndNoMoreSharedThanTheHostHasCores) {
+  const std::vector<CacheLevel> levels = host_caches();
+  ASSERT_FALSE(levels.empty());
+  EXPECT_EQ(levels.front().depth, 1);
+  for (std::size_t i = 0; i < levels.size(); ++i) {
+    EXPECT_GT(levels[i].bytes, 0);
+    EXPECT_GE(levels[i].shared_by_cores, 1);
+    EXPECT_LE(levels[i].shared_by_cores, host_cores());
+    if (i > 0) {
+      EXPECT_EQ(levels[i].depth, levels[i - 1].depth + 1);
+      EXPECT_GT(levels[i].bytes, levels[i - 1].bytes);
+    }
+  }
+  // sysfs says the same as hwloc for the first core's L1 data cache.
+  std::ifstream size("/sys/devices/system/cpu/cpu0/cache/index0/size");
+  std::string text;
+  if (size >> text && text.back() == 'K') {
+    EXPECT_EQ(levels.front().bytes, std::stod(text) * 1024) << text;
+  }
+  CacheLevel l3{3, 32.0 * 1024 * 1024, 64, 16, 2};
+  EXPECT_EQ(describe({l3}), "L3 32 MiB (16-way, 64 B lines, shared by 2 cores)");
+  CacheLevel l1{1, 48 * 1024, 0, 0, 1};
+  EXPECT_EQ(describe({l1}), "L1 48 KiB (per core)");
 }
 
 TEST(Process, CollectsOutputAndExitStatus) {

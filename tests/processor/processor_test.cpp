@@ -59,7 +59,9 @@ TEST(ProcessorRegistry, UnknownEvaluatorListsTheKnownOnes) {
   const auto msg = error_of([] { processor::make_processor_model({"Opteron", "processor[gem5]", {}, {}}); });
   EXPECT_NE(msg.find("'Opteron'"), std::string::npos) << msg;
   EXPECT_NE(msg.find("unknown processor evaluator 'processor[gem5]'"), std::string::npos) << msg;
-  EXPECT_NE(msg.find("processor[external], processor[measured], processor[wg]"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("processor[external], processor[hierarchy], processor[measured], processor[wg]"),
+            std::string::npos)
+      << msg;
 }
 
 TEST(ProcessorRegistry, AModelIsOneRegistration) {

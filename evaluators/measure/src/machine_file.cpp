@@ -76,6 +76,31 @@ std::string machine_psl(const MachineProfile& m) {
     out += "    protocol call_return;\n";
     out += "  }\n}\n";
   }
+  if (!m.hierarchy.empty()) {
+    out += "\n";
+    for (const std::string& line : m.hierarchy_comment_lines) out += "// " + line + "\n";
+    out += "component " + m.name + "_hierarchy in hardware[processor] {\n";
+    // One line per point (a ws_K starts it) in the params and in the profile.
+    std::string params, profile;
+    for (const auto& [name, value] : m.hierarchy) {
+      const bool bytes = name.rfind("ws_", 0) == 0, time = name.rfind("Wg", 0) == 0;
+      const bool starts_line = bytes || !time;
+      params += (params.empty() ? "  param "
+                 : starts_line  ? ";\n  param "
+                                : ", ") +
+                name + " = " +
+                (bytes  ? number(std::round(value)) + "B"
+                 : time ? psl_time(value)
+                        : number(value));
+      profile += (starts_line ? "\n      " : " ") + name + " = " + name + ";";
+    }
+    out += params + ";\n";
+    out += "  accepts {\n";
+    out += "    profile {\n      node_type = \"cpu\"; evaluation = processor[hierarchy];" + profile + "\n    }\n";
+    out += "    transaction execute_code_block(work: real) -> time;\n";
+    out += "    protocol call_return;\n";
+    out += "  }\n}\n";
+  }
   return out;
 }
 

@@ -55,5 +55,6 @@ inline double checked_time(const ProcessorSpec& spec, const TaskRequest& task, d
 std::unique_ptr<ProcessorModel> make_wg(const ProcessorSpec& spec);
 std::unique_ptr<ProcessorModel> make_measured(const ProcessorSpec& spec);
 std::unique_ptr<ProcessorModel> make_external(const ProcessorSpec& spec);
+std::unique_ptr<ProcessorModel> make_hierarchy(const ProcessorSpec& spec);
 
 }  // namespace poems::processor::detail

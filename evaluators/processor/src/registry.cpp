@@ -16,6 +16,7 @@ base::Registry<ProcessorFactory>& model_registry() {
     r->add("processor[wg]", detail::make_wg);
     r->add("processor[measured]", detail::make_measured);
     r->add("processor[external]", detail::make_external);
+    r->add("processor[hierarchy]", detail::make_hierarchy);
     return r;
   }();
   return *registry;

@@ -18,6 +18,7 @@
 
 #include "poems/core/store.h"
 #include "poems/measure/loggops_fit.h"
+#include "poems/processor/hierarchy.h"
 
 namespace poems::core {
 
@@ -36,6 +37,9 @@ struct CalibrationKernel {
   std::function<std::string(const TaskParameters& task)> task_text;
   // The message sizes the task's runs send (to fit LogGOPS around), if known.
   std::function<std::vector<double>(const TaskParameters& task)> message_sizes;
+  // A task whose working set (its parameter `working_set`, bytes) is about
+  // `bytes`, for the processor[hierarchy] curve; unset: no curve.
+  std::function<TaskParameters(double bytes)> task_for_working_set;
 };
 
 void register_calibration_kernel(CalibrationKernel kernel);
@@ -67,9 +71,16 @@ struct Calibration {
   measure::LoggopsSamples samples;
   measure::LoggopsCalibration loggops;
   std::vector<TaskWg> tasks;
-  double wg_ns = 0;    // median over tasks of the rate with `procs` copies at once
-  std::string source;  // "poems calibrate --np 2 on HOST (...)"
-  std::string psl;     // the machine as PSL components (NAME, NAME_cpu)
+  double wg_ns = 0;  // median over tasks of the rate with `procs` copies at once
+  // The processor[hierarchy] curve: Wg of the kernel against its working set,
+  // one point in each cache level of this host (hwloc) and one in DRAM.
+  processor::WorkingSetCurve hierarchy;
+  std::vector<std::string> hierarchy_levels;  // where each point's working set falls: "L1", ..., "DRAM"
+  std::vector<std::string> hierarchy_tasks;   // each point's task, as the kernel writes it
+  std::string caches;                         // this host's caches, described; empty: no curve
+  std::string hierarchy_note;                 // why there is no curve, if there is none
+  std::string source;                         // "poems calibrate --np 2 on HOST (...)"
+  std::string psl;                            // the machine as PSL components (NAME, NAME_cpu)
 };
 
 // Measures; `progress` is told what is measured next. Throws UsageError for

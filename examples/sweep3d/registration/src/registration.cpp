@@ -1,5 +1,6 @@
 #include "poems/sweep3d/registration.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -238,6 +239,24 @@ core::TaskParameters block(double it, double jt, double mk, double angles, doubl
   return t;
 }
 
+// The bytes a process's sweep touches (KColumn): source, σt and flux of its
+// it × jt × kt cells, and the three inflow faces of a block; the same
+// expression as the `working_set` argument of the Sweep3D model's KBlock.
+double column_bytes(double it, double jt, double mk, double angles, double kt) {
+  return 8 * (3 * it * jt * kt + angles * (jt * mk + it * mk + it * jt));
+}
+
+// A cube of cells whose column is about `bytes`, in blocks of up to 10
+// planes and 3 angles (the validation decks' mk = 10, mmi = 3): the
+// processor[hierarchy] curve's tasks.
+core::TaskParameters block_for_working_set(double bytes) {
+  const double side = std::max(4.0, std::round(std::cbrt(bytes / 24)));
+  const double mk = std::min(10.0, side);
+  core::TaskParameters t = block(side, side, mk, 3, side);
+  t["working_set"] = column_bytes(side, side, mk, 3, side);
+  return t;
+}
+
 core::TaskParameters parse_shape(const std::string& text) {
   int it = 0, jt = 0, mk = 0, mmi = 0, kt = 0;
   char extra = 0;
@@ -276,6 +295,7 @@ void register_calibration_kernel() {
   k.task_syntax = "IT,JT,MK,MMI[,KT]";
   k.task_text = shape_text;
   k.message_sizes = shape_messages;
+  k.task_for_working_set = block_for_working_set;
   core::register_calibration_kernel(std::move(k));
 }
 

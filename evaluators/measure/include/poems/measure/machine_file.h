@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace poems::measure {
@@ -24,6 +25,10 @@ struct MachineProfile {
   std::uint32_t node_cores = 0;
   std::string wg_description = "time per unit of work on this host";  // its comment in the file
   std::vector<std::string> comment_lines;                             // provenance, written at the top
+  // Not empty: a processor[hierarchy] component name + "_hierarchy" with these
+  // numbers (its curve: ws_K in bytes, Wg_K and Wg_busy_K in ns, cores).
+  std::vector<std::pair<std::string, double>> hierarchy;
+  std::vector<std::string> hierarchy_comment_lines;  // written above it
 };
 
 // The PSL text. Names must be PSL identifiers (checked: std::invalid_argument).
