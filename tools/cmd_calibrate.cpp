@@ -53,11 +53,11 @@ void print_text(const core::Calibration& cal, const std::string& psl, std::ostre
   const processor::WorkingSetCurve& h = cal.hierarchy;
   if (!h.bytes.empty()) {
     out << "\nprocessor[hierarchy]: " << cal.caches << "\n";
-    std::snprintf(line, sizeof line, "%-6s %-22s %14s %12s %16s\n", "level", "task", "working_set_B", "Wg_ns",
+    std::snprintf(line, sizeof line, "%-8s %-22s %14s %12s %16s\n", "level", "task", "working_set_B", "Wg_ns",
                   "Wg_ns_at_once");
     out << line;
     for (std::size_t i = 0; i < h.bytes.size(); ++i) {
-      std::snprintf(line, sizeof line, "%-6s %-22s %14.0f %12.3f %12.3f (%d)\n", cal.hierarchy_levels[i].c_str(),
+      std::snprintf(line, sizeof line, "%-8s %-22s %14.0f %12.3f %12.3f (%d)\n", cal.hierarchy_levels[i].c_str(),
                     cal.hierarchy_tasks[i].c_str(), h.bytes[i], h.wg_ns[i],
                     i < h.busy_wg_ns.size() ? h.busy_wg_ns[i] : h.wg_ns[i], h.busy_wg_ns.empty() ? 1 : h.cores);
       out << line;

@@ -101,8 +101,8 @@ std::vector<TaskParameters> study_tasks(const CalibrationRequest& r, std::string
 
 // The processor[hierarchy] curve: the kernel timed with a working set half
 // of each cache level (it fits with room for the stack, the code and the
-// other arrays), and four times the last level (DRAM), alone and with every
-// core of the host running a copy of its own.
+// other arrays), four times the last level (DRAM) and between each two, alone
+// and with every core of the host running a copy of its own.
 void measure_hierarchy(const CalibrationKernel& kernel, processor::MeasuredProcessor& model, Calibration& out,
                        const std::function<void(const std::string&)>& progress) {
   std::vector<measure::CacheLevel> caches;
@@ -113,9 +113,19 @@ void measure_hierarchy(const CalibrationKernel& kernel, processor::MeasuredProce
     return;
   }
   out.caches = measure::describe(caches);
+  // Half of each level, four times the last, and the geometric middle of
+  // each two neighbours: the rate does not change linearly in log2(bytes)
+  // across a level's edge, and the middles pin where it turns.
+  std::vector<std::pair<std::string, double>> levels;
+  for (const measure::CacheLevel& c : caches) levels.emplace_back(c.name(), c.bytes / 2);
+  levels.emplace_back("DRAM", caches.back().bytes * 4);
   std::vector<std::pair<std::string, double>> targets;
-  for (const measure::CacheLevel& c : caches) targets.emplace_back(c.name(), c.bytes / 2);
-  targets.emplace_back("DRAM", caches.back().bytes * 4);
+  for (std::size_t i = 0; i < levels.size(); ++i) {
+    if (i > 0)
+      targets.emplace_back(levels[i - 1].first + "-" + levels[i].first,
+                           std::sqrt(levels[i - 1].second * levels[i].second));
+    targets.push_back(levels[i]);
+  }
   const int cores = std::max(1, measure::host_cores());
   progress("the processor[hierarchy] curve of " + kernel.description + ": " + std::to_string(targets.size()) +
            " working sets, alone and " + std::to_string(cores) + " at once (" + out.caches + ")");

@@ -75,7 +75,7 @@ struct Calibration {
   // The processor[hierarchy] curve: Wg of the kernel against its working set,
   // one point in each cache level of this host (hwloc) and one in DRAM.
   processor::WorkingSetCurve hierarchy;
-  std::vector<std::string> hierarchy_levels;  // where each point's working set falls: "L1", ..., "DRAM"
+  std::vector<std::string> hierarchy_levels;  // where each point falls: "L1", "L1-L2" (between), ..., "DRAM"
   std::vector<std::string> hierarchy_tasks;   // each point's task, as the kernel writes it
   std::string caches;                         // this host's caches, described; empty: no curve
   std::string hierarchy_note;                 // why there is no curve, if there is none

@@ -246,14 +246,18 @@ double column_bytes(double it, double jt, double mk, double angles, double kt) {
   return 8 * (3 * it * jt * kt + angles * (jt * mk + it * mk + it * jt));
 }
 
-// A cube of cells whose column is about `bytes`, in blocks of up to 10
-// planes and 3 angles (the validation decks' mk = 10, mmi = 3): the
-// processor[hierarchy] curve's tasks.
+// A column of about `bytes` for the processor[hierarchy] curve, in the
+// validation decks' blocks: 50 × 50 cells (the kernel's default task), k-blocks
+// of 10 planes, 3 angles, as many planes as the bytes take. A column smaller
+// than one such block narrows the block instead (10 planes of it × it cells).
+// One cross-section along the curve keeps the block's shape, which moves the
+// kernel's rate too, out of the curve: it follows the working set.
 core::TaskParameters block_for_working_set(double bytes) {
-  const double side = std::max(4.0, std::round(std::cbrt(bytes / 24)));
-  const double mk = std::min(10.0, side);
-  core::TaskParameters t = block(side, side, mk, 3, side);
-  t["working_set"] = column_bytes(side, side, mk, 3, side);
+  const double mk = 10, angles = 3, plane = 50;
+  double side = plane, kt = std::round(bytes / (24 * plane * plane));
+  if (kt < mk) side = std::max(4.0, std::round(std::sqrt(bytes / (24 * mk)))), kt = mk;
+  core::TaskParameters t = block(side, side, mk, angles, kt);
+  t["working_set"] = column_bytes(side, side, mk, angles, kt);
   return t;
 }
 
