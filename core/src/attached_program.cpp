@@ -1,5 +1,7 @@
 #include "poems/core/attached_program.h"
 
+#include "poems/base/last_lines.h"
+
 #include <unistd.h>
 
 #include <algorithm>
@@ -29,17 +31,6 @@ namespace {
 // A constant's value (the checker made sure it is one); nullopt otherwise.
 std::optional<base::Value> constant(const psl::Expr& e) {
   return psl::evaluate(e, [](std::string_view) -> const base::Value* { return nullptr; }).value;
-}
-
-std::vector<const psl::Expr*> items(const psl::Expr& e) {
-  std::vector<const psl::Expr*> out;
-  if (e.kind == psl::ExprKind::List) {
-    for (const psl::ExprPtr& item : e.operands)
-      if (item) out.push_back(item.get());
-  } else {
-    out.push_back(&e);
-  }
-  return out;
 }
 
 std::string text_of(const psl::AttachedCommand& block, const char* name) {
@@ -86,18 +77,9 @@ base::Value evaluate(const psl::Expr& e, const ValueOf& value_of, const std::str
 std::vector<std::string> arguments(const psl::Binding* args, const ValueOf& value_of, const std::string& what) {
   std::vector<std::string> out;
   if (!args || !args->value) return out;
-  for (const psl::Expr* item : items(*args->value)) out.push_back(argument_text(evaluate(*item, value_of, what)));
+  for (const psl::Expr* item : psl::list_items(*args->value))
+    out.push_back(argument_text(evaluate(*item, value_of, what)));
   return out;
-}
-
-std::string last_lines(const std::string& text, std::size_t lines) {
-  std::size_t at = text.size();
-  for (std::size_t n = 0; n <= lines && at > 0; ++n) {
-    const std::size_t nl = text.rfind('\n', at - 1);
-    if (nl == std::string::npos) return text;
-    if (n < lines) at = nl;
-  }
-  return text.substr(at == text.size() ? 0 : at + 1);
 }
 
 bool is_fortran(const std::string& path) {
@@ -197,7 +179,7 @@ class Builds {
       std::string command;
       for (const std::string& a : argv) command += (command.empty() ? "" : " ") + a;
       throw EvaluationError("model " + s.model->name.name + "'s program does not build (" + command +
-                            "): " + r.status_text() + "\n" + last_lines(r.err.empty() ? r.out : r.err, 15));
+                            "): " + r.status_text() + "\n" + base::last_lines(r.err.empty() ? r.out : r.err, 15));
     }
     built = out.string();
     return built;
@@ -246,7 +228,7 @@ std::shared_ptr<const ModelProgram> attached_program(const psl::ModelDecl& model
     std::vector<std::string> out;
     const psl::Binding* b = block.find(name);
     if (!b || !b->value) return out;
-    for (const psl::Expr* item : items(*b->value)) {
+    for (const psl::Expr* item : psl::list_items(*b->value)) {
       const std::optional<base::Value> v = constant(*item);
       if (!v || v->kind != base::Value::Kind::String) continue;
       fs::path p(v->text);
@@ -263,7 +245,7 @@ std::shared_ptr<const ModelProgram> attached_program(const psl::ModelDecl& model
   if (auto e = files("executable", true); !e.empty()) spec->executable = e.front();
   if (auto e = files("direct_executable", true); !e.empty()) spec->direct_executable = e.front();
   if (const psl::Binding* f = block.find("flags"); f && f->value)
-    for (const psl::Expr* item : items(*f->value))
+    for (const psl::Expr* item : psl::list_items(*f->value))
       if (std::optional<base::Value> v = constant(*item); v && v->kind == base::Value::Kind::String)
         spec->flags.push_back(v->text);
   spec->pattern = text_of(block, "time");
@@ -332,7 +314,7 @@ std::shared_ptr<const ModelProgram> attached_program(const psl::ModelDecl& model
     const std::vector<double> times = matched_times_ns(output, spec->pattern, spec->unit_ns);
     if (times.empty())
       throw EvaluationError("the program printed no time matching \"" + spec->pattern + "\"; its output ends:\n" +
-                            last_lines(output, 12));
+                            base::last_lines(output, 12));
     ProgramResult r;
     r.time_ns = *std::max_element(times.begin(), times.end());  // the slowest rank's, where several print it
     return r;
@@ -363,11 +345,12 @@ void register_attached_kernels(const psl::Program& program, const psl::ModelDecl
         for (std::string& a : arguments(kernel->find("args"), value_of, "kernel " + name + "'s args"))
           argv.push_back(std::move(a));
         const measure::ProcessResult r = measure::run_process(argv, timeout_s);
-        if (!r.ok()) throw std::runtime_error(r.status_text() + ": " + last_lines(r.err.empty() ? r.out : r.err, 8));
+        if (!r.ok())
+          throw std::runtime_error(r.status_text() + ": " + base::last_lines(r.err.empty() ? r.out : r.err, 8));
         std::vector<double> times = matched_times_ns(r.out, pattern, unit_ns);
         if (times.empty())
           throw std::runtime_error("it printed no time matching \"" + pattern + "\"; its output ends:\n" +
-                                   last_lines(r.out, 8));
+                                   base::last_lines(r.out, 8));
         return times;
       });
       CalibrationKernel k;

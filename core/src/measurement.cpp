@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "builtin_evaluators.h"
+#include "poems/base/last_lines.h"
 #include "poems/base/suggest.h"
 #include "poems/core/error.h"
 #include "poems/core/programs.h"
@@ -38,20 +39,6 @@ class TemporaryDirectory {
  private:
   std::filesystem::path path_;
 };
-
-std::string last_lines(const std::string& text, int lines) {
-  std::size_t at = text.size();
-  while (at > 0 && (text[at - 1] == '\n')) --at;
-  std::size_t start = at;
-  for (int n = 0; n < lines && start > 0; ++n) {
-    start = text.rfind('\n', start - 1);
-    if (start == std::string::npos) {
-      start = 0;
-      break;
-    }
-  }
-  return text.substr(start == 0 ? 0 : start + 1, at - (start == 0 ? 0 : start + 1));
-}
 
 // The MPI library's version line, asked once per process.
 const std::string& mpi_library() {
@@ -114,7 +101,7 @@ Outcome measure_model(const Evaluation& e) {
     if (p.read_output) {
       if (!r.ok())
         throw EvaluationError(p.measured + " under mpirun -np " + std::to_string(launch.ranks) + ": " +
-                              r.status_text() + ": " + last_lines(r.err.empty() ? r.out : r.err, 12));
+                              r.status_text() + ": " + base::last_lines(r.err.empty() ? r.out : r.err, 12));
       try {
         results.push_back(p.read_output(r.out));
       } catch (const EvaluationError& x) {
@@ -127,7 +114,7 @@ Outcome measure_model(const Evaluation& e) {
     if (!r.ok() || line.empty())
       throw EvaluationError(p.measured + " under mpirun -np " + std::to_string(launch.ranks) + ": " + r.status_text() +
                             (line.empty() ? ", no result line" : "") + ": " +
-                            last_lines(r.err.empty() ? r.out : r.err, 12));
+                            base::last_lines(r.err.empty() ? r.out : r.err, 12));
     runs.push_back(nlohmann::json::parse(line));
     results.push_back(p.read(runs.back()));
   }

@@ -131,6 +131,17 @@ std::string number_text(const Expr& e) {
 }
 }  // namespace
 
+std::vector<const Expr*> list_items(const Expr& e) {
+  std::vector<const Expr*> out;
+  if (e.kind == ExprKind::List) {
+    for (const ExprPtr& item : e.operands)
+      if (item) out.push_back(item.get());
+  } else {
+    out.push_back(&e);
+  }
+  return out;
+}
+
 std::string to_source(const Expr& e) {
   auto sub = [&](const Expr& o, bool right = false) {
     std::string s = to_source(o);

@@ -105,12 +105,12 @@ class AttachedChecker {
           diags_.error(e.location, what + " is empty");
         return;
       case EntryType::Texts:
-        for (const Expr* item : items(e))
+        for (const Expr* item : list_items(e))
           if (const Analysis a = analyze(*item); a.typed && (a.kind != Value::Kind::String || !a.value))
             diags_.error(item->location, what + " lists " + rule.means + ": strings, e.g. [\"a.c\", \"b.c\"]");
         return;
       case EntryType::Arguments:
-        for (const Expr* item : items(e)) {
+        for (const Expr* item : list_items(e)) {
           const Analysis a = analyze(*item);
           if (!a.typed) continue;  // an unknown name, already reported
           if (a.kind == Value::Kind::String) continue;
@@ -142,18 +142,6 @@ class AttachedChecker {
         }
         return;
     }
-  }
-
-  // The elements of a list, or the expression itself.
-  static std::vector<const Expr*> items(const Expr& e) {
-    std::vector<const Expr*> out;
-    if (e.kind == ExprKind::List) {
-      for (const ExprPtr& item : e.operands)
-        if (item) out.push_back(item.get());
-    } else {
-      out.push_back(&e);
-    }
-    return out;
   }
 
   void check_pattern(const std::string& pattern, const Expr& e) {

@@ -288,4 +288,6 @@ struct Program {
 namespace poems::psl {
 // The expression as PSL source text (fully parenthesized where needed).
 std::string to_source(const Expr& e);
+// The elements of a list expression `[a, b, ...]`, or the expression itself.
+std::vector<const Expr*> list_items(const Expr& e);
 }  // namespace poems::psl
