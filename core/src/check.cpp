@@ -7,6 +7,7 @@
 #include "poems/core/composition.h"
 #include "poems/core/error.h"
 #include "poems/core/evaluators.h"
+#include "poems/core/processor_models.h"
 #include "poems/core/programs.h"
 #include "poems/core/study.h"
 #include "poems/core/trace_model.h"
@@ -16,6 +17,25 @@
 namespace poems::core {
 
 namespace {
+
+// Processor models that are their attributes alone (a Wg, a working-set
+// curve) are built here, so a bad attribute is an error of `poems check`,
+// located at its component, not of the first run. Models that time or run
+// something (measured, external) are left to the run.
+void check_processors(const psl::Program& program, const EvaluationPlan& plan, psl::DiagnosticEngine& diags) {
+  std::set<std::string> seen;
+  for (const Ted& ted : plan.teds) {
+    if (ted.kind != "compute" || ted.implicit || ted.chain.empty()) continue;
+    if (ted.evaluator != "processor[wg]" && ted.evaluator != "processor[hierarchy]") continue;
+    if (!seen.insert(ted.chain.back()).second) continue;
+    try {
+      processor::make_processor_model(processor_spec(ted));
+    } catch (const processor::ProcessorError& e) {
+      const psl::ComponentDecl* c = program.find_component(ted.chain.back());
+      diags.error(c ? c->name.location : psl::SourceLocation{}, e.what());
+    }
+  }
+}
 
 void check_study(const std::shared_ptr<psl::Frontend>& fe, const std::string& file, const psl::StudyDecl& st,
                  std::set<std::string>& composed) {
@@ -61,6 +81,7 @@ void check_study(const std::shared_ptr<psl::Frontend>& fe, const std::string& fi
       const Composition c = compose(*system, entry->name, {});
       if (entry->modelled && !c.machine)
         diags.error(st.name.location, "study '" + st.name.name + "' (" + entry->name + "): " + c.no_machine);
+      check_processors(fe->program(), c.plan, diags);
     } catch (const Error& e) {
       // The compiler's errors are in `diags` already, located; others are not.
       if (e.diagnostics().empty())

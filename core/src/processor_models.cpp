@@ -6,9 +6,7 @@
 
 namespace poems::core {
 
-namespace {
-
-processor::ProcessorSpec spec_of(const Ted& ted) {
+processor::ProcessorSpec processor_spec(const Ted& ted) {
   processor::ProcessorSpec spec;
   spec.component = ted.chain.empty() ? "" : ted.chain.back();
   spec.evaluator = ted.evaluator;
@@ -18,8 +16,6 @@ processor::ProcessorSpec spec_of(const Ted& ted) {
   }
   return spec;
 }
-
-}  // namespace
 
 struct ProcessorModels::State {
   std::map<std::string, std::unique_ptr<processor::ProcessorModel>> models;
@@ -32,7 +28,8 @@ ProcessorModels::~ProcessorModels() = default;
 double ProcessorModels::task_time_ns(const Ted& ted, const ProcessorTask& task) {
   const std::string key = ted.evaluator + "|" + (ted.chain.empty() ? "" : ted.chain.back());
   auto it = state_->models.find(key);
-  if (it == state_->models.end()) it = state_->models.emplace(key, processor::make_processor_model(spec_of(ted))).first;
+  if (it == state_->models.end())
+    it = state_->models.emplace(key, processor::make_processor_model(processor_spec(ted))).first;
   processor::TaskRequest request;
   request.component = task.component;
   request.transaction = task.transaction;

@@ -272,6 +272,45 @@ study no_cpu {
   EXPECT_EQ(poems_run("check " + kSweep3D).exit_code, 0);
 }
 
+// A processor that is its attributes (a Wg, a working-set curve) is built by
+// `poems check`: a bad attribute is located at its component, once, not
+// found by the first run.
+TEST_F(Grammar, CheckBuildsTheProcessorsThatAreTheirAttributes) {
+  const std::string spec = file("curve.psl", "import \"" + kSweep3D + "\";\n" + R"(component MyNet in hardware[network] {
+  param L = 5.3us, o = 2.3us, g = 2us, G = 2.5ns/B, O = 1ns/B, S = 32768B;
+  accepts {
+    profile { evaluation = analytic[LogGP]; L = L; o = o; g = g; G = G; O = O; S = S; }
+    transaction message(bytes: bytes) -> time;
+    protocol call_return;
+  }
+}
+component Backwards in hardware[processor] {
+  param ws_1 = 1MiB, ws_2 = 512KiB;
+  accepts {
+    profile { node_type = "cpu"; evaluation = processor[hierarchy]; ws_1 = ws_1; Wg_1 = 5ns; ws_2 = ws_2; Wg_2 = 6ns; }
+    transaction execute_code_block(work: real) -> time;
+    protocol call_return;
+  }
+}
+study s {
+  model Sweep3D on MyNet;
+  set compute = processor[hierarchy];
+  set npe_i = 1, npe_j = 1, it_g = 8, jt_g = 8, kt = 8, mk = 4, iterations = 1;
+  compare simulation[MPI-Sim], analytic[LogGP];
+}
+)");
+  CommandResult check = poems_run("check " + spec);
+  EXPECT_EQ(check.exit_code, 1);
+  const std::string error =
+      "curve.psl:10:11: error: processor component 'Backwards' (processor[hierarchy]): attribute 'ws_2' (524288 B) "
+      "must be larger than 'ws_1' (1048576 B)";
+  EXPECT_NE(check.err.find(error), std::string::npos) << check.err;
+  EXPECT_EQ(check.err.find(error), check.err.rfind(error)) << check.err;
+  CommandResult run = poems_run("run " + spec + " --study s --no-store");
+  EXPECT_NE(run.exit_code, 0);
+  EXPECT_NE(run.err.find("must be larger than 'ws_1'"), std::string::npos) << run.err;
+}
+
 // `poems simulate` ran a specification that fails the static communication
 // check into a deadlock without a word.
 TEST_F(Grammar, WhatCheckRejectsIsNotSimulated) {

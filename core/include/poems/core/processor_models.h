@@ -9,6 +9,7 @@
 #include <string>
 
 #include "poems/core/evaluation_plan.h"
+#include "poems/processor/processor_model.h"
 
 namespace poems::core {
 
@@ -16,6 +17,9 @@ struct ProcessorTask {
   std::string component, transaction;
   std::map<std::string, double> params;  // the task's arguments and the bound transaction (work, ...)
 };
+
+// The processor component a compute TED reaches, as processor models read it.
+processor::ProcessorSpec processor_spec(const Ted& ted);
 
 class ProcessorModels {
  public:
