@@ -430,6 +430,48 @@ TEST(ProcessorMeasured, EachShapeIsMeasuredOnce) {
   EXPECT_NE(std::find(names.begin(), names.end(), "test.counting"), names.end());
 }
 
+// A kernel whose calls differ within a cycle (a column's blocks by octant)
+// is timed over whole cycles: every timed call counted, a multiple of it.
+TEST(ProcessorMeasured, KernelsWithACycleAreTimedOverWholeCycles) {
+  static long calls = 0;
+  processor::register_kernel("test.slow_cycle", [](const std::map<std::string, double>&) {
+    ++calls;
+    const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(60);
+    while (std::chrono::steady_clock::now() < until) {
+    }
+  });
+  processor::register_kernel_cycle("test.slow_cycle", [](const std::map<std::string, double>& p) {
+    return static_cast<int>(p.at("cycle"));
+  });
+  processor::MeasuredProcessor model({"Cpu", "processor[measured]", {}, {{"kernel", "test.slow_cycle"}}});
+  for (double cycle : {7.0, 1700.0}) {
+    calls = 0;
+    const auto m = model.measurement({"K", "t", {{"work", 1}, {"cycle", cycle}}});
+    EXPECT_EQ(m.cycle, static_cast<int>(cycle));
+    EXPECT_EQ(m.batch, 1);
+    EXPECT_EQ(m.samples % static_cast<int>(cycle), 0) << m.samples;
+    EXPECT_GE(m.samples, static_cast<int>(cycle));
+    EXPECT_EQ(calls, m.samples + 2);  // the warm-up call and the one that sizes the batch
+  }
+  // Short calls run in batches: each batch whole cycles.
+  processor::register_kernel("test.fast_cycle", [](const std::map<std::string, double>&) { ++calls; });
+  processor::register_kernel_cycle("test.fast_cycle", [](const std::map<std::string, double>&) { return 3; });
+  processor::MeasuredProcessor fast({"Cpu", "processor[measured]", {}, {{"kernel", "test.fast_cycle"}}});
+  const auto f = fast.measurement({"K", "t", {{"work", 1}}});
+  EXPECT_EQ(f.cycle, 3);
+  EXPECT_GT(f.batch, 1);
+  EXPECT_EQ(f.batch % 3, 0) << f.batch;
+  // The Sweep3D column's cycle: 8 octants of ceil(kt / mk) k-blocks; a lone block has none.
+  sweep3d::register_sweep3d_kernels();
+  const processor::KernelCycle sweep = processor::find_kernel_cycle("sweep3d.kblock");
+  ASSERT_TRUE(sweep);
+  EXPECT_EQ(sweep({{"it", 150}, {"jt", 150}, {"mk", 10}, {"angles", 3}, {"kt", 150}}), 120);
+  EXPECT_EQ(sweep({{"it", 50}, {"jt", 50}, {"mk", 30}, {"angles", 2}, {"kt", 50}}), 16);
+  EXPECT_EQ(sweep({{"it", 8}, {"jt", 8}, {"mk", 10}, {"angles", 3}, {"kt", 4}}), 8);
+  EXPECT_EQ(sweep({{"it", 8}, {"jt", 8}, {"mk", 10}, {"angles", 3}}), 1);
+  EXPECT_FALSE(processor::find_kernel_cycle("test.counting"));
+}
+
 TEST(ProcessorMeasured, RepetitionsOverrideTheAdaptiveCount) {
   sweep3d::register_sweep3d_kernels();
   processor::MeasuredProcessor model(measured_spec({{"repetitions", 7}}));

@@ -22,6 +22,7 @@ constexpr int kMinSamples = 5;
 constexpr int kMaxSamples = 1000;
 constexpr double kMinTotalNs = 100e6;  // adaptive mode: at least 100 ms of timed calls
 constexpr double kMinSampleNs = 50e3;  // short kernels run in batches of at least ~50 µs
+constexpr int kMaxCycle = 100000;      // calls per cycle a kernel may ask for
 
 double median(std::vector<double> v) {
   const auto mid = v.size() / 2;
@@ -135,17 +136,24 @@ MeasuredProcessor::Measurement MeasuredProcessor::measure_alone(const TaskReques
     return std::chrono::duration<double, std::nano>(Clock::now() - start).count();
   };
   std::vector<double> per_call;
-  int batch = 1;
+  int batch = 1, cycle = 1;
   try {
+    if (const KernelCycle cycle_of = find_kernel_cycle(kernel.name))
+      cycle = std::clamp(cycle_of(task.params), 1, kMaxCycle);
     if (warmup_ > 0) run(warmup_);
     if (repetitions_ > 0) {
       for (int s = 0; s < repetitions_; ++s) per_call.push_back(run(1));
     } else {
       const double one = std::max(run(1), 1.0);  // also calibrates the batch size
       batch = one >= kMinSampleNs ? 1 : static_cast<int>(std::min(std::ceil(kMinSampleNs / one), 1e6));
+      // Whole cycles: a batch of several is a multiple of the cycle; one call
+      // a sample takes samples up to a multiple of it, at least one cycle.
+      if (batch > 1) batch = (batch + cycle - 1) / cycle * cycle;
+      const std::size_t whole = batch == 1 ? static_cast<std::size_t>(cycle) : 1;
       double total = 0;
-      while (per_call.size() < static_cast<std::size_t>(kMinSamples) ||
-             (total < kMinTotalNs && per_call.size() < static_cast<std::size_t>(kMaxSamples))) {
+      while (per_call.size() < std::max<std::size_t>(kMinSamples, whole) ||
+             (total < kMinTotalNs && per_call.size() < static_cast<std::size_t>(kMaxSamples)) ||
+             per_call.size() % whole != 0) {
         const double t = run(batch);
         total += t;
         per_call.push_back(t / batch);
@@ -157,7 +165,9 @@ MeasuredProcessor::Measurement MeasuredProcessor::measure_alone(const TaskReques
     throw ProcessorError(detail::who(spec_) + ": kernel '" + kernel.name + "' failed for " + detail::task_name(task) +
                          ": " + e.what());
   }
-  return from_samples(std::move(per_call), batch);
+  Measurement m = from_samples(std::move(per_call), batch);
+  m.cycle = cycle;
+  return m;
 }
 
 // A kernel that times itself runs as n copies started together (the

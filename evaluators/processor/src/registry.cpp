@@ -27,6 +27,11 @@ base::Registry<Kernel>& kernel_registry() {
   return *registry;
 }
 
+base::Registry<KernelCycle>& kernel_cycle_registry() {
+  static auto* registry = new base::Registry<KernelCycle>;
+  return *registry;
+}
+
 base::Registry<TimedKernel>& timed_kernel_registry() {
   static auto* registry = new base::Registry<TimedKernel>;
   return *registry;
@@ -65,6 +70,16 @@ std::vector<std::string> kernels() {
 }
 
 Kernel find_kernel(const std::string& name) { return kernel_registry().find_copy(name).value_or(Kernel{}); }
+
+void register_kernel_cycle(const std::string& name, KernelCycle cycle) {
+  if (name.empty() || !cycle)
+    throw ProcessorError("register_kernel_cycle: needs a name and a function (got '" + name + "')");
+  kernel_cycle_registry().add(name, std::move(cycle));
+}
+
+KernelCycle find_kernel_cycle(const std::string& name) {
+  return kernel_cycle_registry().find_copy(name).value_or(KernelCycle{});
+}
 
 void register_timed_kernel(const std::string& name, TimedKernel kernel) {
   if (name.empty() || !kernel)

@@ -211,6 +211,14 @@ KBlockShape shape_for(const std::map<std::string, double>& params) {
 }
 
 void register_sweep3d_kernels() {
+  // In a column, a call sweeps the next k-block; 8 octants of ceil(kt / mk)
+  // blocks each bring the column back to where it started (KColumn).
+  processor::register_kernel_cycle("sweep3d.kblock", [](const std::map<std::string, double>& params) {
+    auto kt = params.find("kt"), mk = params.find("mk");
+    if (kt == params.end() || mk == params.end() || !(kt->second >= 1) || !(mk->second >= 1)) return 1;
+    const double block = std::min(mk->second, kt->second);
+    return static_cast<int>(std::min(8 * std::ceil(kt->second / block), 1e5));
+  });
   processor::register_kernel("sweep3d.kblock", [](const std::map<std::string, double>& params) {
     // Per thread: the last params and their shape (shape_for factors cells,
     // which must not be timed on every call), and the block's or column's arrays.

@@ -23,6 +23,7 @@ class MeasuredProcessor : public ProcessorModel {
     int samples = 0;     // timed samples
     int batch = 1;       // kernel calls per sample (short kernels run in batches)
     int concurrent = 1;  // copies of the kernel running during the timing (concurrency)
+    int cycle = 1;       // calls per cycle of the kernel's state: the samples cover whole cycles
   };
 
   // The mean of per-call times without the samples above twice their median

@@ -71,6 +71,15 @@ std::vector<std::string> kernels();  // registered names, sorted
 // The kernel registered under `name`; empty if there is none.
 Kernel find_kernel(const std::string& name);
 
+// How many calls of a native kernel cover its state once for the given
+// params (a Sweep3D column: 8 octants × its k-blocks, one block a call). The
+// calls of a cycle differ by design (a block's time depends on its octant
+// and on what the previous blocks left in the caches), so processor[measured]
+// times whole cycles. A kernel without one has cycles of 1 call.
+using KernelCycle = std::function<int(const std::map<std::string, double>& params)>;
+void register_kernel_cycle(const std::string& name, KernelCycle cycle);
+KernelCycle find_kernel_cycle(const std::string& name);  // empty if none
+
 // Kernels that time themselves (a PSL `kernel { }` runs the model's program
 // for one task and reads the times it prints): one call returns the times
 // of the task's instances in ns, at least one. processor[measured] takes
