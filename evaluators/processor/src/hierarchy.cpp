@@ -52,8 +52,11 @@ WorkingSetCurve working_set_curve(const ProcessorSpec& spec) {
         const std::string head = cut == std::string::npos ? "" : name.substr(0, cut);
         const std::string index = cut == std::string::npos ? "" : name.substr(cut + 1);
         if ((head != "ws" && head != "Wg" && head != "Wg_busy") || index.empty() ||
-            index.find_first_not_of("0123456789") != std::string::npos || std::stol(index.substr(0, 9)) < k)
+            index.find_first_not_of("0123456789") != std::string::npos)
           continue;
+        const long point = std::stol(index.substr(0, 9));
+        if (point >= 1 && point < k) continue;
+        if (point == 0) throw ProcessorError(who(spec) + ": attribute '" + name + "': the points are numbered from 1");
         throw ProcessorError(who(spec) + ": attribute '" + name + "' follows no point " + n + " ('ws_" + n +
                              "' is missing); number the points 1, 2, 3, ... and give each a ws and a Wg");
       }
