@@ -6,8 +6,10 @@
 #include <filesystem>
 #include <fstream>
 #include <ostream>
+#include <utility>
 
 #include "options.h"
+#include "poems/core/cachesim_calibration.h"
 #include "poems/core/calibration.h"
 
 namespace poems::cli {
@@ -19,6 +21,8 @@ struct CalibrateOptions {
   std::string procs = "2", psl = "local.psl", fit_bytes, format;
   int nice = 0;
   core::StoreOptions store;
+  bool cachesim = false;  // --cachesim: processor[cachesim]'s rates instead
+  CLI::Option* psl_option = nullptr;
 };
 
 std::string fmt(const char* spec, double v) {
@@ -69,12 +73,82 @@ void print_text(const core::Calibration& cal, const std::string& psl, std::ostre
       << (h.bytes.empty() ? "" : ", " + cal.name + "_hierarchy") << ")\n";
 }
 
+// --cachesim: measure and simulate the study's tasks, fit the rates, write
+// NAME_cachesim (to NAME_cachesim.psl unless --psl says otherwise).
+void run_calibrate_cachesim(CalibrateOptions& o, Context& ctx) {
+  const std::pair<const char*, bool> ignored[] = {{"--shape", !o.request.shapes.empty()},
+                                                  {"--sizes", !o.request.sizes.empty()},
+                                                  {"--fit-bytes", !o.fit_bytes.empty()},
+                                                  {"--quick", o.request.quick}};
+  for (const auto& [option, given] : ignored)
+    if (given) throw core::UsageError(option, "does not apply with --cachesim (its tasks are those of --study)");
+  core::CachesimCalibrationRequest request;
+  request.spec = o.request.spec, request.study = o.request.study;
+  request.name = o.request.name, request.kernel = o.request.kernel;
+  const std::string psl = o.psl_option->count() ? o.psl : o.request.name + "_cachesim.psl";
+  const PriorityScope priority(o.nice, ctx);
+  core::Store store(o.store);  // keeps the simulated counts
+  const core::CachesimCalibration cal = core::calibrate_cachesim(
+      request, [&](const std::string& step) { ctx.err << "calibrate --cachesim: " << step << " ...\n"; });
+  std::ofstream file(psl);
+  file << cal.psl;
+  file.close();
+  if (!file) throw core::InputError("cannot write " + psl);
+  if (o.format == "json") {
+    nlohmann::json j = {{"component", cal.component},
+                        {"kernel", cal.kernel},
+                        {"psl", std::filesystem::absolute(psl).string()},
+                        {"ns_per_instruction", cal.rates.ns_per_instruction},
+                        {"ns_per_L1_miss", cal.rates.ns_per_L1_miss},
+                        {"ns_per_LL_miss", cal.rates.ns_per_LL_miss},
+                        {"ns_per_LL_miss_shared", cal.rates.ns_per_LL_miss_shared},
+                        {"tasks", nlohmann::json::array()}};
+    for (const core::CachesimPoint& p : cal.points)
+      j["tasks"].push_back({{"task", p.task},
+                            {"measured_ns", p.measured_ns},
+                            {"predicted_ns", p.predicted_ns},
+                            {"left_out_predicted_ns", p.left_out_ns},
+                            {"Ir", p.per_call.Ir},
+                            {"L1_misses", p.per_call.l1_misses()},
+                            {"LL_misses", p.per_call.ll_misses()},
+                            {"LL", p.ll.text()},
+                            {"simulation_seconds", p.simulation_seconds},
+                            {"cached", p.cached}});
+    ctx.out << j.dump(2) << '\n';
+    return;
+  }
+  ctx.out << "processor[cachesim] " << cal.component
+          << ": ns_per_instruction = " << fmt("%.4g", cal.rates.ns_per_instruction)
+          << " ns, ns_per_L1_miss = " << fmt("%.4g", cal.rates.ns_per_L1_miss)
+          << " ns, ns_per_LL_miss = " << fmt("%.4g", cal.rates.ns_per_LL_miss)
+          << " ns, ns_per_LL_miss_shared = " << fmt("%.4g", cal.rates.ns_per_LL_miss_shared) << " ns\ncaches: I1 "
+          << cal.caches.I1.text() << ", D1 " << cal.caches.D1.text() << ", LL " << cal.caches.LL.text()
+          << " (shared by " << cal.ll_shared_by << ")\n\n";
+  char line[200];
+  std::snprintf(line, sizeof line, "%-44s %12s %12s %7s %7s %12s %10s %10s %8s\n", "task", "measured_us", "cachesim_us",
+                "diff_%", "loo_%", "Ir", "L1_miss", "LL_miss", "sim_s");
+  ctx.out << line;
+  for (const core::CachesimPoint& p : cal.points) {
+    std::string text;
+    for (const char* k : {"it", "jt", "mk", "angles", "kt", "procs"})
+      if (auto it = p.task.find(k); it != p.task.end())
+        text += (text.empty() ? "" : " ") + std::string(k) + "=" + fmt("%.0f", it->second);
+    std::snprintf(line, sizeof line, "%-44s %12.2f %12.2f %+7.1f %+7.1f %12.0f %10.0f %10.0f %8s\n", text.c_str(),
+                  p.measured_ns / 1e3, p.predicted_ns / 1e3, 100 * (p.predicted_ns - p.measured_ns) / p.measured_ns,
+                  100 * (p.left_out_ns - p.measured_ns) / p.measured_ns, p.per_call.Ir, p.per_call.l1_misses(),
+                  p.per_call.ll_misses(), p.cached ? "stored" : fmt("%.1f", p.simulation_seconds).c_str());
+    ctx.out << line;
+  }
+  ctx.out << "\nwrote " << psl << " (component " << cal.component << ")\n";
+}
+
 void run_calibrate(CalibrateOptions& o, Context& ctx) {
   const std::string& name = o.request.name;
   if (name.empty() || !(std::isalpha(static_cast<unsigned char>(name[0])) || name[0] == '_') ||
       name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") != std::string::npos)
     throw core::UsageError("--name",
                            "'" + name + "' is not a PSL identifier (letters, digits, _; not starting with a digit)");
+  if (o.cachesim) return run_calibrate_cachesim(o, ctx);
   const double procs = core::quantity("--procs", o.procs, base::kDimensionless, "an integer in 2..64");
   if (procs < 2 || procs > 64 || procs != static_cast<int>(procs))
     throw core::UsageError("--procs", "'" + o.procs + "' is out of range; expected an integer in 2..64");
@@ -117,7 +191,11 @@ void register_calibrate(CLI::App& app, Context& ctx) {
       ->check(CLI::Range(-20, 19));
   cmd->add_option("--name", o->request.name, "Machine name in the knowledge base and the PSL file")
       ->capture_default_str();
-  cmd->add_option("--psl", o->psl, "PSL machine component file to write")->capture_default_str();
+  o->psl_option =
+      cmd->add_option("--psl", o->psl, "PSL machine component file to write (--cachesim: NAME_cachesim.psl)")
+          ->capture_default_str();
+  cmd->add_flag("--cachesim", o->cachesim,
+                "Calibrate processor[cachesim]'s rates on the tasks of --study instead (cachegrind; no MPI benchmark)");
   cmd->add_option("--sizes", o->request.sizes, "Message sizes in bytes, comma-separated (default: 8 B to 256 KiB)");
   cmd->add_option("--kernel", o->request.kernel,
                   "processor[measured] kernel to time (default: the study's, else the first registered)");

@@ -63,13 +63,13 @@ void add_traffic(const taskgraph::StaticTaskGraph& graph, const taskgraph::Param
     }
 }
 
-// The compute tasks of a study's bindings, as processor[measured] times them,
-// and the kernel that times them.
-std::vector<TaskParameters> study_tasks(const CalibrationRequest& r, std::string& kernel,
-                                        std::map<double, double>& traffic) {
+}  // namespace
+
+std::vector<TaskParameters> study_compute_tasks(const std::string& spec, const std::string& study, std::string& kernel,
+                                                std::map<double, double>* traffic) {
   SystemRequest request;
-  request.files = {r.spec};
-  request.study = r.study;
+  request.files = {spec};
+  request.study = study;
   const std::unique_ptr<System> system = load_system(request);
   Store none({true, ""});
   SessionOptions options;
@@ -88,16 +88,15 @@ std::vector<TaskParameters> study_tasks(const CalibrationRequest& r, std::string
       if (k != ted.parameters.end() && kernel.empty()) kernel = k->second.text;
       const ProcessorTask processor_task = compute_task(system->program(), c.system, ted, *system->graph(), values);
       if (kernel.empty()) kernel = processor_task.component;  // a PSL kernel { } is named by its component
-      TaskParameters task = processor_task.params;
-      task.erase("procs");  // timed alone, then with --procs copies
-      if (seen.insert(task).second) tasks.push_back(task);
+      if (seen.insert(processor_task.params).second) tasks.push_back(processor_task.params);
     }
-    add_traffic(*system->graph(), binding, traffic);
+    if (traffic) add_traffic(*system->graph(), binding, *traffic);
   }
-  if (tasks.empty())
-    throw InputError("study " + r.study + " has no compute task a processor[measured] component times");
+  if (tasks.empty()) throw InputError("study " + study + " has no compute task a processor[measured] component times");
   return tasks;
 }
+
+namespace {
 
 // The processor[hierarchy] curve: the kernel timed with a working set half
 // of each cache level (it fits with room for the stack, the code and the
@@ -175,7 +174,12 @@ Calibration calibrate(const CalibrationRequest& r, const std::function<void(cons
   std::string kernel_name = r.kernel;
   if (!r.study.empty()) {
     if (r.spec.empty()) throw UsageError("--study", "needs the specification the study is in");
-    tasks = study_tasks(r, kernel_name, traffic);
+    // Timed alone, then with --procs copies: the runs' own procs go.
+    std::set<TaskParameters> seen;
+    for (TaskParameters t : study_compute_tasks(r.spec, r.study, kernel_name, &traffic)) {
+      t.erase("procs");
+      if (seen.insert(t).second) tasks.push_back(t);
+    }
   }
   const CalibrationKernel& kernel = calibration_kernel(kernel_name);
   out.kernel = kernel.kernel;

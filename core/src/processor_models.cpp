@@ -1,5 +1,6 @@
 #include "poems/core/processor_models.h"
 
+#include <cstdio>
 #include <stdexcept>
 
 #include "poems/processor/processor_model.h"
@@ -26,10 +27,18 @@ ProcessorModels::ProcessorModels() : state_(std::make_unique<State>()) {}
 ProcessorModels::~ProcessorModels() = default;
 
 double ProcessorModels::task_time_ns(const Ted& ted, const ProcessorTask& task) {
-  const std::string key = ted.evaluator + "|" + (ted.chain.empty() ? "" : ted.chain.back());
+  // One model per component and attribute values: a study that varies a
+  // component parameter (processor[cachesim]'s cache sizes) gets a model each.
+  const processor::ProcessorSpec spec = processor_spec(ted);
+  std::string key = ted.evaluator + "|" + spec.component;
+  for (const auto& [k, v] : spec.numbers) {
+    char number[40];
+    std::snprintf(number, sizeof number, "%.17g", v);
+    key += "|" + k + "=" + number;
+  }
+  for (const auto& [k, v] : spec.strings) key += "|" + k + "=" + v;
   auto it = state_->models.find(key);
-  if (it == state_->models.end())
-    it = state_->models.emplace(key, processor::make_processor_model(processor_spec(ted))).first;
+  if (it == state_->models.end()) it = state_->models.emplace(key, processor::make_processor_model(spec)).first;
   processor::TaskRequest request;
   request.component = task.component;
   request.transaction = task.transaction;

@@ -1,5 +1,6 @@
 #include "poems/core/store.h"
 
+#include "poems/core/cachesim_calibration.h"
 #include "poems/core/error.h"
 
 namespace poems::core {
@@ -14,9 +15,12 @@ Store::Store(const StoreOptions& options) {
     throw StoreError("the knowledge base " + (path.empty() ? options.path : path.string()) +
                      " cannot store results: " + e.what() + " (--no-store evaluates without storing)");
   }
+  keep_cachesim_counts_in(path.string());  // processor[cachesim]'s simulations, reused across commands
 }
 
-Store::~Store() = default;
+Store::~Store() {
+  if (kb_) keep_cachesim_counts_in("");
+}
 
 std::string Store::path() const { return kb_ ? kb_->path().string() : ""; }
 

@@ -204,3 +204,18 @@ TEST(CalibrateCommand, BadOptionsAreUsageErrors) {
   EXPECT_EQ(shape.exit_code, 2);
   EXPECT_NE(shape.err.find("'1,2,3' is not IT,JT,MK,MMI[,KT]"), std::string::npos) << shape.err;
 }
+
+TEST(CalibrateCommand, CachesimNeedsAStudyAndANativeKernel) {
+  CommandResult alone = run_command(kPoems + " calibrate --cachesim --no-store");
+  EXPECT_EQ(alone.exit_code, 2);
+  EXPECT_NE(alone.err.find("--cachesim: needs a specification and --study"), std::string::npos) << alone.err;
+  CommandResult kernel =
+      run_command(kPoems + " calibrate " + kSweep3D + " --study validation --cachesim --kernel nope --no-store");
+  EXPECT_EQ(kernel.exit_code, 2);
+  CommandResult shape = run_command(kPoems + " calibrate --cachesim --shape 10,10,5,3 --no-store");
+  EXPECT_EQ(shape.exit_code, 2);
+  EXPECT_NE(shape.err.find("--shape: does not apply with --cachesim"), std::string::npos) << shape.err;
+  EXPECT_NE(kernel.err.find("--kernel: processor[cachesim] needs a registered native kernel; 'nope' is not one"),
+            std::string::npos)
+      << kernel.err;
+}

@@ -10,21 +10,14 @@
 
 #include "poems/processor/hierarchy.h"
 #include "poems/processor/processor_model.h"
+#include "processor_error.h"
 
 using namespace poems;
 using processor::ProcessorSpec;
 using processor::TaskRequest;
+using processor::testing::error_of;
 
 namespace {
-
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const processor::ProcessorError& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
 
 // L1 32 KiB, L2 1 MiB, DRAM 64 MiB: 4, 6 and 10 ns alone; 4, 7 and 16 ns with 4 cores busy.
 ProcessorSpec three_levels() {

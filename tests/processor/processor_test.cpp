@@ -22,25 +22,15 @@
 #include "poems/processor/measured.h"
 #include "poems/processor/processor_model.h"
 #include "poems/sweep3d/kblock.h"
+#include "processor_error.h"
 
 using namespace poems;
 using processor::ProcessorError;
 using processor::ProcessorSpec;
 using processor::TaskRequest;
+using processor::testing::error_of;
 
 namespace {
-
-// The message of the ProcessorError that f throws (fails the test if none).
-template <typename F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const ProcessorError& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "no ProcessorError thrown";
-  return "";
-}
 
 TaskRequest kblock_task(double cells, double angles) {
   return TaskRequest{"KBlock", "execute_code_block", {{"work", cells * angles}, {"cells", cells}, {"angles", angles}}};
@@ -440,9 +430,8 @@ TEST(ProcessorMeasured, KernelsWithACycleAreTimedOverWholeCycles) {
     while (std::chrono::steady_clock::now() < until) {
     }
   });
-  processor::register_kernel_cycle("test.slow_cycle", [](const std::map<std::string, double>& p) {
-    return static_cast<int>(p.at("cycle"));
-  });
+  processor::register_kernel_cycle(
+      "test.slow_cycle", [](const std::map<std::string, double>& p) { return static_cast<int>(p.at("cycle")); });
   processor::MeasuredProcessor model({"Cpu", "processor[measured]", {}, {{"kernel", "test.slow_cycle"}}});
   for (double cycle : {7.0, 1700.0}) {
     calls = 0;

@@ -56,5 +56,6 @@ std::unique_ptr<ProcessorModel> make_wg(const ProcessorSpec& spec);
 std::unique_ptr<ProcessorModel> make_measured(const ProcessorSpec& spec);
 std::unique_ptr<ProcessorModel> make_external(const ProcessorSpec& spec);
 std::unique_ptr<ProcessorModel> make_hierarchy(const ProcessorSpec& spec);
+std::unique_ptr<ProcessorModel> make_cachesim(const ProcessorSpec& spec);
 
 }  // namespace poems::processor::detail

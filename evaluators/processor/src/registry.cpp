@@ -17,6 +17,7 @@ base::Registry<ProcessorFactory>& model_registry() {
     r->add("processor[measured]", detail::make_measured);
     r->add("processor[external]", detail::make_external);
     r->add("processor[hierarchy]", detail::make_hierarchy);
+    r->add("processor[cachesim]", detail::make_cachesim);
     return r;
   }();
   return *registry;

@@ -83,6 +83,13 @@ struct Calibration {
   std::string psl;                            // the machine as PSL components (NAME, NAME_cpu)
 };
 
+// The compute tasks of a study's bindings as processor[measured] times them
+// (each distinct params map once, `procs` included), and the kernel that
+// times them (set when `kernel` is empty); with `traffic`, the message sizes
+// the bindings send and how many of each. Throws InputError.
+std::vector<TaskParameters> study_compute_tasks(const std::string& spec, const std::string& study, std::string& kernel,
+                                                std::map<double, double>* traffic = nullptr);
+
 // Measures; `progress` is told what is measured next. Throws UsageError for
 // bad options, EvaluationError when the benchmark or a kernel fails.
 Calibration calibrate(const CalibrationRequest& request, const std::function<void(const std::string&)>& progress);

@@ -2,8 +2,10 @@
 // the hardware[processor] component a TED names → the time of one task
 // instance. Built-ins: processor[wg] (work × Wg), processor[measured] (time a
 // registered native kernel), processor[external] (run a command, JSON in and
-// out). Adding a model is one file and one register_processor_model call
-// (docs/processor.md). Depends on the standard library only.
+// out), processor[cachesim] (the kernel under cachegrind with a target's
+// caches, cachesim.h). Adding a model is one file and one
+// register_processor_model call (docs/processor.md). Depends on the
+// standard library only.
 #pragma once
 
 #include <functional>
