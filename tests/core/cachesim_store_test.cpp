@@ -17,7 +17,7 @@ using namespace poems;
 
 namespace {
 
-processor::CacheConfig small_caches() {
+[[maybe_unused]] processor::CacheConfig small_caches() {
   processor::CacheConfig c;
   c.I1 = {32768, 8, 64};
   c.D1 = {8192, 2, 64};
@@ -25,7 +25,7 @@ processor::CacheConfig small_caches() {
   return c;
 }
 
-const std::map<std::string, double> kColumn = {{"it", 8}, {"jt", 8}, {"mk", 4}, {"angles", 2}, {"kt", 8}};
+[[maybe_unused]] const std::map<std::string, double> kColumn = {{"it", 8}, {"jt", 8}, {"mk", 4}, {"angles", 2}, {"kt", 8}};
 
 }  // namespace
 
