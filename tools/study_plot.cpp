@@ -17,6 +17,7 @@
 
 #include "poems/base/child_process.h"
 #include "poems/base/escaped.h"
+#include "poems/base/temporary_directory.h"
 #include "poems/core/error.h"
 #include "study_output.h"
 
@@ -221,20 +222,12 @@ PlotResult draw_plot(const StudyTable& t, const PlotRequest& plot) {
   // parts are strings quoted by gnuplot_string(); it writes the picture to
   // its stdout, which goes to a file in a private directory: the output path
   // never reaches gnuplot, and no text of the study is ever a command.
-  std::error_code ec;
-  std::string pattern = (std::filesystem::temp_directory_path(ec) / "poems-plot-XXXXXX").string();
-  if (ec || !::mkdtemp(pattern.data())) {
-    result.error = "cannot create a temporary directory for gnuplot";
+  const base::TemporaryDirectory scratch("poems-plot-");
+  if (!scratch.created()) {
+    result.error = "cannot create a temporary directory for gnuplot: " + scratch.error();
     return result;
   }
-  const std::filesystem::path dir = pattern;
-  struct Cleanup {
-    std::filesystem::path dir;
-    ~Cleanup() {
-      std::error_code ignored;
-      std::filesystem::remove_all(dir, ignored);
-    }
-  } cleanup{dir};
+  const std::filesystem::path& dir = scratch.path();
   std::ofstream data(dir / "curves.dat", std::ios::binary);
   std::size_t index = 0;
   std::vector<std::vector<std::size_t>> indices(rows.size());  // data file index of each curve

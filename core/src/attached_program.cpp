@@ -1,6 +1,7 @@
 #include "poems/core/attached_program.h"
 
 #include "poems/base/last_lines.h"
+#include "poems/base/temporary_directory.h"
 
 #include <unistd.h>
 
@@ -82,16 +83,9 @@ std::vector<std::string> arguments(const psl::Binding* args, const ValueOf& valu
   return out;
 }
 
-bool is_fortran(const std::string& path) {
-  const std::string ext = fs::path(path).extension().string();
-  return ext == ".f" || ext == ".F" || ext == ".f90" || ext == ".F90" || ext == ".f95" || ext == ".f03" ||
-         ext == ".f08" || ext == ".for" || ext == ".f77";
-}
+bool is_fortran(const std::string& path) { return source_language(path) == SourceLanguage::Fortran; }
 
-bool is_cxx(const std::string& path) {
-  const std::string ext = fs::path(path).extension().string();
-  return ext == ".cc" || ext == ".cpp" || ext == ".cxx" || ext == ".C" || ext == ".c++";
-}
+bool is_cxx(const std::string& path) { return source_language(path) == SourceLanguage::Cxx; }
 
 // What a program attached in PSL is, its files resolved.
 struct AttachedSpec {
@@ -156,9 +150,9 @@ class Builds {
     std::string& built = direct ? direct_ : measured_;
     if (!built.empty()) return built;
     if (dir_.empty()) {
-      std::string pattern = (fs::temp_directory_path() / "poems_program_XXXXXX").string();
-      if (!::mkdtemp(pattern.data())) throw EvaluationError("cannot create a directory to build the program in");
-      dir_ = pattern;
+      base::TemporaryDirectory dir("poems_program_");
+      if (!dir.created()) throw EvaluationError("cannot create a directory to build the program in: " + dir.error());
+      dir_ = dir.release().string();  // removed by ~Builds and at exit
       BuildDirectories::instance().add(dir_);
     }
     const fs::path out = fs::path(dir_) / (direct ? "direct" : "measured") / fs::path(s.sources.front()).stem();

@@ -7,6 +7,7 @@
 
 #include "builtin_evaluators.h"
 #include "poems/base/suggest.h"
+#include "poems/base/temporary_directory.h"
 #include "poems/core/direct_program.h"
 #include "poems/core/error.h"
 #include "poems/core/programs.h"
@@ -28,19 +29,10 @@ Outcome direct_execution(const Evaluation& e) {
   }
   if (p->refuses)
     if (std::string why = p->refuses(e); !why.empty()) throw InputError("simulation[direct]: " + why);
-  namespace fs = std::filesystem;
-  static int counter = 0;
-  const fs::path dir = fs::temp_directory_path() /
-                       ("poems_direct_input_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
-  fs::create_directories(dir);
-  struct Cleanup {
-    fs::path dir;
-    ~Cleanup() {
-      std::error_code ec;
-      fs::remove_all(dir, ec);
-    }
-  } cleanup{dir};
-  const ProgramInput input = p->input(e, dir);
+  const base::TemporaryDirectory input_directory("poems_direct_input_");
+  if (!input_directory.created())
+    throw EvaluationError("cannot create a directory for the program's input: " + input_directory.error());
+  const ProgramInput input = p->input(e, input_directory.path());
   direct::DirectOptions options;
   options.ranks = input.ranks;
   options.sim = simulation_options(e.machine);

@@ -10,6 +10,7 @@
 
 #include "poems/base/child_process.h"
 #include "poems/base/executable_path.h"
+#include "poems/base/temporary_directory.h"
 #include "poems/direct/protocol.h"
 #include "poems/taskgraph/limits.h"
 
@@ -24,37 +25,36 @@ fs::path self_directory() {
   return exe.empty() ? fs::current_path() : exe.parent_path();
 }
 
-fs::path unique_temp(const std::string& stem) {
-  static int counter = 0;
-  return fs::temp_directory_path() /
-         ("poems_direct_" + std::to_string(::getpid()) + "_" + std::to_string(counter++) + "_" + stem);
-}
-
 }  // namespace
 
 std::string bin_path(const std::string& name) { return (self_directory() / name).string(); }
 
 std::string mpicxx_path() { return bin_path("poems-mpicxx"); }
 
-std::string wrapper_for(const std::string& source) {
-  const std::string ext = fs::path(source).extension().string();
-  if (ext == ".c") return bin_path("poems-mpicc");
+SourceLanguage source_language(const std::string& path) {
+  const std::string ext = fs::path(path).extension().string();
+  if (ext == ".c") return SourceLanguage::C;
+  if (ext == ".cc" || ext == ".cpp" || ext == ".cxx" || ext == ".C" || ext == ".c++") return SourceLanguage::Cxx;
   if (ext == ".f" || ext == ".F" || ext == ".f90" || ext == ".F90" || ext == ".f95" || ext == ".f03" || ext == ".f08" ||
       ext == ".for" || ext == ".f77")
-    return bin_path("poems-mpif90");
+    return SourceLanguage::Fortran;
+  return SourceLanguage::Unknown;
+}
+
+std::string wrapper_for(const std::string& source) {
+  switch (source_language(source)) {
+    case SourceLanguage::C: return bin_path("poems-mpicc");
+    case SourceLanguage::Fortran: return bin_path("poems-mpif90");
+    case SourceLanguage::Cxx:
+    case SourceLanguage::Unknown: break;
+  }
   return mpicxx_path();
 }
 
-bool is_source_file(const std::string& path) {
-  const std::string ext = fs::path(path).extension().string();
-  return ext == ".c" || ext == ".cc" || ext == ".cpp" || ext == ".cxx" || ext == ".C" || ext == ".c++" ||
-         wrapper_for(path) != mpicxx_path();
-}
+bool is_source_file(const std::string& path) { return source_language(path) != SourceLanguage::Unknown; }
 
-std::optional<std::string> compile_direct_program(const std::string& source, std::string& log,
+std::optional<std::string> compile_direct_program(const std::string& source, const fs::path& dir, std::string& log,
                                                   std::vector<std::string>& shared) {
-  const fs::path dir = unique_temp("build");
-  fs::create_directories(dir);
   const fs::path object = dir / (fs::path(source).stem().string() + ".o");
   const fs::path binary = dir / fs::path(source).stem();
   const fs::path output = dir / "compiler.log";
@@ -104,8 +104,14 @@ DirectRun run_direct_program(const std::string& binary, const std::vector<std::s
                              const direct::DirectOptions& options, ProgramOutput output, double timeout_seconds,
                              const std::string& working_directory) {
   DirectRun run;
-  const fs::path result_file = unique_temp("result.json");
-  const fs::path output_file = unique_temp("stdout.txt");
+  // The program's result and captured output, in a directory of the run's own.
+  const base::TemporaryDirectory files("poems_direct_run_");
+  if (!files.created()) {
+    run.failure = "cannot run '" + binary + "': " + files.error();
+    return run;
+  }
+  const fs::path result_file = files.path() / "result.json";
+  const fs::path output_file = files.path() / "stdout.txt";
   // The shared region of ranks as processes: --memory-limit's size if given.
   direct::DirectOptions effective = options;
   if (effective.shared_bytes == 0 && effective.isolation == direct::Isolation::Processes)

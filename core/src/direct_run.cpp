@@ -327,7 +327,11 @@ DirectMachine direct_machine(const DirectMachineRequest& r) {
 PreparedProgram prepare_program(const std::string& program) {
   PreparedProgram out;
   if (is_source_file(program)) {
-    auto built = compile_direct_program(program, out.compile_log, out.shared_globals);
+    auto directory = std::make_shared<base::TemporaryDirectory>("poems_direct_build_");
+    if (!directory->created())
+      throw EvaluationError("cannot create a directory to build '" + program + "' in: " + directory->error());
+    out.build_directory = directory;
+    auto built = compile_direct_program(program, directory->path(), out.compile_log, out.shared_globals);
     if (!built) throw InputError("cannot compile '" + program + "' with " + wrapper_for(program), out.compile_log);
     out.binary = *built;
     return out;

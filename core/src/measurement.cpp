@@ -9,6 +9,7 @@
 #include "builtin_evaluators.h"
 #include "poems/base/last_lines.h"
 #include "poems/base/suggest.h"
+#include "poems/base/temporary_directory.h"
 #include "poems/core/error.h"
 #include "poems/core/programs.h"
 #include "poems/measure/mpirun.h"
@@ -20,25 +21,12 @@ namespace {
 int max_ranks(const MeasureOptions& o) { return o.max_ranks > 0 ? o.max_ranks : measure::host_cores(); }
 
 // A fresh directory for one run's input, removed on scope exit.
-class TemporaryDirectory {
- public:
-  TemporaryDirectory() {
-    std::string pattern = (std::filesystem::temp_directory_path() / "poems_measure_XXXXXX").string();
-    if (!::mkdtemp(pattern.data()))
-      throw EvaluationError("cannot create a temporary directory for the program's input");
-    path_ = pattern;
-  }
-  ~TemporaryDirectory() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  TemporaryDirectory(const TemporaryDirectory&) = delete;
-  TemporaryDirectory& operator=(const TemporaryDirectory&) = delete;
-  const std::filesystem::path& path() const { return path_; }
-
- private:
-  std::filesystem::path path_;
-};
+base::TemporaryDirectory input_directory() {
+  base::TemporaryDirectory dir("poems_measure_");
+  if (!dir.created())
+    throw EvaluationError("cannot create a temporary directory for the program's input: " + dir.error());
+  return dir;
+}
 
 // The MPI library's version line, asked once per process.
 const std::string& mpi_library() {
@@ -60,7 +48,7 @@ std::string obstacle(const Evaluation& e) {
   }
   if (p->refuses)
     if (std::string why = p->refuses(e); !why.empty()) return why;
-  TemporaryDirectory dir;
+  const base::TemporaryDirectory dir = input_directory();
   const std::uint32_t ranks = p->input(e, dir.path()).ranks;
   if (static_cast<long long>(ranks) > max_ranks(e.measure))
     return std::to_string(ranks) + " processes exceed the " + std::to_string(max_ranks(e.measure)) +
@@ -84,7 +72,7 @@ Outcome measure_model(const Evaluation& e) {
     throw EvaluationError("the program " + p.measured + " of model " + e.graph->model +
                           " is not beside the poems executable (build it: cmake --build build --target " + p.measured +
                           ")");
-  TemporaryDirectory dir;
+  const base::TemporaryDirectory dir = input_directory();
   const ProgramInput input = p.input(e, dir.path());
   measure::Launch launch;
   launch.ranks = static_cast<int>(input.ranks);

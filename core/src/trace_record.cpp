@@ -4,6 +4,7 @@
 
 #include <filesystem>
 
+#include "poems/base/temporary_directory.h"
 #include "poems/core/error.h"
 #include "poems/core/programs.h"
 #include "poems/core/system.h"
@@ -83,16 +84,10 @@ RecordedTrace record_model_program(const SystemRequest& request, trace::RecordOp
   if (program->refuses)
     if (const std::string why = program->refuses(e); !why.empty()) throw InputError(why);
   // The run's directory holds the program's inputs; the archive goes where asked.
-  std::string pattern = (std::filesystem::temp_directory_path() / "poems_trace_run_XXXXXX").string();
-  if (!::mkdtemp(pattern.data())) throw EvaluationError("cannot create a directory for the program's run");
-  struct Cleanup {
-    std::string dir;
-    ~Cleanup() {
-      std::error_code ec;
-      std::filesystem::remove_all(dir, ec);
-    }
-  } cleanup{pattern};
-  const ProgramInput input = program->input(e, pattern);
+  const base::TemporaryDirectory run_directory("poems_trace_run_");
+  if (!run_directory.created())
+    throw EvaluationError("cannot create a directory for the program's run: " + run_directory.error());
+  const ProgramInput input = program->input(e, run_directory.path());
   options.program = program->executable(false);
   options.args = input.args;
   options.ranks = static_cast<int>(input.ranks);

@@ -76,6 +76,24 @@ TEST(DirectCli, RingSourceBuildsRunsAndMatchesTheClosedForm) {
   EXPECT_EQ(keys(j["ranks"][0]), keys(sj["ranks"][0]));
 }
 
+TEST(DirectCli, ABuildAndItsRunLeaveNothingInTheTemporaryDirectory) {
+  // The binary built from a source, the run's result and its captured output
+  // live in directories of their own under $TMPDIR, removed when poems is done
+  // (the build directories were once left behind, one per run).
+  const fs::path tmp = fs::temp_directory_path() / ("poems_direct_tmpdir_" + std::to_string(::getpid()));
+  fs::remove_all(tmp);
+  fs::create_directories(tmp);
+  const CommandResult r = run_command("TMPDIR=" + tmp.string() + " " + kPoems + " direct " +
+                                      std::string(POEMS_SOURCE_DIR) +
+                                      "/examples/direct/ring.cpp -np 3 --compute model --format json --no-store -- 1");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["messages"], 3);
+  std::vector<std::string> left;
+  for (const auto& entry : fs::directory_iterator(tmp)) left.push_back(entry.path().filename().string());
+  EXPECT_TRUE(left.empty()) << left.size() << " left, the first " << left.front();
+  fs::remove_all(tmp);
+}
+
 TEST(DirectCli, SemanticsSwitch) {
   // In the ring every receive is posted before its message arrives: both
   // semantics give the closed form (docs/simulator.md; the late-receive

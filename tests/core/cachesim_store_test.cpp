@@ -25,7 +25,8 @@ namespace {
   return c;
 }
 
-[[maybe_unused]] const std::map<std::string, double> kColumn = {{"it", 8}, {"jt", 8}, {"mk", 4}, {"angles", 2}, {"kt", 8}};
+[[maybe_unused]] const std::map<std::string, double> kColumn = {
+    {"it", 8}, {"jt", 8}, {"mk", 4}, {"angles", 2}, {"kt", 8}};
 
 }  // namespace
 

@@ -20,6 +20,7 @@
 #include "poems/base/escaped.h"
 #include "poems/base/executable_path.h"
 #include "poems/base/registry.h"
+#include "poems/base/temporary_directory.h"
 #include "poems/processor/cachesim.h"
 
 namespace poems::processor {
@@ -40,22 +41,6 @@ std::string number_text(double v) {
   std::snprintf(buffer, sizeof buffer, "%.17g", v);
   return buffer;
 }
-
-// A fresh directory for the runs' output files, removed with everything in it.
-struct TemporaryDirectory {
-  std::filesystem::path path;
-  TemporaryDirectory() {
-    std::string pattern = (std::filesystem::temp_directory_path() / "poems-cachesim-XXXXXX").string();
-    if (!mkdtemp(pattern.data()))
-      throw ProcessorError(std::string("processor[cachesim]: cannot create a temporary directory: ") +
-                           std::strerror(errno));
-    path = pattern;
-  }
-  ~TemporaryDirectory() {
-    std::error_code ec;
-    std::filesystem::remove_all(path, ec);
-  }
-};
 
 // The runner's own messages: valgrind's lines ("==123== ...") left out.
 std::string program_errors(const std::string& err) {
@@ -254,10 +239,12 @@ Simulation simulate_kernel(const std::string& kernel, const std::map<std::string
   if (cache.find)
     if (std::optional<CacheCounts> stored = cache.find(key)) return {*stored, 0, true};
 
-  TemporaryDirectory dir;
+  // The runs' output files, removed with everything in it.
+  const base::TemporaryDirectory dir("poems-cachesim-");
+  if (!dir.created()) throw ProcessorError("processor[cachesim]: " + dir.error());
   auto request = [&](int calls) {
     RunRequest r;
-    r.out_file = (dir.path / ("calls-" + std::to_string(calls) + ".out")).string();
+    r.out_file = (dir.path() / ("calls-" + std::to_string(calls) + ".out")).string();
     r.timeout_ns = options.timeout_ns;
     r.argv = {options.valgrind,
               "--tool=cachegrind",

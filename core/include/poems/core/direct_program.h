@@ -4,6 +4,7 @@
 // `poems direct` and by the simulation[direct] model evaluator.
 #pragma once
 
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
@@ -33,16 +34,22 @@ std::string bin_path(const std::string& name);
 
 // poems-mpicxx of this build.
 std::string mpicxx_path();
+
+// A source file's language, by its extension (.c; .cc .cpp .cxx .C .c++;
+// .f .F .f77 .for .f90 .F90 .f95 .f03 .f08): it chooses both the POEMS
+// wrapper and the real MPI one.
+enum class SourceLanguage { Unknown, C, Cxx, Fortran };
+SourceLanguage source_language(const std::string& path);
 // The wrapper of this build for a source's language (by its extension):
 // poems-mpicc for C, poems-mpif90 for Fortran, poems-mpicxx otherwise.
 std::string wrapper_for(const std::string& source);
 
-// Compiles `source` with its language's wrapper into a temporary directory; returns the
+// Compiles `source` with its language's wrapper in `directory`; returns the
 // binary's path, or nullopt with the compiler's output in `log`. `shared`
 // receives the mutable global variables (and static locals) the source
 // defines: every simulated rank would share them (docs/direct.md, Globals).
-std::optional<std::string> compile_direct_program(const std::string& source, std::string& log,
-                                                  std::vector<std::string>& shared);
+std::optional<std::string> compile_direct_program(const std::string& source, const std::filesystem::path& directory,
+                                                  std::string& log, std::vector<std::string>& shared);
 
 // Whether `path` names a C, C++ or Fortran source file (by its extension).
 bool is_source_file(const std::string& path);

@@ -4,10 +4,12 @@
 // stored in the knowledge base like every evaluation.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "poems/base/temporary_directory.h"
 #include "poems/core/direct_program.h"
 #include "poems/core/machine.h"
 #include "poems/core/store.h"
@@ -56,6 +58,8 @@ struct PreparedProgram {
   std::string binary;
   std::string compile_log;                  // the compiler's output
   std::vector<std::string> shared_globals;  // mutable globals every rank would share (docs/direct.md)
+  std::shared_ptr<const base::TemporaryDirectory>
+      build_directory;  // holds the binary built; removed with the last copy
 };
 // Throws InputError when the program is not an executable or a C/C++ source
 // that compiles.
