@@ -318,3 +318,132 @@ study read {
   EXPECT_FALSE(stored(edited.out, "simulation[direct]")) << edited.out;
   EXPECT_FALSE(stored(edited.out, "measurement[mpirun]")) << edited.out;
 }
+
+// What goes wrong with an attached program is the cell's error, named, while
+// the run goes on: a program that prints no time (under mpirun and on
+// simulated ranks), one that does not build (with each paradigm's compiler),
+// and a kernel that prints no time, fails, or whose program does not build.
+TEST(AttachedProgram, FailuresOfTheProgramAreTheCellsErrors) {
+  const fs::path dir = fresh_temp_dir("attached_failures");
+  const std::string program = R"c(#include <mpi.h>
+#include <stdio.h>
+#include <string.h>
+int main(int argc, char** argv) {
+  if (argc > 1 && strcmp(argv[1], "--kernel") == 0) {
+    printf("kernel ran\n");
+    return 0;
+  }
+  MPI_Init(&argc, &argv);
+  printf("hello\n");
+  MPI_Finalize();
+  return 0;
+}
+)c";
+  std::ofstream(dir / "quiet.c") << program;
+  std::ofstream(dir / "quiet.psl") << R"psl(model Quiet {
+  param p = 2;
+  taskgraph g {
+    processes { [r] : 0 <= r < p };
+    task w : Work(n = 4);
+    barrier;
+  }
+  program {
+    sources = "quiet.c";
+    ranks = p;
+    time = "took ([0-9.]+) ms";
+    time_unit = 1ms;
+  }
+}
+component Work in application[Quiet] {
+  accepts {
+    profile { node_type = "work"; }
+    transaction w(n: int);
+    protocol dataflow;
+  }
+  requests cpu {
+    selector domain == hardware[processor] and evaluation == study.compute;
+    transaction execute_code_block(work = n);
+    protocol call_return;
+  }
+  kernel {
+    args = ["--kernel"];
+    time = "kernel_s=([0-9.]+)";
+  }
+}
+component Host_measured in hardware[processor] {
+  accepts {
+    profile { node_type = "cpu"; evaluation = processor[measured]; repetitions = 1; }
+    transaction execute_code_block(work: real) -> time;
+    protocol call_return;
+  }
+}
+component Host_wg in hardware[processor] {
+  param Wg = 1ns;
+  accepts {
+    profile { node_type = "cpu"; evaluation = processor[wg]; Wg = Wg; }
+    transaction execute_code_block(work: real) -> time;
+    protocol call_return;
+  }
+}
+component Net in hardware[network] {
+  param L = 2us, o = 1us, g = 1us, G = 0.5ns/B, O = 0ns/B, S = 64KiB;
+  accepts { profile { evaluation = analytic[LogGP]; L = L; o = o; g = g; G = G; O = O; S = S; }
+            transaction message(bytes: bytes) -> time; protocol call_return; }
+}
+study silent {
+  model Quiet on Net;
+  set compute = processor[wg];
+  compare measurement[mpirun], simulation[direct];
+}
+study timed {
+  model Quiet on Net;
+  set compute = processor[measured];
+  compare analytic[LogGP];
+}
+)psl";
+  auto run = [&](const std::string& study) {
+    const CommandResult r =
+        run_command("cd " + dir.string() + " && " + sanitizer_environment() + kPoems + " run quiet.psl --study " +
+                    study + " --repetitions 1 --format json --no-store");
+    EXPECT_EQ(r.exit_code, 3) << r.err << r.out;  // an evaluation failed, and the table is printed
+    return nlohmann::json::parse(r.out)["rows"][0]["errors"];
+  };
+  auto contains = [](const nlohmann::json& error, const std::string& text) {
+    return error.is_string() && error.get<std::string>().find(text) != std::string::npos;
+  };
+
+  nlohmann::json errors = run("silent");
+  const std::string no_time =
+      "the program printed no time matching \"took ([0-9.]+) ms\"; its output ends:\nhello\nhello";
+  EXPECT_TRUE(contains(errors["measurement[mpirun]"], "under mpirun -np 2: " + no_time)) << errors;
+  EXPECT_TRUE(contains(errors["simulation[direct]"], no_time)) << errors;
+  errors = run("timed");
+  EXPECT_TRUE(contains(errors["analytic[LogGP]"],
+                       "processor component 'Host_measured' (processor[measured]): kernel 'Work' failed for task "
+                       "Work.execute_code_block: it printed no time matching \"kernel_s=([0-9.]+)\"; its output "
+                       "ends:\nkernel ran"))
+      << errors;
+
+  std::string failing = program;
+  failing.insert(failing.find("printf(\"kernel ran"), "return 4; ");
+  std::ofstream(dir / "quiet.c") << failing;
+  errors = run("timed");
+  EXPECT_TRUE(contains(errors["analytic[LogGP]"], "kernel 'Work' failed for task Work.execute_code_block: exit code 4"))
+      << errors;
+
+  std::ofstream(dir / "quiet.c") << "int main( { return 0; }\n";
+  errors = run("silent");
+  EXPECT_TRUE(contains(errors["measurement[mpirun]"], "model Quiet's program does not build (mpicc -O2 quiet.c -o "))
+      << errors;
+  EXPECT_TRUE(contains(errors["simulation[direct]"], "model Quiet's program does not build (" +
+                                                         (fs::path(kPoems).parent_path() / "poems-mpicc").string() +
+                                                         " -O2 quiet.c -o "))
+      << errors;
+  for (const char* paradigm : {"measurement[mpirun]", "simulation[direct]"})
+    EXPECT_TRUE(contains(errors[paradigm], "): exit code 1\nquiet.c:1:11: error: ")) << errors;
+  errors = run("timed");
+  EXPECT_TRUE(contains(errors["analytic[LogGP]"],
+                       "kernel 'Work' failed for task Work.execute_code_block: model "
+                       "Quiet's program does not build (mpicc -O2 quiet.c"))
+      << errors;
+}
