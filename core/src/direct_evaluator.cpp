@@ -58,7 +58,12 @@ Outcome direct_execution(const Evaluation& e) {
   // what the models predict.
   ProgramResult report;
   if (p->read_output) {
-    report = p->read_output(run.output);
+    try {
+      report = p->read_output(run.output);
+    } catch (const EvaluationError& x) {  // named as measurement[mpirun] names it
+      throw EvaluationError("simulation[direct]: " + (p->measured.empty() ? binary : p->measured) + " on " +
+                            std::to_string(input.ranks) + " simulated ranks: " + x.what());
+    }
   } else {
     const auto at = run.output.rfind(p->result_prefix);
     if (at == std::string::npos)

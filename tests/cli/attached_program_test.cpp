@@ -416,7 +416,8 @@ study timed {
   const std::string no_time =
       "the program printed no time matching \"took ([0-9.]+) ms\"; its output ends:\nhello\nhello";
   EXPECT_TRUE(contains(errors["measurement[mpirun]"], "under mpirun -np 2: " + no_time)) << errors;
-  EXPECT_TRUE(contains(errors["simulation[direct]"], no_time)) << errors;
+  EXPECT_TRUE(contains(errors["simulation[direct]"], "simulation[direct]: program of Quiet (quiet.c, ")) << errors;
+  EXPECT_TRUE(contains(errors["simulation[direct]"], ") on 2 simulated ranks: " + no_time)) << errors;
   errors = run("timed");
   EXPECT_TRUE(contains(errors["analytic[LogGP]"],
                        "processor component 'Host_measured' (processor[measured]): kernel 'Work' failed for task "
