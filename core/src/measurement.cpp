@@ -39,7 +39,8 @@ const ModelProgram* measured_program(const Evaluation& e) {
   return p && !p->measured.empty() ? p : nullptr;
 }
 
-std::string obstacle(const Evaluation& e) {
+// What stops a measurement before its input is written: no program, or the program refuses.
+std::string program_obstacle(const Evaluation& e) {
   const ModelProgram* p = measured_program(e);
   if (!p) {
     const std::vector<std::string> models = models_with_programs(true);
@@ -48,12 +49,21 @@ std::string obstacle(const Evaluation& e) {
   }
   if (p->refuses)
     if (std::string why = p->refuses(e); !why.empty()) return why;
-  const base::TemporaryDirectory dir = input_directory();
-  const std::uint32_t ranks = p->input(e, dir.path()).ranks;
+  return "";
+}
+
+std::string ranks_obstacle(const Evaluation& e, std::uint32_t ranks) {
   if (static_cast<long long>(ranks) > max_ranks(e.measure))
     return std::to_string(ranks) + " processes exceed the " + std::to_string(max_ranks(e.measure)) +
            " this machine runs (--max-ranks)";
   return "";
+}
+
+// A study asks before it runs the cell; the rank count is the input's.
+std::string obstacle(const Evaluation& e) {
+  if (std::string why = program_obstacle(e); !why.empty()) return why;
+  const base::TemporaryDirectory dir = input_directory();
+  return ranks_obstacle(e, measured_program(e)->input(e, dir.path()).ranks);
 }
 
 nlohmann::json key(const Evaluation& e) {
@@ -65,7 +75,7 @@ nlohmann::json key(const Evaluation& e) {
 
 // Runs the program `repetitions` times and reports the fastest run.
 Outcome measure_model(const Evaluation& e) {
-  if (std::string why = obstacle(e); !why.empty()) throw EvaluationError("not measured: " + why);
+  if (std::string why = program_obstacle(e); !why.empty()) throw EvaluationError("not measured: " + why);
   const ModelProgram& p = *measured_program(e);
   const std::string program = p.executable ? p.executable(false) : sibling_program(p.measured);
   if (program.empty())
@@ -74,6 +84,7 @@ Outcome measure_model(const Evaluation& e) {
                           ")");
   const base::TemporaryDirectory dir = input_directory();
   const ProgramInput input = p.input(e, dir.path());
+  if (std::string why = ranks_obstacle(e, input.ranks); !why.empty()) throw EvaluationError("not measured: " + why);
   measure::Launch launch;
   launch.ranks = static_cast<int>(input.ranks);
   launch.program = program;
