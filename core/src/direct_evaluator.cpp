@@ -93,6 +93,11 @@ void register_direct_evaluator() {
   e.name = "simulation[direct]";
   e.method = [](const Evaluation&, const std::string&) { return std::string("direct-execution"); };
   e.evaluate = direct_execution;
+  // The program a PSL model attaches: its sources' identity (a hash of their
+  // contents) keys the run, so edited code runs again.
+  e.extend_key = [](const Evaluation& evaluation, nlohmann::json& binding) {
+    if (evaluation.program) binding["program"] = evaluation.program->direct;
+  };
   register_evaluator(std::move(e));
 }
 

@@ -220,9 +220,7 @@ Session::Prepared Session::prepare(const CellRequest& request) {
                    {"machine", machine_key(e.machine)},
                    {"compute", cell.compute},
                    {"method", e.method}};
-  // Direct execution runs the program a PSL model attaches: its sources'
-  // identity (a hash of their contents) keys the run, so edited code runs again.
-  if (entry.name == "simulation[direct]" && e.program) p.key.binding["program"] = e.program->direct;
+  if (entry.extend_key) entry.extend_key(e, p.key.binding);
   if (trace_graph(graph)) try {  // a replay's window, algorithms, computation: other runs
       if (nlohmann::json replay = replay_settings_key(e); !replay.empty()) p.key.binding["replay"] = std::move(replay);
     } catch (const Error& x) {

@@ -115,6 +115,9 @@ struct EvaluatorEntry {
   std::function<std::string(const Evaluation&)> obstacle;
   // The run key's binding when it is not the model's (what a measurement depends on).
   std::function<nlohmann::json(const Evaluation&)> key;
+  // What this evaluator's result depends on beyond the model's binding
+  // (direct execution: the program's code), added to the model's key.
+  std::function<void(const Evaluation&, nlohmann::json& binding)> extend_key;
 };
 
 // analytic[LogGP]'s outcome of a closed form (the recommender, which
