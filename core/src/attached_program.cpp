@@ -245,10 +245,11 @@ std::shared_ptr<const ModelProgram> attached_program(const psl::ModelDecl& model
   spec->pattern = text_of(block, "time");
   spec->unit_ns = time_ns_of(block, "time_unit", 1e9);
 
-  // The identity changes with what is built, so a measurement of other code is another run.
+  // The identity changes with what is built and what it reads, so a
+  // measurement of other code or another input deck is another run.
   std::string contents;
-  for (const std::vector<std::string>* list : {&spec->sources, &spec->flags})
-    for (const std::string& s : *list) contents += s + '\0' + (list == &spec->sources ? file_text(s) : "") + '\0';
+  for (const std::vector<std::string>* list : {&spec->sources, &spec->flags, &spec->inputs})
+    for (const std::string& s : *list) contents += s + '\0' + (list != &spec->flags ? file_text(s) : "") + '\0';
   for (const std::string* exe : {&spec->executable, &spec->direct_executable})
     if (!exe->empty()) contents += *exe + '\0' + file_text(*exe) + '\0';
   std::string names;

@@ -132,6 +132,9 @@ void measure_hierarchy(const CalibrationKernel& kernel, processor::MeasuredProce
   curve.cores = cores;
   for (const auto& [level, bytes] : targets) {
     TaskParameters t = kernel.task_for_working_set(bytes);
+    if (!t.count("working_set") || !t.count("work"))
+      throw InputError("kernel " + kernel.kernel + "'s task for a working set of " + std::to_string(bytes) +
+                       " B has no '" + (t.count("work") ? "working_set" : "work") + "'");
     const double ws = t.at("working_set"), work = t.at("work");
     if (!curve.bytes.empty() && ws <= curve.bytes.back()) continue;  // a level too small to tell apart
     processor::TaskRequest task;

@@ -77,14 +77,15 @@ nlohmann::json key(const Evaluation& e) {
 Outcome measure_model(const Evaluation& e) {
   if (std::string why = program_obstacle(e); !why.empty()) throw EvaluationError("not measured: " + why);
   const ModelProgram& p = *measured_program(e);
+  const base::TemporaryDirectory dir = input_directory();
+  const ProgramInput input = p.input(e, dir.path());
+  if (std::string why = ranks_obstacle(e, input.ranks); !why.empty()) throw EvaluationError("not measured: " + why);
+  // Built (an attached program's sources, with mpicc) only for a run that will happen.
   const std::string program = p.executable ? p.executable(false) : sibling_program(p.measured);
   if (program.empty())
     throw EvaluationError("the program " + p.measured + " of model " + e.graph->model +
                           " is not beside the poems executable (build it: cmake --build build --target " + p.measured +
                           ")");
-  const base::TemporaryDirectory dir = input_directory();
-  const ProgramInput input = p.input(e, dir.path());
-  if (std::string why = ranks_obstacle(e, input.ranks); !why.empty()) throw EvaluationError("not measured: " + why);
   measure::Launch launch;
   launch.ranks = static_cast<int>(input.ranks);
   launch.program = program;

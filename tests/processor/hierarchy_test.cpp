@@ -124,6 +124,8 @@ TEST(ProcessorHierarchy, BadCurvesNameTheAttributeAndTheRange) {
   EXPECT_NE(m.find("'Wg_busy_17' follows no point 2"), std::string::npos) << m;
   m = bad({{"ws_0", 512}, {"Wg_0", 5}, {"ws_1", 1024}, {"Wg_1", 5}});
   EXPECT_NE(m.find("_0': the points are numbered from 1"), std::string::npos) << m;
+  m = bad({{"ws_1", 1024}, {"Wg_1", 5}, {"ws_01", 2048}, {"Wg_01", 6}});
+  EXPECT_NE(m.find("_01': number the points 1, 2, 3, ... without leading zeros"), std::string::npos) << m;
   m = bad({{"Wg_1", 5}});
   EXPECT_NE(m.find("'Wg_1' follows no point 1 ('ws_1' is missing)"), std::string::npos) << m;
   EXPECT_NE(m.find("'Cpu' (processor[hierarchy])"), std::string::npos) << m;

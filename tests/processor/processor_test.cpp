@@ -343,6 +343,12 @@ TEST(ProcessorMeasured, ATimedKernelsSamplesAreTheMeasurement) {
   const auto msg = error_of([&] { model.task_time_ns({"test.silent", "sweep", {{"work", 1}}}); });
   EXPECT_NE(msg.find("kernel 'test.silent' failed for"), std::string::npos) << msg;
   EXPECT_NE(msg.find("it reported no time"), std::string::npos) << msg;
+  // Two components' kernels with the same params on one processor: each its own time.
+  processor::register_timed_kernel("test.other", [](const std::map<std::string, double>& p) {
+    return std::vector<double>{7 * p.at("cells")};
+  });
+  EXPECT_DOUBLE_EQ(model.task_time_ns({"test.other", "sweep", {{"cells", 2}, {"work", 2}}}), 14);
+  EXPECT_DOUBLE_EQ(model.task_time_ns(task), 50);
 }
 
 TEST(ProcessorMeasured, TimeGrowsWithCellsAndIsCachedPerShape) {

@@ -22,7 +22,7 @@ class CachesimProcessor : public ProcessorModel {
     kernel_ = k->second;
     if (!find_kernel(kernel_))
       throw ProcessorError(who(spec) + ": unknown kernel '" + kernel_ + "' (registered native kernels: " +
-                           (kernels().empty() ? std::string("none") : join(kernels())) + ")");
+                           (native_kernels().empty() ? std::string("none") : join(native_kernels())) + ")");
     caches_.I1 = level("I1", "32KiB", "8");
     caches_.D1 = level("D1", "48KiB", "12");
     caches_.LL = level("LL", "32MiB", "16");
@@ -76,7 +76,17 @@ class CachesimProcessor : public ProcessorModel {
     for (const std::string& n : names) out += (out.empty() ? "" : ", ") + n;
     return out;
   }
-  static std::string first_kernel() { return kernels().empty() ? std::string("NAME") : kernels().front(); }
+  // Only a native kernel runs under cachegrind (kernels() lists the timed ones too).
+  static std::vector<std::string> native_kernels() {
+    std::vector<std::string> out;
+    for (const std::string& k : kernels())
+      if (find_kernel(k) && (out.empty() || out.back() != k)) out.push_back(k);
+    return out;
+  }
+  static std::string first_kernel() {
+    const std::vector<std::string> native = native_kernels();
+    return native.empty() ? std::string("NAME") : native.front();
+  }
 
   CacheLevel level(const std::string& name, const char* size_example, const char* assoc_example) const {
     CacheLevel c;

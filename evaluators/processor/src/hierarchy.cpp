@@ -55,6 +55,9 @@ WorkingSetCurve working_set_curve(const ProcessorSpec& spec) {
             index.find_first_not_of("0123456789") != std::string::npos)
           continue;
         const long point = std::stol(index.substr(0, 9));
+        if (index != std::to_string(point))  // ws_01 would shadow nothing and be ignored
+          throw ProcessorError(who(spec) + ": attribute '" + name +
+                               "': number the points 1, 2, 3, ... without leading zeros");
         if (point >= 1 && point < k) continue;
         if (point == 0) throw ProcessorError(who(spec) + ": attribute '" + name + "': the points are numbered from 1");
         throw ProcessorError(who(spec) + ": attribute '" + name + "' follows no point " + n + " ('ws_" + n +

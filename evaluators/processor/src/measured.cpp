@@ -112,6 +112,9 @@ MeasuredProcessor::Measurement MeasuredProcessor::measure(const TaskRequest& tas
       } catch (const std::exception& e) {
         std::lock_guard lock(failure_mutex);
         failure = e.what();
+      } catch (...) {
+        std::lock_guard lock(failure_mutex);
+        failure = "it threw an unknown exception";
       }
       if (!counted) warm++;
     });
@@ -175,7 +178,6 @@ MeasuredProcessor::Measurement MeasuredProcessor::measure_alone(const TaskReques
 // whole run); every copy's samples count, as every process's time does.
 MeasuredProcessor::Measurement MeasuredProcessor::measure_together(const TaskRequest& task, const Resolved& kernel,
                                                                    int n) {
-  std::vector<Measurement> parts(static_cast<std::size_t>(n));
   std::vector<std::string> failures(static_cast<std::size_t>(n));
   std::vector<std::vector<double>> samples(static_cast<std::size_t>(n));
   std::vector<std::thread> copies;
@@ -186,6 +188,8 @@ MeasuredProcessor::Measurement MeasuredProcessor::measure_together(const TaskReq
           for (double t : kernel.timed(task.params)) samples[static_cast<std::size_t>(k)].push_back(t);
       } catch (const std::exception& e) {
         failures[static_cast<std::size_t>(k)] = e.what();
+      } catch (...) {  // nothing may leave a thread: std::terminate would end poems
+        failures[static_cast<std::size_t>(k)] = "it threw an unknown exception";
       }
     });
   for (std::thread& t : copies) t.join();
@@ -233,10 +237,11 @@ double MeasuredProcessor::typical_mean(const std::vector<double>& per_call_ns) {
 
 MeasuredProcessor::Measurement MeasuredProcessor::measurement(const TaskRequest& task) {
   std::lock_guard lock(mutex_);  // one measurement at a time: concurrent timing would disturb it
-  auto it = cache_.find(task.params);
+  auto key = std::make_pair(resolve(task).name, task.params);
+  auto it = cache_.find(key);
   if (it != cache_.end()) return it->second;
   Measurement m = measure(task);
-  cache_.emplace(task.params, m);
+  cache_.emplace(std::move(key), m);
   return m;
 }
 

@@ -1,13 +1,16 @@
-// processor[measured]: runs the registered native kernel named by the
-// component's `kernel` attribute for a task's params, times it with
-// std::chrono::steady_clock and returns the mean time of one instance, bursts
-// of other work left out (with other copies running on the other cores when
-// the task says how many processes run: see concurrency()).
+// processor[measured]: runs the kernel that times a task (the one named by the
+// component's `kernel` attribute, else the one registered under the task's
+// component: a PSL `kernel { }`) for the task's params and returns the time
+// of one instance. A native kernel is timed here with std::chrono::steady_clock
+// (the mean, bursts of other work left out: typical_mean); a timed kernel
+// reports its own times (their median). Other copies run on the other cores
+// when the task says how many processes run: see concurrency().
 #pragma once
 
 #include <map>
 #include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "poems/processor/processor_model.h"
@@ -23,7 +26,7 @@ class MeasuredProcessor : public ProcessorModel {
     int samples = 0;     // timed samples
     int batch = 1;       // kernel calls per sample (short kernels run in batches)
     int concurrent = 1;  // copies of the kernel running during the timing (concurrency)
-    int cycle = 1;       // calls per cycle of the kernel's state: the samples cover whole cycles
+    int cycle = 1;       // calls per cycle of the kernel's state: adaptive samples cover whole cycles
   };
 
   // The mean of per-call times without the samples above twice their median
@@ -50,8 +53,8 @@ class MeasuredProcessor : public ProcessorModel {
 
   std::string evaluator() const override { return "processor[measured]"; }
 
-  // Measures each distinct params map once per object (all params go to the
-  // kernel, "work" included) and answers later requests from the cache.
+  // Measures each distinct (kernel, params map) once per object (all params go
+  // to the kernel, "work" included) and answers later requests from the cache.
   double task_time_ns(const TaskRequest& task) override;
 
   // The full measurement behind task_time_ns (measured now if not cached).
@@ -78,10 +81,11 @@ class MeasuredProcessor : public ProcessorModel {
 
   ProcessorSpec spec_;
   std::string kernel_name_;
-  int repetitions_ = 0;  // 0: adaptive (>= 5 samples and >= 20 ms)
+  int repetitions_ = 0;  // 0: adaptive (>= 5 samples and >= 100 ms of timed calls)
   int warmup_ = 1;
   std::mutex mutex_;
-  std::map<std::map<std::string, double>, Measurement> cache_;
+  // Keyed by the kernel too: two components' kernels may see the same params.
+  std::map<std::pair<std::string, std::map<std::string, double>>, Measurement> cache_;
 };
 
 }  // namespace poems::processor
