@@ -18,6 +18,7 @@
 
 #include <otf2/otf2.h>
 
+#include "poems/base/temporary_directory.h"
 #include "run_command.h"
 
 namespace fs = std::filesystem;
@@ -28,10 +29,10 @@ const std::string kPoems = POEMS_BINARY;
 std::string program(const std::string& name) { return std::string(POEMS_BIN_DIR) + "/" + name; }
 std::string source(const std::string& path) { return std::string(POEMS_SOURCE_DIR) + "/" + path; }
 
+// The test process's scratch directory, removed when it exits.
 fs::path work_dir() {
-  static const fs::path dir = fs::temp_directory_path() / ("poems_direct_timeline_" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  return dir;
+  static const poems::base::TemporaryDirectory dir("poems_direct_timeline_");
+  return dir.path();
 }
 
 // A message record: kind, time (ps), peer, tag, bytes (request ids differ between sources).
