@@ -66,6 +66,9 @@ void add_machine_options(CLI::App* cmd, MachineOptions& o) {
   cmd->add_option("--contention", o.contention,
                   "Links and NICs shared by concurrent messages: none (LogGOPS, the default) or max-min "
                   "(flows at their max-min fair share; docs/network.md)");
+  cmd->add_option("--noise", o.noise,
+                  "OS noise on every rank's computation: periodic:period=1ms,detour=25us[,phase=aligned], "
+                  "poisson:interval=1ms,detour=25us, file:PATH or none (seeded: seed=N; docs/simulator.md)");
   cmd->add_option("--semantics", o.semantics,
                   "Message progress: matched (a message is processed once its receive is posted; the default) or "
                   "loggopsim (LogGOPSim exactly: processed on arrival); docs/simulator.md");
@@ -101,6 +104,7 @@ void finish_machine_options(const CLI::App* cmd, MachineOptions& o) {
   if (cmd->count("--cores-per-node")) m.cores_per_node = o.cores_per_node;
   if (cmd->count("--map")) m.map_file = o.map_file;
   if (cmd->count("--contention")) m.contention = o.contention;
+  if (cmd->count("--noise")) m.noise = o.noise;
 }
 
 void add_wg_option(CLI::App* cmd, std::string& wg) {

@@ -19,7 +19,8 @@ std::string describe(const core::Cell& cell, const std::string& model) {
 std::string describe_machine(const core::Machine& m) {
   return "LogGOPS " + core::loggops_text(m.params) + ", " + std::to_string(m.cpus) + " CPU(s) and " +
          std::to_string(m.nics) + " NIC(s) per " + (m.flat() ? "process" : "node") + ", " +
-         sim::semantics_name(m.semantics) + " semantics" + (m.flat() ? "" : "; " + m.network_model->describe());
+         sim::semantics_name(m.semantics) + " semantics" + (m.flat() ? "" : "; " + m.network_model->describe()) +
+         (m.noisy() ? "; " + m.noise->describe() : "");
 }
 
 int report_record(const core::Cell& cell, const Context& ctx, bool quiet) {

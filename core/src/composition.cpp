@@ -73,6 +73,7 @@ std::optional<Machine> chosen_network(System& system, const psl::CompileRequest&
       return std::string();
     });
     m.network_model = network_of_component(system.program(), *c, inst->params, m.params);
+    m.noise = noise_of_component(system.program(), *c, inst->params);
     m.network = name;
     return m;
   }
@@ -184,9 +185,11 @@ Composition compose(System& system, const std::string& paradigm, const Choices& 
     m.rendezvous_handshake = c.plan.rendezvous_handshake;
     m.network = c.plan.network_component;
     const std::size_t at = c.system.find(c.plan.network_component);
-    if (at != psl::kNoInstance && c.system.instances[at].decl)
+    if (at != psl::kNoInstance && c.system.instances[at].decl) {
       m.network_model =
           network_of_component(system.program(), *c.system.instances[at].decl, c.system.instances[at].params, m.params);
+      m.noise = noise_of_component(system.program(), *c.system.instances[at].decl, c.system.instances[at].params);
+    }
     if (c.plan.semantics) m.semantics = runtime_semantics(system, c.plan, m.rendezvous_handshake);
     c.machine = m;
     return c;

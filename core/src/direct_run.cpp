@@ -247,6 +247,7 @@ DirectMachine direct_machine(const DirectMachineRequest& r) {
         throw UsageError("--machine", "'" + r.machine + "' is " + c.domain.str() + ", not hardware[network]");
       out.machine.params = loggops_of(parameters_of(fe, c), r.machine);
       out.machine.network_model = network_of_component(fe.program(), c, parameters_of(fe, c), out.machine.params);
+      out.machine.noise = noise_of_component(fe.program(), c, parameters_of(fe, c));
       out.machine.network = r.machine;
       out.description = r.machine;
       if (!r.paradigm.empty())

@@ -41,6 +41,9 @@ std::string analytic_method(const Evaluation& e, const std::string& requested) {
     refusal = "the " + e.graph->model +
               " closed form assumes one rank per node on a complete network; this machine has " +
               e.machine.network_model->describe() + "; use critical-path, or simulate";
+  if (closed && refusal.empty() && e.machine.noisy())
+    refusal = "the " + e.graph->model + " closed form has no OS noise; this machine has " +
+              e.machine.noise->describe() + "; use critical-path, or simulate";
   if (requested.empty()) return closed && refusal.empty() ? "closed-form" : "critical-path";
   if (requested == "closed-form" && !refusal.empty()) throw UsageError("--method", refusal);
   if (requested == "closed-form" && !closed) {

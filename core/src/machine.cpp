@@ -84,6 +84,7 @@ nlohmann::json machine_key(const Machine& m) {
   key["nics"] = m.nics;
   if (m.semantics != sim::Semantics::Matched) key["semantics"] = sim::semantics_name(m.semantics);
   if (!m.flat()) key["network"] = components::network_key_json(m.network_model->spec());
+  if (m.noisy()) key["noise"] = components::noise_key_json(m.noise->spec());
   return key;
 }
 
@@ -100,6 +101,7 @@ sim::SimulationOptions simulation_options(const Machine& m) {
   o.nics = m.nics;
   o.semantics = m.semantics;
   if (!m.flat()) o.network = m.network_model;
+  if (m.noisy()) o.noise = m.noise;
   o.memory_limit = taskgraph::default_instantiation_limits().memory_limit_bytes;
   o.progress = current_progress();  // the thread's progress display, if a command opened one
   return o;
@@ -113,7 +115,7 @@ std::string loggops_text(const components::LogGOPS& p) {
 
 bool MachineOverrides::empty() const {
   return !L && !o && !g && !G && !O && !S && !rendezvous_handshake && !cpus && !nics && !semantics && !ranks_per_node &&
-         !cores_per_node && !map_file && !contention;
+         !cores_per_node && !map_file && !contention && !noise;
 }
 
 double quantity(const std::string& option, const std::string& text, base::Dimension expected,
@@ -183,6 +185,13 @@ void apply_overrides(const MachineOverrides& o, Machine& m) {
       m.network_model = std::make_shared<const components::Network>(std::move(spec));
     } catch (const components::NetworkError& e) {
       throw UsageError(option, e.what());
+    }
+  }
+  if (o.noise) {
+    try {
+      m.noise = std::make_shared<const components::Noise>(components::parse_noise(*o.noise));
+    } catch (const components::NoiseError& e) {
+      throw UsageError("--noise", e.what());
     }
   }
   if (m.semantics == sim::Semantics::Loggopsim && m.rendezvous_handshake)

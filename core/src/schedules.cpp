@@ -176,6 +176,9 @@ Cell evaluate_schedule(const ScheduleRequest& r, Store& store) {
       if (refusal.empty() && !machine.flat())
         refusal = "the collective closed forms assume one rank per node on a complete network; this machine has " +
                   machine.network_model->describe() + "; use critical-path";
+      if (refusal.empty() && machine.noisy())
+        refusal = "the collective closed forms have no OS noise; this machine has " + machine.noise->describe() +
+                  "; use critical-path";
       // The rendezvous synchronization the closed forms charge: none under loggopsim.
       const taskgraph::Picoseconds sync =
           machine.semantics == sim::Semantics::Loggopsim

@@ -1,5 +1,6 @@
 #include "poems/direct/protocol.h"
 #include "poems/components/network.h"
+#include "poems/components/noise.h"
 
 #include <stdexcept>
 #include <string>
@@ -57,6 +58,7 @@ json options_to_json(const DirectOptions& o) {
   j["algorithms"] = algorithms;
   if (o.progress) j["progress"] = true;  // only when asked: stored keys stay as they were
   if (o.sim.network && !o.sim.network->flat()) j["network"] = components::network_key_json(o.sim.network->spec());
+  if (o.sim.noise && o.sim.noise->active()) j["noise"] = components::noise_spec_json(o.sim.noise->spec());
   if (!o.timeline.empty()) j["timeline"] = o.timeline;
   if (o.processor) {
     j["processor"] = {{"component", o.processor->component},
@@ -98,6 +100,8 @@ DirectOptions options_from_json(const json& j) {
   o.sim.nics = field_or<std::uint32_t>(j, "nics", 1);
   if (j.contains("network") && !j.at("network").is_null())
     o.sim.network = std::make_shared<const components::Network>(components::network_spec_from_json(j.at("network")));
+  if (j.contains("noise") && !j.at("noise").is_null())
+    o.sim.noise = std::make_shared<const components::Noise>(components::noise_spec_from_json(j.at("noise")));
   const std::string compute = field_or<std::string>(j, "compute", "measured");
   if (compute != "measured" && compute != "model")
     throw std::invalid_argument("direct-execution options: compute must be 'measured' or 'model', not '" + compute +

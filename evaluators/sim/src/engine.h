@@ -15,6 +15,7 @@
 #include "poems/base/huge_pages.h"
 #include "poems/components/max_min_sharing.h"
 #include "poems/components/network.h"
+#include "poems/components/noise.h"
 #include "poems/sim/simulator.h"
 #include "window.h"
 
@@ -551,6 +552,15 @@ class Engine {
   // The machine's nodes and network, when not flat (docs/network.md): null
   // keeps the flat fast path. Set up by setup_network().
   const components::Network* net_ = nullptr;
+  // OS noise, if any: a computation of rank r started at t ends at
+  // calc_end(r, t, work) (the rank's detours that fall into it added).
+  const components::Noise* noise_ = nullptr;
+  std::uint32_t noisy_ranks_ = 0;  // companions (from companions_from on) have none
+  Picoseconds calc_end(std::uint32_t r, Picoseconds t, Picoseconds work) const {
+    if (noise_ && r < noisy_ranks_) [[unlikely]]
+      return noise_->finish(r, t, work);
+    return t + work;
+  }
   components::RankPlacement placement_;
   bool shared_cores_ = false;           // some node has fewer cores than its ranks' CPUs
   std::vector<std::size_t> core_word_;  // per rank and CPU, if shared_cores_: its core's clock

@@ -48,7 +48,7 @@ inline void Engine<true>::lgs_start(std::uint32_t r, std::uint32_t pos) {
     case OpKind::Calc: {
       Picoseconds& cpu = cpu_free(r, s.cpu);
       if (cpu > now_) return lgs_requeue(cpu, r, kParkCalc);
-      cpu = now_ + s.amount;
+      cpu = calc_end(r, now_, s.amount);
       word(r, kCompute) += s.amount;
       if (options_.record_timeline) timeline_.push_back(Span{r, s.cpu, Span::Calc, -1, now_, cpu, 0, s.node});
       break;

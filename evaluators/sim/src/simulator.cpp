@@ -64,6 +64,10 @@ Engine<L>::Engine(taskgraph::ScheduleSource& source, const SimulationOptions& op
     net_ = options.network.get();
     clock_words += setup_network(clock_words);
   }
+  if (options.noise && options.noise->active()) {
+    noise_ = options.noise.get();
+    noisy_ranks_ = options.companions_from != 0 && options.companions_from < nranks_ ? options.companions_from : nranks_;
+  }
   clocks_.allocate(clock_words);
   pending_.reserve(nranks_);              // about one posted receive per rank at a time in collectives
   if (unexpected_at_arrival_) sync_ = 0;  // LogGOPSim's rendezvous: no synchronization before the payload
@@ -387,7 +391,7 @@ void Engine<L>::start(std::uint32_t r, std::uint32_t pos) {
   switch (s.kind) {
     case OpKind::Calc:
       t0 = queuing_ ? std::max(now_, cpu_free(r, s.cpu)) : now_;
-      done = t0 + s.amount;
+      done = calc_end(r, t0, s.amount);
       cpu_free(r, s.cpu) = done;
       word(r, kCompute) += s.amount;
       if (options_.record_timeline) timeline_.push_back(Span{r, s.cpu, Span::Calc, -1, t0, done, 0, s.node});

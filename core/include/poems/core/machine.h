@@ -17,6 +17,7 @@
 #include "poems/base/value.h"
 #include "poems/components/loggops.h"
 #include "poems/components/network.h"
+#include "poems/components/noise.h"
 #include "poems/psl/ast.h"
 #include "poems/sim/simulator.h"
 
@@ -35,6 +36,9 @@ struct Machine {
   // one rank per node on the complete network (flat).
   std::shared_ptr<const components::Network> network_model;
   bool flat() const { return !network_model || network_model->flat(); }
+  // OS noise on every rank's computation (docs/simulator.md); null: none.
+  std::shared_ptr<const components::Noise> noise;
+  bool noisy() const { return noise && noise->active(); }
   // A new option of the engine that changes results belongs here, in
   // machine_key and in simulation_options, so that runs key it.
 };
@@ -67,6 +71,15 @@ std::shared_ptr<const components::Network> network_of_component(const psl::Progr
 // (relative paths start at `directory`, "" the working directory), since a
 // direct execution's program process reads it from its own directory.
 std::string network_file_path(const std::string& file, const std::string& directory = "");
+// The OS noise a network component declares (noise_period, noise_interval,
+// noise_detour, noise_phase, noise_seed, noise_file; docs/simulator.md);
+// null when it declares none. InputError names the parameter and its range.
+std::shared_ptr<const components::Noise> noise_of(const std::map<std::string, base::Value>& parameters,
+                                                  const std::string& component,
+                                                  const std::function<std::string(const std::string&)>& where = {},
+                                                  const std::string& directory = "");
+std::shared_ptr<const components::Noise> noise_of_component(const psl::Program& program, const psl::ComponentDecl& c,
+                                                            const std::map<std::string, base::Value>& parameters);
 // The parameter names network_of reads (a component's other parameters are its own business).
 const std::vector<std::string>& network_parameter_names();
 
@@ -88,6 +101,7 @@ struct MachineOverrides {
   std::optional<std::uint32_t> ranks_per_node, cores_per_node;
   std::optional<std::string> map_file;
   std::optional<std::string> contention;  // --contention none|max-min
+  std::optional<std::string> noise;       // --noise SPEC (components::parse_noise)
   bool empty() const;
 };
 // Applies the overrides; throws UsageError naming the option and its range

@@ -17,6 +17,7 @@
 
 namespace poems::components {
 class Network;
+class Noise;
 }
 
 namespace poems::sim {
@@ -109,6 +110,10 @@ struct SimulationOptions {
   // serve its windows): companion r runs on the node of rank r -
   // companions_from, on a core of its own, and counts for no node's ranks.
   std::uint32_t companions_from = 0;
+  // OS noise (poems/components/noise.h, docs/simulator.md): detours that
+  // stretch every rank's computation (not its message overheads, and not a
+  // companion's work). Null or none: computation takes exactly its work.
+  std::shared_ptr<const components::Noise> noise;
   // Bytes the run may take; 0: what the machine has available
   // (/proc/meminfo MemAvailable). A run estimated to need more is refused
   // before it allocates (SimulationLimitError).
