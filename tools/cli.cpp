@@ -229,6 +229,7 @@ int run(const std::vector<std::string>& raw_args, std::ostream& out, std::ostrea
   register_recommend(app, ctx);
   register_calibrate(app, ctx);
   register_trace(app, ctx);
+  register_scaling(app, ctx);
 
   const std::vector<std::string> args = rewrite_deprecated(raw_args);
   // A mistyped subcommand: name it and the closest one.

@@ -52,6 +52,7 @@ void register_direct(CLI::App& app, Context& ctx);
 void register_recommend(CLI::App& app, Context& ctx);
 void register_calibrate(CLI::App& app, Context& ctx);
 void register_trace(CLI::App& app, Context& ctx);
+void register_scaling(CLI::App& app, Context& ctx);
 
 // Prints rows as left-aligned columns two spaces apart (the first row is
 // usually the header).

@@ -129,7 +129,8 @@ const std::vector<Term>& default_terms() {
   return terms;
 }
 
-std::vector<Model> rank_hypotheses(const std::vector<Point>& points, const std::vector<Term>& terms) {
+std::vector<Model> rank_hypotheses(const std::vector<Point>& points, const std::vector<Term>& terms,
+                                   bool nonnegative) {
   std::set<double> distinct;
   for (const Point& pt : points) {
     if (!(pt.p > 0) || !std::isfinite(pt.p)) throw FitError("a scaling model needs p > 0; got " + number(pt.p));
@@ -149,7 +150,7 @@ std::vector<Model> rank_hypotheses(const std::vector<Point>& points, const std::
   std::vector<Model> out;
   for (const Term& t : terms) {
     const Line all = least_squares(points, t, none);
-    if (!all.ok) continue;
+    if (!all.ok || (nonnegative && (all.c0 < 0 || all.c1 < 0))) continue;
     Model m;
     m.term = t;
     m.c0 = all.c0;
@@ -181,9 +182,11 @@ std::vector<Model> rank_hypotheses(const std::vector<Point>& points, const std::
   return out;
 }
 
-Model fit(const std::vector<Point>& points, const std::vector<Term>& terms) {
-  std::vector<Model> ranked = rank_hypotheses(points, terms);
-  if (ranked.empty()) throw FitError("no hypothesis could be fitted to the points");
+Model fit(const std::vector<Point>& points, const std::vector<Term>& terms, bool nonnegative) {
+  std::vector<Model> ranked = rank_hypotheses(points, terms, nonnegative);
+  if (ranked.empty())
+    throw FitError(nonnegative ? "no hypothesis fits the points with non-negative coefficients"
+                               : "no hypothesis could be fitted to the points");
   // Parsimony: of the hypotheses that predict about as well as the best
   // (cross-validated SMAPE within 1.5 x the best + 1 point), the one with
   // the fewest coefficients, then the smallest exponents. With a few noisy

@@ -118,6 +118,45 @@ bool parse_algorithm_choice(std::string_view text, ReplayOptions& options, std::
   return true;
 }
 
+std::vector<WindowBounds> window_bounds(const Trace& trace, const Window& w) {
+  const auto nranks = static_cast<std::uint32_t>(trace.ranks.size());
+  std::vector<WindowBounds> out(nranks);
+  for (std::uint32_t r = 0; r < nranks; ++r) {
+    const Rank& rank = trace.ranks[r];
+    // By default the run between MPI_Init and MPI_Finalize (Rank::begin, end).
+    std::uint32_t first = 0, last = static_cast<std::uint32_t>(rank.steps.size());
+    if (!rank.calls.empty()) {
+      const std::string& a = trace.regions[rank.calls.front().region];
+      if (a == "MPI_Init" || a == "MPI_Init_thread") first = rank.calls.front().end_step;
+      if (rank.calls.size() > 1 && trace.regions[rank.calls.back().region] == "MPI_Finalize")
+        last = rank.calls.back().first_step;
+    }
+    Picoseconds t0 = rank.begin, t1 = rank.end;
+    // The window's side `name#index`: the step and the time after that call.
+    auto side = [&](const std::string& name, std::int64_t index, const char* which, std::uint32_t& step,
+                    Picoseconds& time) {
+      if (name.empty()) return;
+      const std::uint32_t c = find_call(trace, rank, name, index);
+      if (c == kNone)
+        throw TraceError("rank " + std::to_string(r) + " has no call " + name + "#" + std::to_string(index) +
+                         " (the window's " + which + ")");
+      step = rank.calls[c].end_step;
+      time = rank.calls[c].leave;
+    };
+    side(w.from, w.from_index, "start", first, t0);
+    side(w.to, w.to_index, "end", last, t1);
+    if (last < first || t1 < t0) {
+      const std::string what = w.whole() ? "the run (from the end of MPI_Init, else the first record, to the start "
+                                           "of MPI_Finalize, else the last record)"
+                                         : "the window " + w.text();
+      throw TraceError("on rank " + std::to_string(r) + " " + what + " ends before it starts: it starts at " +
+                       std::to_string(t0) + " ps and ends at " + std::to_string(t1) + " ps");
+    }
+    out[r] = {first, last, t0, t1};
+  }
+  return out;
+}
+
 // ---- the schedule -----------------------------------------------------------------
 
 struct TraceSchedule::Cursor {
@@ -152,40 +191,12 @@ TraceSchedule::TraceSchedule(const Trace& trace, const ReplayOptions& options) :
   for (const std::string& region : trace.regions) nodes_.push_back({region, trace.path});
 
   // The window on every rank.
+  const std::vector<WindowBounds> window = window_bounds(trace, options.window);
   bounds_.resize(nranks);
   Picoseconds start = ~Picoseconds{0}, end = 0;
-  const Window& w = options.window;
   for (std::uint32_t r = 0; r < nranks; ++r) {
     const Rank& rank = trace.ranks[r];
-    // By default the run between MPI_Init and MPI_Finalize (Rank::begin, end).
-    std::uint32_t first = 0, last = static_cast<std::uint32_t>(rank.steps.size());
-    if (!rank.calls.empty()) {
-      const std::string& a = trace.regions[rank.calls.front().region];
-      if (a == "MPI_Init" || a == "MPI_Init_thread") first = rank.calls.front().end_step;
-      if (rank.calls.size() > 1 && trace.regions[rank.calls.back().region] == "MPI_Finalize")
-        last = rank.calls.back().first_step;
-    }
-    Picoseconds t0 = rank.begin, t1 = rank.end;
-    // The window's side `name#index`: the step and the time after that call.
-    auto side = [&](const std::string& name, std::int64_t index, const char* which, std::uint32_t& step,
-                    Picoseconds& time) {
-      if (name.empty()) return;
-      const std::uint32_t c = find_call(trace, rank, name, index);
-      if (c == kNone)
-        throw TraceError("rank " + std::to_string(r) + " has no call " + name + "#" + std::to_string(index) +
-                         " (the window's " + which + ")");
-      step = rank.calls[c].end_step;
-      time = rank.calls[c].leave;
-    };
-    side(w.from, w.from_index, "start", first, t0);
-    side(w.to, w.to_index, "end", last, t1);
-    if (last < first || t1 < t0) {
-      const std::string what = w.whole() ? "the run (from the end of MPI_Init, else the first record, to the start "
-                                           "of MPI_Finalize, else the last record)"
-                                         : "the window " + w.text();
-      throw TraceError("on rank " + std::to_string(r) + " " + what + " ends before it starts: it starts at " +
-                       std::to_string(t0) + " ps and ends at " + std::to_string(t1) + " ps");
-    }
+    const auto [first, last, t0, t1] = window[r];
     bounds_[r] = {first, last};
     steps_total_ += last > first ? last - first : 0;
     start = std::min(start, t0);

@@ -63,11 +63,16 @@ const std::vector<Term>& default_terms();
 // Every hypothesis fitted and cross-validated, best first. Needs points at
 // three or more distinct p (two coefficients and one to validate); throws
 // FitError otherwise, or for p <= 0 or a value that is not finite.
-std::vector<Model> rank_hypotheses(const std::vector<Point>& points, const std::vector<Term>& terms = default_terms());
+// `nonnegative`: only hypotheses whose fitted c0 and c1 are >= 0, as a time
+// is a sum of parts that take time (a negative coefficient fits three
+// points and then predicts negative times; a decrease is a negative
+// exponent instead).
+std::vector<Model> rank_hypotheses(const std::vector<Point>& points, const std::vector<Term>& terms = default_terms(),
+                                   bool nonnegative = true);
 // The one chosen: of those whose cross-validated SMAPE is within 1.5 x the
 // best + 1 percentage point, the fewest coefficients, then the smallest
 // exponents (|i| + j), then the best score.
-Model fit(const std::vector<Point>& points, const std::vector<Term>& terms = default_terms());
+Model fit(const std::vector<Point>& points, const std::vector<Term>& terms = default_terms(), bool nonnegative = true);
 
 // SMAPE of one prediction against one measurement, % (0 when both are 0).
 double smape(double predicted, double measured);

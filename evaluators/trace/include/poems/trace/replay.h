@@ -39,6 +39,16 @@ struct Window {
 // Parses "FROM[#N]..TO[#M]" (either side may be empty); false with `error`.
 bool parse_window(std::string_view text, Window& out, std::string& error);
 
+// A window on one rank: its steps [first, last) and its time [begin, end]
+// since the trace's offset; by default the run between MPI_Init and
+// MPI_Finalize.
+struct WindowBounds {
+  std::uint32_t first = 0, last = 0;
+  Picoseconds begin = 0, end = 0;
+};
+// The window on every rank; TraceError for one a rank cannot satisfy.
+std::vector<WindowBounds> window_bounds(const Trace& trace, const Window& window);
+
 struct ReplayOptions {
   // Simulated time per traced time of computation: 1 on the traced machine;
   // Wg(modelled) / Wg(traced) for another processor.

@@ -1,0 +1,55 @@
+// Empirical scaling models from recorded runs (docs/scaling.md): the same
+// program traced (or run under direct execution with --timeline) at several
+// rank counts; for every code region its computation (the slowest rank's,
+// or the ranks' mean) at each count, Extra-P's normal form fitted to it and
+// chosen by cross-validation (poems/scaling/pmnf.h), predictions at the
+// rank counts asked for, and the whole stored in the knowledge base as one
+// run of `scaling[PMNF]`.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "poems/core/store.h"
+#include "poems/scaling/pmnf.h"
+
+namespace poems::core {
+
+struct ScalingRequest {
+  std::vector<std::string> archives;  // anchor files or their directories
+  std::string window;                 // FROM[#N]..TO[#M]; "" the run
+  bool cpu_time = false;              // computation as CPU time (archives recorded with --cpu-time)
+  bool mean = false;                  // the ranks' mean instead of the slowest rank's
+  std::vector<double> predict;        // rank counts to predict at
+  std::size_t regions = 5;            // regions reported (largest first); 0: all
+  std::string variable = "P";         // the parameter's name in formulas and PSL
+};
+
+struct RegionModel {
+  std::string name;                     // "MPI_Recv..MPI_Send", or "all computation"
+  std::vector<scaling::Point> points;   // (ranks, seconds) per archive
+  std::optional<scaling::Model> model;  // none: see why_not
+  std::string why_not;
+  std::vector<std::pair<double, double>> predictions;  // (ranks, seconds)
+  double share = 0;                                    // of the largest run's computation
+};
+
+struct ScalingReport {
+  std::vector<std::pair<std::string, std::uint32_t>> archives;  // path, ranks; by ranks
+  RegionModel total;
+  std::vector<RegionModel> regions;
+  std::size_t regions_found = 0;  // in the largest run
+  std::optional<std::int64_t> run_id;
+  bool already_stored = false;
+  nlohmann::json to_json() const;
+};
+
+// Throws UsageError for bad options (fewer than 3 rank counts, a bad
+// window, a rank count to predict that is not positive) and InputError for
+// an archive that cannot be read; StoreError when the result cannot be stored.
+ScalingReport fit_scaling_models(const ScalingRequest& request, Store& store);
+
+}  // namespace poems::core

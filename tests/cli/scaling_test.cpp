@@ -1,0 +1,132 @@
+// `poems scaling` (docs/scaling.md): scaling models fitted to runs at three
+// rank counts. The runs are simulated runs written as OTF2 (poems simulate
+// --timeline) of a strong-scaling model whose regions have known laws: the
+// step's work 1 ms / P per iteration, a fixed 2 us task, and the gaps
+// between an allreduce's log2 P rounds (the timeline writes each round as a
+// call, so the 5 us a round waits for its message, L, lies between calls).
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "run_command.h"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+const char* kStrong = R"(model Strong {
+  param P = 4;
+  taskgraph t {
+    processes { [p] : 0 <= p < P };
+    for it in 1 .. 3 {
+      task c : Work(work = 1000000 / P);
+      allreduce size 8;
+      task d : Work(work = 2000);
+      barrier;
+    }
+  }
+}
+component Work in application[Strong] {
+  accepts { profile { node_type = "work"; } transaction compute(work: int); protocol dataflow; }
+  requests cpu {
+    selector domain == hardware[processor] and evaluation == study.compute;
+    transaction execute_code_block(work = work);
+    protocol call_return;
+  }
+}
+component Cpu in hardware[processor] {
+  param Wg = 1ns;
+  accepts { profile { node_type = "cpu"; evaluation = processor[wg]; Wg = Wg; }
+            transaction execute_code_block(work: real) -> time; protocol call_return; }
+}
+component Net in hardware[network] {
+  param L = 5us, o = 1us, g = 2us, G = 0ns/B, O = 0ns/B, S = 64KiB;
+  accepts { profile { evaluation = analytic[LogGP]; L = L; o = o; g = g; G = G; O = O; S = S; }
+            transaction message(bytes: bytes) -> time; protocol call_return; }
+}
+)";
+
+class Scaling : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("poems_scaling_" + std::to_string(::getpid()));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    std::ofstream(dir_ / "strong.psl") << kStrong;
+    for (int p : {4, 8, 16}) {
+      CommandResult r = poems_in_process("simulate " + (dir_ / "strong.psl").string() +
+                                         " --model Strong --machine Net --no-store --set P=" + std::to_string(p) +
+                                         " --timeline " + archive(p));
+      ASSERT_EQ(r.exit_code, 0) << r.err;
+    }
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::string archive(int p) const { return (dir_ / ("s" + std::to_string(p) + ".otf2")).string(); }
+  std::string archives() const { return archive(4) + " " + archive(8) + " " + archive(16); }
+  fs::path dir_;
+};
+
+const nlohmann::json* region(const nlohmann::json& report, const std::string& name) {
+  for (const auto& r : report["regions"])
+    if (r["region"] == name) return &r;
+  return nullptr;
+}
+
+TEST_F(Scaling, EachRegionGetsItsLawAndPredictsAThousandRanks) {
+  const std::string db = (dir_ / "kb.db").string();
+  CommandResult r = poems_in_process("scaling " + archives() + " --predict 1024 --regions 0 --format json --db " + db);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["archives"].size(), 3u);
+  EXPECT_EQ(j["archives"][2]["ranks"], 16);
+  // The step of iterations 2 and 3 (after the barrier, before the
+  // allreduce): 2 ms / P, no constant.
+  const nlohmann::json* step = region(j, "barrier/dissemination..allreduce/recursive_doubling");
+  ASSERT_NE(step, nullptr) << j.dump(2);
+  EXPECT_EQ((*step)["model"]["i"], -1);
+  EXPECT_EQ((*step)["model"]["j"], 0);
+  EXPECT_FALSE((*step)["model"]["offset"]);
+  EXPECT_NEAR((*step)["model"]["c1"].get<double>(), 0.002, 1e-12);
+  EXPECT_NEAR((*step)["predictions"][0]["seconds"].get<double>(), 0.002 / 1024, 1e-12);
+  // The fixed task, three times 2 us: a constant.
+  const nlohmann::json* fixed = region(j, "allreduce/recursive_doubling..barrier/dissemination");
+  ASSERT_NE(fixed, nullptr);
+  EXPECT_EQ((*fixed)["model"]["formula"], "6e-06");
+  // The allreduce's rounds: log2 P gaps of L = 5 us, three iterations.
+  const nlohmann::json* rounds = region(j, "allreduce/recursive_doubling..allreduce/recursive_doubling");
+  ASSERT_NE(rounds, nullptr);
+  EXPECT_EQ((*rounds)["model"]["formula"], "1.5e-05 * log2(p)");
+  ASSERT_TRUE(j.contains("run_id"));
+  // Stored once: the same archives again are the same run.
+  r = poems_in_process("scaling " + archives() + " --predict 1024 --regions 0 --db " + db);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("already stored as run " + std::to_string(j["run_id"].get<int>())), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("  PSL:   0.002 * pow(P, -1)"), std::string::npos) << r.out;
+}
+
+TEST_F(Scaling, BadRequestsAreRefused) {
+  CommandResult r = poems_in_process("scaling " + archive(4) + " " + archive(8) + " --no-store");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("scaling: give archives of 3 or more runs at different rank counts (got 2)"), std::string::npos)
+      << r.err;
+  r = poems_in_process("scaling " + archive(4) + " " + archive(4) + " " + archive(8) + " --no-store");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("no model: a scaling model needs measurements at 3 or more values of p"), std::string::npos)
+      << r.out;
+  r = poems_in_process("scaling " + archives() + " --predict 0 --no-store");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--predict: a rank count to predict at must be >= 1"), std::string::npos) << r.err;
+  r = poems_in_process("scaling " + archives() + " --window MPI_Bcast#1.. --no-store");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("rank 0 has no call MPI_Bcast#1 (the window's start)"), std::string::npos) << r.err;
+  r = poems_in_process("scaling " + archives() + " --computation cpu --no-store");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("has no CPU time of its computation"), std::string::npos) << r.err;
+  r = poems_in_process("scaling " + archives() + " " + (dir_ / "missing").string() + " --no-store");
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+}
+
+}  // namespace
