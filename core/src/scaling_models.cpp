@@ -39,7 +39,22 @@ nlohmann::json model_json(const RegionModel& r) {
   return j;
 }
 
+// Repeated runs at one rank count: their median (Extra-P's choice), so that
+// one disturbed repetition does not move the model.
+std::vector<scaling::Point> medians(const std::vector<scaling::Point>& points) {
+  std::map<double, std::vector<double>> at;
+  for (const scaling::Point& p : points) at[p.p].push_back(p.value);
+  std::vector<scaling::Point> out;
+  for (auto& [p, values] : at) {
+    std::sort(values.begin(), values.end());
+    const std::size_t n = values.size();
+    out.push_back({p, n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2});
+  }
+  return out;
+}
+
 void fit_region(RegionModel& r, const ScalingRequest& request) {
+  r.points = medians(r.points);
   try {
     r.model = scaling::fit(r.points);
     for (double p : request.predict) r.predictions.emplace_back(p, r.model->at(p));
@@ -58,6 +73,7 @@ nlohmann::json ScalingReport::to_json() const {
   j["regions"] = nlohmann::json::array();
   for (const RegionModel& r : regions) j["regions"].push_back(model_json(r));
   j["regions_found"] = regions_found;
+  j["rank_counts"] = rank_counts;
   if (run_id) j["run_id"] = *run_id;
   return j;
 }
@@ -101,6 +117,7 @@ ScalingReport fit_scaling_models(const ScalingRequest& request, Store& store) {
 
   ScalingReport report;
   for (const Run& run : runs) report.archives.emplace_back(run.path, run.ranks);
+  for (std::size_t k = 0; k < runs.size(); ++k) report.rank_counts += k == 0 || runs[k].ranks != runs[k - 1].ranks;
   // The whole computation: per rank, every region's.
   report.total.name = "all computation";
   for (const Run& run : runs) {

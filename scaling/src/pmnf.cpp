@@ -149,6 +149,10 @@ std::vector<Model> rank_hypotheses(const std::vector<Point>& points, const std::
   for (const Point& pt : points) tss += (pt.value - mean) * (pt.value - mean);
   std::vector<Model> out;
   for (const Term& t : terms) {
+    // Two coefficients need four rank counts: with three, leaving one out
+    // leaves a curve through two points, which predicts the third well for
+    // almost any smooth law and so validates nothing (docs/scaling.md).
+    if (t.offset && !t.constant() && distinct.size() < 4) continue;
     const Line all = least_squares(points, t, none);
     if (!all.ok || (nonnegative && (all.c0 < 0 || all.c1 < 0))) continue;
     Model m;

@@ -1,7 +1,8 @@
 // Empirical scaling models from recorded runs (docs/scaling.md): the same
 // program traced (or run under direct execution with --timeline) at several
-// rank counts; for every code region its computation (the slowest rank's,
-// or the ranks' mean) at each count, Extra-P's normal form fitted to it and
+// rank counts, repeated or not; for every code region its computation (the
+// slowest rank's, or the ranks' mean; the median of a count's repetitions)
+// at each count, Extra-P's normal form fitted to it and
 // chosen by cross-validation (poems/scaling/pmnf.h), predictions at the
 // rank counts asked for, and the whole stored in the knowledge base as one
 // run of `scaling[PMNF]`.
@@ -30,7 +31,7 @@ struct ScalingRequest {
 
 struct RegionModel {
   std::string name;                     // "MPI_Recv..MPI_Send", or "all computation"
-  std::vector<scaling::Point> points;   // (ranks, seconds) per archive
+  std::vector<scaling::Point> points;   // (ranks, seconds): per rank count, the median of its runs
   std::optional<scaling::Model> model;  // none: see why_not
   std::string why_not;
   std::vector<std::pair<double, double>> predictions;  // (ranks, seconds)
@@ -42,6 +43,7 @@ struct ScalingReport {
   RegionModel total;
   std::vector<RegionModel> regions;
   std::size_t regions_found = 0;  // in the largest run
+  std::size_t rank_counts = 0;    // distinct (with three, models of one coefficient only)
   std::optional<std::int64_t> run_id;
   bool already_stored = false;
   nlohmann::json to_json() const;
