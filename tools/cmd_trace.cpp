@@ -65,6 +65,12 @@ void add_trace_options(CLI::App* cmd, TraceOptions& r, bool with_trace) {
   cmd->add_option("--window", r.window,
                   "Trace replay: only FROM[#N]..TO[#M], e.g. MPI_Barrier#1..MPI_Allreduce#-1 (after the first "
                   "barrier, through the last allreduce)");
+  cmd->add_option("--extrapolate", r.extrapolate,
+                  "Trace replay: as Q ranks (or a grid, 32x32), each copying a traced rank of the same role in the "
+                  "trace's line, ring or 2-D grid (docs/trace.md, \"Extrapolation\")");
+  cmd->add_option("--extrapolate-compute", r.extrapolate_compute,
+                  "With --extrapolate: keep each rank's computation (weak scaling, the default) or multiply it by "
+                  "this factor (strong scaling: a scaling model's value at Q over its value at the traced count)");
 }
 
 core::TraceRequest TraceOptions::request(const ChoiceOptions& choices, const MachineOptions& machine,
@@ -80,6 +86,8 @@ core::TraceRequest TraceOptions::request(const ChoiceOptions& choices, const Mac
   r.compute_scale = compute_scale;
   r.algorithms = algorithms;
   r.window = window;
+  r.extrapolate = extrapolate;
+  r.extrapolate_compute = extrapolate_compute;
   r.cpu_time = computation == "cpu";
   r.overrides = machine.overrides;
   return r;

@@ -12,6 +12,7 @@
 #include "poems/loggp/critical_path.h"
 #include "poems/taskgraph/goal.h"
 #include "poems/trace/archive.h"
+#include "poems/trace/extrapolate.h"
 #include "poems/trace/otf2_read.h"
 
 namespace poems::core {
@@ -106,12 +107,36 @@ std::unique_ptr<Replay> prepare_replay(const TraceRequest& r) {
   } catch (const trace::TraceError& e) {
     throw InputError(e.what());
   }
+  if (!r.extrapolate_compute.empty() && r.extrapolate.empty())
+    throw UsageError("--extrapolate-compute", "goes with --extrapolate (the rank count to replay the trace as)");
+  nlohmann::json extrapolation;
+  if (!r.extrapolate.empty()) {
+    trace::Extrapolation x;
+    std::string error;
+    if (!trace::parse_extrapolation(r.extrapolate, x, error)) throw UsageError("--extrapolate", error);
+    if (!r.extrapolate_compute.empty() && r.extrapolate_compute != "keep") {
+      const double f =
+          quantity("--extrapolate-compute", r.extrapolate_compute, base::kDimensionless, "keep or a factor >= 0");
+      if (!(f >= 0) || !std::isfinite(f))
+        throw UsageError("--extrapolate-compute", "'" + r.extrapolate_compute + "' must be keep or a factor >= 0");
+      x.compute_factor = f;
+    }
+    const std::size_t traced = replay->trace.ranks.size();
+    try {
+      replay->trace = trace::extrapolate(replay->trace, x);
+    } catch (const trace::TraceError& e) {
+      throw InputError(std::string(e.what()));
+    }
+    extrapolation = {{"ranks", replay->trace.ranks.size()}, {"traced_ranks", traced},
+                     {"compute_factor", x.compute_factor}, {"grid", x.grid}};
+  }
   // Keyed by content: the same archive anywhere is the same model.
   replay->name = "trace:" + replay->hash.substr(0, 12);
   replay->binding = {{"compute_scale", replay->options.compute_scale},
                      {"computation", r.cpu_time ? "cpu" : "wall"},
                      {"algorithms", algorithms_key(replay->options)},
                      {"window", replay->options.window.text()}};
+  if (!extrapolation.is_null()) replay->binding["extrapolate"] = extrapolation;
   return replay;
 }
 

@@ -33,6 +33,8 @@ struct TraceRequest {
   std::string window;                   // FROM[#N]..TO[#M]
   bool cpu_time = false;                // computation as CPU time (--computation cpu)
   MachineOverrides overrides;           // -L ... --cpus --nics --semantics
+  std::string extrapolate;              // --extrapolate Q or AxB: replayed as that many ranks
+  std::string extrapolate_compute;      // --extrapolate-compute keep (default) or a factor
 };
 
 // A trace resolved for replay: the archive read, the options, the machine.

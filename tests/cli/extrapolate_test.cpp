@@ -1,0 +1,102 @@
+// `poems simulate --trace ARCHIVE --extrapolate Q` (docs/trace.md,
+// "Extrapolation"): a pipeline's simulated run written as OTF2 at 4 ranks,
+// replayed as 64, differs from the model simulated at 64 by exactly what the
+// replay at 4 differs from the model at 4 (the computation before the first
+// call, which a replay starts after); refusals are input errors.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "run_command.h"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+const char* kPipe = R"(model Pipe {
+  param P = 4;
+  taskgraph t {
+    processes { [p] : 0 <= p < P };
+    for s in 1 .. 3 {
+      if p > 0 { recv from [p - 1] size 800 tag s; }
+      task c : Work(work = 10000);
+      if p < P - 1 { send to [p + 1] size 800 tag s; }
+    }
+  }
+}
+component Work in application[Pipe] {
+  accepts { profile { node_type = "work"; } transaction compute(work: int); protocol dataflow; }
+  requests cpu {
+    selector domain == hardware[processor] and evaluation == study.compute;
+    transaction execute_code_block(work = work);
+    protocol call_return;
+  }
+}
+component Cpu in hardware[processor] {
+  param Wg = 1ns;
+  accepts { profile { node_type = "cpu"; evaluation = processor[wg]; Wg = Wg; }
+            transaction execute_code_block(work: real) -> time; protocol call_return; }
+}
+component Net in hardware[network] {
+  param L = 5us, o = 1us, g = 2us, G = 1ns/B, O = 0ns/B, S = 64KiB;
+  accepts { profile { evaluation = analytic[LogGP]; L = L; o = o; g = g; G = G; O = O; S = S; }
+            transaction message(bytes: bytes) -> time; protocol call_return; }
+}
+)";
+
+const std::string kMachine = " -L 5us -o 1us -g 2us -G 1ns/B -O 0 -S 64KiB";
+
+class Extrapolate : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("poems_extrapolate_" + std::to_string(::getpid()));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    std::ofstream(dir_ / "pipe.psl") << kPipe;
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  double finish_ns(const std::string& command) const {
+    CommandResult r = poems_in_process(command + " --no-store --format json");
+    EXPECT_EQ(r.exit_code, 0) << command << "\n" << r.err;
+    if (r.exit_code) return -1;
+    const nlohmann::json j = nlohmann::json::parse(r.out);  // simulate: finish_ns; analyze: time_ns
+    return j.contains("finish_ns") ? j["finish_ns"].get<double>() : j["time_ns"].get<double>();
+  }
+  std::string model(int p, const std::string& extra = "") const {
+    return "simulate " + (dir_ / "pipe.psl").string() + " --model Pipe --machine Net --set P=" + std::to_string(p) +
+           extra;
+  }
+  fs::path dir_;
+};
+
+TEST_F(Extrapolate, APipelineTracedAtFourReplaysAsTheModelAtSixtyFour) {
+  const std::string archive = (dir_ / "p4.otf2").string();
+  CommandResult r = poems_in_process(model(4, " --no-store --timeline " + archive));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const double model4 = finish_ns(model(4)), model64 = finish_ns(model(64));
+  const double replay4 = finish_ns("simulate --trace " + archive + kMachine);
+  const double replay64 = finish_ns("simulate --trace " + archive + kMachine + " --extrapolate 64");
+  EXPECT_EQ(model64, 1156935);
+  EXPECT_EQ(replay64 - model64, replay4 - model4);
+  // The critical path of the extrapolated replay agrees (a pipeline has no queuing).
+  EXPECT_EQ(finish_ns("analyze --trace " + archive + kMachine + " --extrapolate 64"), replay64);
+  // Strong scaling: each computation x 0.5.
+  EXPECT_LT(finish_ns("simulate --trace " + archive + kMachine + " --extrapolate 64 --extrapolate-compute 0.5"),
+            replay64);
+  // Refused: a line cannot become a grid; a bad count; a factor without --extrapolate.
+  r = poems_in_process("simulate --trace " + archive + kMachine + " --extrapolate 8x8 --no-store");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("the trace is a line of 4; a grid of 2 dimension(s) does not extend it"), std::string::npos)
+      << r.err;
+  r = poems_in_process("simulate --trace " + archive + kMachine + " --extrapolate many --no-store");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--extrapolate: 'many' is not a rank count or a grid"), std::string::npos) << r.err;
+  r = poems_in_process("simulate --trace " + archive + kMachine + " --extrapolate-compute 0.5 --no-store");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--extrapolate-compute: goes with --extrapolate"), std::string::npos) << r.err;
+}
+
+}  // namespace

@@ -1,0 +1,163 @@
+// A trace of P ranks replayed as Q ranks (poems/trace/extrapolate.h): for
+// programs whose ranks depend only on their place in a line, a ring or a
+// 2-D grid, the trace written at P and extrapolated to Q replays exactly as
+// the same program written at Q; what does not extrapolate is refused with
+// the reason.
+#include "poems/trace/extrapolate.h"
+
+#include <gtest/gtest.h>
+
+#include <functional>
+
+#include "poems/trace/replay.h"
+#include "trace_test_util.h"
+
+namespace poems::trace::testing {
+namespace {
+
+const sim::SimulationOptions kMachine = machine(5000, 1000, 2000, 1'000'000, 65536);
+
+std::vector<Picoseconds> replayed(const Trace& t) {
+  const sim::SimulationResult r = replay(t, kMachine, ReplayOptions{});
+  EXPECT_TRUE(r.completed);
+  std::vector<Picoseconds> out;
+  for (const auto& rank : r.per_rank) out.push_back(rank.finish);
+  return out;
+}
+
+// A pipeline: each rank receives from the one before, computes 10 us, sends on.
+Trace pipeline(std::uint32_t P) {
+  TraceBuilder b(P);
+  for (int step = 0; step < 3; ++step)
+    for (std::uint32_t r = 0; r < P; ++r) {
+      if (r > 0) b.call(r, "MPI_Recv").recv(static_cast<std::int32_t>(r - 1), step, 800).end();
+      b.compute(r, ns(10000));
+      if (r + 1 < P) b.call(r, "MPI_Send").send(static_cast<std::int32_t>(r + 1), step, 800).end();
+    }
+  return b.finish();
+}
+
+// A 2-D halo exchange on an nx x ny grid (rank = x + nx y), nonblocking, with
+// an allreduce every step; the edge ranks do what their neighbours allow.
+Trace halo(std::uint32_t nx, std::uint32_t ny) {
+  TraceBuilder b(nx * ny);
+  for (int step = 0; step < 2; ++step)
+    for (std::uint32_t r = 0; r < nx * ny; ++r) {
+      const std::uint32_t x = r % nx, y = r / nx;
+      b.compute(r, ns(20000 + 1000 * step));
+      b.call(r, "MPI_Waitall");
+      std::uint32_t slot = 0;
+      auto both = [&](bool has, std::uint32_t peer, int tag) {
+        if (!has) return;
+        b.irecv(static_cast<std::int32_t>(peer), tag, 4096, slot++);
+        b.isend(static_cast<std::int32_t>(peer), tag, 4096, slot++);
+      };
+      both(x > 0, r - 1, 1);
+      both(x + 1 < nx, r + 1, 1);
+      both(y > 0, r - nx, 2);
+      both(y + 1 < ny, r + nx, 2);
+      for (std::uint32_t s = 0; s < slot; ++s) b.complete(s);
+      b.end();
+      b.call(r, "MPI_Allreduce").collective(Collective::Allreduce, 8).end();
+    }
+  return b.finish();
+}
+
+// A token ring: rank 0 starts, each passes it on, rank P-1 back to 0.
+Trace ring(std::uint32_t P) {
+  TraceBuilder b(P);
+  for (std::uint32_t r = 0; r < P; ++r) {
+    if (r == 0) {
+      b.call(r, "MPI_Send").send(1, 0, 8).end();
+      b.call(r, "MPI_Recv").recv(static_cast<std::int32_t>(P - 1), 0, 8).end();
+    } else {
+      b.call(r, "MPI_Recv").recv(static_cast<std::int32_t>(r - 1), 0, 8).end();
+      b.compute(r, ns(3000));
+      b.call(r, "MPI_Send").send(static_cast<std::int32_t>((r + 1) % P), 0, 8).end();
+    }
+  }
+  return b.finish();
+}
+
+Extrapolation to(std::uint32_t q) {
+  Extrapolation x;
+  x.ranks = q;
+  return x;
+}
+
+TEST(Extrapolate, APipelineOfFourReplaysAsThePipelineOfSixtyFour) {
+  const Trace four = pipeline(4);
+  EXPECT_EQ(recognize_grid(four).describe(), "line of 4");
+  const Trace sixty_four = extrapolate(four, to(64));
+  ASSERT_EQ(sixty_four.ranks.size(), 64u);
+  EXPECT_EQ(replayed(sixty_four), replayed(pipeline(64)));
+  EXPECT_EQ(sixty_four.warnings.back(), "extrapolated from 4 ranks (line of 4) to 64 (64)");
+}
+
+TEST(Extrapolate, AHaloExchangeOnThreeByThreeReplaysAsEightByEight) {
+  const Trace traced = halo(3, 3);
+  const GridPattern g = recognize_grid(traced);
+  EXPECT_EQ(g.describe(), "2-D grid 3 x 3");
+  EXPECT_EQ(replayed(extrapolate(traced, to(64))), replayed(halo(8, 8)));
+  // A grid of another shape, given as such.
+  Extrapolation wide;
+  std::string error;
+  ASSERT_TRUE(parse_extrapolation("16x4", wide, error)) << error;
+  EXPECT_EQ(replayed(extrapolate(traced, wide)), replayed(halo(16, 4)));
+  // Weak scaling keeps the computation; a factor scales it.
+  Extrapolation strong = to(64);
+  strong.compute_factor = 0.25;
+  const Trace quarter = extrapolate(traced, strong);
+  EXPECT_EQ(quarter.compute() * 4, extrapolate(traced, to(64)).compute());
+}
+
+TEST(Extrapolate, ARingWrapsAroundAtEveryCount) {
+  const Trace traced = ring(4);
+  EXPECT_EQ(recognize_grid(traced).describe(), "ring of 4");
+  EXPECT_EQ(replayed(extrapolate(traced, to(16))), replayed(ring(16)));
+}
+
+std::string refusal(const Trace& t, const std::string& q) {
+  Extrapolation x;
+  std::string error;
+  if (!parse_extrapolation(q, x, error)) return "parse: " + error;
+  try {
+    extrapolate(t, x);
+  } catch (const TraceError& e) {
+    return e.what();
+  }
+  return "extrapolated";
+}
+
+TEST(Extrapolate, WhatDoesNotExtrapolateIsRefusedWithTheReason) {
+  EXPECT_EQ(refusal(halo(2, 2), "16"),
+            "the trace is a 2-D grid 2 x 2: no rank is in the middle of dimension 1, so none shows what a rank with "
+            "neighbours on both sides does; trace 3 or more along it to extrapolate to 4 x 4");
+  // A master sending to each worker: no line, ring or grid.
+  TraceBuilder master(6);
+  for (std::uint32_t w = 1; w < 6; ++w) {
+    master.call(0, "MPI_Send").send(static_cast<std::int32_t>(w), 0, 8).end();
+    master.call(w, "MPI_Recv").recv(0, 0, 8).end();
+  }
+  const std::string no_pattern = refusal(master.finish(), "64");
+  EXPECT_NE(no_pattern.find("no Cartesian pattern"), std::string::npos) << no_pattern;
+  // Another communicator.
+  TraceBuilder split(4);
+  const std::uint32_t half = split.comm({0, 1});
+  for (std::uint32_t r = 0; r < 2; ++r) split.call(r, "MPI_Barrier").collective(Collective::Barrier, 0, -1, half).end();
+  EXPECT_EQ(refusal(split.finish(), "8"),
+            "rank 0 communicates on comm 1; only a program on MPI_COMM_WORLD alone is extrapolated (its members "
+            "follow from the grid, another communicator's do not)");
+  // Per-rank counts.
+  TraceBuilder v(4);
+  for (std::uint32_t r = 0; r < 4; ++r) v.call(r, "MPI_Alltoallv").collective(Collective::Alltoallv, 64).end();
+  EXPECT_EQ(refusal(v.finish(), "8"),
+            "rank 0 calls alltoallv, whose per-rank counts do not follow from the grid; it is not extrapolated");
+  EXPECT_EQ(refusal(halo(3, 3), "4x4x4"), "parse: '4x4x4': at most 2 dimensions and 16777216 ranks");
+  EXPECT_EQ(refusal(halo(3, 3), "0"), "parse: '0' is not a rank count or a grid; expected e.g. 1024 or 32x32");
+  EXPECT_EQ(refusal(halo(3, 3), "64x1"), "the trace is a 2-D grid 3 x 3; dimension 2 cannot shrink to 1");
+  EXPECT_EQ(refusal(ring(4), "3"), "the trace's ring of 4 wraps around the line; it needs 4 or more ranks along it, not 3");
+}
+
+}  // namespace
+}  // namespace poems::trace::testing
