@@ -11,6 +11,7 @@
 #include "poems/core/timeline.h"
 #include "poems/core/trace_replay.h"
 #include "poems/trace/archive.h"
+#include "poems/trace/extrapolate.h"
 #include "poems/trace/otf2_read.h"
 #include "poems/trace/replay.h"
 
@@ -23,13 +24,27 @@ constexpr const char* kTraceGraphName = "(trace)";
 
 double ns(taskgraph::Picoseconds ps) { return static_cast<double>(ps) / 1000.0; }
 
-std::unique_ptr<trace::TraceSchedule> schedule_of(const Evaluation& e, const TraceGraph& g) {
+// The study's extrapolation (settings extrapolate, extrapolate_compute), if any.
+std::optional<trace::Extrapolation> extrapolation_of(const Evaluation& e);
+
+// A replay's schedule, with the extrapolated trace it reads when the study
+// extrapolates (the schedule holds a reference to its trace).
+struct Replayable {
+  std::shared_ptr<const trace::Trace> extrapolated;
+  std::unique_ptr<trace::TraceSchedule> schedule;
+};
+
+Replayable schedule_of(const Evaluation& e, const TraceGraph& g) {
   const trace::ReplayOptions options = replay_options(e, g.model);
+  Replayable out;
   try {
-    return std::make_unique<trace::TraceSchedule>(g.trace, options);
+    if (const std::optional<trace::Extrapolation> x = extrapolation_of(e))
+      out.extrapolated = std::make_shared<const trace::Trace>(trace::extrapolate(g.trace, *x));
+    out.schedule = std::make_unique<trace::TraceSchedule>(out.extrapolated ? *out.extrapolated : g.trace, options);
   } catch (const trace::TraceError& x) {
     throw InputError(x.what());
   }
+  return out;
 }
 
 void add_trace_figures(Outcome& o, const TraceGraph& g, const trace::ReplayScope& scope, taskgraph::Picoseconds t) {
@@ -81,6 +96,32 @@ void apply_replay_settings(const Evaluation& e, trace::ReplayOptions& options) {
   }
 }
 
+std::optional<trace::Extrapolation> extrapolation_of(const Evaluation& e) {
+  const std::optional<std::string> to = setting_text(e, "extrapolate");
+  const std::optional<std::string> factor = setting_text(e, "extrapolate_compute");
+  if (!to) {
+    if (factor) throw InputError("study setting extrapolate_compute goes with extrapolate (the rank count to replay as)");
+    return std::nullopt;
+  }
+  trace::Extrapolation x;
+  std::string error;
+  if (!trace::parse_extrapolation(*to, x, error)) throw InputError("study setting extrapolate = \"" + *to + "\": " + error);
+  if (factor && *factor != "keep") {
+    std::size_t used = 0;
+    double f = -1;
+    try {
+      f = std::stod(*factor, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used != factor->size() || !(f >= 0) || !std::isfinite(f))
+      throw InputError("study setting extrapolate_compute = \"" + *factor +
+                       "\" is out of range; expected \"keep\" or a number >= 0 (each computation's factor)");
+    x.compute_factor = f;
+  }
+  return x;
+}
+
 }  // namespace
 
 trace::ReplayOptions replay_options(const Evaluation& e, const std::string& model) {
@@ -107,6 +148,8 @@ nlohmann::json replay_settings_key(const Evaluation& e) {
   if (e.settings.count("window")) key["window"] = options.window.text();
   if (e.settings.count("collective_algorithm")) key["algorithms"] = algorithms_key(options);
   if (e.settings.count("computation")) key["computation"] = options.cpu_time ? "cpu" : "wall";
+  if (const std::optional<trace::Extrapolation> x = extrapolation_of(e))
+    key["extrapolate"] = {{"ranks", x->ranks}, {"grid", x->grid}, {"compute_factor", x->compute_factor}};
   return key;
 }
 
@@ -129,18 +172,18 @@ const TraceGraph* trace_graph(const taskgraph::StaticTaskGraph& graph) {
 
 Outcome simulate_trace_model(const Evaluation& e) {
   const TraceGraph& g = the_trace_graph(e);
-  std::unique_ptr<trace::TraceSchedule> schedule = schedule_of(e, g);
-  Outcome out = simulate_schedule(*schedule, e, "the replay");
-  add_trace_figures(out, g, schedule->scope(), out.simulation->max_finish);
+  Replayable r = schedule_of(e, g);
+  Outcome out = simulate_schedule(*r.schedule, e, "the replay");
+  add_trace_figures(out, g, r.schedule->scope(), out.simulation->max_finish);
   return out;
 }
 
 Outcome critical_path_of_trace_model(const Evaluation& e) {
   const TraceGraph& g = the_trace_graph(e);
-  std::unique_ptr<trace::TraceSchedule> schedule = schedule_of(e, g);
+  Replayable r = schedule_of(e, g);
   taskgraph::Picoseconds finish = 0;
-  Outcome out = critical_path_of_schedule(*schedule, e, &finish);
-  add_trace_figures(out, g, schedule->scope(), finish);
+  Outcome out = critical_path_of_schedule(*r.schedule, e, &finish);
+  add_trace_figures(out, g, r.schedule->scope(), finish);
   return out;
 }
 

@@ -99,4 +99,49 @@ TEST_F(Extrapolate, APipelineTracedAtFourReplaysAsTheModelAtSixtyFour) {
   EXPECT_NE(r.err.find("--extrapolate-compute: goes with --extrapolate"), std::string::npos) << r.err;
 }
 
+// A model from a trace extrapolates as a study setting: every cell equals
+// the command-line replay with the same --extrapolate.
+TEST_F(Extrapolate, AStudyOfATraceVariesTheRankCount) {
+  const std::string archive = (dir_ / "p4.otf2").string();
+  CommandResult r = poems_in_process(model(4, " --no-store --timeline " + archive));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::ofstream(dir_ / "grow.psl") << R"(model Piped from trace "p4.otf2";
+component Net in hardware[network] {
+  param L = 5us, o = 1us, g = 2us, G = 1ns/B, O = 0ns/B, S = 64KiB;
+  accepts { profile { evaluation = analytic[LogGP]; L = L; o = o; g = g; G = G; O = O; S = S; }
+            transaction message(bytes: bytes) -> time; protocol call_return; }
+}
+study grow {
+  model Piped on Net;
+  vary extrapolate in ["16", "64"];
+  set extrapolate_compute = "0.5";
+  compare simulation[MPI-Sim];
+}
+)";
+  r = poems_in_process("run " + (dir_ / "grow.psl").string() + " --study grow --no-store --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["rows"].size(), 2u);
+  for (int k = 0; k < 2; ++k) {
+    const std::string q = k == 0 ? "16" : "64";
+    EXPECT_EQ(j["rows"][k]["processes"], std::stoi(q));
+    EXPECT_EQ(j["rows"][k]["times_ns"]["simulation[MPI-Sim]"].get<double>(),
+              finish_ns("simulate --trace " + archive + kMachine + " --extrapolate " + q +
+                        " --extrapolate-compute 0.5"));
+  }
+  std::ofstream(dir_ / "bad.psl") << R"(model Piped from trace "p4.otf2";
+component Net in hardware[network] {
+  param L = 5us, o = 1us, g = 2us, G = 1ns/B, O = 0ns/B, S = 64KiB;
+  accepts { profile { evaluation = analytic[LogGP]; L = L; o = o; g = g; G = G; O = O; S = S; }
+            transaction message(bytes: bytes) -> time; protocol call_return; }
+}
+study grid { model Piped on Net; set extrapolate = "8x8"; compare simulation[MPI-Sim]; }
+)";
+  r = poems_in_process("run " + (dir_ / "bad.psl").string() + " --study grid --no-store");
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_NE((r.out + r.err).find("the trace is a line of 4; a grid of 2 dimension(s) does not extend it"),
+            std::string::npos)
+      << r.out << r.err;
+}
+
 }  // namespace
