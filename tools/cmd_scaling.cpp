@@ -86,8 +86,8 @@ void register_scaling(CLI::App& app, Context& ctx) {
     }
     ctx.out << "runs:";
     for (const auto& [path, ranks] : report.archives) ctx.out << " " << ranks;
-    ctx.out << " ranks; computation per region, the " << (o->request.mean ? "ranks' mean" : "slowest rank's")
-            << " (" << o->computation << " time)\n";
+    ctx.out << " ranks; computation per region, the " << (o->request.mean ? "ranks' mean" : "slowest rank's") << " ("
+            << o->computation << " time)\n";
     if (report.rank_counts == 3)
       ctx.out << "three rank counts: models of one coefficient (c * P^i * log2(P)^j, or a constant); four or more "
                  "also try c0 + c1 * ...\n";

@@ -43,7 +43,8 @@ Picoseconds time_field(const std::string& name, const std::string& text) {
   auto q = base::parse_quantity(text, &error);
   if (!q) bad("noise " + name + " '" + text + "': " + error);
   if (!q->dimension.dimensionless() && !(q->dimension == base::kTime))
-    bad("noise " + name + " '" + text + "' is a " + base::dimension_name(q->dimension) + "; expected a time, e.g. 25us");
+    bad("noise " + name + " '" + text + "' is a " + base::dimension_name(q->dimension) +
+        "; expected a time, e.g. 25us");
   auto ps = q->value <= 1e12 ? ns_to_ps(q->value) : std::nullopt;
   if (!ps) bad("noise " + name + " '" + text + "' is out of range; it must be a time from 0 to 1e12 ns");
   return *ps;
@@ -224,7 +225,8 @@ double Noise::load() const {
 }
 
 std::string Noise::describe() const {
-  const std::string phases = spec_.aligned ? "aligned phases" : "random phases (seed " + std::to_string(spec_.seed) + ")";
+  const std::string phases =
+      spec_.aligned ? "aligned phases" : "random phases (seed " + std::to_string(spec_.seed) + ")";
   switch (spec_.kind) {
     case NoiseKind::None: return "no noise";
     case NoiseKind::Periodic:
@@ -275,8 +277,9 @@ Picoseconds Noise::finish_trace(Picoseconds t, Picoseconds work, Picoseconds pha
   const Picoseconds C = cycle_, free_per_cycle = C - cycle_busy_;
   const Picoseconds y = (t % C + C - phase) % C;
   Picoseconds base = t - y, c = y;  // c: time into the current cycle
-  auto it = std::upper_bound(d.begin(), d.end(), y,
-                             [](Picoseconds v, const std::pair<Picoseconds, Picoseconds>& e) { return v < e.first + e.second; });
+  auto it = std::upper_bound(d.begin(), d.end(), y, [](Picoseconds v, const std::pair<Picoseconds, Picoseconds>& e) {
+    return v < e.first + e.second;
+  });
   std::size_t i = static_cast<std::size_t>(it - d.begin());
   for (;;) {
     if (i == d.size()) {
@@ -360,9 +363,14 @@ nlohmann::json noise_key_json(const NoiseSpec& s) {
 }
 
 nlohmann::json noise_spec_json(const NoiseSpec& s) {
-  nlohmann::json j = {{"kind", noise_kind_name(s.kind)}, {"period_ps", s.period}, {"interval_ps", s.interval},
-                      {"detour_ps", s.detour},           {"aligned", s.aligned},  {"seed", s.seed},
-                      {"file", s.file},                  {"detours", nlohmann::json::array()}};
+  nlohmann::json j = {{"kind", noise_kind_name(s.kind)},
+                      {"period_ps", s.period},
+                      {"interval_ps", s.interval},
+                      {"detour_ps", s.detour},
+                      {"aligned", s.aligned},
+                      {"seed", s.seed},
+                      {"file", s.file},
+                      {"detours", nlohmann::json::array()}};
   for (const auto& [start, length] : s.detours) j["detours"].push_back({start, length});
   return j;
 }
@@ -384,7 +392,8 @@ NoiseSpec noise_spec_from_json(const nlohmann::json& j) {
     s.aligned = j.at("aligned").get<bool>();
     s.seed = j.at("seed").get<std::uint64_t>();
     s.file = j.at("file").get<std::string>();
-    for (const auto& d : j.at("detours")) s.detours.emplace_back(d.at(0).get<Picoseconds>(), d.at(1).get<Picoseconds>());
+    for (const auto& d : j.at("detours"))
+      s.detours.emplace_back(d.at(0).get<Picoseconds>(), d.at(1).get<Picoseconds>());
   } catch (const nlohmann::json::exception& e) {
     bad(std::string("malformed noise description: ") + e.what());
   }

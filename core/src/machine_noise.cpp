@@ -78,7 +78,8 @@ std::shared_ptr<const components::Noise> noise_of(const Parameters& values, cons
   // A detour of 0 is no noise: a study can vary noise_detour from 0.
   if (detour && *detour == 0) spec.kind = components::NoiseKind::None;
   if (auto phase = text("noise_phase")) {
-    if (*phase != "aligned" && *phase != "random") fail("noise_phase", "= \"" + *phase + "\" must be aligned or random");
+    if (*phase != "aligned" && *phase != "random")
+      fail("noise_phase", "= \"" + *phase + "\" must be aligned or random");
     spec.aligned = *phase == "aligned";
   }
   if (const base::Value* seed = find("noise_seed")) {

@@ -134,8 +134,8 @@ ScalingReport fit_scaling_models(const ScalingRequest& request, Store& store) {
   report.regions_found = largest.regions.size();
   double largest_total = 0;
   for (const trace::RegionComputation& r : largest.regions) largest_total += r.mean();
-  const std::size_t shown = request.regions == 0 ? largest.regions.size()
-                                                 : std::min(request.regions, largest.regions.size());
+  const std::size_t shown =
+      request.regions == 0 ? largest.regions.size() : std::min(request.regions, largest.regions.size());
   for (std::size_t k = 0; k < shown; ++k) {
     RegionModel m;
     m.name = largest.regions[k].name;
@@ -172,9 +172,9 @@ ScalingReport fit_scaling_models(const ScalingRequest& request, Store& store) {
                  {"predict", request.predict}};
   RunRecord record(store, key);
   db::Result result;
-  result.time_ns = (report.total.predictions.empty() ? report.total.points.back().value
-                                                     : report.total.predictions.back().second) /
-                   seconds / 1000;
+  result.time_ns =
+      (report.total.predictions.empty() ? report.total.points.back().value : report.total.predictions.back().second) /
+      seconds / 1000;
   result.extra = report.to_json();
   if (record.finish(result) == RunRecord::State::AlreadyStored) report.already_stored = true;
   if (store.enabled() && record.id() != 0) report.run_id = record.id();

@@ -100,12 +100,14 @@ std::optional<trace::Extrapolation> extrapolation_of(const Evaluation& e) {
   const std::optional<std::string> to = setting_text(e, "extrapolate");
   const std::optional<std::string> factor = setting_text(e, "extrapolate_compute");
   if (!to) {
-    if (factor) throw InputError("study setting extrapolate_compute goes with extrapolate (the rank count to replay as)");
+    if (factor)
+      throw InputError("study setting extrapolate_compute goes with extrapolate (the rank count to replay as)");
     return std::nullopt;
   }
   trace::Extrapolation x;
   std::string error;
-  if (!trace::parse_extrapolation(*to, x, error)) throw InputError("study setting extrapolate = \"" + *to + "\": " + error);
+  if (!trace::parse_extrapolation(*to, x, error))
+    throw InputError("study setting extrapolate = \"" + *to + "\": " + error);
   if (factor && *factor != "keep") {
     std::size_t used = 0;
     double f = -1;

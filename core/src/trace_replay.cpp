@@ -127,8 +127,10 @@ std::unique_ptr<Replay> prepare_replay(const TraceRequest& r) {
     } catch (const trace::TraceError& e) {
       throw InputError(std::string(e.what()));
     }
-    extrapolation = {{"ranks", replay->trace.ranks.size()}, {"traced_ranks", traced},
-                     {"compute_factor", x.compute_factor}, {"grid", x.grid}};
+    extrapolation = {{"ranks", replay->trace.ranks.size()},
+                     {"traced_ranks", traced},
+                     {"compute_factor", x.compute_factor},
+                     {"grid", x.grid}};
   }
   // Keyed by content: the same archive anywhere is the same model.
   replay->name = "trace:" + replay->hash.substr(0, 12);

@@ -78,7 +78,8 @@ std::string number(double v) {
 std::string exponent(double i) {
   for (int d : {1, 2, 3, 4})
     for (int n = -12; n <= 12; ++n)
-      if (std::abs(i - static_cast<double>(n) / d) < 1e-9) return d == 1 ? std::to_string(n) : std::to_string(n) + "/" + std::to_string(d);
+      if (std::abs(i - static_cast<double>(n) / d) < 1e-9)
+        return d == 1 ? std::to_string(n) : std::to_string(n) + "/" + std::to_string(d);
   return number(i);
 }
 
@@ -110,9 +111,8 @@ std::string Model::psl(const std::string& v) const {
 const std::vector<Term>& default_terms() {
   static const std::vector<Term> terms = [] {
     std::vector<Term> out;
-    const double positive[] = {1.0 / 4, 1.0 / 3, 1.0 / 2, 2.0 / 3, 3.0 / 4, 1,       5.0 / 4, 4.0 / 3,
-                               3.0 / 2, 5.0 / 3, 7.0 / 4, 2,       9.0 / 4, 7.0 / 3, 5.0 / 2, 8.0 / 3,
-                               11.0 / 4, 3};
+    const double positive[] = {1.0 / 4, 1.0 / 3, 1.0 / 2, 2.0 / 3, 3.0 / 4, 1,       5.0 / 4, 4.0 / 3,  3.0 / 2,
+                               5.0 / 3, 7.0 / 4, 2,       9.0 / 4, 7.0 / 3, 5.0 / 2, 8.0 / 3, 11.0 / 4, 3};
     std::vector<double> is = {0};
     for (double i : positive) {
       is.push_back(i);
@@ -129,8 +129,7 @@ const std::vector<Term>& default_terms() {
   return terms;
 }
 
-std::vector<Model> rank_hypotheses(const std::vector<Point>& points, const std::vector<Term>& terms,
-                                   bool nonnegative) {
+std::vector<Model> rank_hypotheses(const std::vector<Point>& points, const std::vector<Term>& terms, bool nonnegative) {
   std::set<double> distinct;
   for (const Point& pt : points) {
     if (!(pt.p > 0) || !std::isfinite(pt.p)) throw FitError("a scaling model needs p > 0; got " + number(pt.p));
@@ -138,9 +137,10 @@ std::vector<Model> rank_hypotheses(const std::vector<Point>& points, const std::
     distinct.insert(pt.p);
   }
   if (distinct.size() < 3)
-    throw FitError("a scaling model needs measurements at 3 or more values of p (two coefficients, and one to "
-                   "validate them); got " +
-                   std::to_string(distinct.size()));
+    throw FitError(
+        "a scaling model needs measurements at 3 or more values of p (two coefficients, and one to "
+        "validate them); got " +
+        std::to_string(distinct.size()));
   const std::size_t none = points.size();
   double mean = 0;
   for (const Point& pt : points) mean += pt.value;

@@ -125,9 +125,9 @@ study grow {
   for (int k = 0; k < 2; ++k) {
     const std::string q = k == 0 ? "16" : "64";
     EXPECT_EQ(j["rows"][k]["processes"], std::stoi(q));
-    EXPECT_EQ(j["rows"][k]["times_ns"]["simulation[MPI-Sim]"].get<double>(),
-              finish_ns("simulate --trace " + archive + kMachine + " --extrapolate " + q +
-                        " --extrapolate-compute 0.5"));
+    EXPECT_EQ(
+        j["rows"][k]["times_ns"]["simulation[MPI-Sim]"].get<double>(),
+        finish_ns("simulate --trace " + archive + kMachine + " --extrapolate " + q + " --extrapolate-compute 0.5"));
   }
   std::ofstream(dir_ / "bad.psl") << R"(model Piped from trace "p4.otf2";
 component Net in hardware[network] {

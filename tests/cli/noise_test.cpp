@@ -79,8 +79,9 @@ TEST_F(Noise, PslNoiseReachesTheSimulatorAndTheCriticalPath) {
   // The command line's noise replaces the component's: none, or 50 us
   // detours (six of them).
   EXPECT_EQ(finish_ns("simulate " + file + " --model Steps --machine Net --noise none"), 5007000);
-  EXPECT_EQ(finish_ns("simulate " + file + " --model Steps --machine Net --noise periodic:period=1ms,detour=50us,"
-                                           "phase=aligned"),
+  EXPECT_EQ(finish_ns("simulate " + file +
+                      " --model Steps --machine Net --noise periodic:period=1ms,detour=50us,"
+                      "phase=aligned"),
             5307000);
   // The machine line says what the noise is.
   CommandResult r = poems_in_process("simulate " + file + " --model Steps --machine Net --no-store");
@@ -127,15 +128,16 @@ TEST_F(Noise, TheClosedFormsAreRefusedOnANoisyMachine) {
                        "every 1000000ns, random phases (seed 1); use critical-path, or simulate"),
             std::string::npos)
       << r.err;
-  r = poems_in_process("analyze " + sweep3d + " --machine Odin --noise periodic:period=1ms,detour=25us --no-store "
+  r = poems_in_process("analyze " + sweep3d +
+                       " --machine Odin --noise periodic:period=1ms,detour=25us --no-store "
                        "--format json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(nlohmann::json::parse(r.out)["method"], "critical-path");
 }
 
 TEST_F(Noise, BadNoiseIsNamedAndLocated) {
-  CommandResult r = poems_in_process("simulate " + spec("param noise_detour = 25us;") +
-                                     " --model Steps --machine Net --no-store");
+  CommandResult r =
+      poems_in_process("simulate " + spec("param noise_detour = 25us;") + " --model Steps --machine Net --no-store");
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("steps.psl:24:9: noise parameter Net.noise_detour needs noise_period (periodic noise) or "
                        "noise_interval (poisson noise)"),

@@ -37,7 +37,8 @@ Picoseconds walk(const std::vector<std::pair<Picoseconds, Picoseconds>>& cycle, 
   std::int64_t k = (static_cast<std::int64_t>(t) - static_cast<std::int64_t>(phase)) / static_cast<std::int64_t>(T) - 1;
   for (;; ++k) {
     for (const auto& [s0, l] : cycle) {
-      const std::int64_t s = static_cast<std::int64_t>(phase) + k * static_cast<std::int64_t>(T) + static_cast<std::int64_t>(s0);
+      const std::int64_t s =
+          static_cast<std::int64_t>(phase) + k * static_cast<std::int64_t>(T) + static_cast<std::int64_t>(s0);
       const std::int64_t e = s + static_cast<std::int64_t>(l);
       if (e <= static_cast<std::int64_t>(c)) continue;
       if (s > static_cast<std::int64_t>(c)) {
@@ -172,7 +173,8 @@ TEST(Noise, DescriptionsParseAndNameTheirErrors) {
     }
     return std::string("no error");
   };
-  EXPECT_EQ(error("periodic:period=1ms"), "periodic noise needs period and detour (e.g. periodic:period=1ms,detour=25us)");
+  EXPECT_EQ(error("periodic:period=1ms"),
+            "periodic noise needs period and detour (e.g. periodic:period=1ms,detour=25us)");
   EXPECT_EQ(error("periodic:period=1ms,detour=1ms"),
             "noise detour = 1000000ns is out of range; it must be above 0 and below the period (1000000ns)");
   EXPECT_EQ(error("periodic:period=1KB,detour=1us"), "noise period '1KB' is a size; expected a time, e.g. 25us");
@@ -185,7 +187,8 @@ TEST(Noise, DescriptionsParseAndNameTheirErrors) {
 }
 
 TEST(Noise, ATraceFileIsReadLineByLineAndItsErrorsLocated) {
-  const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("poems_noise_" + std::to_string(::getpid()));
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("poems_noise_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   auto write = [&](const std::string& name, const std::string& text) {
     std::ofstream(dir / name) << text;
@@ -198,7 +201,7 @@ TEST(Noise, ATraceFileIsReadLineByLineAndItsErrorsLocated) {
   EXPECT_EQ(s.detours[2].second, us(1));
   EXPECT_EQ(s.period, us(10000));
   const Noise n(s);
-  EXPECT_EQ(n.finish(0, 0, us(1000)), us(1010));  // the detour at 0
+  EXPECT_EQ(n.finish(0, 0, us(1000)), us(1010));           // the detour at 0
   EXPECT_EQ(n.finish(0, us(10000), us(1500)), us(11530));  // the next cycle: 0 and 1.5 ms
   auto error = [&](const std::string& text) {
     try {
@@ -209,8 +212,9 @@ TEST(Noise, ATraceFileIsReadLineByLineAndItsErrorsLocated) {
     return std::string("no error");
   };
   const std::string bad = (dir / "bad.txt").string();
-  EXPECT_EQ(error("0 10us\n5us 1us\n"),
-            bad + ":2: this detour starts before the one on the line before it ends (the file lists detours in time order)");
+  EXPECT_EQ(
+      error("0 10us\n5us 1us\n"),
+      bad + ":2: this detour starts before the one on the line before it ends (the file lists detours in time order)");
   EXPECT_EQ(error("0\n"), bad + ":1: expected \"start length\" (ns, or with units: 1.5ms 20us)");
   EXPECT_EQ(error("0 1KiB\n"), bad + ":1: noise length '1KiB' is a size; expected a time, e.g. 25us");
   EXPECT_EQ(error("# nothing\n"), "the noise file '" + bad + "' lists no detour");

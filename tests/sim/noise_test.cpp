@@ -33,7 +33,8 @@ std::shared_ptr<const Noise> periodic(Picoseconds period, Picoseconds detour, bo
 // Each rank computes `w_ns`, then the ranks do what `after` says.
 std::string steps(std::uint32_t ranks, std::uint64_t w_ns, const std::string& after = "") {
   std::string text = "num_ranks " + std::to_string(ranks) + "\n";
-  for (std::uint32_t r = 0; r < ranks; ++r) text += "rank " + std::to_string(r) + " {\n  c: calc " + std::to_string(w_ns) + "\n" + after + "}\n";
+  for (std::uint32_t r = 0; r < ranks; ++r)
+    text += "rank " + std::to_string(r) + " {\n  c: calc " + std::to_string(w_ns) + "\n" + after + "}\n";
   return text;
 }
 
@@ -74,7 +75,7 @@ double expected_step(double W, double T, double d, double P) {
 }
 
 TEST(NoiseSim, TheSlowestOfPRanksMatchesTheExpectedMaximum) {
-  const double T = 1e6, d = 1e5, W = 3e5;  // ns: 1 ms, 100 us, 300 us
+  const double T = 1e6, d = 1e5, W = 3e5;                                        // ns: 1 ms, 100 us, 300 us
   EXPECT_DOUBLE_EQ(expected_step(W, T, d, 1), W + d * W / T + d * d / (2 * T));  // the single-rank mean
   struct Size {
     std::uint32_t ranks;

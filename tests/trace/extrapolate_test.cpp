@@ -156,7 +156,8 @@ TEST(Extrapolate, WhatDoesNotExtrapolateIsRefusedWithTheReason) {
   EXPECT_EQ(refusal(halo(3, 3), "4x4x4"), "parse: '4x4x4': at most 2 dimensions and 16777216 ranks");
   EXPECT_EQ(refusal(halo(3, 3), "0"), "parse: '0' is not a rank count or a grid; expected e.g. 1024 or 32x32");
   EXPECT_EQ(refusal(halo(3, 3), "64x1"), "the trace is a 2-D grid 3 x 3; dimension 2 cannot shrink to 1");
-  EXPECT_EQ(refusal(ring(4), "3"), "the trace's ring of 4 wraps around the line; it needs 4 or more ranks along it, not 3");
+  EXPECT_EQ(refusal(ring(4), "3"),
+            "the trace's ring of 4 wraps around the line; it needs 4 or more ranks along it, not 3");
 }
 
 }  // namespace

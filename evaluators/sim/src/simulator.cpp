@@ -66,7 +66,8 @@ Engine<L>::Engine(taskgraph::ScheduleSource& source, const SimulationOptions& op
   }
   if (options.noise && options.noise->active()) {
     noise_ = options.noise.get();
-    noisy_ranks_ = options.companions_from != 0 && options.companions_from < nranks_ ? options.companions_from : nranks_;
+    noisy_ranks_ =
+        options.companions_from != 0 && options.companions_from < nranks_ ? options.companions_from : nranks_;
   }
   clocks_.allocate(clock_words);
   pending_.reserve(nranks_);              // about one posted receive per rank at a time in collectives

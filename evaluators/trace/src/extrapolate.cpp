@@ -152,10 +152,13 @@ GridPattern recognize_grid(const Trace& t) {
   }
   // Say what does not fit: the farthest message on the squarest 2-D grid.
   const Message& m = t.messages.front();
-  throw TraceError("no Cartesian pattern: the messages are not between neighbours of a line, a ring or a 2-D grid "
-                   "of " + std::to_string(P) + " ranks (e.g. rank " + std::to_string(m.sender) + " sends to rank " +
-                   std::to_string(m.receiver) + "); a master and its workers, all-to-all patterns and 3-D grids are "
-                   "not extrapolated");
+  throw TraceError(
+      "no Cartesian pattern: the messages are not between neighbours of a line, a ring or a 2-D grid "
+      "of " +
+      std::to_string(P) + " ranks (e.g. rank " + std::to_string(m.sender) + " sends to rank " +
+      std::to_string(m.receiver) +
+      "); a master and its workers, all-to-all patterns and 3-D grids are "
+      "not extrapolated");
 }
 
 Trace extrapolate(const Trace& t, const Extrapolation& x) {
@@ -196,7 +199,8 @@ Trace extrapolate(const Trace& t, const Extrapolation& x) {
     if (n >= 3 && N < 3 && !t.messages.empty())
       throw TraceError("the trace is a " + g.describe() + ": no rank is in the middle of " + which +
                        ", so none shows what a rank with neighbours on both sides does; trace 3 or more along it "
-                       "to extrapolate to " + dims_text(target));
+                       "to extrapolate to " +
+                       dims_text(target));
   }
   std::uint64_t Q = 1;
   for (std::uint32_t n : target) Q *= n;
@@ -214,7 +218,9 @@ Trace extrapolate(const Trace& t, const Extrapolation& x) {
   for (std::uint32_t r = 0; r < Q; ++r) world.members[r] = r;
   out.comms = {world};
   out.ranks.resize(Q);
-  auto scaled = [&](std::uint64_t v) { return static_cast<std::uint64_t>(std::llround(static_cast<double>(v) * x.compute_factor)); };
+  auto scaled = [&](std::uint64_t v) {
+    return static_cast<std::uint64_t>(std::llround(static_cast<double>(v) * x.compute_factor));
+  };
   for (std::uint32_t r = 0; r < Q; ++r) {
     const std::vector<std::uint32_t> c = coords(r, target);
     // The traced rank in the same role: first, last or the first in the

@@ -89,7 +89,7 @@ class Noise {
   Picoseconds finish_poisson(std::uint32_t rank, Picoseconds t, Picoseconds work) const;
 
   NoiseSpec spec_;
-  Picoseconds cycle_ = 0;      // trace: its period
+  Picoseconds cycle_ = 0;       // trace: its period
   Picoseconds cycle_busy_ = 0;  // trace: detour time per cycle
 };
 

@@ -36,10 +36,10 @@ struct Term {
 struct Model {
   Term term;
   double c0 = 0, c1 = 0;
-  double rss = 0;           // residual sum of squares on the points
-  double adjusted_r2 = 0;   // 1 for an exact fit; can be negative
-  double fit_smape = 0;     // symmetric mean absolute percentage error on the points, %
-  double cv_smape = 0;      // leave-one-out: each point predicted from the others, %
+  double rss = 0;          // residual sum of squares on the points
+  double adjusted_r2 = 0;  // 1 for an exact fit; can be negative
+  double fit_smape = 0;    // symmetric mean absolute percentage error on the points, %
+  double cv_smape = 0;     // leave-one-out: each point predicted from the others, %
   std::size_t points = 0;
 
   double at(double p) const;

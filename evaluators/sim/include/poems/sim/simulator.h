@@ -18,7 +18,7 @@
 namespace poems::components {
 class Network;
 class Noise;
-}
+}  // namespace poems::components
 
 namespace poems::sim {
 

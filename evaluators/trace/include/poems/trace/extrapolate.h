@@ -26,8 +26,8 @@
 namespace poems::trace {
 
 struct Extrapolation {
-  std::uint32_t ranks = 0;            // Q; or
-  std::vector<std::uint32_t> grid;    // its dimensions ("32x32"); empty: chosen from Q
+  std::uint32_t ranks = 0;          // Q; or
+  std::vector<std::uint32_t> grid;  // its dimensions ("32x32"); empty: chosen from Q
   // Each computation step's time x this factor: 1 keeps it (weak scaling:
   // a rank's share stays); for strong scaling, a scaling model's value at Q
   // over its value at P (docs/scaling.md).
