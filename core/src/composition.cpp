@@ -67,11 +67,7 @@ std::optional<Machine> chosen_network(System& system, const psl::CompileRequest&
     std::optional<psl::ComponentInstance> inst = psl::instantiate_component(system.program(), *c, overrides, diags);
     if (!inst) throw InputError("machine " + name + " cannot be evaluated", system.render_diagnostics(before));
     Machine m;
-    m.params = loggops_of(inst->params, name, [&](const std::string& parameter) {
-      for (const psl::Binding& p : c->params)
-        if (p.name.name == parameter) return system.program().location_text(p.name.location);
-      return std::string();
-    });
+    m.params = loggops_of(inst->params, name, parameter_locator(system.program(), *c));
     m.network_model = network_of_component(system.program(), *c, inst->params, m.params);
     m.noise = noise_of_component(system.program(), *c, inst->params);
     m.network = name;

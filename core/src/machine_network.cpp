@@ -283,21 +283,27 @@ std::shared_ptr<const components::Network> network_of(const Parameters& values, 
   }
 }
 
+std::function<std::string(const std::string&)> parameter_locator(const psl::Program& program,
+                                                                 const psl::ComponentDecl& c) {
+  return [&program, &c](const std::string& parameter) {
+    for (const psl::Binding& p : c.params)
+      if (p.name.name == parameter) return program.location_text(p.name.location);
+    return std::string();
+  };
+}
+
+std::string component_directory(const psl::Program& program, const psl::ComponentDecl& c) {
+  std::string directory;
+  for (const psl::Module& m : program.modules)
+    if (m.file == c.location.file) directory = std::filesystem::path(m.path).parent_path().string();
+  return directory;
+}
+
 std::shared_ptr<const components::Network> network_of_component(const psl::Program& program,
                                                                 const psl::ComponentDecl& c,
                                                                 const Parameters& parameters,
                                                                 const components::LogGOPS& network) {
-  std::string directory;
-  for (const psl::Module& m : program.modules)
-    if (m.file == c.location.file) directory = std::filesystem::path(m.path).parent_path().string();
-  return network_of(
-      parameters, c.name.name, network,
-      [&](const std::string& parameter) {
-        for (const psl::Binding& p : c.params)
-          if (p.name.name == parameter) return program.location_text(p.name.location);
-        return std::string();
-      },
-      directory);
+  return network_of(parameters, c.name.name, network, parameter_locator(program, c), component_directory(program, c));
 }
 
 }  // namespace poems::core

@@ -1,7 +1,6 @@
 // A network component's OS noise (docs/simulator.md, "OS noise"), read from
 // its PSL parameters beside its nodes and LogGOPS (machine_network.cpp).
 #include <cmath>
-#include <filesystem>
 
 #include "poems/core/error.h"
 #include "poems/core/machine.h"
@@ -98,17 +97,7 @@ std::shared_ptr<const components::Noise> noise_of(const Parameters& values, cons
 
 std::shared_ptr<const components::Noise> noise_of_component(const psl::Program& program, const psl::ComponentDecl& c,
                                                             const Parameters& parameters) {
-  std::string directory;
-  for (const psl::Module& m : program.modules)
-    if (m.file == c.location.file) directory = std::filesystem::path(m.path).parent_path().string();
-  return noise_of(
-      parameters, c.name.name,
-      [&](const std::string& parameter) {
-        for (const psl::Binding& p : c.params)
-          if (p.name.name == parameter) return program.location_text(p.name.location);
-        return std::string();
-      },
-      directory);
+  return noise_of(parameters, c.name.name, parameter_locator(program, c), component_directory(program, c));
 }
 
 }  // namespace poems::core

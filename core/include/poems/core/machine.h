@@ -80,6 +80,13 @@ std::shared_ptr<const components::Noise> noise_of(const std::map<std::string, ba
                                                   const std::string& directory = "");
 std::shared_ptr<const components::Noise> noise_of_component(const psl::Program& program, const psl::ComponentDecl& c,
                                                             const std::map<std::string, base::Value>& parameters);
+// Where a component's parameter is declared ("file:line:col", "" if it is
+// not): the `where` of loggops_of, network_of and noise_of. The program and
+// the component must outlive the function.
+std::function<std::string(const std::string&)> parameter_locator(const psl::Program& program,
+                                                                 const psl::ComponentDecl& c);
+// The directory of the file that declares `c` (where its relative file names start).
+std::string component_directory(const psl::Program& program, const psl::ComponentDecl& c);
 // The parameter names network_of reads (a component's other parameters are its own business).
 const std::vector<std::string>& network_parameter_names();
 
