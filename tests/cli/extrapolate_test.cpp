@@ -11,12 +11,13 @@
 #include <nlohmann/json.hpp>
 
 #include "run_command.h"
+#include "work_components.h"
 
 namespace fs = std::filesystem;
 
 namespace {
 
-const char* kPipe = R"(model Pipe {
+const char* kPipeModel = R"(model Pipe {
   param P = 4;
   taskgraph t {
     processes { [p] : 0 <= p < P };
@@ -27,25 +28,10 @@ const char* kPipe = R"(model Pipe {
     }
   }
 }
-component Work in application[Pipe] {
-  accepts { profile { node_type = "work"; } transaction compute(work: int); protocol dataflow; }
-  requests cpu {
-    selector domain == hardware[processor] and evaluation == study.compute;
-    transaction execute_code_block(work = work);
-    protocol call_return;
-  }
-}
-component Cpu in hardware[processor] {
-  param Wg = 1ns;
-  accepts { profile { node_type = "cpu"; evaluation = processor[wg]; Wg = Wg; }
-            transaction execute_code_block(work: real) -> time; protocol call_return; }
-}
-component Net in hardware[network] {
-  param L = 5us, o = 1us, g = 2us, G = 1ns/B, O = 0ns/B, S = 64KiB;
-  accepts { profile { evaluation = analytic[LogGP]; L = L; o = o; g = g; G = G; O = O; S = S; }
-            transaction message(bytes: bytes) -> time; protocol call_return; }
-}
 )";
+
+const std::string kNet = net_component("L = 5us, o = 1us, g = 2us, G = 1ns/B, O = 0ns/B, S = 64KiB");
+const std::string kPipe = kPipeModel + work_components("Pipe") + kNet;
 
 const std::string kMachine = " -L 5us -o 1us -g 2us -G 1ns/B -O 0 -S 64KiB";
 
@@ -105,13 +91,8 @@ TEST_F(Extrapolate, AStudyOfATraceVariesTheRankCount) {
   const std::string archive = (dir_ / "p4.otf2").string();
   CommandResult r = poems_in_process(model(4, " --no-store --timeline " + archive));
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  std::ofstream(dir_ / "grow.psl") << R"(model Piped from trace "p4.otf2";
-component Net in hardware[network] {
-  param L = 5us, o = 1us, g = 2us, G = 1ns/B, O = 0ns/B, S = 64KiB;
-  accepts { profile { evaluation = analytic[LogGP]; L = L; o = o; g = g; G = G; O = O; S = S; }
-            transaction message(bytes: bytes) -> time; protocol call_return; }
-}
-study grow {
+  std::ofstream(dir_ / "grow.psl") << "model Piped from trace \"p4.otf2\";\n"
+                                   << kNet << R"(study grow {
   model Piped on Net;
   vary extrapolate in ["16", "64"];
   set extrapolate_compute = "0.5";
@@ -129,13 +110,9 @@ study grow {
         j["rows"][k]["times_ns"]["simulation[MPI-Sim]"].get<double>(),
         finish_ns("simulate --trace " + archive + kMachine + " --extrapolate " + q + " --extrapolate-compute 0.5"));
   }
-  std::ofstream(dir_ / "bad.psl") << R"(model Piped from trace "p4.otf2";
-component Net in hardware[network] {
-  param L = 5us, o = 1us, g = 2us, G = 1ns/B, O = 0ns/B, S = 64KiB;
-  accepts { profile { evaluation = analytic[LogGP]; L = L; o = o; g = g; G = G; O = O; S = S; }
-            transaction message(bytes: bytes) -> time; protocol call_return; }
-}
-study grid { model Piped on Net; set extrapolate = "8x8"; compare simulation[MPI-Sim]; }
+  std::ofstream(dir_ / "bad.psl")
+      << "model Piped from trace \"p4.otf2\";\n"
+      << kNet << R"(study grid { model Piped on Net; set extrapolate = "8x8"; compare simulation[MPI-Sim]; }
 )";
   r = poems_in_process("run " + (dir_ / "bad.psl").string() + " --study grid --no-store");
   EXPECT_EQ(r.exit_code, 3) << r.err;

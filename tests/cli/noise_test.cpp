@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "run_command.h"
+#include "work_components.h"
 
 namespace fs = std::filesystem;
 
@@ -18,7 +19,7 @@ namespace {
 // Two ranks compute 5 ms (Wg 1 ns), then an allreduce of 8 B (o + L + o =
 // 7 us on this network). Aligned detours of 25 us every 1 ms stretch the
 // 5 ms by the detour in progress at 0 and those at 1..5 ms: 150 us.
-const char* kSteps = R"(model Steps {
+const char* kStepsModel = R"(model Steps {
   param procs = 2;
   taskgraph t {
     processes { [p] : 0 <= p < procs };
@@ -26,20 +27,9 @@ const char* kSteps = R"(model Steps {
     allreduce size 8;
   }
 }
-component Work in application[Steps] {
-  accepts { profile { node_type = "work"; } transaction compute(work: int); protocol dataflow; }
-  requests cpu {
-    selector domain == hardware[processor] and evaluation == study.compute;
-    transaction execute_code_block(work = work);
-    protocol call_return;
-  }
-}
-component Cpu in hardware[processor] {
-  param Wg = 1ns;
-  accepts { profile { node_type = "cpu"; evaluation = processor[wg]; Wg = Wg; }
-            transaction execute_code_block(work: real) -> time; protocol call_return; }
-}
 )";
+
+const std::string kSteps = kStepsModel + work_components("Steps");
 
 class Noise : public ::testing::Test {
  protected:
@@ -51,13 +41,10 @@ class Noise : public ::testing::Test {
   }
   void TearDown() override { fs::remove_all(dir_); }
   std::string spec(const std::string& noise, const std::string& extra = "") const {
-    std::ofstream(dir_ / "steps.psl") << kSteps << R"(component Net in hardware[network] {
-  param L = 5us, o = 1us, g = 2us, G = 0ns/B, O = 0ns/B, S = 64KiB;
-  )" << noise << R"(
-  accepts { profile { evaluation = analytic[LogGP]; L = L; o = o; g = g; G = G; O = O; S = S; }
-            transaction message(bytes: bytes) -> time; protocol call_return; }
-}
-)" << extra;
+    std::ofstream(dir_ / "steps.psl") << kSteps
+                                      << net_component("L = 5us, o = 1us, g = 2us, G = 0ns/B, O = 0ns/B, S = 64KiB",
+                                                       noise)
+                                      << extra;
     return (dir_ / "steps.psl").string();
   }
   double finish_ns(const std::string& command) const {

@@ -12,12 +12,13 @@
 #include <nlohmann/json.hpp>
 
 #include "run_command.h"
+#include "work_components.h"
 
 namespace fs = std::filesystem;
 
 namespace {
 
-const char* kStrong = R"(model Strong {
+const char* kStrongModel = R"(model Strong {
   param P = 4;
   taskgraph t {
     processes { [p] : 0 <= p < P };
@@ -29,25 +30,10 @@ const char* kStrong = R"(model Strong {
     }
   }
 }
-component Work in application[Strong] {
-  accepts { profile { node_type = "work"; } transaction compute(work: int); protocol dataflow; }
-  requests cpu {
-    selector domain == hardware[processor] and evaluation == study.compute;
-    transaction execute_code_block(work = work);
-    protocol call_return;
-  }
-}
-component Cpu in hardware[processor] {
-  param Wg = 1ns;
-  accepts { profile { node_type = "cpu"; evaluation = processor[wg]; Wg = Wg; }
-            transaction execute_code_block(work: real) -> time; protocol call_return; }
-}
-component Net in hardware[network] {
-  param L = 5us, o = 1us, g = 2us, G = 0ns/B, O = 0ns/B, S = 64KiB;
-  accepts { profile { evaluation = analytic[LogGP]; L = L; o = o; g = g; G = G; O = O; S = S; }
-            transaction message(bytes: bytes) -> time; protocol call_return; }
-}
 )";
+
+const std::string kStrong = kStrongModel + work_components("Strong") +
+                            net_component("L = 5us, o = 1us, g = 2us, G = 0ns/B, O = 0ns/B, S = 64KiB");
 
 class Scaling : public ::testing::Test {
  protected:
