@@ -19,6 +19,16 @@ std::optional<Contention> parse_contention(std::string_view name) {
   return std::nullopt;
 }
 
+const char* time_sharing_name(TimeSharing t) {
+  return t == TimeSharing::ProcessorSharing ? "processor-sharing" : "fcfs";
+}
+
+std::optional<TimeSharing> parse_time_sharing(std::string_view name) {
+  if (name == "fcfs") return TimeSharing::FirstCome;
+  if (name == "processor-sharing") return TimeSharing::ProcessorSharing;
+  return std::nullopt;
+}
+
 namespace {
 
 Topology build_topology(TopologySpec spec) {
@@ -135,6 +145,7 @@ std::string Network::describe() const {
   text += ", " + std::to_string(spec_.mapping.ranks_per_node) + " rank" +
           (spec_.mapping.ranks_per_node == 1 ? "" : "s") + " per node (" + mapping_name(spec_.mapping.kind) + ")";
   if (spec_.cores_per_node) text += ", " + std::to_string(spec_.cores_per_node) + " cores per node";
+  if (spec_.time_sharing != TimeSharing::FirstCome) text += std::string(", ") + time_sharing_name(spec_.time_sharing);
   if (spec_.contention != Contention::None)
     text += std::string(", ") + contention_name(spec_.contention) + " contention";
   if (spec_.backbone_per_byte) text += ", backbone G=" + format_fs_per_byte(spec_.backbone_per_byte);
@@ -176,6 +187,7 @@ nlohmann::json network_key_json(const NetworkSpec& s) {
   if (s.backbone_per_byte) k["backbone_fs_per_byte"] = s.backbone_per_byte;
   if (s.nic_per_byte) k["nic_fs_per_byte"] = *s.nic_per_byte;
   if (s.rtt_bytes) k["rtt_bytes"] = *s.rtt_bytes;
+  if (s.time_sharing != TimeSharing::FirstCome) k["time_sharing"] = time_sharing_name(s.time_sharing);
   return k;
 }
 
@@ -208,6 +220,11 @@ NetworkSpec network_spec_from_json(const nlohmann::json& k) {
     s.backbone_per_byte = k.value("backbone_fs_per_byte", FemtosecondsPerByte{0});
     if (k.contains("nic_fs_per_byte")) s.nic_per_byte = k.at("nic_fs_per_byte").get<FemtosecondsPerByte>();
     if (k.contains("rtt_bytes")) s.rtt_bytes = k.at("rtt_bytes").get<std::uint64_t>();
+    if (k.contains("time_sharing")) {
+      auto sharing = parse_time_sharing(k.at("time_sharing").get<std::string>());
+      if (!sharing) throw NetworkError("a network key names an unknown time-sharing rule");
+      s.time_sharing = *sharing;
+    }
     if (k.contains("intra")) {
       const nlohmann::json& i = k.at("intra");
       LogGOPS p;

@@ -115,7 +115,7 @@ std::string loggops_text(const components::LogGOPS& p) {
 
 bool MachineOverrides::empty() const {
   return !L && !o && !g && !G && !O && !S && !rendezvous_handshake && !cpus && !nics && !semantics && !ranks_per_node &&
-         !cores_per_node && !map_file && !contention && !noise;
+         !cores_per_node && !map_file && !contention && !time_sharing && !noise;
 }
 
 double quantity(const std::string& option, const std::string& text, base::Dimension expected,
@@ -151,7 +151,7 @@ void apply_overrides(const MachineOverrides& o, Machine& m) {
                                           base::did_you_mean(*o.semantics, {"matched", "loggopsim"}));
     m.semantics = *s;
   }
-  if (o.ranks_per_node || o.cores_per_node || o.map_file || o.contention) {
+  if (o.ranks_per_node || o.cores_per_node || o.map_file || o.contention || o.time_sharing) {
     components::NetworkSpec spec = m.network_model ? m.network_model->spec() : components::NetworkSpec{};
     std::string option = "--ranks-per-node";
     if (o.ranks_per_node) {
@@ -180,6 +180,15 @@ void apply_overrides(const MachineOverrides& o, Machine& m) {
         throw UsageError("--contention", "'" + *o.contention + "' is not a contention model; expected none or max-min" +
                                              base::did_you_mean(*o.contention, {"none", "max-min"}));
       spec.contention = *kind;
+    }
+    if (o.time_sharing) {
+      option = "--time-sharing";
+      const auto rule = components::parse_time_sharing(*o.time_sharing);
+      if (!rule)
+        throw UsageError("--time-sharing", "'" + *o.time_sharing +
+                                               "' is not a time-sharing rule; expected fcfs or processor-sharing" +
+                                               base::did_you_mean(*o.time_sharing, {"fcfs", "processor-sharing"}));
+      spec.time_sharing = *rule;
     }
     try {
       m.network_model = std::make_shared<const components::Network>(std::move(spec));

@@ -143,6 +143,7 @@ const std::vector<std::string>& network_parameter_names() {
                                                  "flit_bytes",
                                                  "ranks_per_node",
                                                  "cores_per_node",
+                                                 "time_sharing",
                                                  "mapping",
                                                  "wrap",
                                                  "map_file",
@@ -229,6 +230,12 @@ std::shared_ptr<const components::Network> network_of(const Parameters& values, 
   spec.switching.flit_bytes = in.bytes("flit_bytes", 1).value_or(8);
   spec.mapping.ranks_per_node = in.count("ranks_per_node", 1, 1u << 20).value_or(1);
   spec.cores_per_node = in.count("cores_per_node", 1, 1u << 20).value_or(0);
+  if (auto name = in.text("time_sharing")) {
+    auto rule = components::parse_time_sharing(*name);
+    if (!rule)
+      in.fail("time_sharing", "= \"" + *name + "\" is not a time-sharing rule; allowed: fcfs, processor-sharing");
+    spec.time_sharing = *rule;
+  }
   if (auto name = in.text("mapping")) {
     auto kind = components::parse_mapping(*name);
     if (!kind) in.fail("mapping", "= \"" + *name + "\" is not a mapping; allowed: block, round-robin, wrap, file");

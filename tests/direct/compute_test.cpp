@@ -1,10 +1,12 @@
 // Computation between MPI calls: measured host CPU time (scaled), charges
 // through the processor model (POEMS_Compute) and plain delays
 // (POEMS_Advance, the memory-reduced mode's stand-in for skipped code).
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
 #include "direct_test_util.h"
+#include "poems/components/network.h"
 #include "poems/components/noise.h"
 
 namespace poems::direct::testing {
@@ -122,6 +124,33 @@ TEST(Compute, OsNoiseStretchesARanksComputation) {
   ASSERT_TRUE(r.completed()) << r.error;
   EXPECT_EQ(r.sim.total_compute, 2 * ns(5'000'000));  // the work; the detours are waiting
   for (double t : took) EXPECT_NEAR(t, 5.15e-3, 1e-12);
+}
+
+TEST(Compute, RanksSharingACoreAdvanceAtItsShare) {
+  // Two ranks on a node of one core under processor sharing (docs/network.md,
+  // "Time sharing"): 1 ms beside 3 ms, the first ends at 2 ms (half speed),
+  // the second at 4 ms; first come first served runs one whole, then the other.
+  for (auto rule : {components::TimeSharing::ProcessorSharing, components::TimeSharing::FirstCome}) {
+    DirectOptions o = model_options(2, kP);
+    components::NetworkSpec spec;
+    spec.mapping.ranks_per_node = 2;
+    spec.cores_per_node = 1;
+    spec.time_sharing = rule;
+    o.sim.network = std::make_shared<const components::Network>(spec);
+    std::vector<double> took(2);
+    DirectResult r = run_ranks(o, [&](int rank, int) {
+      const double start = MPI_Wtime();
+      POEMS_Advance(rank == 0 ? 1e6 : 3e6);
+      took[static_cast<std::size_t>(rank)] = MPI_Wtime() - start;
+    });
+    ASSERT_TRUE(r.completed()) << r.error;
+    if (rule == components::TimeSharing::ProcessorSharing) {
+      EXPECT_NEAR(took[0], 2e-3, 1e-12);
+      EXPECT_NEAR(took[1], 4e-3, 1e-12);
+    } else {  // one runs whole, then the other: the step ends at 4 ms
+      EXPECT_NEAR(std::max(took[0], took[1]), 4e-3, 1e-12);
+    }
+  }
 }
 
 }  // namespace

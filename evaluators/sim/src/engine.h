@@ -16,6 +16,7 @@
 #include "poems/components/max_min_sharing.h"
 #include "poems/components/network.h"
 #include "poems/components/noise.h"
+#include "poems/components/processor_sharing.h"
 #include "poems/sim/simulator.h"
 #include "window.h"
 
@@ -79,6 +80,11 @@ enum SlotFlag : std::uint8_t {
   // on the rank's previous send in program order (so that send starts first
   // in every schedule).
   kFollowsSend = 8,
+  // Processor sharing (core_sharing.cpp): a send whose CPU part is still in
+  // progress on its shared core, and one whose rendezvous was matched before
+  // that part ended (its `done` then holds the match's time).
+  kCpuInProgress = 16,
+  kMatchedEarly = 32,
 };
 
 // One operation of a rank's window (64 bytes).
@@ -291,7 +297,11 @@ class Engine {
   [[gnu::always_inline]] inline void schedule_ready(std::uint32_t r, std::uint32_t pos);
   void start(std::uint32_t r, std::uint32_t pos);
   void arrive(std::uint32_t sender, std::uint32_t pos);
-  Picoseconds receive(std::uint32_t r, std::uint32_t recv_pos, std::uint64_t bytes, std::int32_t src, Picoseconds at);
+  // Returns the processing start, or kDeferred under processor sharing
+  // (which then reports the match and finishes a rendezvous itself).
+  Picoseconds receive(std::uint32_t r, std::uint32_t recv_pos, std::uint64_t bytes, std::int32_t src,
+                      std::uint64_t send_op, Picoseconds at);
+  static constexpr Picoseconds kDeferred = ~Picoseconds{0};
   void finish_rendezvous(std::uint32_t sender, std::uint64_t op, Picoseconds matched);
   void complete(std::uint32_t r, std::uint32_t pos, Picoseconds t);
   // Inlined for the lists most operations have (none, or one successor
@@ -565,7 +575,61 @@ class Engine {
   bool shared_cores_ = false;           // some node has fewer cores than its ranks' CPUs
   std::vector<std::size_t> core_word_;  // per rank and CPU, if shared_cores_: its core's clock
   std::vector<std::size_t> nic_word_;   // per rank: its node's first NIC clock (send; receive is +1)
-  LogGOPS intra_;                       // between ranks of one node
+
+  // Processor sharing on shared cores (docs/network.md, "Time sharing";
+  // core_sharing.cpp): the computations and message overheads in progress
+  // on a core share it equally, each a job of a ProcessorSharing; the end of
+  // a job is an event of its own. A rank's CPU does one job at a time: what
+  // asks for it meanwhile waits in the CPU's queue, in order.
+  bool processor_sharing_ = false;
+  enum class CpuTask : std::uint8_t {
+    kStartOp,     // waiting: a Calc or Send of the rank to start
+    kReceive,     // waiting: a matched message to process
+    kCalc,        // in progress
+    kSendCpu,     // in progress: a send's o + (s-1)O
+    kReceiveCpu,  // in progress: a receive's processing
+  };
+  struct CpuJob {
+    std::uint64_t op = 0;       // the operation's rank-local index
+    std::uint64_t send_op = 0;  // kReceive, kReceiveCpu: the matched send's index at `src`
+    std::uint64_t bytes = 0;
+    Picoseconds begin = 0;  // in progress: when it began on the core
+    Picoseconds work = 0;
+    std::uint32_t rank = 0, cpu = 0;
+    std::int32_t src = 0;
+    std::uint32_t next = kNone;  // the CPU's queue, or the free list
+    CpuTask task = CpuTask::kStartOp;
+  };
+  std::vector<CpuJob> cpu_jobs_;
+  std::uint32_t free_cpu_jobs_ = kNone;
+  std::vector<std::uint32_t> core_of_;   // per rank and CPU: its shared core, or kNone (a core of its own)
+  std::vector<std::uint32_t> cpu_busy_;  // per rank and CPU: the job in progress (or about to begin), or kNone
+  std::vector<std::uint32_t> cpu_head_, cpu_tail_;  // per rank and CPU: the queue of what waits for it
+  std::vector<components::ProcessorSharing> cores_;
+  std::vector<Picoseconds> core_armed_;  // per core: the time of its current wakeup event
+  // Core event keys (with kNetKey): a job's begin (kBeginBit, the job) or a
+  // core's wakeup (the core); rank bits stay zero, as the prefetches need.
+  static constexpr std::uint32_t kCoreBit = std::uint32_t{1} << 29;
+  static constexpr std::uint32_t kBeginBit = std::uint32_t{1} << 28;
+  static constexpr std::uint32_t kCoreMask = kBeginBit - 1;
+  std::uint32_t shared_core(std::uint32_t r, std::uint32_t c) const {
+    return core_of_[std::size_t{r} * options_.cpus + c];
+  }
+  void setup_processor_sharing(const std::vector<std::size_t>& core_words);
+  std::uint32_t new_cpu_job();
+  void enqueue_cpu(std::size_t rc, std::uint32_t job);
+  // start() of a Calc or Send whose CPU is a shared core.
+  [[gnu::noinline]] void shared_start(std::uint32_t r, std::uint32_t pos);
+  void begin_op(std::uint32_t r, std::uint32_t pos);  // its CPU free
+  void begin_receive(std::uint32_t job);              // its CPU free
+  // The job takes the CPU now and begins on the core at `at` (>= now).
+  void run_job(std::uint32_t job, Picoseconds at);
+  void arm_core(std::uint32_t core);
+  void end_job(std::uint32_t job);
+  void core_event(std::uint32_t low);
+  // After an event that is not an operation's: read and retire what it touched.
+  void settle_touched();
+  LogGOPS intra_;  // between ranks of one node
   Picoseconds intra_sync_ = 0;
   NetworkTraffic traffic_;
   std::vector<std::uint32_t> route_;  // scratch: the route of the message being sent
@@ -592,7 +656,7 @@ class Engine {
   // time, sets `done` (its CPU part's end).
   [[gnu::noinline]] Picoseconds net_send(std::uint32_t r, std::uint32_t pos, Picoseconds& done);
   [[gnu::noinline]] Picoseconds net_receive(std::uint32_t r, std::uint32_t recv_pos, std::uint64_t bytes,
-                                            std::int32_t src, Picoseconds at);
+                                            std::int32_t src, std::uint64_t send_op, Picoseconds at);
   // Max-min contention (docs/network.md, "Contention"): a message between
   // nodes is a flow over its resources (the source node's NIC, the route's
   // links each way on its own, a backbone, the destination node's NIC),
@@ -620,7 +684,7 @@ class Engine {
   // The rates are recomputed once an instant (MaxMinSharing::update), by an
   // event of their own after the starts and ends queued for it.
   static constexpr std::uint32_t kRerateBit = std::uint32_t{1} << 30;
-  static constexpr std::uint32_t kSerialMask = kRerateBit - 1;
+  static constexpr std::uint32_t kSerialMask = kCoreBit - 1;  // bit 29 is a core event's (kCoreBit)
   bool rerate_queued_ = false;
   std::uint32_t flow_resource(std::uint64_t key, FemtosecondsPerByte per_byte);
   // The flow of the send at `pos` of rank r to `dst`, starting at `at` (its latency paid).

@@ -54,6 +54,12 @@ std::size_t Engine<L>::setup_network(std::size_t first) {
             r >= programs ? std::size_t{r} * clock_stride_ + kTotalsWords + c  // a companion's own core
                           : node_first[n] + (std::size_t{placement_.local[r]} * cpus + c) % node_cores[n];
     }
+    // Processor sharing needs resource queuing; the critical path keeps the clocks.
+    if constexpr (!L)
+      if (net_->spec().time_sharing == components::TimeSharing::ProcessorSharing && queuing_) {
+        processor_sharing_ = true;
+        setup_processor_sharing(core_word_);
+      }
   }
   return w - first;
 }
@@ -117,9 +123,28 @@ Picoseconds Engine<L>::net_send(std::uint32_t r, std::uint32_t pos, Picoseconds&
 
 template <bool L>
 Picoseconds Engine<L>::net_receive(std::uint32_t r, std::uint32_t recv_pos, std::uint64_t bytes, std::int32_t src,
-                                   Picoseconds at) {
+                                   std::uint64_t send_op, Picoseconds at) {
   RankState& rs = ranks_[r];
   const Slot& s = rs.slots[recv_pos];
+  if (processor_sharing_ && shared_core(r, s.cpu) != kNone) {
+    // Processed when the rank's CPU is free, as a job of its shared core.
+    const std::uint32_t job = new_cpu_job();
+    CpuJob& j = cpu_jobs_[job];
+    j.task = CpuTask::kReceive;
+    j.rank = r;
+    j.cpu = s.cpu;
+    j.op = rs.base + recv_pos;
+    j.send_op = send_op;
+    j.bytes = bytes;
+    j.src = src;
+    j.begin = at;
+    const std::size_t rc = std::size_t{r} * options_.cpus + s.cpu;
+    if (cpu_busy_[rc] != kNone || cpu_head_[rc] != kNone)
+      enqueue_cpu(rc, job);
+    else
+      begin_receive(job);
+    return kDeferred;
+  }
   const bool local = same_node(r, static_cast<std::uint32_t>(src));
   const LogGOPS& p = local ? intra_ : p_;
   Picoseconds& cpu = cpu_free(r, s.cpu);
@@ -232,6 +257,10 @@ void Engine<L>::arm_wakeup() {
 template <bool L>
 std::uint64_t Engine<L>::net_event(std::uint64_t key) {
   const auto low = static_cast<std::uint32_t>(key);
+  if (low & kCoreBit) {  // processor sharing: a job begins, or a core's next job ends
+    core_event(low);
+    return kNetKey;
+  }
   auto rerate_later = [&] {
     if (rerate_queued_) return;
     rerate_queued_ = true;
@@ -278,6 +307,10 @@ template void Engine<true>::finish_traffic(SimulationResult&) const;
 template std::size_t Engine<false>::setup_network(std::size_t);
 template std::size_t Engine<true>::setup_network(std::size_t);
 template Picoseconds Engine<false>::net_send(std::uint32_t, std::uint32_t, Picoseconds&);
-template Picoseconds Engine<false>::net_receive(std::uint32_t, std::uint32_t, std::uint64_t, std::int32_t, Picoseconds);
+template Picoseconds Engine<false>::net_receive(std::uint32_t, std::uint32_t, std::uint64_t, std::int32_t,
+                                                std::uint64_t, Picoseconds);
+template Picoseconds Engine<false>::pair_sync(std::uint32_t, std::uint32_t) const;
+template void Engine<false>::count_traffic(std::uint32_t, std::uint32_t, std::uint64_t, bool);
+template void Engine<false>::start_flow(std::uint32_t, std::uint32_t, std::uint32_t, Picoseconds);
 
 }  // namespace poems::sim::detail

@@ -64,6 +64,12 @@ Engine<L>::Engine(taskgraph::ScheduleSource& source, const SimulationOptions& op
     net_ = options.network.get();
     clock_words += setup_network(clock_words);
   }
+  if (processor_sharing_ && options.noise && options.noise->active()) {
+    const std::string what =
+        "OS noise is not modelled together with processor sharing (time_sharing = \"processor-sharing\"); "
+        "use time_sharing = \"fcfs\" or a quiet machine";
+    throw SimulationLimitError(what, 0, what);
+  }
   if (options.noise && options.noise->active()) {
     noise_ = options.noise.get();
     noisy_ranks_ =
@@ -387,6 +393,9 @@ template <bool L>
 void Engine<L>::start(std::uint32_t r, std::uint32_t pos) {
   RankState& rs = ranks_[r];
   Slot& s = rs.slots[pos];
+  if constexpr (!L)
+    if (processor_sharing_ && s.kind != OpKind::Recv) [[unlikely]]
+      if (shared_core(r, s.cpu) != kNone) return shared_start(r, pos);
   Picoseconds t0 = now_;
   Picoseconds done = 0;
   switch (s.kind) {
@@ -453,7 +462,8 @@ void Engine<L>::start(std::uint32_t r, std::uint32_t pos) {
       word(r, kOverhead) += busy;
       complete(r, pos, std::max(now_, msg.arrival + busy));
     } else {
-      matched = receive(r, pos, msg.bytes, msg.src, now_);
+      matched = receive(r, pos, msg.bytes, msg.src, msg.op, now_);
+      if (matched == kDeferred) return;  // processor sharing: reported when it is processed
     }
     if (observer_) [[unlikely]]
       observe_match(r, rs.base + pos, static_cast<std::uint32_t>(msg.src), msg.op, matched);
@@ -483,7 +493,8 @@ void Engine<L>::arrive(std::uint32_t sender, std::uint32_t pos) {
   const auto src = static_cast<std::int32_t>(sender);
   if (take_posted(rs, src, tag, comm, rq)) {
     const auto recv_pos = static_cast<std::uint32_t>(rq.op - rs.base);
-    Picoseconds matched = receive(dest, recv_pos, bytes, src, now_);
+    Picoseconds matched = receive(dest, recv_pos, bytes, src, op, now_);
+    if (matched == kDeferred) return;  // processor sharing: reported when it is processed
     if (observer_) [[unlikely]]
       observe_match(dest, rs.base + recv_pos, sender, op, matched);
     if (rendezvous(sender, dest, bytes)) finish_rendezvous(sender, op, matched);
@@ -496,10 +507,10 @@ void Engine<L>::arrive(std::uint32_t sender, std::uint32_t pos) {
 // CPU o + max((s-1)O, (s-1)G), NIC g + (s-1)G. Returns the processing start.
 template <bool L>
 Picoseconds Engine<L>::receive(std::uint32_t r, std::uint32_t recv_pos, std::uint64_t bytes, std::int32_t src,
-                               Picoseconds at) {
+                               std::uint64_t send_op, Picoseconds at) {
   if constexpr (!L)
     if (net_) [[unlikely]]
-      return net_receive(r, recv_pos, bytes, src, at);
+      return net_receive(r, recv_pos, bytes, src, send_op, at);
   RankState& rs = ranks_[r];
   const Slot& s = rs.slots[recv_pos];
   Picoseconds& cpu = cpu_free(r, s.cpu);
@@ -519,7 +530,13 @@ void Engine<L>::finish_rendezvous(std::uint32_t sender, std::uint64_t op, Picose
   touch(sender);
   RankState& rs = ranks_[sender];
   const auto pos = static_cast<std::uint32_t>(op - rs.base);
-  complete(sender, pos, std::max(rs.slots[pos].done, matched));
+  Slot& s = rs.slots[pos];
+  if (s.flags & kCpuInProgress) [[unlikely]] {  // processor sharing: completes when its CPU part ends (end_job)
+    s.done = matched;
+    s.flags |= kMatchedEarly;
+    return;
+  }
+  complete(sender, pos, std::max(s.done, matched));
 }
 
 // ---- window management ---------------------------------------------------------
@@ -823,8 +840,20 @@ SimulationResult Engine<L>::run(std::size_t max_stuck_listed) {
   return out;
 }
 
+template <bool L>
+void Engine<L>::settle_touched() {
+  for (std::uint32_t i = 0; i < touched_count_; ++i) {
+    const std::uint32_t t = touched_[i];
+    RankState& rs = ranks_[t];
+    if (rs.wants_read) read(t);
+    if (lazy_ && rs.head < rs.slots.size() && finished(rs.slots[rs.head])) retire(t);
+  }
+}
+
 // network_paths.cpp completes the receives of a machine that is not flat.
+template void Engine<false>::settle_touched();
 template void Engine<false>::complete(std::uint32_t, std::uint32_t, Picoseconds);
+template void Engine<false>::finish_rendezvous(std::uint32_t, std::uint64_t, Picoseconds);
 
 }  // namespace detail
 

@@ -33,6 +33,14 @@ enum class Contention : std::uint8_t { None, MaxMin };
 const char* contention_name(Contention c);  // "none", "max-min"
 std::optional<Contention> parse_contention(std::string_view name);
 
+// How the ranks that share a core take turns on it (docs/network.md, "Time
+// sharing"). FirstCome: each computation and overhead takes the core whole,
+// in the order they asked for it. ProcessorSharing: PUPPET's multitasking
+// rule, r ranks working on the core each advance at 1/r of it.
+enum class TimeSharing : std::uint8_t { FirstCome, ProcessorSharing };
+const char* time_sharing_name(TimeSharing t);  // "fcfs", "processor-sharing"
+std::optional<TimeSharing> parse_time_sharing(std::string_view name);
+
 // What a machine is built of. The default is today's ideal machine: one
 // rank per node, each with its own CPU and NIC, a contention-free wire of
 // latency L to every other rank.
@@ -41,6 +49,7 @@ struct NetworkSpec {
   SwitchingModel switching;
   MappingSpec mapping;               // ranks_per_node, placement
   std::uint32_t cores_per_node = 0;  // 0: one core per rank's CPU (no time sharing)
+  TimeSharing time_sharing = TimeSharing::FirstCome;
   // Between ranks of one node (shared memory); none: the network's LogGOPS.
   std::optional<LogGOPS> intra;
   Contention contention = Contention::None;
