@@ -277,22 +277,4 @@ int run(const std::vector<std::string>& raw_args, std::ostream& out, std::ostrea
   return ctx.result;
 }
 
-void print_table(const TextTable& table, std::ostream& out) {
-  std::vector<std::size_t> width;
-  for (const auto& row : table)
-    for (std::size_t c = 0; c < row.size(); ++c) {
-      if (width.size() <= c) width.push_back(0);
-      width[c] = std::max(width[c], row[c].size());
-    }
-  for (const auto& row : table) {
-    std::string line;
-    for (std::size_t c = 0; c < row.size(); ++c) {
-      line += row[c];
-      if (c + 1 < row.size()) line += std::string(width[c] - row[c].size() + 2, ' ');
-    }
-    while (!line.empty() && line.back() == ' ') line.pop_back();
-    out << line << '\n';
-  }
-}
-
 }  // namespace poems::cli

@@ -10,7 +10,7 @@
 #include "options.h"
 #include "poems/examples/examples.h"
 #include "poems/recommender/question.h"
-#include "recommend_output.h"
+#include "poems/report/recommendation.h"
 
 namespace poems::cli {
 
@@ -76,12 +76,12 @@ void run_recommend(RecommendOptions& o, Context& ctx) {
   core::Store store(o.store);
   core::Session session(*system, session_options(*system, o.choices, o.machine, o.wg, ""), store);
   try {
-    RecommendReport report{recommender::answer(session, q), system_options.spec, store.path(), 0};
+    report::RecommendReport report{recommender::answer(session, q), system_options.spec, store.path(), 0};
     report.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     ctx.out << (o.format == "json"
                     ? recommender::to_json(report.answer, report.spec, report.db_path, report.wall_seconds).dump(2) +
                           "\n"
-                    : report_text(report));
+                    : report::recommendation_text(report));
   } catch (const recommender::QueryError& e) {
     throw core::InputError(e.what());
   } catch (const db::Error& e) {

@@ -10,12 +10,11 @@
 #include <ostream>
 
 #include "options.h"
-#include "output.h"
 #include "poems/base/escaped.h"
 #include "poems/base/executable_path.h"
 #include "poems/core/mpi_study.h"
 #include "poems/core/parallel_study.h"
-#include "study_output.h"
+#include "poems/report/study_table.h"
 
 namespace poems::cli {
 
@@ -105,7 +104,7 @@ void run_run(const RunOptions& o, Context& ctx) {
   options.measure = o.measure;
   core::Session session(*system, options, store);
   const core::StudyPlan plan = core::plan_study(*system, o.paradigms);
-  if (!o.plot.empty()) check_plot_x(o.plot_x, plan.targets);
+  if (!o.plot.empty()) report::check_plot_x(o.plot_x, plan.targets);
   const auto progress = [&](const core::StudyProgress& p) {
     const core::Cell& c = *p.cell;
     char head[64];
@@ -125,10 +124,11 @@ void run_run(const RunOptions& o, Context& ctx) {
   } else {
     table = core::run_study_jobs(session, plan, jobs_or_cores(o.jobs), progress);
   }
-  report_store_warnings(store, ctx);
+  for (const std::string& w : store.take_warnings()) ctx.warn(w);  // runs not linked to a study
   table.disagree_pct = o.disagree_pct;
-  ctx.result =
-      print_study_table(table, *system->study(), o.format, {o.plot, o.plot_x, o.system.sets}, ctx.out, ctx.err);
+  const bool complete =
+      report::write_study_table(table, *system->study(), o.format, {o.plot, o.plot_x, o.system.sets}, ctx.out, ctx.err);
+  ctx.result = complete ? kExitOk : kExitEvaluation;
 }
 
 }  // namespace

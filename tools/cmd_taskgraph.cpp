@@ -8,6 +8,7 @@
 #include "poems/core/error.h"
 #include "poems/core/session.h"
 #include "poems/core/system.h"
+#include "poems/report/specification.h"
 #include "poems/taskgraph/dot.h"
 #include "poems/taskgraph/dtg.h"
 #include "poems/taskgraph/goal.h"
@@ -91,29 +92,7 @@ void run_taskgraph(const TaskgraphOptions& o, Context& ctx) {
     const auto t0 = std::chrono::steady_clock::now();
     const taskgraph::GraphStatistics st = taskgraph::collect_statistics(schedule);
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    if (o.format == "json") {
-      ctx.out << nlohmann::json{{"model", system->graph()->model},
-                                {"processes", st.processes},
-                                {"tasks", st.tasks},
-                                {"p2p_messages", st.p2p_messages},
-                                {"p2p_bytes", st.p2p_bytes},
-                                {"collectives", st.collectives},
-                                {"collective_messages", st.collective_messages},
-                                {"collective_bytes", st.collective_bytes},
-                                {"operations", st.operations},
-                                {"traversal_seconds", seconds}}
-                     .dump(2)
-              << '\n';
-      return;
-    }
-    ctx.out << "model                " << system->graph()->model << "\n"
-            << "processes            " << st.processes << "\n"
-            << "tasks                " << st.tasks << "\n"
-            << "p2p_messages         " << st.p2p_messages << "\n"
-            << "p2p_bytes            " << st.p2p_bytes << "\n"
-            << "collectives          " << st.collectives << "\n"
-            << "collective_messages  " << st.collective_messages << "\n"
-            << "operations           " << st.operations << "\n";
+    report::write_graph_statistics(system->graph()->model, st, seconds, o.format, ctx.out);
   } catch (const taskgraph::InstantiationError& e) {
     throw core::InputError(e.what());
   } catch (const std::length_error& e) {  // a drawing too large for DOT

@@ -88,8 +88,6 @@ struct TraceOptions {
   core::TraceRequest request(const ChoiceOptions& choices, const MachineOptions& machine, const std::string& wg) const;
 };
 void add_trace_options(CLI::App* cmd, TraceOptions& o, bool with_trace);
-// What `poems simulate --trace` and `analyze --trace` print of the replay.
-std::string replay_summary(const core::Replay& replay, const trace::ReplayScope& scope);
 
 // One collective on its own (`poems simulate|analyze --collective`):
 // --collective, --algorithm, --procs, --size, --root; `verb` starts the help
