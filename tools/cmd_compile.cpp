@@ -23,11 +23,7 @@ struct CompileOptions {
 void run_compile(const CompileOptions& o, Context& ctx) {
   const auto system = core::load_system(o.system.request());
   ctx.err << system->warnings();
-  std::string paradigm = o.paradigm;
-  if (paradigm.empty() && system->study() && !system->study()->compare.empty())
-    paradigm = system->study()->compare.front().str();
-  if (paradigm.empty()) paradigm = "analytic[LogGP]";
-  paradigm = core::evaluator_named(paradigm, "--paradigm").name;
+  const std::string paradigm = core::compile_paradigm(*system, o.paradigm);
   core::Choices choices{o.choices.machine, o.choices.processor, system->settings().study, system->settings().overrides};
   const std::size_t before = system->diagnostics().all().size();
   const core::Composition c = core::compose(*system, paradigm, choices);

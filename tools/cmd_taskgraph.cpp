@@ -24,39 +24,14 @@ struct TaskgraphOptions {
   bool stats = false, dynamic = false;
 };
 
-// Calc durations: --wg, else the compute rates `poems simulate SPEC` would
-// use (the specification's processors), else 1 ns per unit of work.
-taskgraph::InstantiateOptions calc_rates(core::System& system, const TaskgraphOptions& o) {
-  taskgraph::InstantiateOptions inst;
-  inst.ns_per_work = 1;
-  if (!o.wg.empty()) {
-    inst.ns_per_work = core::quantity("--wg", o.wg, base::kTime, "a time per unit of work, e.g. 60ns");
-    if (!(inst.ns_per_work >= 0 && inst.ns_per_work <= 1e9))
-      throw core::UsageError("--wg", "'" + o.wg + "' is out of range; expected a time per unit of work in 0..1e9 ns");
-    return inst;
-  }
-  bool has_processor = false;
-  for (const psl::Module& m : system.program().modules)
-    for (const psl::ComponentDecl& c : m.components)
-      has_processor = has_processor || (c.domain.head == "hardware" && c.domain.path == "processor");
-  if (!has_processor) return inst;
-  core::StoreOptions none;
-  none.disabled = true;
-  core::Store store(none);
-  core::Session session(system, session_options(system, o.choices, {}, "", ""), store);
-  core::CellRequest request;
-  request.paradigm = "simulation[MPI-Sim]";
-  core::Session::Prepared p = session.prepare(request);
-  if (!p.cell.ok()) throw core::Error(p.cell.error_kind, p.cell.error);
-  return p.cell.evaluation.instantiate;
-}
-
 void run_taskgraph(const TaskgraphOptions& o, Context& ctx) {
   const auto system = core::load_system(o.system.request());
   ctx.err << system->warnings();
   // Calc durations matter to what is instantiated: --goal, --dot --dynamic.
   const bool timed = !o.goal.empty() || (!o.dot.empty() && o.dynamic);
-  const taskgraph::InstantiateOptions inst = timed ? calc_rates(*system, o) : taskgraph::InstantiateOptions{};
+  const taskgraph::InstantiateOptions inst =
+      timed ? core::calc_rates(*system, session_options(*system, o.choices, {}, "", ""), o.wg)
+            : taskgraph::InstantiateOptions{};
   const taskgraph::ParameterBinding& binding = system->binding();
   auto write = [&](const std::string& path, auto&& draw) {
     std::ofstream out(path);

@@ -259,6 +259,18 @@ bool write_study_table(StudyTable& table, const psl::StudyDecl& study, const std
   return !table.failures && !table.store_failures;
 }
 
+void write_study_progress(const core::StudyProgress& p, std::ostream& err) {
+  const core::Cell& c = *p.cell;
+  char head[64];
+  std::snprintf(head, sizeof head, "[%zu/%zu] ", p.done, p.total);
+  err << head << base::escaped(core::binding_text(*p.binding)) << " " << c.paradigm << ": "
+      << (!c.error.empty() ? base::escaped(c.error)
+          : c.reused       ? "stored result"
+                           : "evaluated")
+      << '\n';
+  if (!c.store_error.empty()) err << "poems: error: " << c.store_error << '\n';
+}
+
 nlohmann::json measured_binding_json(const StudyTable& table, const std::string& measured_paradigm,
                                      const std::vector<std::string>& paradigms) {
   const StudyRow& row = table.rows.front();

@@ -38,6 +38,10 @@ std::string disagreement_notes(const StudyTable& table);
 bool write_study_table(StudyTable& table, const psl::StudyDecl& study, const std::string& format,
                        const PlotRequest& plot, std::ostream& out, std::ostream& err);
 
+// "[3/12] mk=5 analytic[LogGP]: evaluated" on `err` as a study's cell is done
+// (with the error of a result that could not be stored).
+void write_study_progress(const core::StudyProgress& progress, std::ostream& err);
+
 // `poems measure --format json` of one binding without a study: the cell of
 // `measured_paradigm` in the finished table's first row, and the
 // predictions of `paradigms` after the first (the measured one).
