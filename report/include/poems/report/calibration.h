@@ -1,4 +1,4 @@
-// What `poems calibrate` prints (docs/sweep3d.md, docs/processor.md): the
+// What `poems calibrate` prints (docs/processor.md, docs/tutorial.md): the
 // LogGOPS fit with its samples, the kernel's Wg per task and its working-set
 // curve; with --cachesim, processor[cachesim]'s rates and their fit per task.
 #pragma once
