@@ -1,7 +1,6 @@
 // `poems calibrate`: this machine's MPI (LogGOPS) and a kernel's Wg
 // (core/calibration.h), stored as a machine with its calibrations and
 // written as a PSL machine component file.
-#include <cctype>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -51,11 +50,7 @@ void run_calibrate_cachesim(CalibrateOptions& o, Context& ctx) {
 }
 
 void run_calibrate(CalibrateOptions& o, Context& ctx) {
-  const std::string& name = o.request.name;
-  if (name.empty() || !(std::isalpha(static_cast<unsigned char>(name[0])) || name[0] == '_') ||
-      name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") != std::string::npos)
-    throw core::UsageError("--name",
-                           "'" + name + "' is not a PSL identifier (letters, digits, _; not starting with a digit)");
+  core::check_machine_name(o.request.name);
   if (o.cachesim) return run_calibrate_cachesim(o, ctx);
   const double procs = core::quantity("--procs", o.procs, base::kDimensionless, "an integer in 2..64");
   if (procs < 2 || procs > 64 || procs != static_cast<int>(procs))

@@ -52,17 +52,7 @@ std::pair<std::int64_t, std::int64_t> range_option(const std::string& text) {
 void run_recommend(RecommendOptions& o, Context& ctx) {
   const auto started = std::chrono::steady_clock::now();
   recommender::Question& q = o.question;
-  if (q.top < 1 || q.top > 100000)
-    throw core::UsageError("--top", std::to_string(q.top) + " is out of range; expected 1..100000");
-  if (!(q.knee_fraction > 0 && q.knee_fraction < 1))
-    throw core::UsageError("--knee-fraction", std::to_string(q.knee_fraction) + " is out of range; expected 0 < F < 1");
-  if (q.explain && o.store.disabled)
-    throw core::UsageError("--explain", "mines the knowledge base; it cannot be used with --no-store");
-  try {
-    recommender::ranking_named(q.by);
-  } catch (const recommender::QueryError& e) {
-    throw core::UsageError("--by", e.what());
-  }
+  recommender::check_question(q, !o.store.disabled);
   if (!o.procs_range.empty()) q.procs_range = range_option(o.procs_range);
   if (!o.procs.empty()) q.procs = procs_option(o.procs);
   q.jobs = jobs_or_cores(o.jobs);
