@@ -2,8 +2,6 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cctype>
-#include <cerrno>
-#include <cstdlib>
 #include <iostream>
 #include <optional>
 #include <ostream>
@@ -13,14 +11,12 @@
 #include "options.h"
 #include "poems/base/diagnostics.h"
 #include "poems/base/escaped.h"
-#include "poems/base/limits.h"
 #include "poems/base/progress.h"
 #include "poems/base/suggest.h"
 #include "poems/core/error.h"
+#include "poems/core/limits.h"
 #include "poems/core/progress.h"
 #include "poems/examples/examples.h"
-#include "poems/psl/frontend.h"
-#include "poems/taskgraph/limits.h"
 
 namespace poems::cli {
 
@@ -87,35 +83,6 @@ std::string unknown_option(const CLI::App& app, const std::vector<std::string>& 
   return "";
 }
 
-// The limits of docs/limits.md as they were before a command changed them
-// (--max-errors, --memory-limit, --limit): restored when run() returns, so
-// commands run in one process (the tests) do not inherit each other's.
-class LimitsScope {
- public:
-  LimitsScope()
-      : diagnostics_(base::default_diagnostic_limits()),
-        frontend_(psl::default_frontend_limits()),
-        instantiation_(taskgraph::default_instantiation_limits()),
-        isl_(base::isl_operation_budget()) {}
-  ~LimitsScope() {
-    base::default_diagnostic_limits() = diagnostics_;
-    psl::default_frontend_limits() = frontend_;
-    taskgraph::default_instantiation_limits() = instantiation_;
-    base::isl_operation_budget() = isl_;
-  }
-
- private:
-  base::DiagnosticLimits diagnostics_;
-  psl::FrontendLimits frontend_;
-  taskgraph::InstantiationLimits instantiation_;
-  unsigned long isl_;
-};
-
-// A limit of docs/limits.md by name, in whichever library owns it.
-bool set_limit(const std::string& name, unsigned long value) {
-  return psl::set_frontend_limit(name, value) || taskgraph::set_instantiation_limit(name, value);
-}
-
 // --max-errors, --memory-limit, --limit NAME=N: before or after the command.
 void add_global_options(CLI::App& app) {
   app.fallthrough();
@@ -123,28 +90,12 @@ void add_global_options(CLI::App& app) {
                  "Print at most N errors and N warnings (0: all)")
       ->capture_default_str();
   app.add_option_function<std::string>(
-      "--memory-limit", [](const std::string& text) { set_memory_limit("--memory-limit", text); },
+      "--memory-limit", [](const std::string& text) { core::set_memory_limit("--memory-limit", text); },
       "Memory a model may plan to use (e.g. 64GiB; default: what is available now)");
   app.add_option_function<std::vector<std::string>>(
          "--limit",
          [](const std::vector<std::string>& settings) {
-           for (const std::string& s : settings) {
-             const auto eq = s.find('=');
-             char* end = nullptr;
-             errno = 0;
-             // strtoul takes "-5" as 2^64 - 5: a sign is refused before it.
-             const bool digits = eq != std::string::npos && eq + 1 < s.size() && s[eq + 1] >= '0' && s[eq + 1] <= '9';
-             const unsigned long value = digits ? std::strtoul(s.c_str() + eq + 1, &end, 10) : 0;
-             if (!digits || *end != '\0' || errno == ERANGE)
-               throw core::UsageError("--limit", "'" + s.substr(0, 80) + (s.size() > 80 ? "..." : "") +
-                                                     "' is not NAME=N with a NAME of docs/limits.md and N a whole "
-                                                     "number below 2^64");
-             const std::string name = s.substr(0, eq), problem = psl::frontend_limit_problem(name, value);
-             if (!problem.empty()) throw core::UsageError("--limit", problem);
-             if (!set_limit(name, value))
-               throw core::UsageError("--limit", "'" + s.substr(0, 80) + (s.size() > 80 ? "..." : "") +
-                                                     "' names no limit of docs/limits.md");
-           }
+           for (const std::string& s : settings) core::set_limit(s);
          },
          "Raise or lower a limit of docs/limits.md: NAME=N (repeatable)")
       ->take_all();
@@ -199,7 +150,7 @@ int run(const std::vector<std::string>& raw_args, std::ostream& out, std::ostrea
       "Write a system in PSL, check it, and evaluate it with analytic, simulated and measured models."};
   app.set_version_flag("--version", std::string("poems ") + POEMS_VERSION);
   app.require_subcommand(1);
-  const LimitsScope limits;
+  const core::LimitsScope limits;  // restored when the command is done
   add_global_options(app);
   // Progress of long evaluations on stderr, if it is this process's terminal
   // (not with --quiet): enabled once the options are parsed, before the
@@ -275,24 +226,6 @@ int run(const std::vector<std::string>& raw_args, std::ostream& out, std::ostrea
     return kExitEvaluation;
   }
   return ctx.result;
-}
-
-void print_table(const TextTable& table, std::ostream& out) {
-  std::vector<std::size_t> width;
-  for (const auto& row : table)
-    for (std::size_t c = 0; c < row.size(); ++c) {
-      if (width.size() <= c) width.push_back(0);
-      width[c] = std::max(width[c], row[c].size());
-    }
-  for (const auto& row : table) {
-    std::string line;
-    for (std::size_t c = 0; c < row.size(); ++c) {
-      line += row[c];
-      if (c + 1 < row.size()) line += std::string(width[c] - row[c].size() + 2, ' ');
-    }
-    while (!line.empty() && line.back() == ' ') line.pop_back();
-    out << line << '\n';
-  }
 }
 
 }  // namespace poems::cli

@@ -54,9 +54,4 @@ void register_calibrate(CLI::App& app, Context& ctx);
 void register_trace(CLI::App& app, Context& ctx);
 void register_scaling(CLI::App& app, Context& ctx);
 
-// Prints rows as left-aligned columns two spaces apart (the first row is
-// usually the header).
-using TextTable = std::vector<std::vector<std::string>>;
-void print_table(const TextTable& table, std::ostream& out);
-
 }  // namespace poems::cli

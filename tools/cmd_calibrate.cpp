@@ -1,7 +1,6 @@
 // `poems calibrate`: this machine's MPI (LogGOPS) and a kernel's Wg
 // (core/calibration.h), stored as a machine with its calibrations and
 // written as a PSL machine component file.
-#include <cctype>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -11,6 +10,7 @@
 #include "options.h"
 #include "poems/core/cachesim_calibration.h"
 #include "poems/core/calibration.h"
+#include "poems/report/calibration.h"
 
 namespace poems::cli {
 
@@ -24,54 +24,6 @@ struct CalibrateOptions {
   bool cachesim = false;  // --cachesim: processor[cachesim]'s rates instead
   CLI::Option* psl_option = nullptr;
 };
-
-std::string fmt(const char* spec, double v) {
-  char buffer[64];
-  std::snprintf(buffer, sizeof buffer, spec, v);
-  return buffer;
-}
-
-void print_text(const core::Calibration& cal, const std::string& psl, std::ostream& out) {
-  const measure::LoggopsCalibration& c = cal.loggops;
-  out << "machine " << cal.name << " (" << c.machine_range << " range): L = " << fmt("%.4g", c.L)
-      << " ns, o = " << fmt("%.4g", c.o) << " ns, g = " << fmt("%.4g", c.g) << " ns, G = " << fmt("%.4g", c.G)
-      << " ns/B, O = " << fmt("%.4g", c.O) << " ns/B, S = " << fmt("%.0f", c.S) << " B, Wg = " << fmt("%.4g", cal.wg_ns)
-      << " ns\n\n";
-  out << "   bytes   echo_ns  model_ns  model_%  exchange_ns  overhead_ns    gap_ns\n";
-  const auto overhead = cal.samples.overhead_ns(), gap = cal.samples.gap_ns();
-  char line[160];
-  for (std::size_t k = 0; k < cal.samples.sizes.size(); ++k) {
-    const double m = core::model_echo_ns(c, cal.samples.sizes[k]);
-    std::snprintf(line, sizeof line, "%8.0f %9.1f %9.1f %+8.1f %12.1f %12.1f %9.1f\n", cal.samples.sizes[k],
-                  cal.samples.echo_ns[k], m, 100 * (m - cal.samples.echo_ns[k]) / cal.samples.echo_ns[k],
-                  cal.samples.exchange_ns[k], overhead[k], gap[k]);
-    out << line;
-  }
-  std::snprintf(line, sizeof line, "\n%-22s %12s %12s %16s\n", "task", "block_us", "Wg_ns", "Wg_ns_at_once");
-  out << line;
-  for (const core::TaskWg& w : cal.tasks) {
-    std::snprintf(line, sizeof line, "%-22s %12.2f %12.3f %12.3f (%d)\n", w.text.c_str(), w.block_ns / 1e3, w.wg_ns,
-                  w.busy_wg_ns, w.concurrent);
-    out << line;
-  }
-  const processor::WorkingSetCurve& h = cal.hierarchy;
-  if (!h.bytes.empty()) {
-    out << "\nprocessor[hierarchy]: " << cal.caches << "\n";
-    std::snprintf(line, sizeof line, "%-8s %-22s %14s %12s %16s\n", "level", "task", "working_set_B", "Wg_ns",
-                  "Wg_ns_at_once");
-    out << line;
-    for (std::size_t i = 0; i < h.bytes.size(); ++i) {
-      std::snprintf(line, sizeof line, "%-8s %-22s %14.0f %12.3f %12.3f (%d)\n", cal.hierarchy_levels[i].c_str(),
-                    cal.hierarchy_tasks[i].c_str(), h.bytes[i], h.wg_ns[i],
-                    i < h.busy_wg_ns.size() ? h.busy_wg_ns[i] : h.wg_ns[i], h.busy_wg_ns.empty() ? 1 : h.cores);
-      out << line;
-    }
-  }
-  if (!cal.hierarchy_note.empty()) out << "note: " << cal.hierarchy_note << '\n';
-  for (const std::string& n : c.notes) out << "note: " << n << '\n';
-  out << "\nwrote " << psl << " (components " << cal.name << ", " << cal.name << "_cpu"
-      << (h.bytes.empty() ? "" : ", " + cal.name + "_hierarchy") << ")\n";
-}
 
 // --cachesim: measure and simulate the study's tasks, fit the rates, write
 // NAME_cachesim (to NAME_cachesim.psl unless --psl says otherwise).
@@ -94,60 +46,11 @@ void run_calibrate_cachesim(CalibrateOptions& o, Context& ctx) {
   file << cal.psl;
   file.close();
   if (!file) throw core::InputError("cannot write " + psl);
-  if (o.format == "json") {
-    nlohmann::json j = {{"component", cal.component},
-                        {"kernel", cal.kernel},
-                        {"psl", std::filesystem::absolute(psl).string()},
-                        {"ns_per_instruction", cal.rates.ns_per_instruction},
-                        {"ns_per_L1_miss", cal.rates.ns_per_L1_miss},
-                        {"ns_per_LL_miss", cal.rates.ns_per_LL_miss},
-                        {"ns_per_LL_miss_shared", cal.rates.ns_per_LL_miss_shared},
-                        {"tasks", nlohmann::json::array()}};
-    for (const core::CachesimPoint& p : cal.points)
-      j["tasks"].push_back({{"task", p.task},
-                            {"measured_ns", p.measured_ns},
-                            {"predicted_ns", p.predicted_ns},
-                            {"left_out_predicted_ns", p.left_out_ns},
-                            {"Ir", p.per_call.Ir},
-                            {"L1_misses", p.per_call.l1_misses()},
-                            {"LL_misses", p.per_call.ll_misses()},
-                            {"LL", p.ll.text()},
-                            {"simulation_seconds", p.simulation_seconds},
-                            {"cached", p.cached}});
-    ctx.out << j.dump(2) << '\n';
-    return;
-  }
-  ctx.out << "processor[cachesim] " << cal.component
-          << ": ns_per_instruction = " << fmt("%.4g", cal.rates.ns_per_instruction)
-          << " ns, ns_per_L1_miss = " << fmt("%.4g", cal.rates.ns_per_L1_miss)
-          << " ns, ns_per_LL_miss = " << fmt("%.4g", cal.rates.ns_per_LL_miss)
-          << " ns, ns_per_LL_miss_shared = " << fmt("%.4g", cal.rates.ns_per_LL_miss_shared) << " ns\ncaches: I1 "
-          << cal.caches.I1.text() << ", D1 " << cal.caches.D1.text() << ", LL " << cal.caches.LL.text()
-          << " (shared by " << cal.ll_shared_by << ")\n\n";
-  char line[200];
-  std::snprintf(line, sizeof line, "%-44s %12s %12s %7s %7s %12s %10s %10s %8s\n", "task", "measured_us", "cachesim_us",
-                "diff_%", "loo_%", "Ir", "L1_miss", "LL_miss", "sim_s");
-  ctx.out << line;
-  for (const core::CachesimPoint& p : cal.points) {
-    std::string text;
-    for (const char* k : {"it", "jt", "mk", "angles", "kt", "procs"})
-      if (auto it = p.task.find(k); it != p.task.end())
-        text += (text.empty() ? "" : " ") + std::string(k) + "=" + fmt("%.0f", it->second);
-    std::snprintf(line, sizeof line, "%-44s %12.2f %12.2f %+7.1f %+7.1f %12.0f %10.0f %10.0f %8s\n", text.c_str(),
-                  p.measured_ns / 1e3, p.predicted_ns / 1e3, 100 * (p.predicted_ns - p.measured_ns) / p.measured_ns,
-                  100 * (p.left_out_ns - p.measured_ns) / p.measured_ns, p.per_call.Ir, p.per_call.l1_misses(),
-                  p.per_call.ll_misses(), p.cached ? "stored" : fmt("%.1f", p.simulation_seconds).c_str());
-    ctx.out << line;
-  }
-  ctx.out << "\nwrote " << psl << " (component " << cal.component << ")\n";
+  report::write_cachesim_calibration(cal, psl, o.format, ctx.out);
 }
 
 void run_calibrate(CalibrateOptions& o, Context& ctx) {
-  const std::string& name = o.request.name;
-  if (name.empty() || !(std::isalpha(static_cast<unsigned char>(name[0])) || name[0] == '_') ||
-      name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") != std::string::npos)
-    throw core::UsageError("--name",
-                           "'" + name + "' is not a PSL identifier (letters, digits, _; not starting with a digit)");
+  core::check_machine_name(o.request.name);
   if (o.cachesim) return run_calibrate_cachesim(o, ctx);
   const double procs = core::quantity("--procs", o.procs, base::kDimensionless, "an integer in 2..64");
   if (procs < 2 || procs > 64 || procs != static_cast<int>(procs))
@@ -173,7 +76,7 @@ void run_calibrate(CalibrateOptions& o, Context& ctx) {
   if (o.format == "json")
     ctx.out << core::to_json(cal, psl_path).dump(2) << '\n';
   else
-    print_text(cal, o.psl, ctx.out);
+    report::write_calibration(cal, o.psl, ctx.out);
 }
 
 }  // namespace

@@ -6,36 +6,9 @@
 #include "options.h"
 #include "poems/core/check.h"
 #include "poems/psl/ast_json.h"
+#include "poems/report/specification.h"
 
 namespace poems::cli {
-
-namespace {
-
-nlohmann::json location_json(const psl::Frontend& fe, const psl::SourceLocation& at, nlohmann::json j) {
-  if (at.file != psl::kNoFile) {
-    j["file"] = fe.sources().path(at.file);
-    j["line"] = at.line;
-    j["column"] = at.column;
-  }
-  return j;
-}
-
-nlohmann::json diagnostics_json(const psl::Frontend& fe) {
-  nlohmann::json out = nlohmann::json::array();
-  for (const psl::Diagnostic& d : fe.diagnostics().all()) {
-    const char* severity = d.severity == psl::Severity::Error     ? "error"
-                           : d.severity == psl::Severity::Warning ? "warning"
-                                                                  : "note";
-    nlohmann::json j = location_json(fe, d.location, {{"severity", severity}, {"message", d.message}});
-    nlohmann::json notes = nlohmann::json::array();
-    for (const psl::Diagnostic& n : d.notes) notes.push_back(location_json(fe, n.location, {{"message", n.message}}));
-    if (!notes.empty()) j["notes"] = notes;
-    out.push_back(j);
-  }
-  return out;
-}
-
-}  // namespace
 
 void register_check(CLI::App& app, Context& ctx) {
   struct Options {
@@ -49,31 +22,10 @@ void register_check(CLI::App& app, Context& ctx) {
   add_format_option(cmd, o->format, {"text", "json"});
   cmd->callback([o, &ctx] {
     // Each file is its own specification (with what it imports).
-    bool all_ok = true;
-    std::size_t models = 0, components = 0, studies = 0;
-    nlohmann::json diagnostics = nlohmann::json::array();
-    for (const std::string& file : o->files) {
-      const core::CheckResult r = core::check_specification(file);
-      all_ok = all_ok && r.ok;
-      models += r.models;
-      components += r.components;
-      studies += r.studies;
-      if (o->format == "json")
-        for (auto& d : diagnostics_json(*r.frontend)) diagnostics.push_back(d);
-      else
-        r.frontend->diagnostics().print(ctx.err);
-    }
-    if (o->format == "json")
-      ctx.out << nlohmann::json{{"ok", all_ok},
-                                {"models", models},
-                                {"components", components},
-                                {"studies", studies},
-                                {"diagnostics", diagnostics}}
-                     .dump(2)
-              << '\n';
-    else if (all_ok)
-      ctx.out << "OK: " << models << " models, " << components << " components, " << studies << " studies\n";
-    ctx.result = all_ok ? kExitOk : kExitInputError;
+    report::CheckReport report(o->format);
+    for (const std::string& file : o->files) report.add(core::check_specification(file), ctx.err);
+    report.finish(ctx.out);
+    ctx.result = report.ok() ? kExitOk : kExitInputError;
   });
 }
 

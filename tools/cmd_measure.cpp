@@ -7,10 +7,9 @@
 #include <ostream>
 
 #include "options.h"
-#include "output.h"
 #include "poems/core/parallel_study.h"
 #include "poems/measure/mpirun.h"
-#include "study_output.h"
+#include "poems/report/study_table.h"
 
 namespace poems::cli {
 
@@ -37,44 +36,6 @@ void warn_if_busy(const Context& ctx) {
              std::to_string(measure::host_cores()) + " cores: other processes compete with the measured program");
 }
 
-// The JSON of one measured binding: the measurement and the first prediction.
-nlohmann::json binding_json(const core::StudyTable& table, const core::StudyPlan& plan) {
-  const core::StudyRow& row = table.rows.front();
-  const core::StudyCell& measured = row.cells.at(kMeasurement);
-  nlohmann::json out = {{"model", table.model}, {"processes", row.processes}};
-  nlohmann::json b = nlohmann::json::object();
-  for (const auto& [k, v] : row.binding) b[k] = v.number;
-  out["binding"] = b;
-  if (!measured.ok()) {
-    out["measured_ns"] = nullptr;
-    out[measured.skipped ? "skipped" : "error"] = measured.error;
-  } else {
-    out["measured_ns"] = measured.time_ns;
-    out["measurement"] = {{"compute_ns", measured.compute_ns},
-                          {"comm_ns", measured.comm_ns},
-                          {"sync_ns", measured.sync_ns},
-                          {"stored", measured.reused},
-                          {"extra", measured.extra}};
-  }
-  nlohmann::json predictions = nlohmann::json::object();
-  for (std::size_t k = 1; k < plan.paradigms.size(); ++k) {
-    const core::StudyCell& c = row.cells.at(plan.paradigms[k]);
-    predictions[plan.paradigms[k]] = c.ok() ? nlohmann::json(c.time_ns) : nlohmann::json(c.error);
-    if (k == 1) {
-      out["paradigm"] = plan.paradigms[k];
-      out["predicted_ns"] = c.ok() ? nlohmann::json(c.time_ns) : nlohmann::json();
-      // The study table's difference (core::difference_pct, the measurement the reference).
-      auto d = row.differences_pct.find(plan.paradigms[k]);
-      if (d != row.differences_pct.end()) {
-        out["difference_pct"] = d->second;
-        out["disagrees"] = row.disagreements.count(plan.paradigms[k]) > 0;
-      }
-    }
-  }
-  if (plan.paradigms.size() > 1) out["predictions"] = predictions;
-  return out;
-}
-
 void run_measure(const MeasureOptions& o, Context& ctx) {
   const PriorityScope priority(o.measure.nice, ctx);
   const auto system = core::load_system(o.system.request(true));
@@ -92,19 +53,21 @@ void run_measure(const MeasureOptions& o, Context& ctx) {
     throw core::InputError("no binding of study " + plan.study + " fits this machine (at most " +
                            std::to_string(o.measure.max_ranks ? o.measure.max_ranks : measure::host_cores()) +
                            " processes; see --max-ranks)");
-  if (!o.plot.empty()) check_plot_x(o.plot_x, plan.targets);
+  if (!o.plot.empty()) report::check_plot_x(o.plot_x, plan.targets);
   warn_if_busy(ctx);
   core::StudyTable table = core::run_study_jobs(session, plan, jobs_or_cores(o.jobs));
-  report_store_warnings(store, ctx);
+  for (const std::string& w : store.take_warnings()) ctx.warn(w);  // runs not linked to a study
   table.disagree_pct = o.disagree_pct;
   const psl::StudyDecl none;
   const psl::StudyDecl& study = system->study() ? *system->study() : none;
   if (system->study() || o.format != "json") {
-    ctx.result = print_study_table(table, study, o.format, {o.plot, o.plot_x, o.system.sets}, ctx.out, ctx.err);
+    const bool complete =
+        report::write_study_table(table, study, o.format, {o.plot, o.plot_x, o.system.sets}, ctx.out, ctx.err);
+    ctx.result = complete ? kExitOk : kExitEvaluation;
     return;
   }
   core::finish_study_table(table);
-  ctx.out << binding_json(table, plan).dump(2) << '\n';
+  ctx.out << report::measured_binding_json(table, kMeasurement, plan.paradigms).dump(2) << '\n';
   const core::StudyCell& measured = table.rows.front().cells.at(kMeasurement);
   ctx.result = measured.skipped ? kExitInputError : table.failures || table.store_failures ? kExitEvaluation : kExitOk;
 }

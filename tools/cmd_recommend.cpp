@@ -10,7 +10,7 @@
 #include "options.h"
 #include "poems/examples/examples.h"
 #include "poems/recommender/question.h"
-#include "recommend_output.h"
+#include "poems/report/recommendation.h"
 
 namespace poems::cli {
 
@@ -52,17 +52,7 @@ std::pair<std::int64_t, std::int64_t> range_option(const std::string& text) {
 void run_recommend(RecommendOptions& o, Context& ctx) {
   const auto started = std::chrono::steady_clock::now();
   recommender::Question& q = o.question;
-  if (q.top < 1 || q.top > 100000)
-    throw core::UsageError("--top", std::to_string(q.top) + " is out of range; expected 1..100000");
-  if (!(q.knee_fraction > 0 && q.knee_fraction < 1))
-    throw core::UsageError("--knee-fraction", std::to_string(q.knee_fraction) + " is out of range; expected 0 < F < 1");
-  if (q.explain && o.store.disabled)
-    throw core::UsageError("--explain", "mines the knowledge base; it cannot be used with --no-store");
-  try {
-    recommender::ranking_named(q.by);
-  } catch (const recommender::QueryError& e) {
-    throw core::UsageError("--by", e.what());
-  }
+  recommender::check_question(q, !o.store.disabled);
   if (!o.procs_range.empty()) q.procs_range = range_option(o.procs_range);
   if (!o.procs.empty()) q.procs = procs_option(o.procs);
   q.jobs = jobs_or_cores(o.jobs);
@@ -76,12 +66,12 @@ void run_recommend(RecommendOptions& o, Context& ctx) {
   core::Store store(o.store);
   core::Session session(*system, session_options(*system, o.choices, o.machine, o.wg, ""), store);
   try {
-    RecommendReport report{recommender::answer(session, q), system_options.spec, store.path(), 0};
+    report::RecommendReport report{recommender::answer(session, q), system_options.spec, store.path(), 0};
     report.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     ctx.out << (o.format == "json"
                     ? recommender::to_json(report.answer, report.spec, report.db_path, report.wall_seconds).dump(2) +
                           "\n"
-                    : report_text(report));
+                    : report::recommendation_text(report));
   } catch (const recommender::QueryError& e) {
     throw core::InputError(e.what());
   } catch (const db::Error& e) {

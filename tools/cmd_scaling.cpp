@@ -1,11 +1,11 @@
 // `poems scaling`: empirical scaling models of a program's computation from
 // runs at several rank counts (docs/scaling.md); the fitting and the store
-// are the core's (core/scaling_models.h).
-#include <cstdio>
+// are the core's (core/scaling_models.h), the printing report/scaling.h's.
 #include <memory>
 
 #include "options.h"
 #include "poems/core/scaling_models.h"
+#include "poems/report/scaling.h"
 
 namespace poems::cli {
 
@@ -18,35 +18,6 @@ struct ScalingOptions {
   std::string format = "table";
   core::StoreOptions store;
 };
-
-std::string seconds(double s) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.6g", s);
-  return text;
-}
-
-void print_region(const core::RegionModel& r, const core::ScalingRequest& request, std::ostream& out) {
-  char share[32];
-  std::snprintf(share, sizeof share, "%.1f %%", 100 * r.share);
-  out << r.name << " (" << share << " of the largest run's computation)\n  measured:";
-  for (const scaling::Point& p : r.points) out << "  P=" << p.p << " " << seconds(p.value) << " s";
-  out << "\n";
-  if (!r.model) {
-    out << "  no model: " << r.why_not << "\n";
-    return;
-  }
-  const scaling::Model& m = *r.model;
-  char errors[160];
-  std::snprintf(errors, sizeof errors, "fit %.2f %%, cross-validated %.2f %% (SMAPE), adjusted R^2 %.4f", m.fit_smape,
-                m.cv_smape, m.adjusted_r2);
-  out << "  model: " << m.formula(request.variable) << " s   [" << errors << "]\n";
-  out << "  PSL:   " << m.psl(request.variable) << "\n";
-  if (!r.predictions.empty()) {
-    out << "  predicted:";
-    for (const auto& [p, s] : r.predictions) out << "  P=" << p << " " << seconds(s) << " s";
-    out << "\n";
-  }
-}
 
 }  // namespace scaling_cli
 
@@ -80,29 +51,7 @@ void register_scaling(CLI::App& app, Context& ctx) {
     o->request.mean = o->metric == "mean";
     core::Store store(o->store);
     const core::ScalingReport report = core::fit_scaling_models(o->request, store);
-    if (o->format == "json") {
-      ctx.out << report.to_json().dump(2) << "\n";
-      return;
-    }
-    ctx.out << "runs:";
-    for (const auto& [path, ranks] : report.archives) ctx.out << " " << ranks;
-    ctx.out << " ranks; computation per region, the " << (o->request.mean ? "ranks' mean" : "slowest rank's") << " ("
-            << o->computation << " time)\n";
-    if (report.rank_counts == 3)
-      ctx.out << "three rank counts: models of one coefficient (c * P^i * log2(P)^j, or a constant); four or more "
-                 "also try c0 + c1 * ...\n";
-    ctx.out << "\n";
-    print_region(report.total, o->request, ctx.out);
-    for (const core::RegionModel& r : report.regions) {
-      ctx.out << "\n";
-      print_region(r, o->request, ctx.out);
-    }
-    if (report.regions.size() < report.regions_found)
-      ctx.out << "\n(" << report.regions_found - report.regions.size()
-              << " smaller regions not shown; --regions 0 shows all)\n";
-    if (report.run_id)
-      ctx.out << (report.already_stored ? "already stored as run " : "stored as run ") << *report.run_id << " in "
-              << store.path() << "\n";
+    report::write_scaling_report(report, o->request, o->format, store.path(), ctx.out);
   });
 }
 

@@ -8,6 +8,7 @@
 #include "poems/core/error.h"
 #include "poems/core/session.h"
 #include "poems/core/system.h"
+#include "poems/report/specification.h"
 #include "poems/taskgraph/dot.h"
 #include "poems/taskgraph/dtg.h"
 #include "poems/taskgraph/goal.h"
@@ -23,39 +24,14 @@ struct TaskgraphOptions {
   bool stats = false, dynamic = false;
 };
 
-// Calc durations: --wg, else the compute rates `poems simulate SPEC` would
-// use (the specification's processors), else 1 ns per unit of work.
-taskgraph::InstantiateOptions calc_rates(core::System& system, const TaskgraphOptions& o) {
-  taskgraph::InstantiateOptions inst;
-  inst.ns_per_work = 1;
-  if (!o.wg.empty()) {
-    inst.ns_per_work = core::quantity("--wg", o.wg, base::kTime, "a time per unit of work, e.g. 60ns");
-    if (!(inst.ns_per_work >= 0 && inst.ns_per_work <= 1e9))
-      throw core::UsageError("--wg", "'" + o.wg + "' is out of range; expected a time per unit of work in 0..1e9 ns");
-    return inst;
-  }
-  bool has_processor = false;
-  for (const psl::Module& m : system.program().modules)
-    for (const psl::ComponentDecl& c : m.components)
-      has_processor = has_processor || (c.domain.head == "hardware" && c.domain.path == "processor");
-  if (!has_processor) return inst;
-  core::StoreOptions none;
-  none.disabled = true;
-  core::Store store(none);
-  core::Session session(system, session_options(system, o.choices, {}, "", ""), store);
-  core::CellRequest request;
-  request.paradigm = "simulation[MPI-Sim]";
-  core::Session::Prepared p = session.prepare(request);
-  if (!p.cell.ok()) throw core::Error(p.cell.error_kind, p.cell.error);
-  return p.cell.evaluation.instantiate;
-}
-
 void run_taskgraph(const TaskgraphOptions& o, Context& ctx) {
   const auto system = core::load_system(o.system.request());
   ctx.err << system->warnings();
   // Calc durations matter to what is instantiated: --goal, --dot --dynamic.
   const bool timed = !o.goal.empty() || (!o.dot.empty() && o.dynamic);
-  const taskgraph::InstantiateOptions inst = timed ? calc_rates(*system, o) : taskgraph::InstantiateOptions{};
+  const taskgraph::InstantiateOptions inst =
+      timed ? core::calc_rates(*system, session_options(*system, o.choices, {}, "", ""), o.wg)
+            : taskgraph::InstantiateOptions{};
   const taskgraph::ParameterBinding& binding = system->binding();
   auto write = [&](const std::string& path, auto&& draw) {
     std::ofstream out(path);
@@ -91,29 +67,7 @@ void run_taskgraph(const TaskgraphOptions& o, Context& ctx) {
     const auto t0 = std::chrono::steady_clock::now();
     const taskgraph::GraphStatistics st = taskgraph::collect_statistics(schedule);
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    if (o.format == "json") {
-      ctx.out << nlohmann::json{{"model", system->graph()->model},
-                                {"processes", st.processes},
-                                {"tasks", st.tasks},
-                                {"p2p_messages", st.p2p_messages},
-                                {"p2p_bytes", st.p2p_bytes},
-                                {"collectives", st.collectives},
-                                {"collective_messages", st.collective_messages},
-                                {"collective_bytes", st.collective_bytes},
-                                {"operations", st.operations},
-                                {"traversal_seconds", seconds}}
-                     .dump(2)
-              << '\n';
-      return;
-    }
-    ctx.out << "model                " << system->graph()->model << "\n"
-            << "processes            " << st.processes << "\n"
-            << "tasks                " << st.tasks << "\n"
-            << "p2p_messages         " << st.p2p_messages << "\n"
-            << "p2p_bytes            " << st.p2p_bytes << "\n"
-            << "collectives          " << st.collectives << "\n"
-            << "collective_messages  " << st.collective_messages << "\n"
-            << "operations           " << st.operations << "\n";
+    report::write_graph_statistics(system->graph()->model, st, seconds, o.format, ctx.out);
   } catch (const taskgraph::InstantiationError& e) {
     throw core::InputError(e.what());
   } catch (const std::length_error& e) {  // a drawing too large for DOT

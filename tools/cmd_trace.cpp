@@ -2,40 +2,19 @@
 // export its replay as GOAL; and the trace-replay options `poems simulate
 // --trace` and `poems analyze --trace` share (docs/trace.md). The replay,
 // the recording and the archive's figures are the core's
-// (core/trace_replay.h, core/trace_record.h).
+// (core/trace_replay.h, core/trace_record.h); what is printed of them,
+// report/trace_archive.h's.
 #include <cmath>
-#include <cstdio>
 #include <fstream>
-#include <map>
 #include <ostream>
 #include <sstream>
 
-#include <nlohmann/json.hpp>
-
 #include "options.h"
 #include "poems/core/trace_record.h"
+#include "poems/report/text_table.h"
+#include "poems/report/trace_archive.h"
 
 namespace poems::cli {
-
-// Named, not anonymous: the tool is built as unity batches, where helper
-// names of other commands' files would collide.
-namespace trace_cli {
-
-std::string with_commas(std::uint64_t n) {
-  std::string s = std::to_string(n);
-  for (int i = static_cast<int>(s.size()) - 3; i > 0; i -= 3) s.insert(static_cast<std::size_t>(i), ",");
-  return s;
-}
-
-std::string seconds(taskgraph::Picoseconds ps) {
-  char buffer[64];
-  std::snprintf(buffer, sizeof buffer, "%.6f s", static_cast<double>(ps) / 1e12);
-  return buffer;
-}
-
-}  // namespace trace_cli
-
-using namespace trace_cli;
 
 // ---- options shared with simulate and analyze -----------------------------------------
 
@@ -93,20 +72,6 @@ core::TraceRequest TraceOptions::request(const ChoiceOptions& choices, const Mac
   return r;
 }
 
-std::string replay_summary(const core::Replay& r, const trace::ReplayScope& scope) {
-  std::string s = "trace " + r.trace.path + " (" + std::to_string(r.trace.ranks.size()) + " ranks" +
-                  (r.options.cpu_time ? ", computation as CPU time" : "") +
-                  (r.trace.creator.empty() ? "" : ", recorded by " + r.trace.creator) + ")\n";
-  s += "  " + (r.options.window.whole() ? std::string("the whole run") : "window " + r.options.window.text()) + ": " +
-       with_commas(scope.calls) + " MPI calls, " + with_commas(scope.messages) + " messages, " +
-       with_commas(scope.collectives) + " collectives";
-  if (scope.messages_cut + scope.collectives_cut > 0)
-    s += " (cut by the window: " + with_commas(scope.messages_cut) + " messages, " +
-         with_commas(scope.collectives_cut) + " collectives)";
-  s += "\n  computation " + r.scale + "\n  machine " + r.machine_source + "\n";
-  return s;
-}
-
 // ---- poems trace ---------------------------------------------------------------------------
 
 namespace trace_cli {
@@ -137,46 +102,7 @@ std::vector<std::string> split_words(const std::string& text) {
 
 void show_info(const TraceCliOptions& o, Context& ctx) {
   const trace::Trace t = core::read_trace_archive(o.args.front());
-  const core::TraceSummary summary = core::summarize_trace(t);
-  const auto& per_region = summary.calls_by_function;
-  const std::uint64_t bytes = summary.message_bytes, collectives = summary.collective_calls;
-  const std::uint64_t size = summary.archive_bytes, calls = summary.calls;
-  if (o.format == "json") {
-    nlohmann::json j = {{"archive", t.path},
-                        {"creator", t.creator},
-                        {"ranks", t.ranks.size()},
-                        {"events", t.events},
-                        {"calls", calls},
-                        {"calls_by_function", per_region},
-                        {"messages", t.messages.size()},
-                        {"message_bytes", bytes},
-                        {"collective_calls", collectives},
-                        {"communicators", t.comms.size()},
-                        {"compute_ns", static_cast<double>(t.compute()) / 1000.0},
-                        {"measured_ns", static_cast<double>(t.measured()) / 1000.0},
-                        {"archive_bytes", size},
-                        {"bytes_per_call", calls ? static_cast<double>(size) / static_cast<double>(calls) : 0.0},
-                        {"warnings", t.warnings}};
-    ctx.out << j.dump(2) << '\n';
-  } else {
-    TextTable table{{"archive", t.path},
-                    {"recorded by", t.creator.empty() ? "(unknown)" : t.creator},
-                    {"ranks", std::to_string(t.ranks.size())},
-                    {"events", with_commas(t.events)},
-                    {"MPI calls", with_commas(calls)},
-                    {"messages", with_commas(t.messages.size()) + " (" + with_commas(bytes) + " bytes)"},
-                    {"collective calls", with_commas(collectives)},
-                    {"communicators", std::to_string(t.comms.size())},
-                    {"computation", seconds(t.compute()) + " (all ranks)"},
-                    {"run", seconds(t.measured()) + " (first to last event)"},
-                    {"archive size", with_commas(size) + " bytes" +
-                                         (calls ? " (" + std::to_string(size / calls) + " per MPI call)" : "")}};
-    print_table(table, ctx.out);
-    ctx.out << "calls by function:\n";
-    TextTable by;
-    for (const auto& [name, n] : per_region) by.push_back({"  " + name, with_commas(n)});
-    print_table(by, ctx.out);
-  }
+  report::write_trace_summary(t, core::summarize_trace(t), o.format, ctx.out);
   for (const std::string& w : t.warnings) ctx.warn(t.path + ": " + w);
 }
 
@@ -188,7 +114,7 @@ void export_goal(const TraceCliOptions& o, Context& ctx) {
   std::ofstream out(o.goal);
   if (!out) throw core::UsageError("--goal", "cannot write '" + o.goal + "'");
   const std::uint64_t messages = core::write_replay_goal(*replay, out);
-  ctx.err << "wrote " << o.goal << " (" << replay->trace.ranks.size() << " ranks, " << with_commas(messages)
+  ctx.err << "wrote " << o.goal << " (" << replay->trace.ranks.size() << " ranks, " << report::with_commas(messages)
           << " messages)\n";
 }
 
@@ -212,20 +138,13 @@ void record_run(const TraceCliOptions& o, Context& ctx) {
     const PriorityScope priority(o.nice, ctx);
     rec = o.system.spec.empty() ? core::record_trace(r) : core::record_model_program(o.system.request(), r);
   }
-  const trace::Trace& t = rec.trace;
-  const std::uint64_t size = rec.archive_bytes, calls = rec.calls;
-  char line[400];
-  std::snprintf(line, sizeof line,
-                "poems trace: %zu processes recorded in %s: %s MPI calls, %s messages, %s bytes (%.1f bytes per "
-                "call); run %.3f s\n",
-                t.ranks.size(), rec.anchor.c_str(), with_commas(calls).c_str(), with_commas(t.messages.size()).c_str(),
-                with_commas(size).c_str(), calls ? static_cast<double>(size) / static_cast<double>(calls) : 0.0,
-                static_cast<double>(t.measured()) / 1e12);
-  ctx.err << line;
-  for (const std::string& w : t.warnings) ctx.warn(w);
+  ctx.err << report::recorded_trace_line(rec);
+  for (const std::string& w : rec.trace.warnings) ctx.warn(w);
 }
 
 }  // namespace trace_cli
+
+using namespace trace_cli;
 
 void register_trace(CLI::App& app, Context& ctx) {
   auto o = std::make_shared<TraceCliOptions>();

@@ -1,6 +1,6 @@
 // What `poems simulate` and `poems analyze` evaluate (core/evaluation_input.h):
 // SPEC, --goal, --collective or --trace, the machine they run on and the
-// knowledge base; and what both print of it.
+// knowledge base (what both print of it: report/evaluation.h).
 #pragma once
 
 #include <functional>
@@ -9,7 +9,6 @@
 
 #include "command_deadline.h"
 #include "options.h"
-#include "output.h"
 #include "poems/core/evaluation_input.h"
 
 namespace poems::cli {
@@ -75,14 +74,6 @@ inline void report_input_warnings(const core::EvaluationInput& input, const Cont
   if (const core::Replay* replay = input.replay())
     for (const std::string& w : replay->trace.warnings) ctx.warn(replay->trace.path + ": " + w);
   if (const core::System* system = input.system()) ctx.err << system->warnings();
-}
-
-// What was evaluated, before the result: the replay's summary, the model's
-// description; nothing for a GOAL file or a collective.
-inline std::string describe_input(const core::EvaluationInput& input, const core::Cell& cell) {
-  if (const core::Replay* replay = input.replay()) return replay_summary(*replay, input.scope());
-  if (input.system()) return describe(cell, input.model()) + "\n";
-  return "";
 }
 
 }  // namespace poems::cli

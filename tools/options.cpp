@@ -1,13 +1,10 @@
 #include "options.h"
 
-#include "poems/core/parallel_study.h"
-
 #include <ostream>
 
-#include "poems/base/units.h"
+#include "poems/core/limits.h"
 #include "poems/core/parallel_study.h"
 #include "poems/measure/mpirun.h"
-#include "poems/taskgraph/limits.h"
 
 namespace poems::cli {
 
@@ -76,15 +73,8 @@ void add_machine_options(CLI::App* cmd, MachineOptions& o) {
 
 void add_memory_limit_option(CLI::App* cmd) {
   cmd->add_option_function<std::string>(
-      "--memory-limit", [](const std::string& text) { set_memory_limit("--memory-limit", text); },
+      "--memory-limit", [](const std::string& text) { core::set_memory_limit("--memory-limit", text); },
       "Memory the run may take (e.g. 32GiB; default: what the machine has available)");
-}
-
-void set_memory_limit(const std::string& option, const std::string& text) {
-  const double bytes = core::quantity(option, text, base::kBytes, "a size in 1..1.8e19 bytes, e.g. 32GiB");
-  if (!(bytes >= 1 && bytes < 1.8e19))
-    throw core::UsageError(option, "'" + text + "' is out of range; expected a size in 1..1.8e19 bytes");
-  taskgraph::default_instantiation_limits().memory_limit_bytes = static_cast<std::uint64_t>(bytes);
 }
 
 void finish_machine_options(const CLI::App* cmd, MachineOptions& o) {

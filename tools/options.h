@@ -72,8 +72,6 @@ void finish_machine_options(const CLI::App* cmd, MachineOptions& o);
 // --memory-limit SIZE: the memory a model may plan to use, for this command
 // (the same limit as `poems --memory-limit`; docs/limits.md).
 void add_memory_limit_option(CLI::App* cmd);
-// Sets the memory limit from `text` (e.g. 64GiB); UsageError naming `option`.
-void set_memory_limit(const std::string& option, const std::string& text);
 
 // Trace replay (docs/trace.md): --trace ARCHIVE (if `with_trace`),
 // --machines, --traced-processor, --traced-wg, --compute-scale,
@@ -88,8 +86,6 @@ struct TraceOptions {
   core::TraceRequest request(const ChoiceOptions& choices, const MachineOptions& machine, const std::string& wg) const;
 };
 void add_trace_options(CLI::App* cmd, TraceOptions& o, bool with_trace);
-// What `poems simulate --trace` and `analyze --trace` print of the replay.
-std::string replay_summary(const core::Replay& replay, const trace::ReplayScope& scope);
 
 // One collective on its own (`poems simulate|analyze --collective`):
 // --collective, --algorithm, --procs, --size, --root; `verb` starts the help

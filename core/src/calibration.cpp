@@ -1,6 +1,7 @@
 #include "poems/core/calibration.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <set>
@@ -431,6 +432,13 @@ nlohmann::json to_json(const Calibration& cal, const std::string& psl_path) {
                      {"Wg_busy_ns", i < h.busy_wg_ns.size() ? nlohmann::json(h.busy_wg_ns[i]) : nlohmann::json()}});
   j["hierarchy"] = {{"caches", cal.caches}, {"cores", h.cores}, {"points", curve}, {"note", cal.hierarchy_note}};
   return j;
+}
+
+void check_machine_name(const std::string& name) {
+  if (name.empty() || !(std::isalpha(static_cast<unsigned char>(name[0])) || name[0] == '_') ||
+      name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") != std::string::npos)
+    throw UsageError("--name",
+                     "'" + name + "' is not a PSL identifier (letters, digits, _; not starting with a digit)");
 }
 
 }  // namespace poems::core

@@ -4,6 +4,7 @@
 
 #include "poems/base/suggest.h"
 #include "poems/core/error.h"
+#include "poems/core/evaluators.h"
 
 namespace poems::core {
 
@@ -226,6 +227,14 @@ Composition compose(System& system, const std::string& paradigm, const Choices& 
                  "), so there are no LogGOPS parameters to evaluate with: the runtime's "
                  "requests must reach a network";
   return c;
+}
+
+std::string compile_paradigm(const System& system, const std::string& requested) {
+  std::string paradigm = requested;
+  if (paradigm.empty() && system.study() && !system.study()->compare.empty())
+    paradigm = system.study()->compare.front().str();
+  if (paradigm.empty()) paradigm = "analytic[LogGP]";
+  return evaluator_named(paradigm, "--paradigm").name;
 }
 
 }  // namespace poems::core

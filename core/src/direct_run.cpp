@@ -11,10 +11,13 @@
 #include "poems/base/units.h"
 #include "poems/core/error.h"
 #include "poems/core/evaluation_plan.h"
+#include "poems/core/progress.h"
 #include "poems/direct/protocol.h"
 #include "poems/psl/compiler.h"
 #include "poems/psl/frontend.h"
 #include "poems/sim/report.h"
+#include "poems/taskgraph/collectives.h"
+#include "poems/trace/timeline.h"
 
 namespace poems::core {
 
@@ -401,6 +404,50 @@ DirectOutcome run_direct(const std::string& program, const std::string& binary, 
     out.store_error = e.what();
   }
   return out;
+}
+
+direct::DirectOptions direct_options(const DirectRunSettings& o, const DirectMachine& m) {
+  direct::DirectOptions d;
+  const double np = quantity("--procs", o.procs, base::kDimensionless, "an integer in 1..16777216");
+  if (np < 1 || np > 16777216 || np != static_cast<double>(static_cast<std::uint32_t>(np)))
+    throw UsageError("--procs", "'" + o.procs + "' is out of range; expected an integer in 1..16777216");
+  d.ranks = static_cast<std::uint32_t>(np);
+  d.sim = simulation_options(m.machine);
+  d.processor = m.processor;
+  d.compute = o.compute == "model" ? direct::ComputeMode::Model : direct::ComputeMode::Measured;
+  d.compute_scale = o.compute_scale;
+  const double stack = quantity("--stack-size", o.stack, base::kBytes, "a size in 16KiB..1GiB");
+  if (stack < 16384 || stack > 1073741824.0)
+    throw UsageError("--stack-size", "'" + o.stack + "' is not in 16KiB..1GiB");
+  d.stack_bytes = static_cast<std::size_t>(stack);
+  d.isolation = o.isolation == "threads" ? direct::Isolation::Threads : direct::Isolation::Processes;
+  // MPI_Comm_split_type(MPI_COMM_TYPE_SHARED) groups the ranks of a node.
+  d.ranks_per_node = m.machine.flat() ? 1 : m.machine.network_model->spec().mapping.ranks_per_node;
+  d.epoch_seconds = o.epoch;
+  for (const std::string& a : o.algorithms) {
+    const auto eq = a.find('=');
+    auto op = taskgraph::parse_collective_op(a.substr(0, eq));
+    auto alg = eq == std::string::npos ? std::nullopt : taskgraph::parse_collective_algorithm(a.substr(eq + 1));
+    if (!op || !alg)
+      throw UsageError("--algorithm", "'" + a + "' is not OP=ALGORITHM (e.g. allreduce=dissemination, bcast=linear)");
+    auto allowed = taskgraph::algorithms_for(*op);
+    if (std::find(allowed.begin(), allowed.end(), *alg) == allowed.end())
+      throw UsageError("--algorithm", "'" + a + "': not an algorithm of " + taskgraph::collective_op_name(*op));
+    d.algorithms[*op] = *alg;
+  }
+  d.max_stuck_listed = std::max<std::size_t>(1, std::min<std::size_t>(o.max_ranks_listed, 1024));
+  // The program's process draws the engine's progress itself when this
+  // command would (a terminal, no --quiet: cli::run opened a scope).
+  d.progress = static_cast<bool>(current_progress());
+  // The program's process writes it (docs/trace.md section 7), from its own
+  // working directory: the name is made absolute here.
+  if (!o.timeline.empty()) {
+    const std::filesystem::path path = std::filesystem::absolute(o.timeline);
+    if (trace::is_otf2_name(o.timeline) && path.stem().empty())
+      throw UsageError("--timeline", "'" + o.timeline + "' is not an OTF2 archive's name (NAME.otf2)");
+    d.timeline = path.string();
+  }
+  return d;
 }
 
 }  // namespace poems::core

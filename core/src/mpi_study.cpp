@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <optional>
 #include <thread>
@@ -14,7 +15,10 @@
 
 #include "poems/base/child_process.h"
 #include "poems/base/executable_path.h"
+#include "poems/core/error.h"
+#include "poems/core/evaluators.h"
 #include "poems/core/mpi_transport.h"
+#include "poems/core/system.h"
 
 namespace poems::core {
 
@@ -197,6 +201,59 @@ void serve_study(MpiWorld& world, Session* session, const StudyPlan* plan, const
     const std::vector<std::uint8_t> bytes = computed_bytes(computed);
     check(t, t.send(0, kResult, bytes.data(), bytes.size()), "sending a result to rank 0");
   }
+}
+
+void serve_study_rank(MpiWorld& world, const SystemRequest& request,
+                      const std::function<SessionOptions(const System&)>& options,
+                      const std::vector<std::string>& paradigms) {
+  std::unique_ptr<System> system;
+  std::unique_ptr<Store> store;
+  std::unique_ptr<Session> session;
+  StudyPlan plan;
+  std::string cannot;
+  try {
+    system = load_system(request);
+    StoreOptions no_store;
+    no_store.disabled = true;
+    store = std::make_unique<Store>(no_store);
+    session = std::make_unique<Session>(*system, options(*system), *store);
+    plan = plan_study(*system, paradigms);
+  } catch (const std::exception& e) {
+    cannot = e.what();
+    session.reset();
+  }
+  serve_study(world, session.get(), session ? &plan : nullptr, cannot);
+}
+
+void check_distributable(const StudyPlan& plan) {
+  for (const std::string& p : plan.paradigms)
+    if (!evaluator_named(p, "--paradigm").modelled)
+      throw UsageError("--ranks", p + " measures this host: run it without mpirun (its measured runs never "
+                                      "overlap other work; --jobs shares the rest of the study)");
+}
+
+std::vector<std::string> arguments_without_ranks() {
+  const std::filesystem::path exe = base::executable_path();
+  if (exe.empty() || exe.filename() != "poems")
+    throw UsageError("--ranks",
+                     "starts mpirun on the poems executable; run it from poems itself, or run "
+                     "mpirun -np R poems run ...");
+  std::ifstream in("/proc/self/cmdline", std::ios::binary);
+  std::vector<std::string> args;
+  for (std::string a; std::getline(in, a, '\0');) args.push_back(a);
+  std::vector<std::string> out;
+  for (std::size_t i = 1; i < args.size(); ++i) {
+    if (args[i] == "--") {  // nothing after it is an option
+      out.insert(out.end(), args.begin() + static_cast<std::ptrdiff_t>(i), args.end());
+      break;
+    }
+    if (args[i] == "--ranks") {
+      ++i;
+      continue;
+    }
+    if (!args[i].starts_with("--ranks=")) out.push_back(args[i]);
+  }
+  return out;
 }
 
 int run_under_mpirun(int ranks, const std::vector<std::string>& args) {

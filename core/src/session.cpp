@@ -378,4 +378,29 @@ Session::Computed computed_of_bytes(const std::vector<std::uint8_t>& bytes) {
   }
 }
 
+taskgraph::InstantiateOptions calc_rates(System& system, const SessionOptions& options, const std::string& wg) {
+  taskgraph::InstantiateOptions inst;
+  inst.ns_per_work = 1;
+  if (!wg.empty()) {
+    inst.ns_per_work = quantity("--wg", wg, base::kTime, "a time per unit of work, e.g. 60ns");
+    if (!(inst.ns_per_work >= 0 && inst.ns_per_work <= 1e9))
+      throw UsageError("--wg", "'" + wg + "' is out of range; expected a time per unit of work in 0..1e9 ns");
+    return inst;
+  }
+  bool has_processor = false;
+  for (const psl::Module& m : system.program().modules)
+    for (const psl::ComponentDecl& c : m.components)
+      has_processor = has_processor || (c.domain.head == "hardware" && c.domain.path == "processor");
+  if (!has_processor) return inst;
+  StoreOptions none;
+  none.disabled = true;
+  Store store(none);
+  Session session(system, options, store);
+  CellRequest request;
+  request.paradigm = "simulation[MPI-Sim]";
+  Session::Prepared p = session.prepare(request);
+  if (!p.cell.ok()) throw Error(p.cell.error_kind, p.cell.error);
+  return p.cell.evaluation.instantiate;
+}
+
 }  // namespace poems::core

@@ -208,4 +208,18 @@ Answer answer(core::Session& session, const Question& q) {
   return a;
 }
 
+void check_question(const Question& q, bool with_store) {
+  if (q.top < 1 || q.top > 100000)
+    throw core::UsageError("--top", std::to_string(q.top) + " is out of range; expected 1..100000");
+  if (!(q.knee_fraction > 0 && q.knee_fraction < 1))
+    throw core::UsageError("--knee-fraction", std::to_string(q.knee_fraction) + " is out of range; expected 0 < F < 1");
+  if (q.explain && !with_store)
+    throw core::UsageError("--explain", "mines the knowledge base; it cannot be used with --no-store");
+  try {
+    ranking_named(q.by);
+  } catch (const QueryError& e) {
+    throw core::UsageError("--by", e.what());
+  }
+}
+
 }  // namespace poems::recommender

@@ -6,8 +6,8 @@
 
 #include <filesystem>
 
+#include "poems/report/study_table.h"
 #include "run_command.h"
-#include "study_output.h"
 
 namespace fs = std::filesystem;
 
@@ -141,11 +141,11 @@ StudyTable validation_like(int decks) {
   return t;
 }
 
-void expect_readable(const poems::cli::PlotResult& r, std::size_t panels, const std::string& what) {
+void expect_readable(const poems::report::PlotResult& r, std::size_t panels, const std::string& what) {
   ASSERT_EQ(r.error, "") << what;
   ASSERT_EQ(r.panels.size(), panels) << what;
   for (std::size_t i = 0; i < r.panels.size(); ++i) {
-    const poems::cli::PlotPanel& p = r.panels[i];
+    const poems::report::PlotPanel& p = r.panels[i];
     SCOPED_TRACE(what + ", panel " + std::to_string(i));
     EXPECT_GT(p.term_y_size, 0);
     EXPECT_LE(p.x_min, p.data_x_min);
@@ -154,7 +154,7 @@ void expect_readable(const poems::cli::PlotResult& r, std::size_t panels, const 
     EXPECT_GE(p.y_max, p.data_y_max);
     EXPECT_LT(p.term_y_max / p.term_y_size, r.key_bottom) << "the panel reaches the legend's band";
     for (std::size_t j = 0; j < i; ++j) {
-      const poems::cli::PlotPanel& q = r.panels[j];
+      const poems::report::PlotPanel& q = r.panels[j];
       const bool apart = p.term_x_min >= q.term_x_max || q.term_x_min >= p.term_x_max || p.term_y_min >= q.term_y_max ||
                          q.term_y_min >= p.term_y_max;
       EXPECT_TRUE(apart) << "panels " << j << " and " << i << " overlap";
@@ -167,7 +167,7 @@ void expect_readable(const poems::cli::PlotResult& r, std::size_t panels, const 
 TEST(PlotLayout, GroupsGetARowEachWithTheLegendAboveAndEveryPointInside) {
   for (const char* ext : {".png", ".svg"}) {
     const fs::path out = temp_plot("validation", ext);
-    poems::cli::PlotResult r = poems::cli::draw_plot(validation_like(4), {out.string(), "", {}});
+    poems::report::PlotResult r = poems::report::draw_plot(validation_like(4), {out.string(), "", {}});
     expect_readable(r, 8, std::string("4 decks") + ext);  // 4 rows of time and speedup
     // Speedups up to 2.45 measured: the speedup panels reach them.
     EXPECT_GE(r.panels[1].y_max, 2.45);
@@ -178,7 +178,7 @@ TEST(PlotLayout, GroupsGetARowEachWithTheLegendAboveAndEveryPointInside) {
 
 TEST(PlotLayout, ManyGroupsShareOnePanelPair) {
   const fs::path out = temp_plot("many", ".svg");
-  poems::cli::PlotResult r = poems::cli::draw_plot(validation_like(9), {out.string(), "", {}});
+  poems::report::PlotResult r = poems::report::draw_plot(validation_like(9), {out.string(), "", {}});
   expect_readable(r, 2, "9 decks");
   const std::string text = read_text(out);
   EXPECT_NE(text.find("measurement[mpirun] mk=13, nx=150"), std::string::npos) << "curves named by their group";
@@ -189,11 +189,11 @@ TEST(PlotLayout, AParameterAxisAndABindingsAxis) {
   StudyTable t = validation_like(1);
   const fs::path a = temp_plot("param", ".png");
   // Against pi, the bindings that differ in pj are two groups: two rows.
-  expect_readable(poems::cli::draw_plot(t, {a.string(), "pi", {}}), 2, "against pi");
+  expect_readable(poems::report::draw_plot(t, {a.string(), "pi", {}}), 2, "against pi");
   fs::remove(a);
   StudyTable fixed = t;
   fixed.rows.erase(fixed.rows.begin());  // 2 processes only: the bindings axis
   const fs::path b = temp_plot("bindings", ".svg");
-  expect_readable(poems::cli::draw_plot(fixed, {b.string(), "", {}}), 1, "bindings");
+  expect_readable(poems::report::draw_plot(fixed, {b.string(), "", {}}), 1, "bindings");
   fs::remove(b);
 }

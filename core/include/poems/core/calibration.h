@@ -58,6 +58,10 @@ struct CalibrationRequest {
   std::string kernel;  // "" = the study's processor[measured] kernel, else the default one
 };
 
+// The machine's name becomes its PSL components' (NAME, NAME_cpu, ...):
+// UsageError("--name") unless it is a PSL identifier.
+void check_machine_name(const std::string& name);
+
 struct TaskWg {
   TaskParameters task;
   std::string text;

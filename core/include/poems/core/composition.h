@@ -45,6 +45,11 @@ void check_choices(const System& system, const Choices& choices);
 psl::CompileRequest compile_request(const System& system, const std::string& paradigm, const Choices& choices,
                                     const std::map<std::string, base::Value>& overrides = {});
 
+// The paradigm `poems compile` composes for: `requested` (--paradigm), else
+// the study's first compare entry, else analytic[LogGP]; by its registered
+// name (UsageError("--paradigm") for one not registered).
+std::string compile_paradigm(const System& system, const std::string& requested);
+
 // Composes and plans. Throws InputError with the compiler's located diagnostics.
 Composition compose(System& system, const std::string& paradigm, const Choices& choices,
                     const std::map<std::string, base::Value>& overrides = {});

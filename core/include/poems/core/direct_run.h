@@ -53,6 +53,25 @@ struct DirectMachine {
 // or ambiguous component.
 DirectMachine direct_machine(const DirectMachineRequest& request);
 
+// How the program's ranks run, as the command line gives it (poems direct's
+// --procs, --compute, --compute-scale, --stack-size, --isolation, --epoch,
+// --algorithm, --max-ranks-listed, --timeline).
+struct DirectRunSettings {
+  std::string procs;
+  std::string compute = "measured";  // measured | model
+  double compute_scale = 1;
+  std::string stack = "256KiB";
+  std::string isolation = "processes";  // processes | threads
+  std::int64_t epoch = -1;              // < 0: the host's time at the start
+  std::vector<std::string> algorithms;  // OP=ALGORITHM
+  std::size_t max_ranks_listed = 1024;
+  std::string timeline;  // "" = none; made absolute (the program writes it from its own directory)
+};
+// The runtime's options on `machine`: UsageError naming the option for a
+// value out of range or not understood. Progress is drawn by the program's
+// process when this process has a progress scope (core/progress.h).
+direct::DirectOptions direct_options(const DirectRunSettings& settings, const DirectMachine& machine);
+
 // A runnable program: `program` itself, or the binary poems-mpicxx built from it.
 struct PreparedProgram {
   std::string binary;

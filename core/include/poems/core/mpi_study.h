@@ -8,6 +8,7 @@
 // (mpi_runner/), dlopened here: `poems` itself links no MPI library.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -50,6 +51,22 @@ std::unique_ptr<CellWorkers> mpi_workers(MpiWorld& world, Session& session, cons
 // plan: `cannot` says why) each cell it is sent comes back failed with that
 // reason, so that rank 0 goes on.
 void serve_study(MpiWorld& world, Session* session, const StudyPlan* plan, const std::string& cannot = "");
+
+// A rank of `poems run` under mpirun other than rank 0: loads the system of
+// `request` with the session options `options` gives for it (no knowledge
+// base: rank 0 is its one writer) and the plan of `paradigms`, then serves
+// rank 0 (serve_study), also when it could not (each cell it is sent then
+// fails with the reason). Prints nothing.
+void serve_study_rank(MpiWorld& world, const SystemRequest& request,
+                      const std::function<SessionOptions(const System&)>& options,
+                      const std::vector<std::string>& paradigms);
+// Measured runs need the whole machine: UsageError("--ranks") for a plan
+// with a paradigm that is not modelled (measurement[mpirun]).
+void check_distributable(const StudyPlan& plan);
+// This process's arguments without --ranks and its value, for mpirun to
+// start again (`poems run --ranks R`); UsageError("--ranks") unless this
+// process is the `poems` executable.
+std::vector<std::string> arguments_without_ranks();
 
 // `poems run --ranks R`: runs `mpirun -np R <this executable> args` (args
 // without --ranks) and returns its exit code.

@@ -141,6 +141,13 @@ class Session {
   std::unique_ptr<State> state_;
 };
 
+// The durations of a model's calc nodes where its task graph is drawn or
+// exported (poems taskgraph --goal, --dot --dynamic): `wg` per unit of work
+// if given (UsageError("--wg") unless a time in 0..1e9 ns), else the rates
+// a simulation[MPI-Sim] evaluation with `options` would use when the
+// specification declares a processor, else 1 ns per unit of work.
+taskgraph::InstantiateOptions calc_rates(System& system, const SessionOptions& options, const std::string& wg);
+
 // The wire form of a computed cell (nlohmann msgpack keeps doubles exact, NaN and infinities too).
 std::vector<std::uint8_t> computed_bytes(const Session::Computed& computed);
 // Throws std::runtime_error for bytes that are not a computed cell.

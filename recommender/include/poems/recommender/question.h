@@ -46,6 +46,12 @@ struct Answer {
   std::vector<bool> rule_applies;  // to the best recommendation
 };
 
+// The question's own values, checked before anything is loaded:
+// UsageError naming the option for --top outside 1..100000, a
+// --knee-fraction outside (0, 1), --explain without a knowledge base
+// (`with_store` false) or a --by that names no ranking.
+void check_question(const Question& q, bool with_store);
+
 // A parameter and its candidates from NAME=V1,V2,... or NAME=A..B; throws
 // core::UsageError naming --vary.
 Dimension vary_dimension(const std::string& text);

@@ -1,14 +1,17 @@
-#include "recommend_output.h"
+#include "poems/report/recommendation.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <sstream>
 
-#include "cli.h"
+#include <nlohmann/json.hpp>
+
 #include "poems/components/loggops.h"
 #include "poems/core/difference.h"
+#include "poems/report/text_table.h"
 
-namespace poems::cli {
+namespace poems::report {
 
 namespace {
 
@@ -78,7 +81,7 @@ std::vector<std::string> value_cells(const std::vector<double>& values) {
 
 }  // namespace
 
-std::string report_text(const RecommendReport& report) {
+std::string recommendation_text(const RecommendReport& report) {
   const recommender::Answer& r = report.answer;
   const recommender::Problem& p = r.problem;
   std::ostringstream out;
@@ -207,4 +210,4 @@ std::string report_text(const RecommendReport& report) {
   return out.str();
 }
 
-}  // namespace poems::cli
+}  // namespace poems::report

@@ -3,6 +3,8 @@
 // own above the panels, one row of panels per group of bindings (a deck:
 // what the study varies besides the process layout) when there are several,
 // axes that fit every point of the study, the ideal speedup dashed.
+#include "poems/report/study_plot.h"
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -19,9 +21,9 @@
 #include "poems/base/escaped.h"
 #include "poems/base/temporary_directory.h"
 #include "poems/core/error.h"
-#include "study_output.h"
+#include "poems/report/study_table.h"
 
-namespace poems::cli {
+namespace poems::report {
 
 std::string gnuplot_string(std::string_view text) {
   // Inside single quotes gnuplot substitutes nothing (no backquote commands,
@@ -402,4 +404,4 @@ PlotResult draw_plot(const StudyTable& t, const PlotRequest& plot) {
 
 std::string plot_table(const StudyTable& t, const PlotRequest& plot) { return draw_plot(t, plot).error; }
 
-}  // namespace poems::cli
+}  // namespace poems::report

@@ -1,16 +1,15 @@
-#include "study_output.h"
+#include "poems/report/study_table.h"
 
 #include <algorithm>
 #include <cstdio>
-#include <iostream>
+#include <ostream>
 #include <sstream>
 
-#include "cli.h"
 #include "poems/base/csv.h"
 #include "poems/base/escaped.h"
 #include "poems/core/error.h"
 
-namespace poems::cli {
+namespace poems::report {
 
 namespace {
 
@@ -240,8 +239,8 @@ std::string table_text(const StudyTable& t, const psl::StudyDecl& study) {
   return out.str();
 }
 
-int print_study_table(StudyTable& table, const psl::StudyDecl& study, const std::string& format,
-                      const PlotRequest& plot, std::ostream& out, std::ostream& err) {
+bool write_study_table(StudyTable& table, const psl::StudyDecl& study, const std::string& format,
+                       const PlotRequest& plot, std::ostream& out, std::ostream& err) {
   core::finish_study_table(table);
   if (format == "json")
     out << table_json(table).dump(2) << '\n';
@@ -253,11 +252,61 @@ int print_study_table(StudyTable& table, const psl::StudyDecl& study, const std:
     const std::string error = plot_table(table, plot);
     if (!error.empty()) {
       err << "poems: error: " << error << '\n';
-      return kExitEvaluation;
+      return false;
     }
     err << "plot written to " << base::escaped(plot.file) << '\n';
   }
-  return table.failures || table.store_failures ? kExitEvaluation : kExitOk;
+  return !table.failures && !table.store_failures;
 }
 
-}  // namespace poems::cli
+void write_study_progress(const core::StudyProgress& p, std::ostream& err) {
+  const core::Cell& c = *p.cell;
+  char head[64];
+  std::snprintf(head, sizeof head, "[%zu/%zu] ", p.done, p.total);
+  err << head << base::escaped(core::binding_text(*p.binding)) << " " << c.paradigm << ": "
+      << (!c.error.empty() ? base::escaped(c.error)
+          : c.reused       ? "stored result"
+                           : "evaluated")
+      << '\n';
+  if (!c.store_error.empty()) err << "poems: error: " << c.store_error << '\n';
+}
+
+nlohmann::json measured_binding_json(const StudyTable& table, const std::string& measured_paradigm,
+                                     const std::vector<std::string>& paradigms) {
+  const StudyRow& row = table.rows.front();
+  const StudyCell& measured = row.cells.at(measured_paradigm);
+  nlohmann::json out = {{"model", table.model}, {"processes", row.processes}};
+  nlohmann::json b = nlohmann::json::object();
+  for (const auto& [k, v] : row.binding) b[k] = v.number;
+  out["binding"] = b;
+  if (!measured.ok()) {
+    out["measured_ns"] = nullptr;
+    out[measured.skipped ? "skipped" : "error"] = measured.error;
+  } else {
+    out["measured_ns"] = measured.time_ns;
+    out["measurement"] = {{"compute_ns", measured.compute_ns},
+                          {"comm_ns", measured.comm_ns},
+                          {"sync_ns", measured.sync_ns},
+                          {"stored", measured.reused},
+                          {"extra", measured.extra}};
+  }
+  nlohmann::json predictions = nlohmann::json::object();
+  for (std::size_t k = 1; k < paradigms.size(); ++k) {
+    const StudyCell& c = row.cells.at(paradigms[k]);
+    predictions[paradigms[k]] = c.ok() ? nlohmann::json(c.time_ns) : nlohmann::json(c.error);
+    if (k == 1) {
+      out["paradigm"] = paradigms[k];
+      out["predicted_ns"] = c.ok() ? nlohmann::json(c.time_ns) : nlohmann::json();
+      // The study table's difference (core::difference_pct, the measurement the reference).
+      auto d = row.differences_pct.find(paradigms[k]);
+      if (d != row.differences_pct.end()) {
+        out["difference_pct"] = d->second;
+        out["disagrees"] = row.disagreements.count(paradigms[k]) > 0;
+      }
+    }
+  }
+  if (paradigms.size() > 1) out["predictions"] = predictions;
+  return out;
+}
+
+}  // namespace poems::report
