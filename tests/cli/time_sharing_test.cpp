@@ -83,6 +83,33 @@ TEST_F(TimeSharingCli, PslChoosesTheRuleAndAStudyComparesThem) {
   EXPECT_NE(r.out.find("1 cores per node, processor-sharing"), std::string::npos) << r.out;
 }
 
+// The same run as a GOAL schedule, the rule from the command line.
+TEST_F(TimeSharingCli, TheCommandLineChoosesTheRule) {
+  std::ofstream(dir_ / "blocking.goal") << "num_ranks 3\n"
+                                           "rank 0 {\nl1: calc 4000000\n}\n"
+                                           "rank 1 {\nl1: calc 1000000\nl2: send 8b to 2\nl2 requires l1\n}\n"
+                                           "rank 2 {\nl1: recv 8b from 1\nl2: calc 10000000\nl2 requires l1\n}\n";
+  const std::string base = "simulate --goal " + (dir_ / "blocking.goal").string() +
+                           " -L 5us -o 1us -g 2us -G 0 --ranks-per-node 2 --cores-per-node 1 --no-store --format json";
+  auto finish = [&](const std::string& extra) {
+    CommandResult r = poems_in_process(base + extra);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return r.exit_code == 0 ? nlohmann::json::parse(r.out)["finish_ns"].get<double>() : -1.0;
+  };
+  EXPECT_EQ(finish(""), 15007000);
+  EXPECT_EQ(finish(" --time-sharing fcfs"), 15007000);
+  EXPECT_EQ(finish(" --time-sharing processor-sharing"), 12008000);
+  CommandResult r = poems_in_process(base + " --time-sharing processor");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("--time-sharing: 'processor' is not a time-sharing rule; expected fcfs or processor-sharing"),
+            std::string::npos)
+      << r.err;
+  // Not modelled together with OS noise: refused with the reason.
+  r = poems_in_process(base + " --time-sharing processor-sharing --noise periodic:period=1ms,detour=25us");
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("OS noise is not modelled together with processor sharing"), std::string::npos) << r.err;
+}
+
 TEST_F(TimeSharingCli, ABadRuleIsALocatedError) {
   CommandResult r = poems_in_process("simulate " + spec(R"(param time_sharing = "round-robin";)") +
                                      " --model Blocking --machine Net --no-store");
