@@ -393,13 +393,14 @@ template <bool L>
 void Engine<L>::start(std::uint32_t r, std::uint32_t pos) {
   RankState& rs = ranks_[r];
   Slot& s = rs.slots[pos];
-  if constexpr (!L)
-    if (processor_sharing_ && s.kind != OpKind::Recv) [[unlikely]]
-      if (shared_core(r, s.cpu) != kNone) return shared_start(r, pos);
   Picoseconds t0 = now_;
   Picoseconds done = 0;
   switch (s.kind) {
     case OpKind::Calc:
+      // Processor sharing (core_sharing.cpp) only where cores are shared.
+      if constexpr (!L)
+        if (shared_cores_ && processor_sharing_) [[unlikely]]
+          if (shared_core(r, s.cpu) != kNone) return shared_start(r, pos);
       t0 = queuing_ ? std::max(now_, cpu_free(r, s.cpu)) : now_;
       done = calc_end(r, t0, s.amount);
       cpu_free(r, s.cpu) = done;
@@ -409,6 +410,7 @@ void Engine<L>::start(std::uint32_t r, std::uint32_t pos) {
     case OpKind::Send: {
       if constexpr (!L)
         if (net_) [[unlikely]] {
+          if (processor_sharing_ && shared_core(r, s.cpu) != kNone) return shared_start(r, pos);
           t0 = net_send(r, pos, done);
           break;
         }
