@@ -146,17 +146,24 @@ int nonblocking_send(const char* call, const void* buf, int count, MPI_Datatype 
   });
 }
 
-// Waits for `need` of the requests (all with need = count); returns the
-// indices (into `handles`) of those complete at the rank's present.
-std::vector<int> wait_requests(Runtime& rt, const char* call, int count, MPI_Request handles[], std::size_t need) {
+// The active requests among `handles` (MPI_REQUEST_NULL and inactive
+// persistent ones left out): their inner ids, and where each is in `handles`.
+void active_requests(Runtime& rt, const char* call, int count, MPI_Request handles[], std::vector<std::uint32_t>& ids,
+                     std::vector<int>& where) {
   if (count < 0) rt.fail(call, "count " + std::to_string(count) + " is negative (MPI_ERR_COUNT)");
-  std::vector<std::uint32_t> ids;
-  std::vector<int> where;
   for (int i = 0; i < count; ++i) {
     if (inactive(rt, handles[i])) continue;
     ids.push_back(inner(rt, check_request(rt, call, handles[i])));
     where.push_back(i);
   }
+}
+
+// Waits for `need` of the requests (all with need = count); returns the
+// indices (into `handles`) of those complete at the rank's present.
+std::vector<int> wait_requests(Runtime& rt, const char* call, int count, MPI_Request handles[], std::size_t need) {
+  std::vector<std::uint32_t> ids;
+  std::vector<int> where;
+  active_requests(rt, call, count, handles, ids, where);
   rt.issue_compute();
   rt.wait_for(ids, call, need);
   std::vector<int> done;
@@ -174,14 +181,9 @@ std::vector<int> wait_requests(Runtime& rt, const char* call, int count, MPI_Req
 // (some done is still "not yet"), for the others none done.
 std::vector<int> test_requests(Runtime& rt, const char* call, int count, MPI_Request handles[], bool& any_active,
                                bool needs_all = false) {
-  if (count < 0) rt.fail(call, "count " + std::to_string(count) + " is negative (MPI_ERR_COUNT)");
   std::vector<std::uint32_t> ids;
   std::vector<int> where;
-  for (int i = 0; i < count; ++i) {
-    if (inactive(rt, handles[i])) continue;
-    ids.push_back(inner(rt, check_request(rt, call, handles[i])));
-    where.push_back(i);
-  }
+  active_requests(rt, call, count, handles, ids, where);
   any_active = !ids.empty();
   std::vector<int> done;
   if (ids.empty()) return done;
