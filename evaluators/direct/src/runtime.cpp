@@ -14,6 +14,8 @@
 #include <unordered_map>
 
 #include "poems/base/progress.h"
+#include "poems/components/network.h"
+#include "poems/components/noise.h"
 #include "poems/sim/report.h"
 #include "poems/trace/timeline.h"
 #include "poems/trace/trace.h"
@@ -273,6 +275,7 @@ void Runtime::run_deferred(std::uint32_t index) {
       c.out_deps.push_back(Dependency{first + deps[i].op, deps[i].on_start});
     c.out_ops.push_back(o);
     ++c.next_op;
+    c.synced = false;
   }
   for (std::uint64_t e : d.exits) expect(d.request, first + e, d.companion);
   if (d.exits.empty()) {  // nothing to do on this rank: complete at once
@@ -606,6 +609,7 @@ void Runtime::charge_task(const processor::TaskRequest& task) {
 }
 
 std::uint64_t Runtime::issue_on(Rank& k, const Operation& op, std::span<const Dependency> deps, std::uint32_t node) {
+  k.synced = false;
   Operation o = op;
   o.node = node;
   o.first_dep = static_cast<std::uint32_t>(k.out_deps.size());
@@ -616,6 +620,7 @@ std::uint64_t Runtime::issue_on(Rank& k, const Operation& op, std::span<const De
 }
 
 void Runtime::append_ops(Rank& k, const taskgraph::OpBuffer& ops, std::size_t from) {
+  k.synced = false;
   for (std::size_t i = from; i < ops.ops.size(); ++i) {
     Operation o = ops.ops[i];
     const Dependency* deps = ops.deps.data() + o.first_dep;
@@ -670,8 +675,26 @@ void Runtime::wait_for(std::span<const std::uint32_t> ids, const char* call, std
   k.waiting = 0;
 }
 
+// The rank's CPU is its own between checkpoints: nothing is outstanding
+// (a posted receive would be processed on it when its message arrives), its
+// core is not shared, no noise stretches its computation, messages are
+// processed when received (matched semantics), and no timeline records the
+// checkpoints as operations.
+bool Runtime::checkpoint_alone() const {
+  const sim::SimulationOptions& so = options_.sim;
+  return current_->tracked.empty() && so.semantics == sim::Semantics::Matched && !(so.noise && so.noise->active()) &&
+         !(so.network && so.network->spec().cores_per_node != 0) && options_.timeline.empty();
+}
+
 Picoseconds Runtime::checkpoint(const char* call, std::uint32_t node) {
   Rank& k = *current_;
+  if (k.synced && checkpoint_alone()) {
+    // What the engine would answer: the computation since, issued whole at
+    // the last checkpoint's time (issue_compute's rounding), and nothing
+    // before it on the CPU.
+    const double whole = std::floor(k.compute_ps + 0.5);
+    return k.synced_at + (whole < 1 ? 0 : static_cast<Picoseconds>(whole));
+  }
   issue_compute();
   Operation op;
   op.kind = OpKind::Calc;
@@ -682,6 +705,8 @@ Picoseconds Runtime::checkpoint(const char* call, std::uint32_t node) {
   wait_for({&id, 1}, call);
   const Picoseconds t = requests_[id].done_time;
   free_request(id);
+  k.synced_at = t;
+  k.synced = checkpoint_alone();
   return t;
 }
 

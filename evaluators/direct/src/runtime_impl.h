@@ -80,9 +80,14 @@ struct Rank {
   svector<Operation> out_ops;
   svector<Dependency> out_deps;
   std::size_t out_read = 0;
-  std::uint64_t next_op = 0;   // rank-local index of the next operation
-  svector<Dependency> after;   // what the next operation depends on
-  double compute_ps = 0;       // computation not yet issued
+  std::uint64_t next_op = 0;  // rank-local index of the next operation
+  svector<Dependency> after;  // what the next operation depends on
+  double compute_ps = 0;      // computation not yet issued
+  // Virtual time at the rank's last checkpoint, valid while `synced`: it
+  // has issued nothing since and nothing of it was outstanding then, so its
+  // present is that time plus its computation since (Runtime::checkpoint).
+  Picoseconds synced_at = 0;
+  bool synced = false;
   std::uint64_t cpu_mark = 0;  // host CPU clock when the program last left an MPI call
   std::uint32_t waiting = 0;   // request completions it still waits for
   // Operations whose completion a request counts: (operation, request). A
@@ -195,7 +200,11 @@ class Runtime final : public taskgraph::ScheduleSource, public sim::ExecutionObs
   void wait_for(std::span<const std::uint32_t> ids, const char* call, std::size_t need = ~std::size_t{0});
   // Issues a zero-time operation after everything the rank did and waits
   // for it: the rank's virtual time, with the engine there.
+  // Where nothing else can take the rank's CPU (checkpoint_alone), a
+  // checkpoint right after another answers without the engine: the same
+  // time, and a program that reads the clock in a loop runs without a switch a read.
   Picoseconds checkpoint(const char* call, std::uint32_t node);
+  bool checkpoint_alone() const;
   // Copies a completed receive's bytes into its buffer (in the receiving rank).
   void deliver(Request& q);
 
