@@ -91,11 +91,19 @@ void target_io(Runtime& rt, const char* call, const Window& w, int target, std::
     return;
   }
   const pid_t pid = rt.pid_of(w.ranks[static_cast<std::size_t>(target)].world);
+  // The target's pieces in order, adjacent ones merged: a contiguous type
+  // (count bytes of MPI_CHAR) is one piece, not one a byte.
   std::vector<iovec> remote;
   for (int i = 0; i < count; ++i)
-    for (const Block& b : t.blocks)
-      remote.push_back(iovec{reinterpret_cast<void*>(addr + static_cast<std::uintptr_t>(i * t.extent() + b.disp)),
-                             static_cast<std::size_t>(b.len)});
+    for (const Block& b : t.blocks) {
+      auto* base = reinterpret_cast<std::byte*>(addr + static_cast<std::uintptr_t>(i * t.extent() + b.disp));
+      const auto len = static_cast<std::size_t>(b.len);
+      if (len == 0) continue;
+      if (!remote.empty() && static_cast<std::byte*>(remote.back().iov_base) + remote.back().iov_len == base)
+        remote.back().iov_len += len;
+      else
+        remote.push_back(iovec{base, len});
+    }
   std::size_t offset = 0;
   for (std::size_t first = 0; first < remote.size(); first += IOV_MAX) {
     const std::size_t n = std::min<std::size_t>(IOV_MAX, remote.size() - first);

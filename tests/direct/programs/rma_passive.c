@@ -7,6 +7,7 @@
  * windows here). */
 #include <mpi.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 static void print_ints(const char* what, int rank, const int* v, int n) {
   printf("%d: %s", rank, what);
@@ -136,6 +137,42 @@ int main(int argc, char** argv) {
   if (rank == 0) {
     printf("%d: put while windows were created %d\n", rank, buf[0]);
     for (int i = 0; i < 8; ++i) MPI_Win_free(&self[i]);
+  }
+
+  /* A dynamic window: rank 0 puts 256 KiB of bytes into rank 1's attached
+   * memory in one MPI_Put (one contiguous piece, however many bytes). */
+  {
+    enum { kBytes = 1 << 18 };
+    char* mem = malloc(kBytes);
+    char* src = malloc(kBytes);
+    for (int i = 0; i < kBytes; ++i) {
+      mem[i] = 0;
+      src[i] = (char)(i % 251);
+    }
+    MPI_Win dyn;
+    MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &dyn);
+    MPI_Win_attach(dyn, mem, kBytes);
+    MPI_Aint mine, at = 0;
+    MPI_Get_address(mem, &mine);
+    if (size > 1) {
+      if (rank == 1) MPI_Send(&mine, 1, MPI_AINT, 0, 1, MPI_COMM_WORLD);
+      if (rank == 0) MPI_Recv(&at, 1, MPI_AINT, 1, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      if (rank == 0) {
+        MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 1, 0, dyn);
+        MPI_Put(src, kBytes, MPI_CHAR, 1, at, kBytes, MPI_CHAR, dyn);
+        MPI_Win_unlock(1, dyn);
+      }
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 1) {
+      long sum = 0;
+      for (int i = 0; i < kBytes; ++i) sum += mem[i];
+      printf("%d: dynamic window put sum %ld\n", rank, sum);
+    }
+    MPI_Win_detach(dyn, mem);
+    MPI_Win_free(&dyn);
+    free(mem);
+    free(src);
   }
 
   MPI_Win_free(&win);
