@@ -17,6 +17,7 @@ namespace {
 struct CompileOptions {
   SystemOptions system;
   ChoiceOptions choices;
+  MachineOptions machine;
   std::string paradigm, dot, format;
 };
 
@@ -26,7 +27,8 @@ void run_compile(const CompileOptions& o, Context& ctx) {
   const std::string paradigm = core::compile_paradigm(*system, o.paradigm);
   core::Choices choices{o.choices.machine, o.choices.processor, system->settings().study, system->settings().overrides};
   const std::size_t before = system->diagnostics().all().size();
-  const core::Composition c = core::compose(*system, paradigm, choices);
+  core::Composition c = core::compose(*system, paradigm, choices);
+  if (c.machine) core::apply_overrides(o.machine.overrides, *c.machine);     // the machine as it would run
   for (std::size_t i = before; i < system->diagnostics().all().size(); ++i)  // warnings
     ctx.err << system->diagnostics().render(system->diagnostics().all()[i]);
   if (const core::TraceGraph* g = core::trace_graph(*system->graph())) {
@@ -52,12 +54,16 @@ void register_compile(CLI::App& app, Context& ctx) {
       "compile", "Compose a model's components (requests matched to accepts) and print its evaluation plan");
   add_system_options(cmd, o->system);
   add_choice_options(cmd, o->choices);
+  add_machine_options(cmd, o->machine);
   cmd->add_option("--paradigm", o->paradigm,
                   "study.paradigm, e.g. simulation[MPI-Sim] (default: the study's first compare entry, or "
                   "analytic[LogGP])");
   add_format_option(cmd, o->format, {"table", "json"});
   cmd->add_option("--dot", o->dot, "Write the hierarchical dependence graph as Graphviz DOT");
-  cmd->callback([o, &ctx] { run_compile(*o, ctx); });
+  cmd->callback([o, &ctx, cmd] {
+    finish_machine_options(cmd, o->machine);
+    run_compile(*o, ctx);
+  });
 }
 
 }  // namespace poems::cli

@@ -20,6 +20,7 @@ constexpr const char* kMeasurement = "measurement[mpirun]";
 struct MeasureOptions {
   SystemOptions system;
   ChoiceOptions choices;
+  MachineOptions machine;  // the compared predictions' machine
   std::vector<std::string> paradigms;
   core::MeasureOptions measure;
   core::StoreOptions store;
@@ -41,7 +42,7 @@ void run_measure(const MeasureOptions& o, Context& ctx) {
   const auto system = core::load_system(o.system.request(true));
   ctx.err << system->warnings();
   core::Store store(o.store);
-  core::SessionOptions options = session_options(*system, o.choices, {}, "", "");
+  core::SessionOptions options = session_options(*system, o.choices, o.machine, "", "");
   options.measure = o.measure;
   core::Session session(*system, options, store);
   const core::MeasurementPlan mp = core::measurement_plan(session, o.paradigms);
@@ -84,13 +85,17 @@ void register_measure(CLI::App& app, Context& ctx) {
                       "entries; none: measure only)",
                       {"--compare"});
   add_choice_options(cmd, o->choices);
+  add_machine_options(cmd, o->machine);
   add_format_option(cmd, o->format, {"table", "csv", "json"});
   add_plot_option(cmd, o->plot, o->plot_x);
   add_disagree_option(cmd, o->disagree_pct);
   add_measure_options(cmd, o->measure);
   add_store_options(cmd, o->store);
   add_jobs_option(cmd, o->jobs);
-  cmd->callback([o, &ctx] { run_measure(*o, ctx); });
+  cmd->callback([o, &ctx, cmd] {
+    finish_machine_options(cmd, o->machine);
+    run_measure(*o, ctx);
+  });
 }
 
 }  // namespace poems::cli

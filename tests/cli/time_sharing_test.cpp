@@ -110,6 +110,19 @@ TEST_F(TimeSharingCli, TheCommandLineChoosesTheRule) {
   EXPECT_NE(r.err.find("OS noise is not modelled together with processor sharing"), std::string::npos) << r.err;
 }
 
+// poems compile shows the machine the command line makes of the component;
+// poems measure takes the same options for its compared predictions.
+TEST_F(TimeSharingCli, CompileShowsTheMachineOfTheCommandLine) {
+  CommandResult r = poems_in_process("compile " + spec("") +
+                                     " --model Blocking --machine Net --ranks-per-node 3 --cores-per-node 2 "
+                                     "--time-sharing processor-sharing");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("3 ranks per node (block), 2 cores per node, processor-sharing"), std::string::npos) << r.out;
+  r = poems_in_process("measure --help");
+  EXPECT_NE(r.out.find("--time-sharing"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("--ranks-per-node"), std::string::npos) << r.out;
+}
+
 TEST_F(TimeSharingCli, ABadRuleIsALocatedError) {
   CommandResult r = poems_in_process("simulate " + spec(R"(param time_sharing = "round-robin";)") +
                                      " --model Blocking --machine Net --no-store");
