@@ -119,6 +119,29 @@ TEST(TimeSharing, ARendezvousSendSharesItsOverheadAndCompletesWhenMatched) {
   EXPECT_EQ(fcfs.per_rank[1].finish, sync_and_o + kMs);
 }
 
+// A rendezvous send whose CPU part, o + (s-1)O = 1 + 49.9995 us, outlasts
+// the message's flight: the receive matches it before that part ends, and
+// the send completes when it ends. Beside a computation the part takes twice
+// as long (101.999 us), and the message leaves (s-1)O before its end: both
+// the send and the receive end 50.9995 us later than first come first served
+// (which runs the send first), and the computation 50.9995 us after its 1 ms.
+TEST(TimeSharing, ARendezvousMatchedBeforeItsSendsCpuPartEndsCompletesWithIt) {
+  const std::string text =
+      "num_ranks 3\n"
+      "rank 0 {\nl1: send 100000b to 2\n}\n"
+      "rank 1 {\nl1: calc 1000000\n}\n"
+      "rank 2 {\nl1: recv 100000b from 0\n}\n";
+  LogGOPS p = machine();
+  p.O = ns_per_byte(1) / 2;
+  SimulationResult fcfs = run(text, kFcfs, 2, p);
+  SimulationResult shared = run(text, kShared, 2, p);
+  const Picoseconds part = 50'999'500;  // o + (s-1)O
+  EXPECT_EQ(shared.per_rank[0].finish, fcfs.per_rank[0].finish + part);
+  EXPECT_EQ(shared.per_rank[2].finish, fcfs.per_rank[2].finish + part);
+  EXPECT_EQ(shared.per_rank[1].finish, kMs + part);
+  EXPECT_EQ(fcfs.per_rank[1].finish, fcfs.per_rank[0].finish + kMs);  // the send first, then the 1 ms
+}
+
 // A token passed around 8 ranks of one core: one rank works at a time, so
 // processor sharing and first come first served agree to the picosecond.
 TEST(TimeSharing, OneRankWorkingAtATimeIsTheSameUnderEitherRule) {
