@@ -45,8 +45,8 @@ void add_trace_options(CLI::App* cmd, TraceOptions& r, bool with_trace) {
                   "Trace replay: only FROM[#N]..TO[#M], e.g. MPI_Barrier#1..MPI_Allreduce#-1 (after the first "
                   "barrier, through the last allreduce)");
   cmd->add_option("--extrapolate", r.extrapolate,
-                  "Trace replay: as Q ranks (or a grid, 32x32), each copying a traced rank of the same role in the "
-                  "trace's line, ring or 2-D grid (docs/trace.md, \"Extrapolation\")");
+                  "Trace replay: as Q ranks (or a grid, 32x32 or 16x16x16), each copying a traced rank of the same "
+                  "role in the trace's line, ring, 2-D or 3-D grid (docs/trace.md, \"Extrapolation\")");
   cmd->add_option("--extrapolate-compute", r.extrapolate_compute,
                   "With --extrapolate: keep each rank's computation (weak scaling, the default) or multiply it by "
                   "this factor (strong scaling: a scaling model's value at Q over its value at the traced count)");

@@ -63,6 +63,34 @@ Trace halo(std::uint32_t nx, std::uint32_t ny) {
   return b.finish();
 }
 
+// A 3-D halo exchange on an nx x ny x nz grid (rank = x + nx (y + ny z)),
+// nonblocking, with an allreduce every step.
+Trace halo3(std::uint32_t nx, std::uint32_t ny, std::uint32_t nz) {
+  TraceBuilder b(nx * ny * nz);
+  for (int step = 0; step < 2; ++step)
+    for (std::uint32_t r = 0; r < nx * ny * nz; ++r) {
+      const std::uint32_t x = r % nx, y = r / nx % ny, z = r / (nx * ny);
+      b.compute(r, ns(30000 + 500 * step));
+      b.call(r, "MPI_Waitall");
+      std::uint32_t slot = 0;
+      auto both = [&](bool has, std::uint32_t peer, int tag) {
+        if (!has) return;
+        b.irecv(static_cast<std::int32_t>(peer), tag, 2048, slot++);
+        b.isend(static_cast<std::int32_t>(peer), tag, 2048, slot++);
+      };
+      both(x > 0, r - 1, 1);
+      both(x + 1 < nx, r + 1, 1);
+      both(y > 0, r - nx, 2);
+      both(y + 1 < ny, r + nx, 2);
+      both(z > 0, r - nx * ny, 3);
+      both(z + 1 < nz, r + nx * ny, 3);
+      for (std::uint32_t s = 0; s < slot; ++s) b.complete(s);
+      b.end();
+      b.call(r, "MPI_Allreduce").collective(Collective::Allreduce, 8).end();
+    }
+  return b.finish();
+}
+
 // A token ring: rank 0 starts, each passes it on, rank P-1 back to 0.
 Trace ring(std::uint32_t P) {
   TraceBuilder b(P);
@@ -111,6 +139,22 @@ TEST(Extrapolate, AHaloExchangeOnThreeByThreeReplaysAsEightByEight) {
   EXPECT_EQ(quarter.compute() * 4, extrapolate(traced, to(64)).compute());
 }
 
+TEST(Extrapolate, AThreeDimensionalHaloOnThreeCubedReplaysAsEightCubed) {
+  const Trace traced = halo3(3, 3, 3);
+  EXPECT_EQ(recognize_grid(traced).describe(), "3-D grid 3 x 3 x 3");
+  const Trace big = extrapolate(traced, to(512));
+  EXPECT_EQ(big.warnings.back(), "extrapolated from 27 ranks (3-D grid 3 x 3 x 3) to 512 (8 x 8 x 8)");
+  EXPECT_EQ(replayed(big), replayed(halo3(8, 8, 8)));
+  // Another shape, given; and one traced as a box.
+  Extrapolation box;
+  std::string error;
+  ASSERT_TRUE(parse_extrapolation("8x4x2", box, error)) << error;
+  EXPECT_EQ(replayed(extrapolate(traced, box)), replayed(halo3(8, 4, 2)));
+  const Trace flat = halo3(4, 3, 3);
+  EXPECT_EQ(recognize_grid(flat).describe(), "3-D grid 4 x 3 x 3");
+  EXPECT_EQ(replayed(extrapolate(flat, to(4 * 3 * 3 * 8))), replayed(halo3(8, 6, 6)));
+}
+
 TEST(Extrapolate, ARingWrapsAroundAtEveryCount) {
   const Trace traced = ring(4);
   EXPECT_EQ(recognize_grid(traced).describe(), "ring of 4");
@@ -153,7 +197,8 @@ TEST(Extrapolate, WhatDoesNotExtrapolateIsRefusedWithTheReason) {
   for (std::uint32_t r = 0; r < 4; ++r) v.call(r, "MPI_Alltoallv").collective(Collective::Alltoallv, 64).end();
   EXPECT_EQ(refusal(v.finish(), "8"),
             "rank 0 calls alltoallv, whose per-rank counts do not follow from the grid; it is not extrapolated");
-  EXPECT_EQ(refusal(halo(3, 3), "4x4x4"), "parse: '4x4x4': at most 2 dimensions and 16777216 ranks");
+  EXPECT_EQ(refusal(halo(3, 3), "4x4x4x4"), "parse: '4x4x4x4': at most 3 dimensions and 16777216 ranks");
+  EXPECT_EQ(refusal(halo(3, 3), "4x4x4"), "the trace is a 2-D grid 3 x 3; a grid of 3 dimension(s) does not extend it");
   EXPECT_EQ(refusal(halo(3, 3), "0"), "parse: '0' is not a rank count or a grid; expected e.g. 1024 or 32x32");
   EXPECT_EQ(refusal(halo(3, 3), "64x1"), "the trace is a 2-D grid 3 x 3; dimension 2 cannot shrink to 1");
   EXPECT_EQ(refusal(ring(4), "3"),

@@ -101,8 +101,8 @@ bool parse_extrapolation(std::string_view text, Extrapolation& out, std::string&
   }
   std::uint64_t product = 1;
   for (std::uint32_t p : parts) product *= p;
-  if (parts.size() > 2 || product > (1u << 24)) {
-    error = "'" + all + "': at most 2 dimensions and 16777216 ranks";
+  if (parts.size() > 3 || product > (1u << 24)) {
+    error = "'" + all + "': at most 3 dimensions and 16777216 ranks";
     return false;
   }
   out.ranks = static_cast<std::uint32_t>(product);
@@ -142,6 +142,22 @@ GridPattern recognize_grid(const Trace& t) {
     return std::abs(std::log(static_cast<double>(a) * a / P)) < std::abs(std::log(static_cast<double>(b) * b / P));
   });
   for (std::uint32_t a : sides) candidates.push_back({a, P / a});
+  // Then 3-D grids, cubic first: a 3-D stencil's messages fit no 2-D grid
+  // (a step along the third dimension is a jump of a x b ranks).
+  std::vector<std::vector<std::uint32_t>> cubes;
+  for (std::uint32_t a : sides)
+    for (std::uint32_t b : sides)
+      if ((P / a) % b == 0 && P / a / b >= 2) cubes.push_back({a, b, P / a / b});
+  std::sort(cubes.begin(), cubes.end(), [&](const auto& x, const auto& y) {
+    auto spread = [&](const std::vector<std::uint32_t>& d) {
+      const double side = std::cbrt(static_cast<double>(P));
+      double sum = 0;
+      for (std::uint32_t n : d) sum += std::abs(std::log(n / side));
+      return sum;
+    };
+    return spread(x) < spread(y) || (spread(x) == spread(y) && x < y);
+  });
+  candidates.insert(candidates.end(), cubes.begin(), cubes.end());
   for (const auto& dims : candidates) {
     std::vector<bool> periodic;
     if (fits(t, dims, periodic)) {
@@ -153,12 +169,10 @@ GridPattern recognize_grid(const Trace& t) {
   // Say what does not fit: the farthest message on the squarest 2-D grid.
   const Message& m = t.messages.front();
   throw TraceError(
-      "no Cartesian pattern: the messages are not between neighbours of a line, a ring or a 2-D grid "
+      "no Cartesian pattern: the messages are not between neighbours of a line, a ring, a 2-D or a 3-D grid "
       "of " +
       std::to_string(P) + " ranks (e.g. rank " + std::to_string(m.sender) + " sends to rank " +
-      std::to_string(m.receiver) +
-      "); a master and its workers, all-to-all patterns and 3-D grids are "
-      "not extrapolated");
+      std::to_string(m.receiver) + "); a master and its workers and all-to-all patterns are not extrapolated");
 }
 
 Trace extrapolate(const Trace& t, const Extrapolation& x) {
@@ -170,6 +184,24 @@ Trace extrapolate(const Trace& t, const Extrapolation& x) {
   if (target.empty()) {
     if (D == 1) {
       target = {x.ranks};
+    } else if (D == 3) {
+      // The factorization of Q closest to the traced grid scaled evenly.
+      const double scale = std::cbrt(static_cast<double>(x.ranks) / (g.dims[0] * g.dims[1] * g.dims[2]));
+      double best = std::numeric_limits<double>::infinity();
+      for (std::uint32_t a = 1; a <= x.ranks; ++a) {
+        if (x.ranks % a != 0) continue;
+        for (std::uint32_t b = 1; b <= x.ranks / a; ++b) {
+          if ((x.ranks / a) % b != 0) continue;
+          const std::uint32_t c = x.ranks / a / b;
+          double d = 0;
+          const std::uint32_t t[3] = {a, b, c};
+          for (int k = 0; k < 3; ++k) d += std::abs(std::log(t[k] / (g.dims[static_cast<std::size_t>(k)] * scale)));
+          if (d < best - 1e-12) {
+            best = d;
+            target = {a, b, c};
+          }
+        }
+      }
     } else {
       // The factorization of Q closest to the traced grid's shape.
       const double aspect = static_cast<double>(g.dims[0]) / g.dims[1];

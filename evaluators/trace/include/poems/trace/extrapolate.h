@@ -6,7 +6,7 @@
 // communicator are lowered again at Q ranks by the replay. A pattern that is
 // not recognized is refused with the reason, never extrapolated blindly.
 //
-// Recognized: a 1-D or 2-D Cartesian grid (the layout MPI_Cart_create or
+// Recognized: a 1-D, 2-D or 3-D Cartesian grid (the layout MPI_Cart_create or
 // the program's own decomposition gives), every message between ranks at
 // most one step apart in each dimension, with or without wrap-around (a
 // ring, a periodic grid; 4 or more ranks along a wrapping dimension, as
@@ -27,14 +27,14 @@ namespace poems::trace {
 
 struct Extrapolation {
   std::uint32_t ranks = 0;          // Q; or
-  std::vector<std::uint32_t> grid;  // its dimensions ("32x32"); empty: chosen from Q
+  std::vector<std::uint32_t> grid;  // its dimensions ("32x32", "16x16x16"); empty: chosen from Q
   // Each computation step's time x this factor: 1 keeps it (weak scaling:
   // a rank's share stays); for strong scaling, a scaling model's value at Q
   // over its value at P (docs/scaling.md).
   double compute_factor = 1.0;
 };
 
-// "1024" or "32x32"; false with `error` on bad text.
+// "1024", "32x32" or "16x16x16"; false with `error` on bad text.
 bool parse_extrapolation(std::string_view text, Extrapolation& out, std::string& error);
 
 // The pattern `trace` shows: its grid's dimensions and whether each wraps;
@@ -42,7 +42,7 @@ bool parse_extrapolation(std::string_view text, Extrapolation& out, std::string&
 struct GridPattern {
   std::vector<std::uint32_t> dims;  // the first varies fastest: rank = x + dims[0] * y
   std::vector<bool> periodic;
-  std::string describe() const;  // "2-D grid 4 x 4", "ring of 8"
+  std::string describe() const;  // "2-D grid 4 x 4", "3-D grid 3 x 3 x 3", "ring of 8"
 };
 GridPattern recognize_grid(const Trace& trace);
 
