@@ -36,11 +36,7 @@ const char* kModel = R"(model Blocking {
 class TimeSharingCli : public ::testing::Test {
  protected:
   void SetUp() override {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ =
-        fs::temp_directory_path() / ("poems_sharing_" + std::string(info->name()) + "_" + std::to_string(::getpid()));
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    dir_ = fresh_temp_dir("sharing_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
   }
   void TearDown() override { fs::remove_all(dir_); }
   std::string spec(const std::string& extra, const std::string& study = "") const {
