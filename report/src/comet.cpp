@@ -163,13 +163,16 @@ std::string plot_kernel(const core::CometReport& r, const core::CometKernelResul
   std::ostringstream s;
   s << (svg ? "set terminal svg size 900,560 dynamic\n" : "set terminal pngcairo size 900,560\n");
   s << "set datafile missing '?'\n";
-  s << "set title " << gnuplot_string(title) << " noenhanced font ',12'\n";
-  // The plot area is fixed; the legend has the band above it to itself.
-  s << "set lmargin at screen 0.11\nset rmargin at screen 0.97\nset bmargin at screen 0.12\n"
+  // The title, then the legend in a band of its own, then the plot area
+  // (fixed: no label or key entry ever covers a point).
+  s << "set label 1000 " << gnuplot_string(title) << " at screen 0.5, screen 0.965 center noenhanced font ',12'\n";
+  s << "set lmargin at screen 0.12\nset rmargin at screen 0.96\nset bmargin at screen 0.12\n"
        "set tmargin at screen 0.80\n";
-  s << "set key at screen 0.11, screen 0.90 left top horizontal maxcols 2 font ',10' noenhanced samplen 3\n";
-  s << "set grid\nset logscale xy\nset format x '%.0s%cB'\n";
-  s << "set xlabel 'message size (0 B drawn at 1 B)' noenhanced\nset ylabel 'time (ns)'\n";
+  s << "set key at screen 0.12, screen 0.93 left top reverse Left horizontal maxcols 2 width 4 font ',10' "
+       "noenhanced samplen 3\n";
+  // Sizes are powers of two: ticks every factor 16, in binary units.
+  s << "set grid\nset logscale x 2\nset logscale y\nset xtics 16\nset format x '%.0b %BB'\n";
+  s << "set xlabel 'message size (0 B drawn at 1 B)' noenhanced\nset ylabel 'time (ns)' offset 1,0\n";
   std::vector<std::string> curves;
   if (any_measured) {
     curves.push_back("'comet.dat' using 1:2:3:4 with yerrorlines lw 2 pt 7 lc rgb '#1f77b4' title " +
