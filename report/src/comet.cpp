@@ -126,6 +126,8 @@ void write_json(const core::CometReport& r, std::ostream& out) {
     if (!k.note.empty()) kj["note"] = k.note;
     kernels.push_back(kj);
   }
+  doc["measure_command"] = r.measure_command;  // one kernel's command lines
+  doc["direct_command"] = r.direct_command;
   doc["kernels"] = kernels;
   doc["warnings"] = r.warnings;
   out << doc.dump(2) << '\n';
