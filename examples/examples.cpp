@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <mutex>
 
+#include "poems/core/comet.h"
 #include "poems/core/direct_run.h"
 #include "poems/sweep3d/registration.h"
 
@@ -14,6 +15,8 @@ void register_examples() {
     sweep3d::register_sweep3d();
     // poems direct --machine Odin reads Odin from here unless --import names a file.
     core::set_default_machine_files({POEMS_EXAMPLES_DIR "/sweep3d/machines.psl"});
+    // poems comet runs this program (docs/comet.md).
+    core::set_comet_source(POEMS_EXAMPLES_DIR "/comet/comet.c");
   });
 }
 

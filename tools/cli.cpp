@@ -181,6 +181,7 @@ int run(const std::vector<std::string>& raw_args, std::ostream& out, std::ostrea
   register_calibrate(app, ctx);
   register_trace(app, ctx);
   register_scaling(app, ctx);
+  register_comet(app, ctx);
 
   const std::vector<std::string> args = rewrite_deprecated(raw_args);
   // A mistyped subcommand: name it and the closest one.

@@ -53,5 +53,6 @@ void register_recommend(CLI::App& app, Context& ctx);
 void register_calibrate(CLI::App& app, Context& ctx);
 void register_trace(CLI::App& app, Context& ctx);
 void register_scaling(CLI::App& app, Context& ctx);
+void register_comet(CLI::App& app, Context& ctx);
 
 }  // namespace poems::cli
