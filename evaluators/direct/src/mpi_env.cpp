@@ -233,7 +233,7 @@ double MPI_Wtime(void) {
   mpi_call(
       "MPI_Wtime",
       [&](Runtime& rt) {
-        seconds = static_cast<double>(rt.checkpoint("MPI_Wtime", rt.node_of("MPI_Wtime"))) * 1e-12;
+        seconds = static_cast<double>(rt.checkpoint("MPI_Wtime", rt.node_of("MPI_Wtime"), true)) * 1e-12;
         return MPI_SUCCESS;
       },
       false);

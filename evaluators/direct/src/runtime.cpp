@@ -168,6 +168,7 @@ void Runtime::resume(Rank& k) {
 }
 
 void Runtime::suspend(Rank& k) {
+  k.synced = false;  // the engine may move the rank's present on (MPI_Probe waits without an operation)
   if (threads())
     threads_->threads[k.world].suspend();
   else
@@ -686,9 +687,9 @@ bool Runtime::checkpoint_alone() const {
          !(so.network && so.network->spec().cores_per_node != 0) && options_.timeline.empty();
 }
 
-Picoseconds Runtime::checkpoint(const char* call, std::uint32_t node) {
+Picoseconds Runtime::checkpoint(const char* call, std::uint32_t node, bool clock) {
   Rank& k = *current_;
-  if (k.synced && checkpoint_alone()) {
+  if (clock && k.synced && checkpoint_alone()) {
     // What the engine would answer: the computation since, issued whole at
     // the last checkpoint's time (issue_compute's rounding), and nothing
     // before it on the CPU.

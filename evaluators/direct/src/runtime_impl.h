@@ -200,10 +200,12 @@ class Runtime final : public taskgraph::ScheduleSource, public sim::ExecutionObs
   void wait_for(std::span<const std::uint32_t> ids, const char* call, std::size_t need = ~std::size_t{0});
   // Issues a zero-time operation after everything the rank did and waits
   // for it: the rank's virtual time, with the engine there.
-  // Where nothing else can take the rank's CPU (checkpoint_alone), a
-  // checkpoint right after another answers without the engine: the same
-  // time, and a program that reads the clock in a loop runs without a switch a read.
-  Picoseconds checkpoint(const char* call, std::uint32_t node);
+  // A clock read (`clock`) where nothing else can take the rank's CPU
+  // (checkpoint_alone), right after another checkpoint, answers without the
+  // engine: the same time, and a program that reads the clock in a loop runs
+  // without a switch a read. Probes and tests always go to the engine: a
+  // loop of them waits for other ranks, which only the engine moves on.
+  Picoseconds checkpoint(const char* call, std::uint32_t node, bool clock = false);
   bool checkpoint_alone() const;
   // Copies a completed receive's bytes into its buffer (in the receiving rank).
   void deliver(Request& q);

@@ -85,7 +85,7 @@ std::uint64_t virtual_now_ns(Runtime& rt, const char* call) {
   mpi_call(
       call,
       [&](Runtime& r) {
-        ps = r.checkpoint(call, r.node_of(call));
+        ps = r.checkpoint(call, r.node_of(call), true);
         return 0;
       },
       false);
