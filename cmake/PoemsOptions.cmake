@@ -21,3 +21,12 @@ function(poems_strict_warnings target)
     target_compile_options(${target} PRIVATE -Wno-restrict)
   endif()
 endfunction()
+
+# A static library whose objects libpoems_mpi.so (evaluators/direct) reuses:
+# position-independent, and without semantic interposition, so calls between
+# its functions inline and bind as in the executables (Debian's GCC builds
+# executables as PIE, so this costs them nothing).
+function(poems_shared_ready target)
+  set_target_properties(${target} PROPERTIES POSITION_INDEPENDENT_CODE ON)
+  target_compile_options(${target} PRIVATE -fno-semantic-interposition)
+endfunction()

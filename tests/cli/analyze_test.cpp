@@ -7,6 +7,9 @@
 
 #include "run_command.h"
 
+// Its own namespace: unity builds (tests/CMakeLists.txt) batch files together.
+namespace analyze_tests {
+
 namespace {
 
 CommandResult poems_run(const std::string& args) { return poems_in_process(args); }
@@ -81,3 +84,5 @@ TEST(CliAnalyze, BadParametersAreInputErrors) {
   EXPECT_EQ(procs.exit_code, 2);
   EXPECT_NE(procs.err.find("expected an integer in 1..2147483647"), std::string::npos) << procs.err;
 }
+
+}  // namespace analyze_tests

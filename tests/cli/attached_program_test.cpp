@@ -19,6 +19,9 @@
 
 namespace fs = std::filesystem;
 
+// Its own namespace: unity builds (tests/CMakeLists.txt) batch files together.
+namespace attached_program_tests {
+
 namespace {
 
 const std::string kPoems = POEMS_BINARY;
@@ -448,3 +451,5 @@ study timed {
                        "Quiet's program does not build (mpicc -O2 quiet.c"))
       << errors;
 }
+
+}  // namespace attached_program_tests

@@ -14,6 +14,9 @@
 
 namespace fs = std::filesystem;
 
+// Its own namespace: unity builds (tests/CMakeLists.txt) batch files together.
+namespace constraint_tests {
+
 namespace {
 
 // A px x py grid of processes that meet at a barrier, on a LogGP network.
@@ -215,3 +218,5 @@ TEST_F(Constraint, TheOnlyStudysMachineHoldsWithSetValues) {
   ASSERT_EQ(named.exit_code, 0) << named.err;
   EXPECT_EQ(nlohmann::json::parse(bare.out)["time_ns"], nlohmann::json::parse(named.out)["time_ns"]);
 }
+
+}  // namespace constraint_tests

@@ -17,6 +17,9 @@
 
 namespace fs = std::filesystem;
 
+// Its own namespace: unity builds (tests/CMakeLists.txt) batch files together.
+namespace direct_study_tests {
+
 namespace {
 
 const std::string kPoems = POEMS_BINARY;
@@ -127,3 +130,5 @@ TEST(DirectStudy, ACellUnderTheRuntimesEagerLimitIsPoemsDirectOnTheMachine) {
   fs::remove_all(limited);
   fs::remove_all(plain);
 }
+
+}  // namespace direct_study_tests

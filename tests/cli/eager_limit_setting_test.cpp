@@ -14,6 +14,9 @@
 
 namespace fs = std::filesystem;
 
+// Its own namespace: unity builds (tests/CMakeLists.txt) batch files together.
+namespace eager_limit_setting_tests {
+
 namespace {
 
 // 2x2 ranks of 20x20 cells, 8 angles: 160-byte messages, eager under Odin's
@@ -141,3 +144,5 @@ TEST(EagerLimitSetting, WithoutANetworkItIsALocatedError) {
             std::string::npos)
       << r.err;
 }
+
+}  // namespace eager_limit_setting_tests

@@ -13,6 +13,9 @@
 
 namespace fs = std::filesystem;
 
+// Its own namespace: unity builds (tests/CMakeLists.txt) batch files together.
+namespace grammar_tests {
+
 namespace {
 
 const std::string kSource = POEMS_SOURCE_DIR;
@@ -394,3 +397,5 @@ TEST_F(Grammar, AnOptionOrAParameterGivenTwice) {
   EXPECT_EQ(fixed.exit_code, 2);
   EXPECT_NE(fixed.err.find("--vary: mk is also bound by --set"), std::string::npos) << fixed.err;
 }
+
+}  // namespace grammar_tests

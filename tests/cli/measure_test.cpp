@@ -14,6 +14,9 @@
 
 namespace fs = std::filesystem;
 
+// Its own namespace: unity builds (tests/CMakeLists.txt) batch files together.
+namespace measure_tests {
+
 namespace {
 
 const std::string kPoems = POEMS_BINARY;
@@ -219,3 +222,5 @@ TEST(CalibrateCommand, CachesimNeedsAStudyAndANativeKernel) {
             std::string::npos)
       << kernel.err;
 }
+
+}  // namespace measure_tests

@@ -9,6 +9,9 @@
 
 #include "run_command.h"
 
+// Its own namespace: unity builds (tests/CMakeLists.txt) batch files together.
+namespace recommend_tests {
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -206,3 +209,5 @@ TEST_F(CliRecommend, BadInputsNameTheParameterAndTheRange) {
 }
 
 }  // namespace
+
+}  // namespace recommend_tests

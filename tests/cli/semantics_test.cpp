@@ -10,6 +10,9 @@
 
 namespace fs = std::filesystem;
 
+// Its own namespace: unity builds (tests/CMakeLists.txt) batch files together.
+namespace semantics_tests {
+
 namespace {
 
 // In process (poems::cli::run).
@@ -207,3 +210,5 @@ TEST(CliSemantics, AnalyzeTakesTheMemoryLimitToo) {
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("simulating 20000000 processes needs about"), std::string::npos) << r.err;
 }
+
+}  // namespace semantics_tests

@@ -10,8 +10,8 @@ namespace poems::components {
 namespace {
 
 // l = 50 ns, G = 0.1 ns/B (10 GB/s) on every link.
-constexpr Picoseconds kL = 50'000;
-constexpr FemtosecondsPerByte kG = 100'000;
+constexpr Picoseconds kSwitchL = 50'000;
+constexpr FemtosecondsPerByte kSwitchG = 100'000;
 
 SwitchingModel model(Switching kind) {
   SwitchingModel m;
@@ -33,7 +33,7 @@ std::string message_of(const auto& call) {
 
 TEST(Switching, TorusFourByFourNodesZeroAndTenEachTechnique) {
   // Torus 4x4, nodes 0 (0,0) and 10 (2,2): 2 + 2 = 4 hops; s = 100 bytes.
-  const PathCost path = uniform_path(4, kL, kG);
+  const PathCost path = uniform_path(4, kSwitchL, kSwitchG);
   EXPECT_EQ(path, (PathCost{4, 200'000, 50'000, 400'000, 100'000}));
   // Packet: 4·(50 ns + 100·0.1 ns) = 4·60 ns = 240 ns.
   EXPECT_EQ(model(Switching::Packet).time(path, 100), 240'000u);
@@ -53,15 +53,15 @@ TEST(Switching, ZeroHopsCostsNothing) {
 TEST(Switching, CutThroughWithoutHeaderIsSumOfLatenciesPlusSizeOverBandwidth) {
   // SimGrid's lone flow: 3·50 ns + 1000 B / 10 GB/s = 150 + 100 = 250 ns.
   SwitchingModel m;  // cut-through, h = 0
-  EXPECT_EQ(m.time(uniform_path(3, kL, kG), 1000), 250'000u);
+  EXPECT_EQ(m.time(uniform_path(3, kSwitchL, kSwitchG), 1000), 250'000u);
 }
 
 TEST(Switching, WormholeEmptyMessageIsOneFlit) {
   // max(1, ceil(0/8)) = 1 flit: (2 - 1 + 1)·50.8 ns = 101.6 ns.
-  EXPECT_EQ(model(Switching::Wormhole).time(uniform_path(2, kL, kG), 0), 101'600u);
+  EXPECT_EQ(model(Switching::Wormhole).time(uniform_path(2, kSwitchL, kSwitchG), 0), 101'600u);
   // 8 bytes, one flit exactly: same; 9 bytes: two flits, 3·50.8 = 152.4 ns.
-  EXPECT_EQ(model(Switching::Wormhole).time(uniform_path(2, kL, kG), 8), 101'600u);
-  EXPECT_EQ(model(Switching::Wormhole).time(uniform_path(2, kL, kG), 9), 152'400u);
+  EXPECT_EQ(model(Switching::Wormhole).time(uniform_path(2, kSwitchL, kSwitchG), 8), 101'600u);
+  EXPECT_EQ(model(Switching::Wormhole).time(uniform_path(2, kSwitchL, kSwitchG), 9), 152'400u);
 }
 
 TEST(Switching, LinksThatDifferUseSumsAndMaxima) {
@@ -99,10 +99,10 @@ TEST(Switching, OverflowAndBadFlitAreErrors) {
             }),
             "packet switching time of 0 bytes over 1 hops exceeds 2^62 ps");
   m.kind = Switching::Wormhole;
-  EXPECT_THROW(m.time(uniform_path(4, kL, kG), ~std::uint64_t{0}), std::overflow_error);
+  EXPECT_THROW(m.time(uniform_path(4, kSwitchL, kSwitchG), ~std::uint64_t{0}), std::overflow_error);
   m.flit_bytes = 0;
-  EXPECT_THROW(m.time(uniform_path(1, kL, kG), 10), std::invalid_argument);
-  EXPECT_EQ(message_of([&] { m.time(uniform_path(1, kL, kG), 10); }),
+  EXPECT_THROW(m.time(uniform_path(1, kSwitchL, kSwitchG), 10), std::invalid_argument);
+  EXPECT_EQ(message_of([&] { m.time(uniform_path(1, kSwitchL, kSwitchG), 10); }),
             "wormhole switching needs a flit size of 1 byte or more, got 0");
 }
 

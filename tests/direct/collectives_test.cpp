@@ -15,7 +15,7 @@ namespace {
 using taskgraph::CollectiveAlgorithm;
 using taskgraph::CollectiveOp;
 
-const sim::LogGOPS kP{};  // L=2500 o=1500 g=1000 G=6 O=0 ns, S=65535
+const sim::LogGOPS kDefault{};  // L=2500 o=1500 g=1000 G=6 O=0 ns, S=65535
 
 int value(int rank, int j) { return rank * 1000 + j; }
 
@@ -96,16 +96,16 @@ sim::SimulationResult simulated(const Case& c) {
   call.root = static_cast<std::uint32_t>(c.root);
   taskgraph::CollectiveSchedule source(call);
   sim::SimulationOptions o;
-  o.params = kP;
+  o.params = kDefault;
   sim::SimulationResult r = sim::simulate(source, o);
-  if (auto form = components::collective_time(call, kP, kP.L)) {
+  if (auto form = components::collective_time(call, kDefault, kDefault.L)) {
     EXPECT_EQ(r.max_finish, *form) << name(c) << ": the simulator against the closed form";
   }
   return r;
 }
 
 void check(const Case& c) {
-  DirectOptions o = model_options(static_cast<std::uint32_t>(c.procs), kP);
+  DirectOptions o = model_options(static_cast<std::uint32_t>(c.procs), kDefault);
   o.algorithms[c.op] = c.algorithm;
   std::vector<int> wrong(static_cast<std::size_t>(c.procs), -1);
   DirectResult r =
@@ -121,7 +121,7 @@ void check(const Case& c) {
           components::collective_time({c.op, c.algorithm, static_cast<std::uint32_t>(c.procs), 0,
                                        c.op == CollectiveOp::Barrier ? 0 : 4ull * static_cast<std::uint64_t>(c.count),
                                        static_cast<std::uint32_t>(c.root), 0, 0, 0},
-                                      kP, kP.L)) {
+                                      kDefault, kDefault.L)) {
     EXPECT_EQ(r.sim.max_finish, *form) << name(c) << ": direct execution against the closed form";
   }
 }
@@ -173,7 +173,7 @@ TEST(Collectives, ReductionsOfEveryKind) {
     } minloc{0, -1};
   };
   std::vector<Out> out(6);
-  DirectResult r = run_ranks(model_options(6, kP), [&](int rank, int) {
+  DirectResult r = run_ranks(model_options(6, kDefault), [&](int rank, int) {
     Out& o = out[static_cast<std::size_t>(rank)];
     const double d = 1.5 * rank - 2;
     MPI_Allreduce(&d, &o.max, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
@@ -210,7 +210,7 @@ TEST(Collectives, ReductionsOfEveryKind) {
 TEST(Communicators, SplitAndDupGiveWorkingGroups) {
   const int P = 7;
   std::vector<std::array<int, 4>> seen(P);
-  DirectResult r = run_ranks(model_options(P, kP), [&](int rank, int) {
+  DirectResult r = run_ranks(model_options(P, kDefault), [&](int rank, int) {
     MPI_Comm half, copy;
     // Even and odd ranks, ordered by descending world rank.
     MPI_Comm_split(MPI_COMM_WORLD, rank % 2, -rank, &half);

@@ -12,7 +12,7 @@
 namespace poems::direct::testing {
 namespace {
 
-const sim::LogGOPS kP{};
+const sim::LogGOPS kFlat{};
 
 processor::ProcessorSpec wg(double ns) {
   processor::ProcessorSpec s;
@@ -31,7 +31,7 @@ void spin(int n) {
 }
 
 TEST(Compute, ProcessorModelChargesWorkTimesWg) {
-  DirectOptions o = model_options(2, kP);
+  DirectOptions o = model_options(2, kFlat);
   o.processor = wg(60);
   std::vector<Picoseconds> t(2);
   DirectResult r = run_ranks(o, [&](int rank, int) {
@@ -46,12 +46,12 @@ TEST(Compute, ProcessorModelChargesWorkTimesWg) {
 }
 
 TEST(Compute, WithoutAProcessorModelPOEMSComputeFails) {
-  DirectResult r = run_ranks(model_options(1, kP), [&](int, int) { POEMS_Compute(1); });
+  DirectResult r = run_ranks(model_options(1, kFlat), [&](int, int) { POEMS_Compute(1); });
   EXPECT_NE(r.error.find("rank 0: POEMS_Compute: no processor model is set"), std::string::npos) << r.error;
 }
 
 TEST(Compute, MeasuredTimeIsChargedBetweenCalls) {
-  DirectOptions o = model_options(2, kP);
+  DirectOptions o = model_options(2, kFlat);
   o.compute = ComputeMode::Measured;
   Picoseconds recv_done = 0;
   DirectResult r = run_ranks(o, [&](int rank, int) {
@@ -69,14 +69,14 @@ TEST(Compute, MeasuredTimeIsChargedBetweenCalls) {
   EXPECT_GT(r.sim.per_rank[0].compute, 0u);
   // Rank 1 computes little, so its receive completes one hop after rank 0's
   // send, which starts after rank 0's measured computation.
-  EXPECT_GT(recv_done, kP.o + kP.L + kP.recv_cpu(4));
-  EXPECT_GE(r.sim.per_rank[0].compute + kP.o + kP.L + kP.recv_cpu(4), recv_done - r.sim.per_rank[1].compute);
+  EXPECT_GT(recv_done, kFlat.o + kFlat.L + kFlat.recv_cpu(4));
+  EXPECT_GE(r.sim.per_rank[0].compute + kFlat.o + kFlat.L + kFlat.recv_cpu(4), recv_done - r.sim.per_rank[1].compute);
 }
 
 TEST(Compute, ScaleZeroLeavesOnlyDelays) {
   // Measured mode: POEMS_Compute describes code that was timed, so it adds
   // nothing; POEMS_Advance stands for code that did not run, so it counts.
-  DirectOptions o = model_options(1, kP);
+  DirectOptions o = model_options(1, kFlat);
   o.compute = ComputeMode::Measured;
   o.compute_scale = 0;
   o.processor = wg(60);
@@ -93,7 +93,7 @@ TEST(Compute, ScaleZeroLeavesOnlyDelays) {
 TEST(Compute, ManyRanksWithDelaysOnly) {
   // The memory-reduced pattern: no arrays, delays instead of kernels.
   const int P = 1000;
-  DirectResult r = run_ranks(model_options(P, kP), [&](int rank, int size) {
+  DirectResult r = run_ranks(model_options(P, kFlat), [&](int rank, int size) {
     double x = rank;
     for (int step = 0; step < 3; ++step) {
       POEMS_Advance(1000);
@@ -111,7 +111,7 @@ TEST(Compute, ManyRanksWithDelaysOnly) {
 TEST(Compute, OsNoiseStretchesARanksComputation) {
   // Aligned detours of 25 us every 1 ms (docs/simulator.md, "OS noise"): 5 ms
   // charged from time 0 meet the detour in progress at 0 and those at 1..5 ms.
-  DirectOptions o = model_options(2, kP);
+  DirectOptions o = model_options(2, kFlat);
   components::NoiseSpec noise = components::parse_noise("periodic:period=1ms,detour=25us,phase=aligned");
   o.sim.noise = std::make_shared<const components::Noise>(noise);
   std::vector<double> took(2);
@@ -131,7 +131,7 @@ TEST(Compute, RanksSharingACoreAdvanceAtItsShare) {
   // "Time sharing"): 1 ms beside 3 ms, the first ends at 2 ms (half speed),
   // the second at 4 ms; first come first served runs one whole, then the other.
   for (auto rule : {components::TimeSharing::ProcessorSharing, components::TimeSharing::FirstCome}) {
-    DirectOptions o = model_options(2, kP);
+    DirectOptions o = model_options(2, kFlat);
     components::NetworkSpec spec;
     spec.mapping.ranks_per_node = 2;
     spec.cores_per_node = 1;

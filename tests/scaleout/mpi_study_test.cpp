@@ -20,6 +20,9 @@
 
 namespace fs = std::filesystem;
 
+// Its own namespace: unity builds (tests/CMakeLists.txt) batch files together.
+namespace mpi_study_tests {
+
 namespace {
 
 const std::string kSource = POEMS_SOURCE_DIR;
@@ -141,3 +144,5 @@ TEST(MpiStudy, AKilledWriterRankLosesNothingStoredAndARerunCompletesIt) {
   fs::remove(db);
   fs::remove(serial_db);
 }
+
+}  // namespace mpi_study_tests

@@ -24,6 +24,9 @@
 
 namespace fs = std::filesystem;
 
+// Its own namespace: unity builds (tests/CMakeLists.txt) batch files together.
+namespace recommend_jobs_tests {
+
 namespace {
 
 const std::string kSource = POEMS_SOURCE_DIR;
@@ -201,3 +204,5 @@ TEST(RecommendJobs, AKilledQuestionLosesNothingStoredAndARerunCompletesIt) {
   fs::remove_all(dir);
   fs::remove_all(serial);
 }
+
+}  // namespace recommend_jobs_tests

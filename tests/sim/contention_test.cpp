@@ -22,12 +22,12 @@ using components::Network;
 using components::NetworkSpec;
 using components::TopologyKind;
 
-LogGOPS machine() { return params(5000, 1000, 0, ns_per_byte(1), 0); }
+LogGOPS contended_machine() { return params(5000, 1000, 0, ns_per_byte(1), 0); }
 
-SimulationResult run(const std::string& text, const NetworkSpec& spec, Semantics semantics = Semantics::Matched) {
+SimulationResult run_shared(const std::string& text, const NetworkSpec& spec, Semantics semantics = Semantics::Matched) {
   auto s = goal(text);
   SimulationOptions o;
-  o.params = machine();
+  o.params = contended_machine();
   o.semantics = semantics;
   o.network = std::make_shared<const Network>(spec);
   return s ? simulate(*s, o) : SimulationResult{};
@@ -75,7 +75,7 @@ NetworkSpec max_min(std::uint32_t ranks_per_node = 1) {
 
 TEST(ContentionSim, AMessageAloneCostsWhatLogGopsCharges) {
   // o + L + (s-1)G + o = 1,000 + 5,000 + 9,999 + 1,000.
-  SimulationResult r = run(messages(2, {{0, 1, 10000}}), max_min());
+  SimulationResult r = run_shared(messages(2, {{0, 1, 10000}}), max_min());
   EXPECT_EQ(r.per_rank[1].finish, ns(16999));
   ASSERT_TRUE(r.network.has_value());
   EXPECT_TRUE(r.network->contention);
@@ -83,14 +83,14 @@ TEST(ContentionSim, AMessageAloneCostsWhatLogGopsCharges) {
   NetworkSpec none;
   none.mapping.ranks_per_node = 1;
   none.cores_per_node = 1;  // not flat: the network path without contention
-  EXPECT_EQ(run(messages(2, {{0, 1, 10000}}), none).per_rank[1].finish, ns(16999));
+  EXPECT_EQ(run_shared(messages(2, {{0, 1, 10000}}), none).per_rank[1].finish, ns(16999));
 }
 
 // Two ranks of node 0 send 10,000 B each to their partners on node 1 at
 // once: both flows cross node 0's NIC and node 1's, each at half the rate:
 // o + L + 2(s-1)G + o = 26,998 ns for both.
 TEST(ContentionSim, TwoFlowsThroughOneNicEachGetHalfItsBandwidth) {
-  SimulationResult r = run(messages(4, {{0, 2, 10000}, {1, 3, 10000}}), max_min(2));
+  SimulationResult r = run_shared(messages(4, {{0, 2, 10000}, {1, 3, 10000}}), max_min(2));
   EXPECT_EQ(r.per_rank[2].finish, ns(26998));
   EXPECT_EQ(r.per_rank[3].finish, ns(26998));
   EXPECT_EQ(r.network->peak_flows, 2u);
@@ -101,14 +101,14 @@ TEST(ContentionSim, TwoFlowsThroughOneNicEachGetHalfItsBandwidth) {
 // two end 3 x 7,499 ns later (33,497), the third, 2,500 B left, alone
 // 2,500 ns after them.
 TEST(ContentionSim, AThirdFlowJoiningLateSlowsTheFirstTwoFromThatMoment) {
-  SimulationResult r = run(messages(6, {{0, 3, 10000}, {1, 4, 10000}, {2, 5, 10000, 5000}}), max_min(3));
+  SimulationResult r = run_shared(messages(6, {{0, 3, 10000}, {1, 4, 10000}, {2, 5, 10000, 5000}}), max_min(3));
   EXPECT_EQ(r.per_rank[3].finish, ns(34497));
   EXPECT_EQ(r.per_rank[4].finish, ns(34497));
   EXPECT_EQ(r.per_rank[5].finish, ns(36997));
 }
 
 TEST(ContentionSim, FlowsOnDisjointNicsDoNotInteract) {
-  SimulationResult r = run(messages(4, {{0, 1, 10000}, {2, 3, 10000}}), max_min());
+  SimulationResult r = run_shared(messages(4, {{0, 1, 10000}, {2, 3, 10000}}), max_min());
   EXPECT_EQ(r.per_rank[1].finish, ns(16999));
   EXPECT_EQ(r.per_rank[3].finish, ns(16999));
 }
@@ -125,10 +125,10 @@ TEST(ContentionSim, SixteenRanksOfANodeShareItsInjection) {
   for (std::uint32_t n = 1; n <= 16; ++n) spec.mapping.wrap.push_back(n);
   std::vector<Message> burst;
   for (std::uint32_t r = 0; r < 16; ++r) burst.push_back({r, 16 + r, 1000});
-  SimulationResult r = run(messages(32, burst), spec);
+  SimulationResult r = run_shared(messages(32, burst), spec);
   for (std::uint32_t k = 16; k < 32; ++k) EXPECT_EQ(r.per_rank[k].finish, ns(22984)) << k;
   spec.contention = Contention::None;
-  r = run(messages(32, burst), spec);
+  r = run_shared(messages(32, burst), spec);
   EXPECT_EQ(r.per_rank[16].finish, ns(7999));
   EXPECT_EQ(r.per_rank[31].finish, ns(22984));
 }
@@ -146,10 +146,10 @@ TEST(ContentionSim, ALinkIsSharedPerDirection) {
   spec.topology.hop_latency = 100'000;
   spec.topology.link_per_byte = 1'000'000;
   spec.nic_per_byte = 0;
-  SimulationResult shared = run(messages(4, {{0, 2, 10000}, {1, 3, 10000}}), spec);
+  SimulationResult shared = run_shared(messages(4, {{0, 2, 10000}, {1, 3, 10000}}), spec);
   EXPECT_EQ(shared.per_rank[2].finish, ns(6201 + 2 * 9999 + 1000));
   EXPECT_EQ(shared.per_rank[3].finish, ns(6201 + 2 * 9999 + 1000));
-  SimulationResult opposite = run(messages(4, {{0, 2, 10000}, {2, 0, 10000}}), spec);
+  SimulationResult opposite = run_shared(messages(4, {{0, 2, 10000}, {2, 0, 10000}}), spec);
   EXPECT_EQ(opposite.per_rank[0].finish, ns(6201 + 9999 + 1000));
   EXPECT_EQ(opposite.per_rank[2].finish, ns(6201 + 9999 + 1000));
 }
@@ -167,11 +167,11 @@ TEST(ContentionSim, RttBytesShareALinkInInverseProportionToTheRoutes) {
   spec.topology.link_per_byte = 1'000'000;
   spec.nic_per_byte = 0;
   const std::string text = messages(8, {{0, 3, 10000}, {2, 4, 10000}});
-  SimulationResult equal = run(text, spec);
+  SimulationResult equal = run_shared(text, spec);
   EXPECT_EQ(equal.per_rank[3].finish, ns(6001 + 2 * 9999 + 1000));
   EXPECT_EQ(equal.per_rank[4].finish, ns(6001 + 2 * 9999 + 1000));
   spec.rtt_bytes = 1000;
-  SimulationResult unequal = run(text, spec);
+  SimulationResult unequal = run_shared(text, spec);
   EXPECT_EQ(unequal.per_rank[4].finish, ns(6001 + 16665 + 1000));
   EXPECT_EQ(unequal.per_rank[3].finish, ns(6001 + 16665 + 3333 + 1000));
 }
@@ -192,7 +192,7 @@ TEST(ContentionSim, RttBytesNeedMaxMinContention) {
 TEST(ContentionSim, ABackboneIsSharedByEveryMessageBetweenNodes) {
   NetworkSpec spec = max_min();
   spec.backbone_per_byte = 500'000;
-  SimulationResult r = run(messages(8, {{0, 4, 10000}, {1, 5, 10000}, {2, 6, 10000}, {3, 7, 10000}}), spec);
+  SimulationResult r = run_shared(messages(8, {{0, 4, 10000}, {1, 5, 10000}, {2, 6, 10000}, {3, 7, 10000}}), spec);
   for (std::uint32_t k = 4; k < 8; ++k) EXPECT_EQ(r.per_rank[k].finish, ns(26998)) << k;
 }
 
@@ -202,14 +202,14 @@ TEST(ContentionSim, AnUnexpectedMessagesBytesAreInWhenItsReceiveIsPosted) {
   const std::string text =
       "num_ranks 2\nrank 0 {\nl1: send 10000b to 1\n}\nrank 1 {\nc: calc 50000\nr: recv 10000b from 0\n"
       "r requires c\n}\n";
-  EXPECT_EQ(run(text, max_min()).per_rank[1].finish, ns(51000));
+  EXPECT_EQ(run_shared(text, max_min()).per_rank[1].finish, ns(51000));
   NetworkSpec none;
   none.cores_per_node = 1;
-  EXPECT_EQ(run(text, none).per_rank[1].finish, ns(60999));
+  EXPECT_EQ(run_shared(text, none).per_rank[1].finish, ns(60999));
 }
 
 TEST(ContentionSim, TheLoggopsimSemanticsRefusesContention) {
-  EXPECT_THROW(run(messages(2, {{0, 1, 100}}), max_min(), Semantics::Loggopsim), SimulationLimitError);
+  EXPECT_THROW(run_shared(messages(2, {{0, 1, 100}}), max_min(), Semantics::Loggopsim), SimulationLimitError);
 }
 
 }  // namespace

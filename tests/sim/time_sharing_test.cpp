@@ -22,11 +22,11 @@ using components::TimeSharing;
 constexpr Picoseconds kMs = ns(1'000'000);
 
 // L 5 us, o 1 us, g 2 us, G 1 ns/B, O 0, S 65535 B.
-LogGOPS machine() { return params(5000, 1000, 2000, ns_per_byte(1), 0); }
+LogGOPS sharing_machine() { return params(5000, 1000, 2000, ns_per_byte(1), 0); }
 
 // `per_node` ranks on a node of one core, shared by `rule`.
 SimulationResult run(const std::string& text, TimeSharing rule, std::uint32_t per_node = 2,
-                     const LogGOPS& p = machine()) {
+                     const LogGOPS& p = sharing_machine()) {
   auto s = goal(text);
   NetworkSpec spec;
   spec.mapping.ranks_per_node = per_node;
@@ -131,7 +131,7 @@ TEST(TimeSharing, ARendezvousMatchedBeforeItsSendsCpuPartEndsCompletesWithIt) {
       "rank 0 {\nl1: send 100000b to 2\n}\n"
       "rank 1 {\nl1: calc 1000000\n}\n"
       "rank 2 {\nl1: recv 100000b from 0\n}\n";
-  LogGOPS p = machine();
+  LogGOPS p = sharing_machine();
   p.O = ns_per_byte(1) / 2;
   SimulationResult fcfs = run(text, kFcfs, 2, p);
   SimulationResult shared = run(text, kShared, 2, p);
@@ -205,7 +205,7 @@ TEST(TimeSharing, CollectivesCompleteAndEveryCoreDoesAtMostItsTime) {
           spec.time_sharing = rule;
           spec.contention = contention;
           SimulationOptions o;
-          o.params = machine();
+          o.params = sharing_machine();
           o.params.O = ns_per_byte(1) / 2;  // a per-byte overhead, so a send's CPU part outlasts its o
           o.params.S = 4096;
           o.network = std::make_shared<const Network>(spec);

@@ -17,6 +17,9 @@ using namespace poems;
 using namespace poems::taskgraph;
 using poems::psl::lower_model;
 
+// Its own namespace: unity builds (tests/CMakeLists.txt) batch files together.
+namespace limits_tests {
+
 namespace {
 
 std::shared_ptr<const StaticTaskGraph> load(const std::string& text) {
@@ -306,3 +309,5 @@ TEST(Quantities, ALetTheBindingDividesByZeroIsNamed) {
             "a division by zero?");
   EXPECT_EQ(run(g, {{"mk", 7}}), "");
 }
+
+}  // namespace limits_tests
