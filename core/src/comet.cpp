@@ -403,13 +403,16 @@ CometReport run_comet(const CometRequest& request, Store& store) {
     // The PSL model simulated, at the sizes the program reported.
     if (simulator)
       for (CometPoint& p : k.points) {
-        const bool first = p.bytes == r.sizes.front();  // comet.c runs the sizes in the order given
-        p.simulated = simulator->figure(kernel, p.bytes, first);
+        // comet.c runs the sizes in the order given: the one before this one.
+        const auto at = std::find(r.sizes.begin(), r.sizes.end(), p.bytes);
+        const std::optional<std::uint64_t> previous =
+            at == r.sizes.begin() || at == r.sizes.end() ? std::nullopt : std::optional<std::uint64_t>(*(at - 1));
+        p.simulated = simulator->figure(kernel, p.bytes, previous);
         if (!p.simulated) continue;
         nlohmann::json b = {{"procs", r.procs},
                             {"reps", r.reps},
                             {"model", comet_model_name(kernel)},
-                            {"parameters", simulator->parameters(kernel, p.bytes, first)},
+                            {"parameters", simulator->parameters(kernel, p.bytes, previous)},
                             {"machine", machine_json}};
         kb.put(kCometSimulated, kernel, p.bytes, b, figure_result(*p.simulated, false, r.reps), simulator->spec_hash());
       }

@@ -79,13 +79,18 @@ const System& CometSimulator::system(const std::string& kernel) {
 }
 
 taskgraph::ParameterBinding CometSimulator::parameters(const std::string& kernel, std::uint64_t bytes,
-                                                       bool first_size) const {
+                                                       std::optional<std::uint64_t> previous) const {
   taskgraph::ParameterBinding b = {{"P", procs_}, {"bytes", static_cast<double>(bytes)}};
   // comet.c's reduce_times: an MPI_Allreduce of `reps` doubles after every
   // kernel and size, which leaves its skew to the next size's repetitions
-  // (and overlap's reported mode runs after two others).
-  const bool after_another = kernel == "overlap" || (!first_size && kernel != "barrier" && kernel != "transpose");
-  b["allreduce_before"] = after_another ? 8.0 * reps_ : 0.0;
+  // (and overlap's reported mode runs after two others); where a barrier
+  // does not remove skew, the previous size's repetitions leave theirs too.
+  if (kernel == "barrier" || kernel == "transpose") previous.reset();  // one line each
+  b["allreduce_before"] = kernel == "overlap" || previous ? 8.0 * reps_ : 0.0;
+  if (previous && kernel != "overlap") {
+    b["bytes_before"] = static_cast<double>(*previous);
+    b["repetitions_before"] = layout_.warmup + reps_;
+  }
   if (kernel == "guard" || kernel == "rowbcast" || kernel == "colbcast") {
     b["rows"] = layout_.rows;
     b["cols"] = layout_.cols;
@@ -95,11 +100,12 @@ taskgraph::ParameterBinding CometSimulator::parameters(const std::string& kernel
   return b;
 }
 
-std::vector<std::uint64_t> CometSimulator::finish_times(const std::string& kernel, std::uint64_t bytes, bool first_size,
+std::vector<std::uint64_t> CometSimulator::finish_times(const std::string& kernel, std::uint64_t bytes,
+                                                        std::optional<std::uint64_t> previous,
                                                         std::uint32_t repetitions, bool barrier_only_last) {
   Evaluation e;
   e.graph = system(kernel).graph();
-  e.binding = parameters(kernel, bytes, first_size);
+  e.binding = parameters(kernel, bytes, previous);
   e.binding["repetitions"] = repetitions;
   e.binding["barrier_only_last"] = barrier_only_last ? 1 : 0;
   e.values = taskgraph::evaluate_model_values(*e.graph, e.binding);
@@ -116,7 +122,8 @@ std::vector<std::uint64_t> CometSimulator::finish_times(const std::string& kerne
   return finish;
 }
 
-std::optional<CometFigure> CometSimulator::figure(const std::string& kernel, std::uint64_t bytes, bool first_size) {
+std::optional<CometFigure> CometSimulator::figure(const std::string& kernel, std::uint64_t bytes,
+                                                  std::optional<std::uint64_t> previous) {
   if (procs_ < 2 && needs_two_ranks(kernel)) return std::nullopt;
   // comet.c's repetition times: rank by rank, the end of its part of the
   // kernel less the end of its barrier; the slowest rank's (echo: rank 0's
@@ -125,8 +132,8 @@ std::optional<CometFigure> CometSimulator::figure(const std::string& kernel, std
   try {
     for (std::uint32_t j = 1; j <= reps_; ++j) {
       const std::uint32_t repetitions = layout_.warmup + j;
-      const std::vector<std::uint64_t> start = finish_times(kernel, bytes, first_size, repetitions, true);
-      const std::vector<std::uint64_t> end = finish_times(kernel, bytes, first_size, repetitions, false);
+      const std::vector<std::uint64_t> start = finish_times(kernel, bytes, previous, repetitions, true);
+      const std::vector<std::uint64_t> end = finish_times(kernel, bytes, previous, repetitions, false);
       double slowest = 0;
       for (std::uint32_t r = 0; r < procs_; ++r) {
         if ((kernel == "echo" && r != 0) || (kernel == "contention" && r > 1)) continue;

@@ -70,6 +70,20 @@ TEST(CometSimulation, OddRankCountsAndTheRendezvousHandshake) {
   expect_simulation_equals_direct(doc, "4 ranks with the handshake");
 }
 
+// On 6 ranks (a 2 x 3 grid) the barrier does not remove the skew a size
+// leaves, so rowbcast at 8 B depends on the size comet.c ran before it:
+// 12007 ns alone, 12921 ns after 64 B. The model replays that size's
+// repetitions and the MPI_Allreduce of their times, and follows.
+TEST(CometSimulation, ReplaysTheSizeBefore) {
+  const std::string args = " --kernels rowbcast --reps 3 --procs 6" + kFlat;
+  const nlohmann::json alone = run_json("--sizes 8" + args);
+  EXPECT_EQ(median(kernel(alone, "rowbcast").at("points").at(0), "simulation"), 12007.0) << alone.dump();
+  expect_simulation_equals_direct(alone, "8 B alone");
+  const nlohmann::json after = run_json("--sizes 64,8" + args);
+  EXPECT_EQ(median(kernel(after, "rowbcast").at("points").at(0), "simulation"), 12921.0) << after.dump();
+  expect_simulation_equals_direct(after, "8 B after 64 B");
+}
+
 TEST(CometSimulation, OneRankSkipsWhatComet_cSkips) {
   const nlohmann::json doc = run_json("--kernels echo,broadcast,shift --sizes 8 --reps 2 --procs 1" + kFlat);
   EXPECT_TRUE(kernel(doc, "echo").at("points").empty());

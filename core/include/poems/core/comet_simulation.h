@@ -46,19 +46,23 @@ class CometSimulator {
   // The kernel at `bytes`: nullopt for a kernel comet.c skips on these
   // ranks (echo, pairwise, contention, overlap on one rank). Throws
   // EvaluationError when a simulation fails.
-  std::optional<CometFigure> figure(const std::string& kernel, std::uint64_t bytes, bool first_size);
+  // `previous`: the size comet.c runs before this one (nullopt: the first),
+  // whose repetitions and MPI_Allreduce of their times the model replays.
+  std::optional<CometFigure> figure(const std::string& kernel, std::uint64_t bytes,
+                                    std::optional<std::uint64_t> previous);
   // The model parameters of one kernel at one size, the repetitions aside
-  // (what the run key binds). `first_size`: comet.c runs it first (no
-  // MPI_Allreduce of an earlier size's times before it).
-  taskgraph::ParameterBinding parameters(const std::string& kernel, std::uint64_t bytes, bool first_size) const;
+  // (what the run key binds).
+  taskgraph::ParameterBinding parameters(const std::string& kernel, std::uint64_t bytes,
+                                         std::optional<std::uint64_t> previous) const;
   // SHA-256 of comet.psl's text.
   const std::string& spec_hash() const { return hash_; }
 
  private:
   // Each rank's finish time (ps) after `repetitions`, the last one stopping
   // after its barrier when `barrier_only_last`.
-  std::vector<std::uint64_t> finish_times(const std::string& kernel, std::uint64_t bytes, bool first_size,
-                                          std::uint32_t repetitions, bool barrier_only_last);
+  std::vector<std::uint64_t> finish_times(const std::string& kernel, std::uint64_t bytes,
+                                          std::optional<std::uint64_t> previous, std::uint32_t repetitions,
+                                          bool barrier_only_last);
   const System& system(const std::string& kernel);
 
   Machine machine_;
