@@ -13,9 +13,8 @@ namespace {
 
 struct CometOptions {
   std::vector<std::string> imports;
-  std::string machine, kernels = "all", sizes, procs = "2", format = "table", plot;
-  std::uint32_t reps = 10;
-  bool no_measure = false;
+  std::string machine, kernels = "all", sizes, procs = "2", reps = "10", format = "table", plot;
+  bool no_measure = false, no_simulation = false;
   MachineOptions overrides;
   double timeout = 600;
   core::StoreOptions store;
@@ -28,7 +27,7 @@ void register_comet(CLI::App& app, Context& ctx) {
   CLI::App* cmd = app.add_subcommand(
       "comet",
       "CoMet's communication kernels measured on this host under mpirun and predicted on a machine model (direct "
-      "execution, closed forms), kernel by kernel (docs/comet.md)");
+      "execution, the PSL models simulated, closed forms), kernel by kernel (docs/comet.md)");
   cmd->add_option("--import,--machines", o->imports,
                   "PSL files with the machine components (default: the examples' machines.psl)");
   cmd->add_option("--machine", o->machine,
@@ -40,6 +39,8 @@ void register_comet(CLI::App& app, Context& ctx) {
   add_procs_option(cmd, o->procs, "Ranks, 1..1024 (also -np)")->capture_default_str();
   cmd->add_option("--reps", o->reps, "Timed repetitions per kernel and size, 1..100000")->capture_default_str();
   cmd->add_flag("--no-measure", o->no_measure, "Predict only: do not run the kernels under mpirun");
+  cmd->add_flag("--no-simulation", o->no_simulation,
+                "Do not simulate the kernels' PSL models (examples/comet/comet.psl)");
   add_machine_options(cmd, o->overrides);
   add_timeout_option(cmd, o->timeout);
   add_format_option(cmd, o->format, {"table", "csv", "json"});
@@ -51,8 +52,9 @@ void register_comet(CLI::App& app, Context& ctx) {
     r.kernels = core::parse_comet_kernels(o->kernels);
     if (!o->sizes.empty()) r.sizes = core::parse_comet_sizes(o->sizes);
     r.procs = core::parse_comet_procs(o->procs);
-    r.reps = o->reps;
+    r.reps = core::parse_comet_reps(o->reps);
     r.measure = !o->no_measure && core::comet_machine_is_this_host(o->machine);
+    r.simulate = !o->no_simulation;
     r.machine.files = o->imports;
     r.machine.machine = o->machine;
     r.machine.overrides = o->overrides.overrides;

@@ -59,6 +59,17 @@ std::optional<Picoseconds> binomial_bcast_time(const LogGOPS& p, std::uint64_t p
   return hop * ceil_log2(procs);
 }
 
+std::optional<Picoseconds> binomial_reduce_time(const LogGOPS& p, std::uint64_t procs, std::uint64_t bytes,
+                                                Picoseconds rendezvous_sync) {
+  if (procs <= 1) return 0;
+  if (!std::has_single_bit(procs)) return std::nullopt;  // an incomplete tree
+  const Picoseconds sync = sync_for(p, bytes, rendezvous_sync);
+  const Picoseconds hop = sync + 2 * p.o + p.L + std::max(sO(p, bytes), sG(p, bytes));
+  // A node takes one child's message a hop: its CPU and NIC must be free by the next.
+  if (std::max(p.recv_cpu(bytes), p.recv_nic(bytes)) + sync > hop) return std::nullopt;
+  return hop * ceil_log2(procs);
+}
+
 std::optional<Picoseconds> dissemination_time(const LogGOPS& p, std::uint64_t procs, std::uint64_t bytes,
                                               Picoseconds rendezvous_sync) {
   if (procs <= 1) return 0;
@@ -102,6 +113,9 @@ std::optional<Picoseconds> collective_time(const taskgraph::CollectiveCall& call
       break;
     case CollectiveOp::Bcast:
       if (a == CollectiveAlgorithm::Binomial) return binomial_bcast_time(p, call.procs, call.bytes, rendezvous_sync);
+      break;
+    case CollectiveOp::Reduce:
+      if (a == CollectiveAlgorithm::Binomial) return binomial_reduce_time(p, call.procs, call.bytes, rendezvous_sync);
       break;
     case CollectiveOp::Barrier:
     case CollectiveOp::Allreduce:

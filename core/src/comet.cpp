@@ -15,6 +15,7 @@
 #include "poems/base/suggest.h"
 #include "poems/base/temporary_directory.h"
 #include "poems/components/collective_models.h"
+#include "poems/core/comet_simulation.h"
 #include "poems/core/direct_program.h"
 #include "poems/core/error.h"
 #include "poems/db/run_key.h"
@@ -115,13 +116,14 @@ class CometStore {
   CometStore(Store& store, const std::string& source_hash, CometReport& report)
       : store_(store), hash_(source_hash), report_(report) {}
 
+  // `spec_hash`: what the figure was computed from ("" = comet.c's hash).
   void put(const std::string& evaluator, const std::string& kernel, std::uint64_t bytes, nlohmann::json binding,
-           const db::Result& result) {
+           const db::Result& result, const std::string& spec_hash = "") {
     if (!store_.enabled()) return;
     db::RunKey key;
     key.model = "comet." + kernel;
     key.evaluator = evaluator;
-    key.spec_hash = hash_;
+    key.spec_hash = spec_hash.empty() ? hash_ : spec_hash;
     key.tool_version = POEMS_VERSION;
     binding["bytes"] = bytes;
     key.binding = std::move(binding);
@@ -219,6 +221,16 @@ std::uint32_t parse_comet_procs(const std::string& text) {
   return static_cast<std::uint32_t>(n);
 }
 
+std::uint32_t parse_comet_reps(const std::string& text) {
+  const bool digits = !text.empty() && text.size() <= 6 && std::all_of(text.begin(), text.end(), [](char c) {
+    return std::isdigit(static_cast<unsigned char>(c));
+  });
+  const unsigned long n = digits ? std::stoul(text) : 0;
+  if (n < 1 || n > 100000)
+    throw UsageError("--reps", "'" + text + "' is not allowed; allowed: an integer from 1 to 100000");
+  return static_cast<std::uint32_t>(n);
+}
+
 std::string comet_sizes_text(const std::vector<std::uint64_t>& sizes) {
   std::vector<std::string> items;
   for (std::uint64_t s : sizes) items.push_back(std::to_string(s));
@@ -264,6 +276,11 @@ std::optional<double> comet_closed_form_ns(const std::string& kernel, std::uint6
     call.op = taskgraph::CollectiveOp::Bcast;
     call.algorithm = taskgraph::CollectiveAlgorithm::Binomial;
     text = "binomial broadcast, log2 P levels of 2o + L + max{sO, sG} (the collective closed forms, eq. 3)";
+  } else if (kernel == "reduce") {
+    call.op = taskgraph::CollectiveOp::Reduce;
+    call.algorithm = taskgraph::CollectiveAlgorithm::Binomial;
+    call.bytes = (bytes + 7) / 8 * 8;  // ceil(s / 8) doubles
+    text = "binomial reduce of ceil(s/8) doubles, log2 P levels of 2o + L + max{sO, sG} (eq. 3 mirrored)";
   } else if (kernel == "allreduce") {
     call.op = taskgraph::CollectiveOp::Allreduce;
     call.algorithm = taskgraph::CollectiveAlgorithm::RecursiveDoubling;
@@ -286,7 +303,8 @@ CometReport run_comet(const CometRequest& request, Store& store) {
   if (request.procs < 1 || request.procs > 1024)
     throw UsageError("--procs", "'" + std::to_string(request.procs) + "' is out of range; allowed: 1..1024");
   if (request.reps < 1 || request.reps > 100000)
-    throw UsageError("--reps", "'" + std::to_string(request.reps) + "' is out of range; allowed: 1..100000");
+    throw UsageError("--reps",
+                     "'" + std::to_string(request.reps) + "' is not allowed; allowed: an integer from 1 to 100000");
   const std::string& source = comet_source();
   if (source.empty() || !std::filesystem::is_regular_file(source))
     throw InputError("the CoMet program examples/comet/comet.c is not where this build expects it ('" + source + "')");
@@ -320,6 +338,9 @@ CometReport run_comet(const CometRequest& request, Store& store) {
   const std::string hash = db::sha256_hex(file_text(source));
   CometStore kb(store, hash, report);
   const nlohmann::json machine_json = machine_key(machine.machine);
+  // The PSL models, simulated on the same machine.
+  std::unique_ptr<CometSimulator> simulator;
+  if (r.simulate) simulator = std::make_unique<CometSimulator>(machine.machine, r.procs, r.reps);
 
   // The measured program, built only when it runs.
   std::string measured_binary;
@@ -379,6 +400,23 @@ CometReport run_comet(const CometRequest& request, Store& store) {
         }
     }
 
+    // The PSL model simulated, at the sizes the program reported.
+    if (simulator)
+      for (CometPoint& p : k.points) {
+        // comet.c runs the sizes in the order given: the one before this one.
+        const auto at = std::find(r.sizes.begin(), r.sizes.end(), p.bytes);
+        const std::optional<std::uint64_t> previous =
+            at == r.sizes.begin() || at == r.sizes.end() ? std::nullopt : std::optional<std::uint64_t>(*(at - 1));
+        p.simulated = simulator->figure(kernel, p.bytes, previous);
+        if (!p.simulated) continue;
+        nlohmann::json b = {{"procs", r.procs},
+                            {"reps", r.reps},
+                            {"model", comet_model_name(kernel)},
+                            {"parameters", simulator->parameters(kernel, p.bytes, previous)},
+                            {"machine", machine_json}};
+        kb.put(kCometSimulated, kernel, p.bytes, b, figure_result(*p.simulated, false, r.reps), simulator->spec_hash());
+      }
+
     // Closed forms, at the sizes the program reported.
     for (CometPoint& p : k.points) {
       p.closed_form_ns = comet_closed_form_ns(kernel, p.bytes, r.procs, machine.machine, &k.closed_form);
@@ -390,8 +428,8 @@ CometReport run_comet(const CometRequest& request, Store& store) {
         kb.put(kCometClosedForm, kernel, p.bytes, b, c);
       }
     }
-    static const std::vector<std::string> with_forms = {"echo",      "pairwise",  "shift",
-                                                        "broadcast", "allreduce", "barrier"};
+    static const std::vector<std::string> with_forms = {"echo",   "pairwise",  "shift",  "broadcast",
+                                                        "reduce", "allreduce", "barrier"};
     if (k.closed_form.empty() && k.note.empty())
       k.note = std::find(with_forms.begin(), with_forms.end(), kernel) == with_forms.end()
                    ? "no closed form for this kernel"

@@ -43,6 +43,9 @@ std::optional<double> measured_of(const core::CometPoint& p) {
 std::optional<double> direct_of(const core::CometPoint& p) {
   return p.direct ? std::optional<double>(p.direct->median_ns) : std::nullopt;
 }
+std::optional<double> simulated_of(const core::CometPoint& p) {
+  return p.simulated ? std::optional<double>(p.simulated->median_ns) : std::nullopt;
+}
 
 nlohmann::json optional_json(const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(); }
 
@@ -63,6 +66,8 @@ void write_text(const core::CometReport& r, std::ostream& out) {
     if (r.measured) head.insert(head.end(), {"measured", "min", "max"});
     head.push_back("direct");
     if (r.measured) head.push_back("error");
+    head.push_back("simulation");
+    if (r.measured) head.push_back("error");
     head.push_back("closed form");
     if (r.measured) head.push_back("error");
     t.push_back(head);
@@ -75,6 +80,8 @@ void write_text(const core::CometReport& r, std::ostream& out) {
       }
       row.push_back(ns_text(direct_of(p)));
       if (r.measured) row.push_back(pct_text(comet_error_pct(direct_of(p), measured_of(p))));
+      row.push_back(ns_text(simulated_of(p)));
+      if (r.measured) row.push_back(pct_text(comet_error_pct(simulated_of(p), measured_of(p))));
       row.push_back(ns_text(p.closed_form_ns));
       if (r.measured) row.push_back(pct_text(comet_error_pct(p.closed_form_ns, measured_of(p))));
       t.push_back(row);
@@ -86,7 +93,8 @@ void write_text(const core::CometReport& r, std::ostream& out) {
 
 void write_csv(const core::CometReport& r, std::ostream& out) {
   out << base::csv_row({"kernel", "bytes", "procs", "reps", "measured_median_ns", "measured_min_ns", "measured_max_ns",
-                        "direct_median_ns", "direct_error_pct", "closed_form_ns", "closed_form_error_pct"});
+                        "direct_median_ns", "direct_error_pct", "simulation_median_ns", "simulation_error_pct",
+                        "closed_form_ns", "closed_form_error_pct"});
   auto cell = [](const std::optional<double>& v) { return v ? fixed(*v, 3) : std::string(); };
   for (const core::CometKernelResult& k : r.kernels)
     for (const core::CometPoint& p : k.points)
@@ -95,6 +103,7 @@ void write_csv(const core::CometReport& r, std::ostream& out) {
                             cell(p.measured ? std::optional<double>(p.measured->min_ns) : std::nullopt),
                             cell(p.measured ? std::optional<double>(p.measured->max_ns) : std::nullopt),
                             cell(direct_of(p)), cell(comet_error_pct(direct_of(p), measured_of(p))),
+                            cell(simulated_of(p)), cell(comet_error_pct(simulated_of(p), measured_of(p))),
                             cell(p.closed_form_ns), cell(comet_error_pct(p.closed_form_ns, measured_of(p)))});
 }
 
@@ -116,6 +125,11 @@ void write_json(const core::CometReport& r, std::ostream& out) {
                        {"min_ns", p.direct->min_ns},
                        {"max_ns", p.direct->max_ns},
                        {"error_pct", optional_json(comet_error_pct(direct_of(p), measured_of(p)))}};
+      if (p.simulated)
+        j["simulation"] = {{"median_ns", p.simulated->median_ns},
+                           {"min_ns", p.simulated->min_ns},
+                           {"max_ns", p.simulated->max_ns},
+                           {"error_pct", optional_json(comet_error_pct(simulated_of(p), measured_of(p)))}};
       if (p.closed_form_ns)
         j["closed_form"] = {{"ns", *p.closed_form_ns},
                             {"error_pct", optional_json(comet_error_pct(p.closed_form_ns, measured_of(p)))}};
@@ -148,14 +162,15 @@ std::string plot_kernel(const core::CometReport& r, const core::CometKernelResul
   if (!scratch.created()) return "cannot create a temporary directory for gnuplot: " + scratch.error();
   const std::filesystem::path dir = scratch.path();
   std::ofstream data(dir / "comet.dat", std::ios::binary);
-  bool any_measured = false, any_direct = false, any_closed = false;
+  bool any_measured = false, any_direct = false, any_simulated = false, any_closed = false;
   for (const core::CometPoint& p : k.points) {
     const double x = p.bytes == 0 ? 1.0 : static_cast<double>(p.bytes);  // 0 B is drawn at 1 B
     data << number(x) << ' ' << number(measured_of(p)) << ' '
          << number(p.measured ? std::optional<double>(p.measured->min_ns) : std::nullopt) << ' '
          << number(p.measured ? std::optional<double>(p.measured->max_ns) : std::nullopt) << ' ' << number(direct_of(p))
-         << ' ' << number(p.closed_form_ns) << '\n';
+         << ' ' << number(p.closed_form_ns) << ' ' << number(simulated_of(p)) << '\n';
     any_measured |= p.measured.has_value(), any_direct |= p.direct.has_value();
+    any_simulated |= p.simulated.has_value();
     any_closed |= p.closed_form_ns.has_value();
   }
   data.close();
@@ -183,6 +198,9 @@ std::string plot_kernel(const core::CometReport& r, const core::CometKernelResul
   if (any_direct)
     curves.push_back("'comet.dat' using 1:5 with linespoints lw 2 pt 5 lc rgb '#d62728' title " +
                      gnuplot_string("direct execution (simulation[direct])"));
+  if (any_simulated)
+    curves.push_back("'comet.dat' using 1:7 with linespoints lw 2 dt 3 pt 6 ps 1.5 lc rgb '#9467bd' title " +
+                     gnuplot_string("simulation (comet.psl, simulation[MPI-Sim])"));
   if (any_closed)
     curves.push_back("'comet.dat' using 1:6 with linespoints lw 2 dt 2 pt 9 lc rgb '#2ca02c' title " +
                      gnuplot_string("closed form (LogGOPS)"));

@@ -97,8 +97,8 @@ TEST(CometCommand, PredictsANamedMachineWithoutMeasuringIt) {
 }
 
 TEST(CometCommand, KernelsWithoutAClosedFormSayWhy) {
-  const nlohmann::json doc = run_json("--kernels reduce,guard,transpose --sizes 8 --reps 2" + kFlat);
-  for (const std::string name : {"reduce", "guard", "transpose"}) {
+  const nlohmann::json doc = run_json("--kernels guard,transpose,contention --sizes 8 --reps 2" + kFlat);
+  for (const std::string name : {"guard", "transpose", "contention"}) {
     const nlohmann::json& k = kernel(doc, name);
     EXPECT_EQ(k.at("note"), "no closed form for this kernel") << k.dump();
     ASSERT_EQ(k.at("points").size(), 1u);
@@ -118,7 +118,11 @@ TEST(CometCommand, BadParametersAreUsageErrorsNamingTheParameter) {
       {"--sizes 8,-1", "--sizes", "'-1' is not allowed"},
       {"--procs 0", "--procs", "'0' is not allowed; allowed: an integer from 1 to 1024"},
       {"--procs 2000", "--procs", "an integer from 1 to 1024"},
-      {"--reps 0", "--reps", "'0' is out of range; allowed: 1..100000"},
+      {"--reps 0", "--reps", "'0' is not allowed; allowed: an integer from 1 to 100000"},
+      {"--reps abc", "--reps", "'abc' is not allowed; allowed: an integer from 1 to 100000"},
+      {"--reps 100001", "--reps", "'100001' is not allowed; allowed: an integer from 1 to 100000"},
+      {"--reps -3", "--reps", "allowed: an integer from 1 to 100000"},
+      {"--reps 2.5", "--reps", "'2.5' is not allowed"},
   };
   for (const Case& c : cases) {
     const CommandResult r = poems_in_process("comet --no-measure --no-store " + c.args);
@@ -137,17 +141,18 @@ TEST(CometCommand, StoresEveryFigureAndFindsItAgain) {
       "comet --kernels echo,barrier --sizes 8,1K --reps 2 -L 5us -o 1us -g 2us -G 1ns/B "
       "--no-measure --format json --db " +
       db.string();
-  // echo: 2 sizes x (direct + closed form); barrier: one line x 2.
+  // echo: 2 sizes x (direct + simulation + closed form); barrier: one line x 3.
   const CommandResult first = poems_in_process(args);
   ASSERT_EQ(first.exit_code, 0) << first.err;
-  EXPECT_EQ(nlohmann::json::parse(first.out).at("stored"), 6) << first.out;
+  EXPECT_EQ(nlohmann::json::parse(first.out).at("stored"), 9) << first.out;
   const CommandResult again = poems_in_process(args);
   ASSERT_EQ(again.exit_code, 0) << again.err;
-  EXPECT_EQ(nlohmann::json::parse(again.out).at("already_stored"), 6) << again.out;
+  EXPECT_EQ(nlohmann::json::parse(again.out).at("already_stored"), 9) << again.out;
   const CommandResult runs = poems_in_process("db runs --db " + db.string() + " --format csv");
   EXPECT_NE(runs.out.find("comet.echo"), std::string::npos) << runs.out << runs.err;
   EXPECT_NE(runs.out.find("analytic[closed-form]"), std::string::npos) << runs.out;
   EXPECT_NE(runs.out.find("simulation[direct]"), std::string::npos) << runs.out;
+  EXPECT_NE(runs.out.find("simulation[MPI-Sim]"), std::string::npos) << runs.out;
   std::filesystem::remove(db);
 }
 
@@ -161,7 +166,8 @@ TEST(CometCommand, TextAndCsvAndPlots) {
   const CommandResult text = poems_in_process("comet" + machine + " --plot " + dir.string());
   ASSERT_EQ(text.exit_code, 0) << text.err;
   EXPECT_NE(text.out.find("echo  (closed form: o + L + max{(s-1)O, (s-1)G} + o"), std::string::npos) << text.out;
-  EXPECT_NE(text.out.find("\n  8 B    7007.0  7007.0\n"), std::string::npos) << text.out;
+  // size, direct, simulation, closed form.
+  EXPECT_NE(text.out.find("\n  8 B    7007.0  7007.0      7007.0\n"), std::string::npos) << text.out;
   EXPECT_TRUE(std::filesystem::is_regular_file(dir / "comet-echo.png")) << text.err;
   EXPECT_TRUE(std::filesystem::is_regular_file(dir / "comet-barrier.png")) << text.err;
   EXPECT_GT(std::filesystem::file_size(dir / "comet-echo.png"), 1000u);
@@ -169,7 +175,8 @@ TEST(CometCommand, TextAndCsvAndPlots) {
   const CommandResult csv = poems_in_process("comet" + machine + " --format csv");
   ASSERT_EQ(csv.exit_code, 0) << csv.err;
   EXPECT_EQ(csv.out.rfind("kernel,bytes,procs,reps,measured_median_ns,", 0), 0u) << csv.out;
-  EXPECT_NE(csv.out.find("\necho,8,2,2,,,,7007.000,,7007.000,\n"), std::string::npos) << csv.out;
+  // measured (3 empty), direct, its error, the simulation, its error, the closed form, its error.
+  EXPECT_NE(csv.out.find("\necho,8,2,2,,,,7007.000,,7007.000,,7007.000,\n"), std::string::npos) << csv.out;
 }
 
 TEST(CometCommand, MeasuresThisHostUnderMpirun) {

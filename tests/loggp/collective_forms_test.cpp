@@ -79,6 +79,7 @@ TEST(CollectiveForms, EqualTheSimulatorExactly) {
           } forms[] = {{CollectiveOp::Scatter, CollectiveAlgorithm::Linear},
                        {CollectiveOp::Gather, CollectiveAlgorithm::Linear},
                        {CollectiveOp::Bcast, CollectiveAlgorithm::Binomial},
+                       {CollectiveOp::Reduce, CollectiveAlgorithm::Binomial},
                        {CollectiveOp::Allreduce, CollectiveAlgorithm::Dissemination},
                        {CollectiveOp::Barrier, CollectiveAlgorithm::Dissemination},
                        {CollectiveOp::Allreduce, CollectiveAlgorithm::RecursiveDoubling}};
@@ -105,6 +106,23 @@ TEST(CollectiveForms, TheHandshakeSynchronizationIsChargedPerRound) {
     ASSERT_TRUE(form);
     EXPECT_EQ(*form, run(CollectiveOp::Allreduce, CollectiveAlgorithm::Dissemination, P, 1024, p, true).sim);
   }
+}
+
+// By hand: L 5 us, o 1 us, g 2 us, G 1 ns/B, 1 KiB eager on 8 ranks: three
+// hops of o + L + (s-1)G + o = 1000 + 5000 + 1023 + 1000 = 8023 ns; with the
+// rendezvous (S below 1 KiB) each hop waits L more, 13023 ns.
+TEST(CollectiveForms, BinomialReduceByHand) {
+  const components::LogGOPS p = params(5000, 1000, 2000, 1'000'000, 0);
+  EXPECT_EQ(components::binomial_reduce_time(p, 8, 1024, p.L), std::optional<taskgraph::Picoseconds>(24'069'000));
+  components::LogGOPS rendezvous = p;
+  rendezvous.S = 1000;
+  EXPECT_EQ(components::binomial_reduce_time(rendezvous, 8, 1024, rendezvous.L),
+            std::optional<taskgraph::Picoseconds>(39'069'000));
+  EXPECT_EQ(components::binomial_reduce_time(p, 2, 1024, p.L), std::optional<taskgraph::Picoseconds>(8'023'000));
+  EXPECT_EQ(components::binomial_reduce_time(p, 1, 1024, p.L), std::optional<taskgraph::Picoseconds>(0));
+  // An incomplete tree (P = 6), and a receive longer than a hop (g = 9 us).
+  EXPECT_FALSE(components::binomial_reduce_time(p, 6, 1024, p.L));
+  EXPECT_FALSE(components::binomial_reduce_time(params(5000, 1000, 9000, 1'000'000, 0), 8, 1024, p.L));
 }
 
 TEST(CollectiveForms, DeclineOutsideTheirRegime) {
@@ -135,6 +153,7 @@ TEST(CollectiveForms, EqualTheLoggopsimSimulatorWithoutSynchronization) {
           } forms[] = {{CollectiveOp::Scatter, CollectiveAlgorithm::Linear},
                        {CollectiveOp::Gather, CollectiveAlgorithm::Linear},
                        {CollectiveOp::Bcast, CollectiveAlgorithm::Binomial},
+                       {CollectiveOp::Reduce, CollectiveAlgorithm::Binomial},
                        {CollectiveOp::Allreduce, CollectiveAlgorithm::Dissemination},
                        {CollectiveOp::Barrier, CollectiveAlgorithm::Dissemination},
                        {CollectiveOp::Allreduce, CollectiveAlgorithm::RecursiveDoubling}};

@@ -26,6 +26,14 @@ std::optional<Picoseconds> linear_gather_time(const LogGOPS& p, std::uint64_t pr
 // levels; exact for P a power of two when a send fits in a hop.
 std::optional<Picoseconds> binomial_bcast_time(const LogGOPS& p, std::uint64_t procs, std::uint64_t bytes,
                                                Picoseconds rendezvous_sync);
+// Binomial reduce (eq. 3 mirrored; taskgraph's binomial_up): every rank
+// posts its receives at once and sends to its parent after the last one, so
+// the child at offset 2^k of a node arrives k + 1 hops after the start and
+// the root's last receive ends after log2 P hops of 2o + L + max{sO, sG}
+// [+ sync]; exact for P a power of two when a receive's CPU and NIC time
+// fit in a hop (the next child's message arrives one hop later).
+std::optional<Picoseconds> binomial_reduce_time(const LogGOPS& p, std::uint64_t procs, std::uint64_t bytes,
+                                                Picoseconds rendezvous_sync);
 // Eqs. 4, 5: dissemination (barrier, allreduce), ceil(log2 P) rounds of
 // delta + 2o + L + max{sO, sG} [+ sync], delta = max{0, sO - L}; exact for any P.
 std::optional<Picoseconds> dissemination_time(const LogGOPS& p, std::uint64_t procs, std::uint64_t bytes,

@@ -1,9 +1,10 @@
 // `poems comet` (docs/comet.md): the CoMet communication kernels
 // (examples/comet/comet.c) measured on this host under mpirun and predicted,
 // kernel by kernel and size by size, on a machine model: by direct execution
-// of the same program (simulation[direct], --compute model) and by the
-// LogGOPS closed forms where one exists for the algorithm direct execution
-// runs. Every figure is stored in the knowledge base as its own run
+// of the same program (simulation[direct], --compute model), by the
+// simulator on the kernels' PSL models (simulation[MPI-Sim],
+// core/comet_simulation.h) and by the LogGOPS closed forms where one exists
+// for the algorithm direct execution runs. Every figure is stored in the knowledge base as its own run
 // (model "comet.KERNEL"; binding: the size, ranks, repetitions, machine).
 #pragma once
 
@@ -31,6 +32,8 @@ std::vector<std::string> parse_comet_kernels(const std::string& list);
 std::vector<std::uint64_t> parse_comet_sizes(const std::string& list);
 // --procs: an integer in 1..1024 (UsageError("--procs") otherwise).
 std::uint32_t parse_comet_procs(const std::string& text);
+// --reps: an integer in 1..100000 (UsageError("--reps") otherwise).
+std::uint32_t parse_comet_reps(const std::string& text);
 // The sizes as comet.c reads them ("0,8,1024").
 std::string comet_sizes_text(const std::vector<std::uint64_t>& sizes);
 
@@ -40,6 +43,7 @@ struct CometRequest {
   std::uint32_t procs = 2;           // --procs, 1..1024
   std::uint32_t reps = 10;           // --reps, 1..100000
   bool measure = true;               // false: --no-measure, or --machine names another machine
+  bool simulate = true;              // false: --no-simulation (no PSL model simulated)
   DirectMachineRequest machine;      // --import, --machine, -L ...
   double timeout_seconds = 600;      // per program run (build, mpirun, direct execution)
 };
@@ -51,6 +55,7 @@ bool comet_machine_is_this_host(const std::string& machine);
 // The paradigms of a CoMet report, as stored.
 inline constexpr const char* kCometMeasured = "measurement[mpirun]";
 inline constexpr const char* kCometDirect = "simulation[direct]";
+inline constexpr const char* kCometSimulated = "simulation[MPI-Sim]";
 inline constexpr const char* kCometClosedForm = "analytic[closed-form]";
 
 // One kernel at one size: median (min, max) over the repetitions, ns.
@@ -60,6 +65,7 @@ struct CometFigure {
 struct CometPoint {
   std::uint64_t bytes = 0;
   std::optional<CometFigure> measured, direct;
+  std::optional<CometFigure> simulated;  // examples/comet/comet.psl under simulation[MPI-Sim]
   std::optional<double> closed_form_ns;
 };
 struct CometKernelResult {
@@ -83,15 +89,16 @@ struct CometReport {
 
 // The LogGOPS closed form of `kernel` at `bytes` on `procs` ranks of
 // `machine`, for the algorithms direct execution lowers the MPI calls to
-// (MPI_Bcast: binomial; MPI_Allreduce: recursive doubling; MPI_Barrier:
-// dissemination); nullopt where there is none (or outside its regime, a
+// (MPI_Bcast, MPI_Reduce: binomial; MPI_Allreduce: recursive doubling;
+// MPI_Barrier: dissemination); nullopt where there is none (or outside its regime, a
 // machine that is not flat, OS noise). `form` receives its text.
 std::optional<double> comet_closed_form_ns(const std::string& kernel, std::uint64_t bytes, std::uint32_t procs,
                                            const Machine& machine, std::string* form = nullptr);
 
 // Builds comet.c with mpicc and poems-mpicc, runs each kernel alone (so no
 // kernel inherits another's skew) under mpirun and under direct execution,
-// adds the closed forms, and stores every figure. Throws UsageError for bad
+// simulates its PSL model (core/comet_simulation.h), adds the closed forms,
+// and stores every figure. Throws UsageError for bad
 // parameters, InputError/EvaluationError when a build or run fails.
 CometReport run_comet(const CometRequest& request, Store& store);
 
