@@ -91,6 +91,45 @@ Trace halo3(std::uint32_t nx, std::uint32_t ny, std::uint32_t nz) {
   return b.finish();
 }
 
+// LULESH's exchange: every rank of an n x n x n grid posts receives from,
+// then sends to, each of its up to 26 neighbours (faces, edges and corners,
+// each its own size), waits for them, then an allreduce; a reduce to rank 0
+// at the end.
+Trace halo26(std::uint32_t n) {
+  TraceBuilder b(n * n * n);
+  for (std::uint32_t r = 0; r < n * n * n; ++r) {
+    const int x = static_cast<int>(r % n), y = static_cast<int>(r / n % n), z = static_cast<int>(r / (n * n));
+    const int N = static_cast<int>(n);
+    for (int step = 0; step < 2; ++step) {
+      b.compute(r, ns(40000 + 700 * step));
+      b.call(r, "MPI_Waitall");
+      std::uint32_t slot = 0;
+      for (int pass = 0; pass < 2; ++pass)
+        for (int dz = -1; dz <= 1; ++dz)
+          for (int dy = -1; dy <= 1; ++dy)
+            for (int dx = -1; dx <= 1; ++dx) {
+              const int along = (dx != 0) + (dy != 0) + (dz != 0);
+              if (along == 0 || x + dx < 0 || x + dx >= N || y + dy < 0 || y + dy >= N || z + dz < 0 || z + dz >= N)
+                continue;
+              const auto peer = static_cast<std::int32_t>((x + dx) + N * ((y + dy) + N * (z + dz)));
+              const std::uint64_t bytes = along == 1 ? 3000 : along == 2 ? 300 : 24;
+              // The tag names the direction the message travels.
+              const int tag =
+                  pass == 0 ? (-dx + 1) + 3 * (-dy + 1) + 9 * (-dz + 1) : (dx + 1) + 3 * (dy + 1) + 9 * (dz + 1);
+              if (pass == 0)
+                b.irecv(peer, tag, bytes, slot++);
+              else
+                b.isend(peer, tag, bytes, slot++);
+            }
+      for (std::uint32_t s = 0; s < slot; ++s) b.complete(s);
+      b.end();
+      b.call(r, "MPI_Allreduce").collective(Collective::Allreduce, 8).end();
+    }
+    b.call(r, "MPI_Reduce").collective(Collective::Reduce, 8, 0).end();
+  }
+  return b.finish();
+}
+
 // A token ring: rank 0 starts, each passes it on, rank P-1 back to 0.
 Trace ring(std::uint32_t P) {
   TraceBuilder b(P);
@@ -171,6 +210,20 @@ std::string refusal(const Trace& t, const std::string& q) {
     return e.what();
   }
   return "extrapolated";
+}
+
+TEST(Extrapolate, LuleshsTwentySixNeighbourExchangeOnThreeCubedReplaysAsEightCubed) {
+  const Trace traced = halo26(3);
+  EXPECT_EQ(recognize_grid(traced).describe(), "3-D grid 3 x 3 x 3");
+  const Trace big = extrapolate(traced, to(512));
+  EXPECT_EQ(big.warnings.back(), "extrapolated from 27 ranks (3-D grid 3 x 3 x 3) to 512 (8 x 8 x 8)");
+  EXPECT_EQ(big.messages.size(), halo26(8).messages.size());
+  EXPECT_EQ(replayed(big), replayed(halo26(8)));
+  // On 2 x 2 x 2 every rank is a corner: refused, as LULESH traced on 8 is.
+  EXPECT_EQ(recognize_grid(halo26(2)).describe(), "3-D grid 2 x 2 x 2");
+  EXPECT_EQ(refusal(halo26(2), "64"),
+            "the trace is a 3-D grid 2 x 2 x 2: no rank is in the middle of dimension 1, so none shows what a rank "
+            "with neighbours on both sides does; trace 3 or more along it to extrapolate to 4 x 4 x 4");
 }
 
 TEST(Extrapolate, WhatDoesNotExtrapolateIsRefusedWithTheReason) {
