@@ -211,25 +211,22 @@ std::vector<std::uint64_t> parse_comet_sizes(const std::string& list) {
   return out;
 }
 
-std::uint32_t parse_comet_procs(const std::string& text) {
-  const bool digits = !text.empty() && text.size() <= 4 && std::all_of(text.begin(), text.end(), [](char c) {
-    return std::isdigit(static_cast<unsigned char>(c));
-  });
-  const unsigned long n = digits ? std::stoul(text) : 0;
-  if (n < 1 || n > 1024)
-    throw UsageError("--procs", "'" + text + "' is not allowed; allowed: an integer from 1 to 1024");
-  return static_cast<std::uint32_t>(n);
-}
-
-std::uint32_t parse_comet_reps(const std::string& text) {
+namespace {
+// A whole number from 1 to `max` (digits only), or a UsageError naming the option.
+std::uint32_t parse_count(const char* option, const std::string& text, unsigned long max) {
   const bool digits = !text.empty() && text.size() <= 6 && std::all_of(text.begin(), text.end(), [](char c) {
     return std::isdigit(static_cast<unsigned char>(c));
   });
   const unsigned long n = digits ? std::stoul(text) : 0;
-  if (n < 1 || n > 100000)
-    throw UsageError("--reps", "'" + text + "' is not allowed; allowed: an integer from 1 to 100000");
+  if (n < 1 || n > max)
+    throw UsageError(option, "'" + text + "' is not allowed; allowed: an integer from 1 to " + std::to_string(max));
   return static_cast<std::uint32_t>(n);
 }
+}  // namespace
+
+std::uint32_t parse_comet_procs(const std::string& text) { return parse_count("--procs", text, 1024); }
+
+std::uint32_t parse_comet_reps(const std::string& text) { return parse_count("--reps", text, 100000); }
 
 std::string comet_sizes_text(const std::vector<std::uint64_t>& sizes) {
   std::vector<std::string> items;

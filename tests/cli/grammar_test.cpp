@@ -279,7 +279,8 @@ study no_cpu {
 // `poems check`: a bad attribute is located at its component, once, not
 // found by the first run.
 TEST_F(Grammar, CheckBuildsTheProcessorsThatAreTheirAttributes) {
-  const std::string spec = file("curve.psl", "import \"" + kSweep3D + "\";\n" + R"(component MyNet in hardware[network] {
+  const std::string spec =
+      file("curve.psl", "import \"" + kSweep3D + "\";\n" + R"(component MyNet in hardware[network] {
   param L = 5.3us, o = 2.3us, g = 2us, G = 2.5ns/B, O = 1ns/B, S = 32768B;
   accepts {
     profile { evaluation = analytic[LogGP]; L = L; o = o; g = g; G = G; O = O; S = S; }

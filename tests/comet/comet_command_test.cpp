@@ -9,28 +9,9 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "run_command.h"
+#include "comet_json.h"
 
 namespace {
-
-// L = 5 us, o = 1 us, g = 2 us, G = 1 ns/B: one message of s bytes takes
-// o + L + (s-1)G + o = 7000 + (s-1) ns.
-const std::string kFlat = " -L 5us -o 1us -g 2us -G 1ns/B --no-measure --no-store --format json";
-
-nlohmann::json run_json(const std::string& args) {
-  const CommandResult r = poems_in_process("comet " + args);
-  EXPECT_EQ(r.exit_code, 0) << r.err << r.out;
-  if (r.exit_code != 0) return nlohmann::json::object();
-  return nlohmann::json::parse(r.out);
-}
-
-const nlohmann::json& kernel(const nlohmann::json& doc, const std::string& name) {
-  for (const nlohmann::json& k : doc.at("kernels"))
-    if (k.at("kernel") == name) return k;
-  static const nlohmann::json none = nlohmann::json::object();
-  ADD_FAILURE() << "no kernel " << name << " in " << doc.dump();
-  return none;
-}
 
 TEST(CometCommand, EchoAndPairwiseEqualTheirClosedFormOnAFlatMachine) {
   const nlohmann::json doc = run_json("--kernels echo,pairwise --sizes 8,1K --reps 3" + kFlat);

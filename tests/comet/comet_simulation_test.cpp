@@ -8,27 +8,9 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "run_command.h"
+#include "comet_json.h"
 
 namespace {
-
-// L = 5 us, o = 1 us, g = 2 us, G = 1 ns/B (S = 65535 B: 256 KiB is a rendezvous).
-const std::string kFlat = " -L 5us -o 1us -g 2us -G 1ns/B --no-measure --no-store --format json";
-
-nlohmann::json run_json(const std::string& args) {
-  const CommandResult r = poems_in_process("comet " + args);
-  EXPECT_EQ(r.exit_code, 0) << r.err << r.out;
-  if (r.exit_code != 0) return nlohmann::json::object();
-  return nlohmann::json::parse(r.out);
-}
-
-const nlohmann::json& kernel(const nlohmann::json& doc, const std::string& name) {
-  for (const nlohmann::json& k : doc.at("kernels"))
-    if (k.at("kernel") == name) return k;
-  static const nlohmann::json none = nlohmann::json::object();
-  ADD_FAILURE() << "no kernel " << name << " in " << doc.dump();
-  return none;
-}
 
 double median(const nlohmann::json& point, const std::string& column) {
   return point.at(column).at("median_ns").get<double>();

@@ -24,7 +24,8 @@ using components::TopologyKind;
 
 LogGOPS contended_machine() { return params(5000, 1000, 0, ns_per_byte(1), 0); }
 
-SimulationResult run_shared(const std::string& text, const NetworkSpec& spec, Semantics semantics = Semantics::Matched) {
+SimulationResult run_shared(const std::string& text, const NetworkSpec& spec,
+                            Semantics semantics = Semantics::Matched) {
   auto s = goal(text);
   SimulationOptions o;
   o.params = contended_machine();
