@@ -33,13 +33,6 @@ std::string& source_path() {
 constexpr std::uint64_t kMaxSize = 16ull << 20;
 constexpr std::size_t kMaxListed = 64;
 
-std::string file_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 std::vector<std::string> split(const std::string& list) {
   std::vector<std::string> out;
   std::string item;
@@ -162,6 +155,13 @@ CometPoint& point(CometKernelResult& k, std::uint64_t bytes) {
 std::string command_text(const std::vector<std::string>& argv) { return join(argv, " "); }
 
 }  // namespace
+
+std::string comet_file_hash(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  return db::sha256_hex(text.str());
+}
 
 void set_comet_source(std::string path) { source_path() = std::move(path); }
 const std::string& comet_source() { return source_path(); }
@@ -332,7 +332,7 @@ CometReport run_comet(const CometRequest& request, Store& store) {
   const std::string direct_binary =
       build_comet(wrapper_for(source), source, build_dir, "comet-direct", r.timeout_seconds);
 
-  const std::string hash = db::sha256_hex(file_text(source));
+  const std::string hash = comet_file_hash(source);
   CometStore kb(store, hash, report);
   const nlohmann::json machine_json = machine_key(machine.machine);
   // The PSL models, simulated on the same machine.

@@ -4,25 +4,15 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "poems/core/comet.h"
 #include "poems/core/error.h"
 #include "poems/core/evaluators.h"
 #include "poems/core/system.h"
-#include "poems/db/run_key.h"
 
 namespace poems::core {
 
 namespace {
-
-std::string file_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 bool needs_two_ranks(const std::string& kernel) {
   return kernel == "echo" || kernel == "pairwise" || kernel == "contention" || kernel == "overlap";
@@ -62,7 +52,7 @@ CometSimulator::CometSimulator(const Machine& machine, std::uint32_t procs, std:
   if (!std::filesystem::is_regular_file(file))
     throw InputError("the CoMet PSL model examples/comet/comet.psl is not where this build expects it ('" + file +
                      "')");
-  hash_ = db::sha256_hex(file_text(file));
+  hash_ = comet_file_hash(file);
 }
 
 CometSimulator::~CometSimulator() = default;

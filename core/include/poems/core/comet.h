@@ -21,6 +21,9 @@ namespace poems::core {
 // The CoMet program's source (registered by the examples).
 void set_comet_source(std::string path);
 const std::string& comet_source();
+// The SHA-256 of a file's bytes: what CoMet's stored figures were computed
+// from (comet.c, or the PSL model of the simulation column).
+std::string comet_file_hash(const std::string& path);
 
 // The kernels comet.c runs, in its order.
 const std::vector<std::string>& comet_kernel_names();
