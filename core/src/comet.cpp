@@ -212,11 +212,12 @@ std::vector<std::uint64_t> parse_comet_sizes(const std::string& list) {
 }
 
 namespace {
-// A whole number from 1 to `max` (digits only), or a UsageError naming the option.
+// A whole number from 1 to `max` (digits only, no more than `max` has), or a
+// UsageError naming the option.
 std::uint32_t parse_count(const char* option, const std::string& text, unsigned long max) {
-  const bool digits = !text.empty() && text.size() <= 6 && std::all_of(text.begin(), text.end(), [](char c) {
-    return std::isdigit(static_cast<unsigned char>(c));
-  });
+  const bool digits =
+      !text.empty() && text.size() <= std::to_string(max).size() &&
+      std::all_of(text.begin(), text.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
   const unsigned long n = digits ? std::stoul(text) : 0;
   if (n < 1 || n > max)
     throw UsageError(option, "'" + text + "' is not allowed; allowed: an integer from 1 to " + std::to_string(max));
