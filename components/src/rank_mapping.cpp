@@ -1,10 +1,9 @@
 #include "poems/components/rank_mapping.h"
+#include "poems/base/file_bytes.h"
 
 #include <cerrno>
 #include <charconv>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 
 namespace poems::components {
 
@@ -71,11 +70,9 @@ std::vector<std::uint32_t> map_ranks(const MappingSpec& spec, std::uint32_t rank
       return node_of;
     }
     case MappingKind::File: {
-      std::ifstream in(spec.file, std::ios::binary);
-      if (!in) fail(spec.file + ": error: cannot read the mapping file: " + std::strerror(errno));
-      std::ostringstream text;
-      text << in.rdbuf();
-      return map_ranks_from_text(spec.file, text.str(), ranks, nodes);
+      const std::optional<std::string> text = base::read_file_bytes(spec.file);
+      if (!text) fail(spec.file + ": error: cannot read the mapping file: " + std::strerror(errno));
+      return map_ranks_from_text(spec.file, *text, ranks, nodes);
     }
   }
   return node_of;

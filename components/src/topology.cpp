@@ -1,13 +1,12 @@
 #include "poems/components/topology.h"
+#include "poems/base/file_bytes.h"
 
 #include <cctype>
 #include <cerrno>
 #include <charconv>
 #include <cmath>
 #include <cstring>
-#include <fstream>
 #include <limits>
-#include <sstream>
 #include <unordered_map>
 
 namespace poems::components {
@@ -131,11 +130,9 @@ std::optional<TopologyKind> parse_topology(std::string_view name) {
 
 Topology Topology::build(const TopologySpec& spec) {
   if (spec.kind == TopologyKind::File) {
-    std::ifstream in(spec.file, std::ios::binary);
-    if (!in) fail(spec.file + ": error: cannot read the network file: " + std::strerror(errno));
-    std::ostringstream text;
-    text << in.rdbuf();
-    return from_network_text(spec.file, text.str());
+    const std::optional<std::string> text = base::read_file_bytes(spec.file);
+    if (!text) fail(spec.file + ": error: cannot read the network file: " + std::strerror(errno));
+    return from_network_text(spec.file, *text);
   }
   Topology t;
   t.kind_ = spec.kind;

@@ -1,4 +1,5 @@
 #include "poems/core/attached_program.h"
+#include "poems/base/file_bytes.h"
 
 #include "poems/base/last_lines.h"
 #include "poems/base/temporary_directory.h"
@@ -9,11 +10,9 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <mutex>
 #include <regex>
-#include <sstream>
 
 #include "poems/core/calibration.h"
 #include "poems/core/direct_program.h"
@@ -186,12 +185,7 @@ class Builds {
   std::string dir_, direct_, measured_;
 };
 
-std::string file_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+std::string file_text(const std::string& path) { return base::read_file_bytes(path).value_or(""); }
 
 }  // namespace
 

@@ -1,11 +1,11 @@
 #include "poems/core/direct_program.h"
+#include "poems/base/file_bytes.h"
 
 #include <unistd.h>
 
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <sstream>
 
 #include "poems/base/child_process.h"
@@ -64,12 +64,7 @@ std::optional<std::string> compile_direct_program(const std::string& source, con
     for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
     return q + "'";
   };
-  auto read = [](const fs::path& p) {
-    std::ifstream in(p);
-    std::stringstream text;
-    text << in.rdbuf();
-    return text.str();
-  };
+  auto read = [](const fs::path& p) { return base::read_file_bytes(p).value_or(""); };
   const std::string mpicxx = quote(wrapper_for(source));
   // Compile and link in two steps: the object holds the source's own symbols.
   int status = std::system(
@@ -155,22 +150,15 @@ DirectRun run_direct_program(const std::string& binary, const std::vector<std::s
   }
   const bool exited = report.exit_code >= 0 || report.signal != 0;  // by itself, not at the timeout
   if (output == ProgramOutput::Capture) {
-    std::ifstream captured(output_file);
-    std::stringstream text;
-    text << captured.rdbuf();
-    run.output = text.str();
+    run.output = base::read_file_bytes(output_file).value_or("");
     std::error_code ec;
     fs::remove(output_file, ec);
   }
-  std::ifstream in(result_file);
-  if (in) {
-    std::stringstream text;
-    text << in.rdbuf();
-    in.close();
+  if (const std::optional<std::string> text = base::read_file_bytes(result_file)) {
     std::error_code ec;
     fs::remove(result_file, ec);
     try {
-      run.result = direct::result_from_json(nlohmann::json::parse(text.str()));
+      run.result = direct::result_from_json(nlohmann::json::parse(*text));
       // What the program's controller could not end itself (it died first).
       if (exited && report.killed.count > 0) {
         run.result->left_behind += static_cast<std::uint32_t>(report.killed.count);

@@ -1,4 +1,5 @@
 #include "poems/core/direct_run.h"
+#include "poems/base/file_bytes.h"
 
 #include <unistd.h>
 
@@ -349,13 +350,11 @@ PreparedProgram prepare_program(const std::string& program) {
 DirectOutcome run_direct(const std::string& program, const std::string& binary, const std::vector<std::string>& args,
                          const direct::DirectOptions& options, const Machine& machine, ProgramOutput output,
                          double timeout_seconds, Store& store) {
-  std::ifstream in(binary, std::ios::binary);
-  std::stringstream bytes;
-  bytes << in.rdbuf();
+  const std::string bytes = base::read_file_bytes(binary).value_or("");
   db::RunKey key;
   key.evaluator = "simulation[direct]";
   key.model = "program:" + fs::path(program).filename().string();
-  key.spec_hash = db::sha256_hex(bytes.str());
+  key.spec_hash = db::sha256_hex(bytes);
   key.tool_version = POEMS_VERSION;
   nlohmann::json options_json = direct::options_to_json(options);
   options_json.erase("max_stuck_listed");

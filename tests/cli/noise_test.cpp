@@ -160,4 +160,50 @@ TEST_F(Noise, TheNoiseExampleGivesItsDocumentedTimes) {
   EXPECT_DOUBLE_EQ(finish_ns(run), 3556659.868);
 }
 
+// examples/noise/selfish_detour.c records this host's detours as a noise
+// trace: lines "start length" (ns), each longer than the threshold, in
+// order and apart; `--noise file:` reads it, and the 5 ms step is stretched
+// by exactly the recorded detours that fall into it (aligned phase, the
+// trace repeated every end of its last detour), walked here by hand.
+TEST_F(Noise, TheHostsDetoursRecordedAndReplayed) {
+  const fs::path trace = dir_ / "host-noise.txt";
+  CommandResult r = run_command(std::string(POEMS_SELFISH_DETOUR) + " --seconds 0.2 --threshold 100 --clock wall > " +
+                                trace.string());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("of wall time"), std::string::npos) << r.err;
+  std::ifstream in(trace);
+  std::vector<std::pair<double, double>> detours;
+  double start = 0, length = 0;
+  while (in >> start >> length) {
+    EXPECT_GT(length, 100) << start;
+    if (!detours.empty()) {
+      EXPECT_GE(start, detours.back().first + detours.back().second);
+    }
+    detours.emplace_back(start, length);
+  }
+  // A timer interrupt alone takes longer than 100 ns, and one comes every few ms.
+  ASSERT_FALSE(detours.empty()) << r.err;
+  const double period = detours.back().first + detours.back().second;
+  double t = 0, work = 5e6;  // the step's remaining work, ns
+  for (std::size_t k = 0;; ++k) {
+    const auto& [s, l] = detours[k % detours.size()];
+    const double begin = s + period * static_cast<double>(k / detours.size());
+    if (begin >= t + work) break;
+    work -= begin - t;
+    t = begin + l;
+  }
+  const double expected = t + work + 7000;  // and the allreduce, o + L + o
+  EXPECT_NEAR(finish_ns("simulate " + spec("") + " --model Steps --machine Net --noise file:" + trace.string() +
+                        ",phase=aligned"),
+              expected, 1e-3 * static_cast<double>(detours.size()) + 1);
+  // Bad options name the option and the range.
+  r = run_command(std::string(POEMS_SELFISH_DETOUR) + " --seconds 0");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--seconds: '0' is not allowed; allowed: a number from 0.01 to 3600"), std::string::npos)
+      << r.err;
+  r = run_command(std::string(POEMS_SELFISH_DETOUR) + " --clock tsc");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--clock: allowed: cpu or wall"), std::string::npos) << r.err;
+}
+
 }  // namespace

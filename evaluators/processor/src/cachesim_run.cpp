@@ -20,6 +20,7 @@
 #include "poems/base/child_process.h"
 #include "poems/base/escaped.h"
 #include "poems/base/executable_path.h"
+#include "poems/base/file_bytes.h"
 #include "poems/base/registry.h"
 #include "poems/base/temporary_directory.h"
 #include "poems/processor/cachesim.h"
@@ -84,12 +85,10 @@ CacheCounts run_cachegrind(const RunRequest& request, const std::string& what) {
                          " s (set the processor's `timeout`); valgrind and the kernel were killed");
   if (r.keeper_lost) throw ProcessorError(what + ": the process that ran valgrind ended unexpectedly");
   if (!r.ok()) throw ProcessorError(what + " failed (" + r.status_text() + ")" + program_errors(r.err));
-  std::ifstream file(request.out_file);
-  if (!file) throw ProcessorError(what + ": cachegrind wrote no output file " + request.out_file);
-  std::stringstream text;
-  text << file.rdbuf();
+  const std::optional<std::string> text = base::read_file_bytes(request.out_file);
+  if (!text) throw ProcessorError(what + ": cachegrind wrote no output file " + request.out_file);
   try {
-    return parse_cachegrind_output(text.str());
+    return parse_cachegrind_output(*text);
   } catch (const ProcessorError& e) {
     throw ProcessorError(what + ": " + e.what());
   }

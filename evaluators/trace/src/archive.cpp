@@ -1,9 +1,8 @@
 #include "poems/trace/archive.h"
+#include "poems/base/file_bytes.h"
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "poems/db/run_key.h"
 #include "poems/trace/trace.h"
@@ -38,13 +37,11 @@ std::string archive_hash(const std::string& anchor) {
   const fs::path dir = fs::path(anchor).parent_path().empty() ? fs::path(".") : fs::path(anchor).parent_path();
   std::string manifest;
   for (const std::string& f : archive_files(anchor)) {
-    std::ifstream in(dir / f, std::ios::binary);
-    if (!in) throw TraceError("cannot read '" + (dir / f).string() + "'");
-    std::ostringstream content;
-    content << in.rdbuf();
+    const std::optional<std::string> content = base::read_file_bytes(dir / f);
+    if (!content) throw TraceError("cannot read '" + (dir / f).string() + "'");
     manifest += f;
     manifest += '\0';
-    manifest += db::sha256_hex(content.str());
+    manifest += db::sha256_hex(*content);
     manifest += '\n';
   }
   return db::sha256_hex(manifest);
