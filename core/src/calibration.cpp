@@ -415,7 +415,8 @@ void store_calibration(const Calibration& cal, const CalibrationRequest& r, cons
             " " + f->name + " " + fmt("%.0f", f->min_bytes) + "-" + fmt("%.0f", f->max_bytes) + " B";
         if (comet) {
           add("L", f->L, "CoMet echo (comet.c)" + range);
-          add("o", f->o, "message train RTT_n^d (poems_loggops_bench), eager");
+          add("o", f->o,
+              "message train RTT_n^d (poems_loggops_bench, eager), at most half the CoMet echo at 1 B of the" + range);
           add("O", f->O, "CoMet pairwise minus echo (comet.c)" + range);
           add("g", f->g, "message train RTT_n^0 (poems_loggops_bench)" + range);
           add("G", f->G, "CoMet echo (comet.c)" + range);
