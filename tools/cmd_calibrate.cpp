@@ -1,6 +1,7 @@
 // `poems calibrate`: this machine's MPI (LogGOPS) and a kernel's Wg
 // (core/calibration.h), stored as a machine with its calibrations and
 // written as a PSL machine component file.
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -8,6 +9,7 @@
 #include <utility>
 
 #include "options.h"
+#include "poems/base/suggest.h"
 #include "poems/core/cachesim_calibration.h"
 #include "poems/core/calibration.h"
 #include "poems/report/calibration.h"
@@ -31,7 +33,8 @@ void run_calibrate_cachesim(CalibrateOptions& o, Context& ctx) {
   const std::pair<const char*, bool> ignored[] = {{"--shape", !o.request.shapes.empty()},
                                                   {"--sizes", !o.request.sizes.empty()},
                                                   {"--fit-bytes", !o.fit_bytes.empty()},
-                                                  {"--quick", o.request.quick}};
+                                                  {"--quick", o.request.quick},
+                                                  {"--network", o.request.network != "loggops"}};
   for (const auto& [option, given] : ignored)
     if (given) throw core::UsageError(option, "does not apply with --cachesim (its tasks are those of --study)");
   core::CachesimCalibrationRequest request;
@@ -51,6 +54,10 @@ void run_calibrate_cachesim(CalibrateOptions& o, Context& ctx) {
 
 void run_calibrate(CalibrateOptions& o, Context& ctx) {
   core::check_machine_name(o.request.name);
+  const std::vector<std::string>& networks = core::calibration_networks();
+  if (std::find(networks.begin(), networks.end(), o.request.network) == networks.end())
+    throw core::UsageError("--network",
+                           "'" + o.request.network + "' is not allowed; allowed: " + base::name_list(networks));
   if (o.cachesim) return run_calibrate_cachesim(o, ctx);
   const double procs = core::quantity("--procs", o.procs, base::kDimensionless, "an integer in 2..64");
   if (procs < 2 || procs > 64 || procs != static_cast<int>(procs))
@@ -99,7 +106,13 @@ void register_calibrate(CLI::App& app, Context& ctx) {
           ->capture_default_str();
   cmd->add_flag("--cachesim", o->cachesim,
                 "Calibrate processor[cachesim]'s rates on the tasks of --study instead (cachegrind; no MPI benchmark)");
-  cmd->add_option("--sizes", o->request.sizes, "Message sizes in bytes, comma-separated (default: 8 B to 256 KiB)");
+  cmd->add_option("--network", o->request.network,
+                  "Network benchmark: loggops (poems_loggops_bench's echo, exchange and message trains) or comet "
+                  "(CoMet's echo and pairwise, examples/comet/comet.c; o and g from the trains; docs/comet.md)")
+      ->capture_default_str();
+  cmd->add_option("--sizes", o->request.sizes,
+                  "Message sizes in bytes, comma-separated (default: 8 B to 256 KiB; --network comet: 0 B and the "
+                  "powers of 2 to 1M, suffixes K and M)");
   cmd->add_option("--kernel", o->request.kernel,
                   "processor[measured] kernel to time (default: the study's, else the first registered)");
   std::string syntax;

@@ -8,6 +8,7 @@
 
 #include "poems/base/registry.h"
 #include "poems/base/suggest.h"
+#include "poems/core/comet_calibration.h"
 #include "poems/core/compute_rates.h"
 #include "poems/core/error.h"
 #include "poems/core/programs.h"
@@ -170,9 +171,21 @@ const CalibrationKernel& calibration_kernel(const std::string& name) {
 
 std::vector<CalibrationKernel> calibration_kernels() { return registry().entries(); }
 
+const std::vector<std::string>& calibration_networks() {
+  static const std::vector<std::string> networks = {"loggops", "comet"};
+  return networks;
+}
+
 Calibration calibrate(const CalibrationRequest& r, const std::function<void(const std::string&)>& progress) {
+  const std::vector<std::string>& networks = calibration_networks();
+  if (std::find(networks.begin(), networks.end(), r.network) == networks.end())
+    throw UsageError("--network", "'" + r.network + "' is not allowed; allowed: " + base::name_list(networks));
+  const bool comet = r.network == "comet";
+  CometNetworkRequest comet_request;
+  if (comet) comet_request = comet_network_request(r.sizes, r.quick, r.procs);  // bad --sizes before any run
   Calibration out;
   out.name = r.name;
+  out.network = r.network;
   std::map<double, double> traffic;
   std::vector<TaskParameters> tasks;
   std::string kernel_name = r.kernel;
@@ -211,13 +224,18 @@ Calibration calibrate(const CalibrationRequest& r, const std::function<void(cons
     throw EvaluationError(
         "poems_loggops_bench is not beside the poems executable (build it: cmake --build build "
         "--target poems_loggops_bench)");
-  progress("LogGOPS of the local MPI with poems_loggops_bench on " + std::to_string(r.procs) + " processes" +
-           (r.quick ? " (quick)" : ""));
+  progress((comet ? "o and g of the local MPI with poems_loggops_bench's message trains on "
+                  : "LogGOPS of the local MPI with poems_loggops_bench on ") +
+           std::to_string(r.procs) + " processes" + (r.quick ? " (quick)" : ""));
   measure::Launch launch;
   launch.ranks = r.procs;
   launch.program = bench;
   if (r.quick) launch.args.push_back("--quick");
-  if (!r.sizes.empty()) launch.args.insert(launch.args.end(), {"--sizes", r.sizes});
+  // With CoMet the trains run at CoMet's sizes (but 0 B): g per echo regime.
+  if (comet)
+    launch.args.insert(launch.args.end(), {"--sizes", comet_train_sizes(comet_request)});
+  else if (!r.sizes.empty())
+    launch.args.insert(launch.args.end(), {"--sizes", r.sizes});
   launch.timeout_seconds = 600;
   const measure::ProcessResult run = measure::run_mpi(launch);
   const std::string line = measure::result_line(run.out, "POEMS_LOGGOPS ");
@@ -226,17 +244,26 @@ Calibration calibrate(const CalibrationRequest& r, const std::function<void(cons
   out.samples = measure::parse_loggops_output(line);
   // The machine follows the messages in use (weighted by how many the
   // study's runs send): the echo regime carrying most of them, unless
-  // --fit-bytes says otherwise.
-  double fit_min = 0, fit_max = 0;
-  if (r.fit_bytes) {
-    std::tie(fit_min, fit_max) = *r.fit_bytes;
-  } else if (!traffic.empty()) {
-    std::vector<double> sizes, counts;
+  // --fit-bytes says otherwise. With CoMet, its echo's regimes.
+  if (comet) {
+    std::vector<std::pair<double, double>> in_use;
     for (const auto& [bytes, count] : traffic)
-      if (count > 0) sizes.push_back(bytes), counts.push_back(count);
-    std::tie(fit_min, fit_max) = measure::messages_range(out.samples, sizes, counts);
+      if (count > 0) in_use.emplace_back(bytes, count);
+    out.comet = calibrate_comet_network(comet_request, out.samples, r.fit_bytes.value_or(std::make_pair(0.0, 0.0)),
+                                        in_use, progress, out.comet_command);
+    out.loggops = out.comet.loggops;
+  } else {
+    double fit_min = 0, fit_max = 0;
+    if (r.fit_bytes) {
+      std::tie(fit_min, fit_max) = *r.fit_bytes;
+    } else if (!traffic.empty()) {
+      std::vector<double> sizes, counts;
+      for (const auto& [bytes, count] : traffic)
+        if (count > 0) sizes.push_back(bytes), counts.push_back(count);
+      std::tie(fit_min, fit_max) = measure::messages_range(out.samples, sizes, counts);
+    }
+    out.loggops = measure::fit_loggops(out.samples, fit_min, fit_max);
   }
-  out.loggops = measure::fit_loggops(out.samples, fit_min, fit_max);
 
   progress("Wg of " + kernel.description + " for " + std::to_string(tasks.size()) + " task" +
            (tasks.size() == 1 ? "" : "s"));
@@ -277,9 +304,9 @@ Calibration calibrate(const CalibrationRequest& r, const std::function<void(cons
     throw InputError("a task of kernel " + kernel.kernel + " has no 'work'");
   }
 
-  out.source = "poems calibrate --procs " + std::to_string(r.procs) + (r.quick ? " --quick" : "") + " on " +
-               measure::host_name() + " (" + std::to_string(measure::host_cores()) + " cores, " +
-               measure::mpi_version() + ")";
+  out.source = "poems calibrate " + std::string(comet ? "--network comet " : "") + "--procs " +
+               std::to_string(r.procs) + (r.quick ? " --quick" : "") + " on " + measure::host_name() + " (" +
+               std::to_string(measure::host_cores()) + " cores, " + measure::mpi_version() + ")";
   const measure::LoggopsCalibration& c = out.loggops;
   measure::MachineProfile profile;
   profile.name = r.name;
@@ -294,6 +321,15 @@ Calibration calibrate(const CalibrationRequest& r, const std::function<void(cons
       "S is the largest size whose blocking send does not wait for the receiver. Wg: median over the tasks",
       "measured with processor[measured] while " + std::to_string(r.procs) +
           " copies run at once (the node's processes share caches and memory bandwidth)."};
+  if (comet)
+    profile.comment_lines = {
+        "Machine '" + r.name + "', written by " + out.source + ".",
+        "LogGOPS fitted per protocol regime of CoMet's echo (examples/comet/comet.c, docs/comet.md): L and G from",
+        "the echo, O from pairwise minus echo, o and g from poems_loggops_bench's message trains; S is the",
+        "largest size of the echo's first regime. This machine takes the " + c.machine_range +
+            " range. Wg: median over the tasks",
+        "measured with processor[measured] while " + std::to_string(r.procs) +
+            " copies run at once (the node's processes share caches and memory bandwidth)."};
   for (const measure::RangeFit* f : {&c.eager, &c.rendezvous, &c.messages})
     if (f->sizes)
       profile.comment_lines.push_back(f->name + " range " + fmt("%.0f", f->min_bytes) + "-" +
@@ -357,6 +393,16 @@ void store_calibration(const Calibration& cal, const CalibrationRequest& r, cons
                     {"gap_ns", samples.gap_ns()},
                     {"eager_probe_sizes", samples.probe_sizes},
                     {"eager_probe_ns", samples.probe_ns}}}};
+  const bool comet = cal.network == "comet";
+  if (comet) {
+    m.parameters["network_benchmark"] =
+        "CoMet (examples/comet/comet.c): echo and pairwise; o and g from poems_loggops_bench's message trains";
+    nlohmann::json sizes = nlohmann::json::array(), echo = sizes, pairwise = sizes;
+    for (const measure::CometFitPoint& p : cal.comet.points)
+      sizes.push_back(p.bytes), echo.push_back(p.echo_ns), pairwise.push_back(p.pairwise_ns);
+    m.parameters["comet"] = {
+        {"sizes", sizes}, {"echo_ns", echo}, {"pairwise_ns", pairwise}, {"command", cal.comet_command}};
+  }
   try {
     kb.transaction([&] {
       kb.put_machine(m);
@@ -367,16 +413,33 @@ void store_calibration(const Calibration& cal, const CalibrationRequest& r, cons
         if (!f->sizes) continue;
         const std::string range =
             " " + f->name + " " + fmt("%.0f", f->min_bytes) + "-" + fmt("%.0f", f->max_bytes) + " B";
+        if (comet) {
+          add("L", f->L, "CoMet echo (comet.c)" + range);
+          add("o", f->o,
+              "message train RTT_n^d (poems_loggops_bench, eager), at most half the CoMet echo at 1 B of the" + range);
+          add("O", f->O, "CoMet pairwise minus echo (comet.c)" + range);
+          add("g", f->g, "message train RTT_n^0 (poems_loggops_bench)" + range);
+          add("G", f->G, "CoMet echo (comet.c)" + range);
+          continue;
+        }
         add("L", f->L, "echo (ping-pong)" + range);
         add("o", f->o, "message train RTT_n^d" + range);
         add("O", f->O, "message train RTT_n^d" + range);
         add("g", f->g, "message train RTT_n^0" + range);
         add("G", f->G, "message train RTT_n^0" + range);
       }
-      add("S", c.S, "blocking send to an unposted receive");
-      for (std::size_t k = 0; k < samples.sizes.size(); ++k)
-        add("exchange[" + fmt("%.0f", samples.sizes[k]) + "B]", samples.exchange_ns[k],
-            "pairwise exchange (the CoMet thesis)");
+      if (comet) {
+        add("S", c.S, "CoMet echo (comet.c): the largest size of its first protocol regime");
+        for (const measure::CometFitPoint& p : cal.comet.points) {
+          add("echo[" + fmt("%.0f", p.bytes) + "B]", p.echo_ns, "CoMet echo (comet.c), median one way");
+          add("pairwise[" + fmt("%.0f", p.bytes) + "B]", p.pairwise_ns, "CoMet pairwise (comet.c), median");
+        }
+      } else {
+        add("S", c.S, "blocking send to an unposted receive");
+        for (std::size_t k = 0; k < samples.sizes.size(); ++k)
+          add("exchange[" + fmt("%.0f", samples.sizes[k]) + "B]", samples.exchange_ns[k],
+              "pairwise exchange (the CoMet thesis)");
+      }
       for (const TaskWg& w : cal.tasks) {
         add("Wg[" + w.text + "]", w.wg_ns, "processor[measured] " + cal.kernel + ", alone");
         add("Wg[" + w.text + "]", w.busy_wg_ns,
@@ -402,6 +465,51 @@ double model_echo_ns(const measure::LoggopsCalibration& c, double s) {
   return (s > c.S ? 2 : 1) * c.L + 2 * c.o + (s - 1) * std::max(c.O, c.G);
 }
 
+namespace {
+
+nlohmann::json residual(double model, double measured) {
+  return measured > 0 ? nlohmann::json((model - measured) / measured) : nlohmann::json();
+}
+
+nlohmann::json range_json(const measure::RangeFit& f, double pairwise_residual) {
+  if (!f.sizes) return nullptr;
+  return {{"min_bytes", f.min_bytes},
+          {"max_bytes", f.max_bytes},
+          {"sizes", f.sizes},
+          {"L_ns", f.L},
+          {"o_ns", f.o},
+          {"g_ns", f.g},
+          {"G_ns_per_byte", f.G},
+          {"O_ns_per_byte", f.O},
+          {"echo_max_residual", f.echo.max_relative_residual},
+          {"pairwise_max_residual", pairwise_residual}};
+}
+
+// CoMet's echo and pairwise against the machine, and each range's fit.
+nlohmann::json comet_json(const Calibration& cal) {
+  const measure::CometNetworkFit& f = cal.comet;
+  nlohmann::json points = nlohmann::json::array();
+  for (const measure::CometFitPoint& p : f.points)
+    points.push_back({{"bytes", p.bytes},
+                      {"regime", p.regime},
+                      {"echo_ns", p.echo_ns},
+                      {"model_echo_ns", p.model_echo_ns},
+                      {"echo_residual", residual(p.model_echo_ns, p.echo_ns)},
+                      {"pairwise_ns", p.pairwise_ns},
+                      {"model_pairwise_ns", p.model_pairwise_ns},
+                      {"pairwise_residual", residual(p.model_pairwise_ns, p.pairwise_ns)}});
+  nlohmann::json regimes = nlohmann::json::array();
+  for (const auto& [first, last] : f.regimes) regimes.push_back({first, last});
+  return {{"command", cal.comet_command},
+          {"points", points},
+          {"echo_regimes", regimes},
+          {"eager", range_json(f.loggops.eager, f.eager_pairwise_residual)},
+          {"rendezvous", range_json(f.loggops.rendezvous, f.rendezvous_pairwise_residual)},
+          {"messages", range_json(f.loggops.messages, f.messages_pairwise_residual)}};
+}
+
+}  // namespace
+
 nlohmann::json to_json(const Calibration& cal, const std::string& psl_path) {
   const measure::LoggopsCalibration& c = cal.loggops;
   nlohmann::json j = {{"machine", cal.name}, {"psl_file", psl_path}, {"range", c.machine_range}, {"L_ns", c.L},
@@ -417,6 +525,7 @@ nlohmann::json to_json(const Calibration& cal, const std::string& psl_path) {
                      {"overhead_ns", overhead[k]},
                      {"gap_ns", gap[k]}});
   j["sizes"] = sizes;
+  if (cal.network == "comet") j["network"] = "comet", j["comet"] = comet_json(cal);
   nlohmann::json shapes = nlohmann::json::array();
   for (const TaskWg& w : cal.tasks)
     shapes.push_back(

@@ -84,8 +84,9 @@ ProgramFigures parse_output(const std::string& output, const std::string& what) 
   return out;
 }
 
-std::vector<std::string> program_args(const std::string& kernel, const CometRequest& r) {
-  return {"--kernels", kernel, "--sizes", comet_sizes_text(r.sizes), "--reps", std::to_string(r.reps), "--json"};
+std::vector<std::string> program_args(const std::string& kernel, const std::vector<std::uint64_t>& sizes,
+                                      std::uint32_t reps) {
+  return {"--kernels", kernel, "--sizes", comet_sizes_text(sizes), "--reps", std::to_string(reps), "--json"};
 }
 
 // Builds comet.c with `compiler` (Open MPI's mpicc, or this build's
@@ -297,15 +298,51 @@ std::optional<double> comet_closed_form_ns(const std::string& kernel, std::uint6
   return static_cast<double>(*t) / 1000.0;
 }
 
+namespace {
+base::TemporaryDirectory comet_build_directory() {
+  base::TemporaryDirectory dir("poems_comet_");
+  if (!dir.created()) throw EvaluationError("cannot create a temporary directory to build CoMet in: " + dir.error());
+  return dir;
+}
+
+const std::string& existing_comet_source() {
+  const std::string& source = comet_source();
+  if (source.empty() || !std::filesystem::is_regular_file(source))
+    throw InputError("the CoMet program examples/comet/comet.c is not where this build expects it ('" + source + "')");
+  return source;
+}
+}  // namespace
+
+CometOnHost::CometOnHost(double timeout_seconds)
+    : dir_(comet_build_directory()),
+      binary_(build_comet("mpicc", existing_comet_source(), dir_, "comet", timeout_seconds)),
+      timeout_seconds_(timeout_seconds) {}
+
+std::map<std::uint64_t, CometFigure> CometOnHost::run(const std::string& kernel,
+                                                      const std::vector<std::uint64_t>& sizes, std::uint32_t procs,
+                                                      std::uint32_t reps, std::string* command) const {
+  measure::Launch launch;
+  launch.ranks = static_cast<int>(procs);
+  launch.program = binary_;
+  launch.args = program_args(kernel, sizes, reps);
+  launch.timeout_seconds = timeout_seconds_;
+  if (command) *command = command_text(measure::mpirun_command(launch));
+  const measure::ProcessResult m = measure::run_mpi(launch);
+  const std::string what = "CoMet " + kernel + " under mpirun -np " + std::to_string(procs);
+  if (!m.ok())
+    throw EvaluationError(what + ": " + m.status_text() + ": " + base::last_lines(m.err.empty() ? m.out : m.err, 12));
+  ProgramFigures measured = parse_output(m.out, what);
+  return measured.figures.count(kernel) ? std::move(measured.figures.at(kernel))
+                                        : std::map<std::uint64_t, CometFigure>{};
+}
+
 CometReport run_comet(const CometRequest& request, Store& store) {
   if (request.procs < 1 || request.procs > 1024)
     throw UsageError("--procs", "'" + std::to_string(request.procs) + "' is out of range; allowed: 1..1024");
   if (request.reps < 1 || request.reps > 100000)
     throw UsageError("--reps",
                      "'" + std::to_string(request.reps) + "' is not allowed; allowed: an integer from 1 to 100000");
-  const std::string& source = comet_source();
-  if (source.empty() || !std::filesystem::is_regular_file(source))
-    throw InputError("the CoMet program examples/comet/comet.c is not where this build expects it ('" + source + "')");
+  const std::string& source = existing_comet_source();
   CometRequest r = request;
   if (r.kernels.empty()) r.kernels = comet_kernel_names();
   if (r.sizes.empty()) r.sizes = parse_comet_sizes("0,1,8,64,512,4K,32K,256K,1M");
@@ -327,9 +364,7 @@ CometReport run_comet(const CometRequest& request, Store& store) {
   settings.procs = std::to_string(r.procs);
   settings.compute = "model";
   const direct::DirectOptions options = direct_options(settings, machine);
-  base::TemporaryDirectory build_dir("poems_comet_");
-  if (!build_dir.created())
-    throw EvaluationError("cannot create a temporary directory to build CoMet in: " + build_dir.error());
+  const base::TemporaryDirectory build_dir = comet_build_directory();
   const std::string direct_binary =
       build_comet(wrapper_for(source), source, build_dir, "comet-direct", r.timeout_seconds);
 
@@ -341,10 +376,10 @@ CometReport run_comet(const CometRequest& request, Store& store) {
   if (r.simulate) simulator = std::make_unique<CometSimulator>(machine.machine, r.procs, r.reps);
 
   // The measured program, built only when it runs.
-  std::string measured_binary;
+  std::optional<CometOnHost> host;
   nlohmann::json host_json;
   if (r.measure) {
-    measured_binary = build_comet("mpicc", source, build_dir, "comet", r.timeout_seconds);
+    host.emplace(r.timeout_seconds);
     const std::string mpi = measure::mpi_version();
     report.host = measure::host_name() + " (" + std::to_string(measure::host_cores()) + " cores, " +
                   (mpi.empty() ? std::string("mpirun") : mpi) + ")";
@@ -355,7 +390,7 @@ CometReport run_comet(const CometRequest& request, Store& store) {
   for (const std::string& kernel : r.kernels) {
     CometKernelResult k;
     k.name = kernel;
-    const std::vector<std::string> args = program_args(kernel, r);
+    const std::vector<std::string> args = program_args(kernel, r.sizes, r.reps);
     const nlohmann::json binding = {{"procs", r.procs}, {"reps", r.reps}, {"args", args}};
 
     // Direct execution on the machine model.
@@ -376,27 +411,13 @@ CometReport run_comet(const CometRequest& request, Store& store) {
     if (direct.skipped.count(kernel)) k.note = "skipped: " + direct.skipped.at(kernel);
 
     // Measurement under mpirun.
-    if (r.measure) {
-      measure::Launch launch;
-      launch.ranks = static_cast<int>(r.procs);
-      launch.program = measured_binary;
-      launch.args = args;
-      launch.timeout_seconds = r.timeout_seconds;
-      report.measure_command = command_text(measure::mpirun_command(launch));
-      const measure::ProcessResult m = measure::run_mpi(launch);
-      const std::string what = "CoMet " + kernel + " under mpirun -np " + std::to_string(r.procs);
-      if (!m.ok())
-        throw EvaluationError(what + ": " + m.status_text() + ": " +
-                              base::last_lines(m.err.empty() ? m.out : m.err, 12));
-      const ProgramFigures measured = parse_output(m.out, what);
-      if (measured.figures.count(kernel))
-        for (const auto& [bytes, f] : measured.figures.at(kernel)) {
-          point(k, bytes).measured = f;
-          nlohmann::json b = binding;
-          b.update(host_json);
-          kb.put(kCometMeasured, kernel, bytes, b, figure_result(f, true, r.reps));
-        }
-    }
+    if (host)
+      for (const auto& [bytes, f] : host->run(kernel, r.sizes, r.procs, r.reps, &report.measure_command)) {
+        point(k, bytes).measured = f;
+        nlohmann::json b = binding;
+        b.update(host_json);
+        kb.put(kCometMeasured, kernel, bytes, b, figure_result(f, true, r.reps));
+      }
 
     // The PSL model simulated, at the sizes the program reported.
     if (simulator)

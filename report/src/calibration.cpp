@@ -16,6 +16,62 @@ std::string fmt(const char* spec, double v) {
   return buffer;
 }
 
+std::string percent(double model, double measured) {
+  return measured > 0 ? fmt("%+.1f", 100 * (model - measured) / measured) : "-";
+}
+
+// poems_loggops_bench's echo against the machine, the exchange and the trains.
+void write_loggops_network(const core::Calibration& cal, std::ostream& out) {
+  out << "   bytes   echo_ns  model_ns  model_%  exchange_ns  overhead_ns    gap_ns\n";
+  const auto overhead = cal.samples.overhead_ns(), gap = cal.samples.gap_ns();
+  char line[160];
+  for (std::size_t k = 0; k < cal.samples.sizes.size(); ++k) {
+    const double m = core::model_echo_ns(cal.loggops, cal.samples.sizes[k]);
+    std::snprintf(line, sizeof line, "%8.0f %9.1f %9.1f %+8.1f %12.1f %12.1f %9.1f\n", cal.samples.sizes[k],
+                  cal.samples.echo_ns[k], m, 100 * (m - cal.samples.echo_ns[k]) / cal.samples.echo_ns[k],
+                  cal.samples.exchange_ns[k], overhead[k], gap[k]);
+    out << line;
+  }
+}
+
+// --network comet: CoMet's echo and pairwise against the machine, each
+// range's fit, and the message trains o and g come from.
+void write_comet_network(const core::Calibration& cal, std::ostream& out) {
+  const measure::CometNetworkFit& f = cal.comet;
+  out << "CoMet echo and pairwise (" << cal.comet_command << "; then --kernels pairwise), median ns:\n";
+  char line[200];
+  std::snprintf(line, sizeof line, "%8s %-10s %10s %10s %8s %11s %10s %8s\n", "bytes", "regime", "echo_ns", "model_ns",
+                "model_%", "pairwise_ns", "model_ns", "model_%");
+  out << line;
+  for (const measure::CometFitPoint& p : f.points) {
+    std::snprintf(line, sizeof line, "%8.0f %-10s %10.1f %10.1f %8s %11.1f %10.1f %8s\n", p.bytes, p.regime.c_str(),
+                  p.echo_ns, p.model_echo_ns, percent(p.model_echo_ns, p.echo_ns).c_str(), p.pairwise_ns,
+                  p.model_pairwise_ns, percent(p.model_pairwise_ns, p.pairwise_ns).c_str());
+    out << line;
+  }
+  out << "\nfits per range (largest |residual|: the echo's line, the pairwise model):\n";
+  std::snprintf(line, sizeof line, "%-11s %17s %9s %8s %9s %10s %10s %8s %9s\n", "range", "bytes", "L_ns", "o_ns",
+                "g_ns", "G_ns/B", "O_ns/B", "echo_%", "pairw_%");
+  out << line;
+  const std::pair<const measure::RangeFit*, double> ranges[] = {{&f.loggops.eager, f.eager_pairwise_residual},
+                                                                {&f.loggops.rendezvous, f.rendezvous_pairwise_residual},
+                                                                {&f.loggops.messages, f.messages_pairwise_residual}};
+  for (const auto& [r, pairwise] : ranges) {
+    if (!r->sizes) continue;
+    const std::string bytes = fmt("%.0f", r->min_bytes) + "-" + fmt("%.0f", r->max_bytes);
+    std::snprintf(line, sizeof line, "%-11s %17s %9.4g %8.4g %9.4g %10.4g %10.4g %8.1f %9.1f\n", r->name.c_str(),
+                  bytes.c_str(), r->L, r->o, r->g, r->G, r->O, 100 * r->echo.max_relative_residual, 100 * pairwise);
+    out << line;
+  }
+  out << "\nmessage trains (poems_loggops_bench): o from the overhead (eager range), g per range from the gap\n";
+  out << "   bytes  overhead_ns    gap_ns\n";
+  const auto overhead = cal.samples.overhead_ns(), gap = cal.samples.gap_ns();
+  for (std::size_t k = 0; k < cal.samples.sizes.size(); ++k) {
+    std::snprintf(line, sizeof line, "%8.0f %12.1f %9.1f\n", cal.samples.sizes[k], overhead[k], gap[k]);
+    out << line;
+  }
+}
+
 }  // namespace
 
 void write_calibration(const core::Calibration& cal, const std::string& psl, std::ostream& out) {
@@ -24,16 +80,11 @@ void write_calibration(const core::Calibration& cal, const std::string& psl, std
       << " ns, o = " << fmt("%.4g", c.o) << " ns, g = " << fmt("%.4g", c.g) << " ns, G = " << fmt("%.4g", c.G)
       << " ns/B, O = " << fmt("%.4g", c.O) << " ns/B, S = " << fmt("%.0f", c.S) << " B, Wg = " << fmt("%.4g", cal.wg_ns)
       << " ns\n\n";
-  out << "   bytes   echo_ns  model_ns  model_%  exchange_ns  overhead_ns    gap_ns\n";
-  const auto overhead = cal.samples.overhead_ns(), gap = cal.samples.gap_ns();
+  if (cal.network == "comet")
+    write_comet_network(cal, out);
+  else
+    write_loggops_network(cal, out);
   char line[160];
-  for (std::size_t k = 0; k < cal.samples.sizes.size(); ++k) {
-    const double m = core::model_echo_ns(c, cal.samples.sizes[k]);
-    std::snprintf(line, sizeof line, "%8.0f %9.1f %9.1f %+8.1f %12.1f %12.1f %9.1f\n", cal.samples.sizes[k],
-                  cal.samples.echo_ns[k], m, 100 * (m - cal.samples.echo_ns[k]) / cal.samples.echo_ns[k],
-                  cal.samples.exchange_ns[k], overhead[k], gap[k]);
-    out << line;
-  }
   std::snprintf(line, sizeof line, "\n%-22s %12s %12s %16s\n", "task", "block_us", "Wg_ns", "Wg_ns_at_once");
   out << line;
   for (const core::TaskWg& w : cal.tasks) {

@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "poems/core/store.h"
+#include "poems/measure/comet_fit.h"
 #include "poems/measure/loggops_fit.h"
 #include "poems/processor/hierarchy.h"
 
@@ -56,7 +57,14 @@ struct CalibrationRequest {
   std::vector<std::string> shapes;                     // tasks in the kernel's shorthand
   std::string spec, study;                             // and/or the compute tasks of a study's bindings
   std::string kernel;  // "" = the study's processor[measured] kernel, else the default one
+  // The network benchmark: "loggops" (poems_loggops_bench's echo, exchange
+  // and trains) or "comet" (CoMet's echo and pairwise, the trains for o and
+  // g; core/comet_calibration.h).
+  std::string network = "loggops";
 };
+
+// The values --network takes.
+const std::vector<std::string>& calibration_networks();
 
 // The machine's name becomes its PSL components' (NAME, NAME_cpu, ...):
 // UsageError("--name") unless it is a PSL identifier.
@@ -72,8 +80,11 @@ struct TaskWg {
 
 struct Calibration {
   std::string name, kernel, kernel_description;
-  measure::LoggopsSamples samples;
+  std::string network = "loggops";  // the network benchmark (CalibrationRequest::network)
+  measure::LoggopsSamples samples;  // poems_loggops_bench's (with "comet": the trains of o and g)
   measure::LoggopsCalibration loggops;
+  measure::CometNetworkFit comet;  // with "comet": CoMet's echo and pairwise and their fit
+  std::string comet_command;       // with "comet": the echo's mpirun line
   std::vector<TaskWg> tasks;
   double wg_ns = 0;  // median over tasks of the rate with `procs` copies at once
   // The processor[hierarchy] curve: Wg of the kernel against its working set,

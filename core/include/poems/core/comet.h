@@ -9,10 +9,12 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "poems/base/temporary_directory.h"
 #include "poems/core/direct_run.h"
 #include "poems/core/store.h"
 
@@ -97,6 +99,26 @@ struct CometReport {
 // machine that is not flat, OS noise). `form` receives its text.
 std::optional<double> comet_closed_form_ns(const std::string& kernel, std::uint64_t bytes, std::uint32_t procs,
                                            const Machine& machine, std::string* form = nullptr);
+
+// comet.c built with Open MPI's mpicc (`mpicc -std=c99 -O2 ... -lm`) in a
+// scratch directory and run under mpirun on this host, one kernel per run:
+// what `poems comet` measures and `poems calibrate --network comet` fits.
+class CometOnHost {
+ public:
+  // Builds comet.c (comet_source()); throws InputError/EvaluationError.
+  explicit CometOnHost(double timeout_seconds);
+  // One kernel alone at `sizes`, `reps` timed repetitions, `procs` ranks:
+  // its figures per size as comet.c printed them. `command` receives the
+  // mpirun command line. Throws EvaluationError when the run fails.
+  std::map<std::uint64_t, CometFigure> run(const std::string& kernel, const std::vector<std::uint64_t>& sizes,
+                                           std::uint32_t procs, std::uint32_t reps,
+                                           std::string* command = nullptr) const;
+
+ private:
+  base::TemporaryDirectory dir_;
+  std::string binary_;
+  double timeout_seconds_;
+};
 
 // Builds comet.c with mpicc and poems-mpicc, runs each kernel alone (so no
 // kernel inherits another's skew) under mpirun and under direct execution,
