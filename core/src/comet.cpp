@@ -1,5 +1,6 @@
 // `poems comet` (docs/comet.md): CoMet measured and predicted side by side.
 #include "poems/core/comet.h"
+#include "poems/base/file_bytes.h"
 
 #include <stdlib.h>
 
@@ -158,10 +159,7 @@ std::string command_text(const std::vector<std::string>& argv) { return join(arg
 }  // namespace
 
 std::string comet_file_hash(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return db::sha256_hex(text.str());
+  return db::sha256_hex(base::read_file_bytes(path).value_or(""));
 }
 
 void set_comet_source(std::string path) { source_path() = std::move(path); }
