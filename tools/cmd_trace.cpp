@@ -50,6 +50,9 @@ void add_trace_options(CLI::App* cmd, TraceOptions& r, bool with_trace) {
   cmd->add_option("--extrapolate-compute", r.extrapolate_compute,
                   "With --extrapolate: keep each rank's computation (weak scaling, the default) or multiply it by "
                   "this factor (strong scaling: a scaling model's value at Q over its value at the traced count)");
+  cmd->add_option("--extrapolate-variation", r.extrapolate_variation,
+                  "With --extrapolate: copy each traced rank's computation (the default), or resample how the traced "
+                  "ranks running the same program varied: resample or resample,seed=N (docs/trace.md)");
 }
 
 core::TraceRequest TraceOptions::request(const ChoiceOptions& choices, const MachineOptions& machine,
@@ -67,6 +70,7 @@ core::TraceRequest TraceOptions::request(const ChoiceOptions& choices, const Mac
   r.window = window;
   r.extrapolate = extrapolate;
   r.extrapolate_compute = extrapolate_compute;
+  r.extrapolate_variation = extrapolate_variation;
   r.cpu_time = computation == "cpu";
   r.overrides = machine.overrides;
   return r;

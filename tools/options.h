@@ -81,7 +81,7 @@ struct TraceOptions {
   std::string archive;
   std::vector<std::string> machines;
   std::string traced_processor, traced_wg, compute_scale, window, computation = "wall";
-  std::string extrapolate, extrapolate_compute;
+  std::string extrapolate, extrapolate_compute, extrapolate_variation;
   std::vector<std::string> algorithms;
   // The request with the command's machine (--machine, --processor, --wg, -L ...).
   core::TraceRequest request(const ChoiceOptions& choices, const MachineOptions& machine, const std::string& wg) const;

@@ -109,6 +109,8 @@ std::unique_ptr<Replay> prepare_replay(const TraceRequest& r) {
   }
   if (!r.extrapolate_compute.empty() && r.extrapolate.empty())
     throw UsageError("--extrapolate-compute", "goes with --extrapolate (the rank count to replay the trace as)");
+  if (!r.extrapolate_variation.empty() && r.extrapolate.empty())
+    throw UsageError("--extrapolate-variation", "goes with --extrapolate (the rank count to replay the trace as)");
   nlohmann::json extrapolation;
   if (!r.extrapolate.empty()) {
     trace::Extrapolation x;
@@ -121,6 +123,9 @@ std::unique_ptr<Replay> prepare_replay(const TraceRequest& r) {
         throw UsageError("--extrapolate-compute", "'" + r.extrapolate_compute + "' must be keep or a factor >= 0");
       x.compute_factor = f;
     }
+    if (!r.extrapolate_variation.empty() && !trace::parse_variation(r.extrapolate_variation, x, error))
+      throw UsageError("--extrapolate-variation", error);
+    x.cpu_time = r.cpu_time;
     const std::size_t traced = replay->trace.ranks.size();
     try {
       replay->trace = trace::extrapolate(replay->trace, x);
@@ -131,6 +136,8 @@ std::unique_ptr<Replay> prepare_replay(const TraceRequest& r) {
                      {"traced_ranks", traced},
                      {"compute_factor", x.compute_factor},
                      {"grid", x.grid}};
+    // Only when resampled, so that earlier runs' keys still match.
+    if (x.resample) extrapolation["variation"] = {{"resample", true}, {"seed", x.seed}};
   }
   // Keyed by content: the same archive anywhere is the same model.
   replay->name = "trace:" + replay->hash.substr(0, 12);

@@ -83,6 +83,17 @@ TEST_F(Extrapolate, APipelineTracedAtFourReplaysAsTheModelAtSixtyFour) {
   r = poems_in_process("simulate --trace " + archive + kMachine + " --extrapolate-compute 0.5 --no-store");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("--extrapolate-compute: goes with --extrapolate"), std::string::npos) << r.err;
+  r = poems_in_process("simulate --trace " + archive + kMachine + " --extrapolate 64 --extrapolate-variation some");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--extrapolate-variation: 'some' is not allowed; allowed: copy, resample or resample,seed=N"),
+            std::string::npos)
+      << r.err;
+  r = poems_in_process("simulate --trace " + archive + kMachine + " --extrapolate-variation resample --no-store");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--extrapolate-variation: goes with --extrapolate"), std::string::npos) << r.err;
+  // Explicitly copied is the default.
+  EXPECT_EQ(finish_ns("simulate --trace " + archive + kMachine + " --extrapolate 64 --extrapolate-variation copy"),
+            replay64);
 }
 
 // A model from a trace extrapolates as a study setting: every cell equals

@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <functional>
 
 #include "poems/trace/replay.h"
@@ -198,6 +199,75 @@ TEST(Extrapolate, ARingWrapsAroundAtEveryCount) {
   const Trace traced = ring(4);
   EXPECT_EQ(recognize_grid(traced).describe(), "ring of 4");
   EXPECT_EQ(replayed(extrapolate(traced, to(16))), replayed(ring(16)));
+}
+
+// A line of 4 whose middle ranks compute 11 and 12 us per step between a
+// receive and a send (rank 0: 10 us, rank 3: 13 us). Resampled, every middle
+// rank of the line of 64 computes the middle ranks' median, 11.5 us, times
+// one of the two samples 11/11.5 and 12/11.5: 11 or 12 us, drawn per rank
+// and step from the seed; rank 0's and rank 63's steps, which no two traced
+// ranks share, are their own times times a drawn sample.
+Trace varied_pipeline() {
+  TraceBuilder b(4);
+  for (int step = 0; step < 3; ++step)
+    for (std::uint32_t r = 0; r < 4; ++r) {
+      if (r > 0) b.call(r, "MPI_Recv").recv(static_cast<std::int32_t>(r - 1), step, 800).end();
+      b.compute(r, ns(10000 + 1000 * static_cast<int>(r)));
+      if (r + 1 < 4) b.call(r, "MPI_Send").send(static_cast<std::int32_t>(r + 1), step, 800).end();
+    }
+  return b.finish();
+}
+
+std::vector<Picoseconds> computation(const Rank& r) {
+  std::vector<Picoseconds> out;
+  for (const Step& s : r.steps)
+    if (s.kind == StepKind::Compute) out.push_back(s.value);
+  return out;
+}
+
+TEST(Extrapolate, ResampledComputationVariesAsTheTracedRanksDid) {
+  Extrapolation x = to(64);
+  std::string error;
+  ASSERT_TRUE(parse_variation("resample", x, error)) << error;
+  const Trace big = extrapolate(varied_pipeline(), x);
+  EXPECT_EQ(big.warnings[big.warnings.size() - 2],
+            "each rank's computation resampled from 6 samples: the computation steps (code region and visit) that "
+            "two or more traced ranks make, 3 of them (seed 1)");
+  for (const auto& [rank, own] : {std::pair{0u, 10000.0}, std::pair{63u, 13000.0}})
+    for (Picoseconds c : computation(big.ranks[rank])) {
+      const auto low = static_cast<Picoseconds>(std::llround(own * 1000 * 11 / 11.5));
+      const auto high = static_cast<Picoseconds>(std::llround(own * 1000 * 12 / 11.5));
+      EXPECT_TRUE(c == low || c == high) << "rank " << rank << ": " << c;
+    }
+  std::size_t elevens = 0, twelves = 0;
+  for (std::uint32_t r = 1; r < 63; ++r)
+    for (Picoseconds c : computation(big.ranks[r])) {
+      EXPECT_TRUE(c == ns(11000) || c == ns(12000)) << "rank " << r << ": " << c;
+      elevens += c == ns(11000), twelves += c == ns(12000);
+    }
+  EXPECT_EQ(elevens + twelves, 186u);
+  EXPECT_GT(elevens, 60u);  // 186 fair draws: a count outside 60..126 has probability below 1e-5
+  EXPECT_GT(twelves, 60u);
+  // The same seed draws the same; another seed draws otherwise.
+  const Trace again = extrapolate(varied_pipeline(), x);
+  ASSERT_TRUE(parse_variation("resample,seed=7", x, error)) << error;
+  const Trace other = extrapolate(varied_pipeline(), x);
+  bool differs = false;
+  for (std::uint32_t r = 0; r < 64; ++r) {
+    EXPECT_EQ(computation(again.ranks[r]), computation(big.ranks[r]));
+    differs = differs || computation(other.ranks[r]) != computation(big.ranks[r]);
+  }
+  EXPECT_TRUE(differs);
+  // Without variation to draw from, refused with the reason: no step of 10 us.
+  ASSERT_TRUE(parse_variation("resample", x, error)) << error;
+  try {
+    extrapolate(ring(4), x);
+    ADD_FAILURE() << "extrapolated";
+  } catch (const TraceError& e) {
+    EXPECT_STREQ(e.what(), "no code region that two traced ranks pass computes 10000 ns or more: nothing to resample");
+  }
+  EXPECT_FALSE(parse_variation("resample,seed=x", x, error));
+  EXPECT_EQ(error, "'resample,seed=x' is not allowed; allowed: copy, resample or resample,seed=N (N: 0 to 10^19 - 1)");
 }
 
 std::string refusal(const Trace& t, const std::string& q) {

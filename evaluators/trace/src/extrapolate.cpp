@@ -5,6 +5,9 @@
 #include <cmath>
 #include <cstdlib>
 #include <limits>
+#include <optional>
+
+#include "compute_variation.h"
 
 namespace poems::trace {
 
@@ -175,6 +178,33 @@ GridPattern recognize_grid(const Trace& t) {
       std::to_string(m.receiver) + "); a master and its workers and all-to-all patterns are not extrapolated");
 }
 
+bool parse_variation(std::string_view text, Extrapolation& out, std::string& error) {
+  if (text == "copy") {
+    out.resample = false;
+    return true;
+  }
+  const std::string_view head = "resample";
+  if (text.substr(0, head.size()) != head) {
+    error = "'" + std::string(text) + "' is not allowed; allowed: copy, resample or resample,seed=N";
+    return false;
+  }
+  out.resample = true;
+  std::string_view rest = text.substr(head.size());
+  if (rest.empty()) return true;
+  const std::string_view key = ",seed=";
+  std::uint64_t seed = 0;
+  bool digits = rest.substr(0, key.size()) == key && rest.size() > key.size() && rest.size() - key.size() <= 19;
+  for (char c : rest.substr(std::min(rest.size(), key.size()))) digits = digits && c >= '0' && c <= '9';
+  if (!digits) {
+    error =
+        "'" + std::string(text) + "' is not allowed; allowed: copy, resample or resample,seed=N (N: 0 to 10^19 - 1)";
+    return false;
+  }
+  for (char c : rest.substr(key.size())) seed = seed * 10 + static_cast<std::uint64_t>(c - '0');
+  out.seed = seed;
+  return true;
+}
+
 Trace extrapolate(const Trace& t, const Extrapolation& x) {
   if (!(x.compute_factor >= 0) || !std::isfinite(x.compute_factor))
     throw TraceError("the computation factor must be a finite number >= 0");
@@ -250,6 +280,8 @@ Trace extrapolate(const Trace& t, const Extrapolation& x) {
   for (std::uint32_t r = 0; r < Q; ++r) world.members[r] = r;
   out.comms = {world};
   out.ranks.resize(Q);
+  std::optional<ComputeVariation> variation;
+  if (x.resample) variation.emplace(t, x.cpu_time, Picoseconds{10'000'000});
   auto scaled = [&](std::uint64_t v) {
     return static_cast<std::uint64_t>(std::llround(static_cast<double>(v) * x.compute_factor));
   };
@@ -264,6 +296,7 @@ Trace extrapolate(const Trace& t, const Extrapolation& x) {
     }
     const std::uint32_t from = rank_of(tc, g.dims);
     Rank rank = t.ranks[from];
+    if (variation) variation->apply(rank, r, x.seed);
     for (Step& s : rank.steps) {
       s.message = kNone;
       if (s.kind == StepKind::Compute) {
@@ -282,6 +315,11 @@ Trace extrapolate(const Trace& t, const Extrapolation& x) {
     }
     out.ranks[r] = std::move(rank);
   }
+  if (variation)
+    out.warnings.push_back(
+        "each rank's computation resampled from " + std::to_string(variation->samples()) +
+        " samples: the computation steps (code region and visit) that two or more traced ranks make, " +
+        std::to_string(variation->keys()) + " of them (seed " + std::to_string(x.seed) + ")");
   out.warnings.push_back("extrapolated from " + std::to_string(t.ranks.size()) + " ranks (" + g.describe() + ") to " +
                          std::to_string(Q) + " (" + dims_text(target) + ")");
   const std::size_t before = out.warnings.size();

@@ -35,6 +35,7 @@ struct TraceRequest {
   MachineOverrides overrides;           // -L ... --cpus --nics --semantics
   std::string extrapolate;              // --extrapolate Q or AxB: replayed as that many ranks
   std::string extrapolate_compute;      // --extrapolate-compute keep (default) or a factor
+  std::string extrapolate_variation;    // --extrapolate-variation copy (default), resample[,seed=N]
 };
 
 // A trace resolved for replay: the archive read, the options, the machine.

@@ -32,7 +32,19 @@ struct Extrapolation {
   // a rank's share stays); for strong scaling, a scaling model's value at Q
   // over its value at P (docs/scaling.md).
   double compute_factor = 1.0;
+  // false: each rank's computation is its traced rank's (a copy). true: the
+  // traced ranks' variation resampled (src/compute_variation.h): each
+  // computation step of 10 us or more is the median of the traced ranks'
+  // steps in the same code region and visit, times a sample of how they
+  // varied about it, drawn per rank and step from `seed`; `cpu_time` says
+  // which time varies (Step::cpu).
+  bool resample = false;
+  std::uint64_t seed = 1;
+  bool cpu_time = false;
 };
+
+// "copy" (the default), "resample" or "resample,seed=N"; false with `error`.
+bool parse_variation(std::string_view text, Extrapolation& out, std::string& error);
 
 // "1024", "32x32" or "16x16x16"; false with `error` on bad text.
 bool parse_extrapolation(std::string_view text, Extrapolation& out, std::string& error);
