@@ -24,7 +24,8 @@ constexpr const char* kTraceGraphName = "(trace)";
 
 double ns(taskgraph::Picoseconds ps) { return static_cast<double>(ps) / 1000.0; }
 
-// The study's extrapolation (settings extrapolate, extrapolate_compute), if any.
+// The study's extrapolation (settings extrapolate, extrapolate_compute,
+// extrapolate_variation), if any.
 std::optional<trace::Extrapolation> extrapolation_of(const Evaluation& e);
 
 // A replay's schedule, with the extrapolated trace it reads when the study
@@ -38,8 +39,10 @@ Replayable schedule_of(const Evaluation& e, const TraceGraph& g) {
   const trace::ReplayOptions options = replay_options(e, g.model);
   Replayable out;
   try {
-    if (const std::optional<trace::Extrapolation> x = extrapolation_of(e))
+    if (std::optional<trace::Extrapolation> x = extrapolation_of(e)) {
+      x->cpu_time = options.cpu_time;
       out.extrapolated = std::make_shared<const trace::Trace>(trace::extrapolate(g.trace, *x));
+    }
     out.schedule = std::make_unique<trace::TraceSchedule>(out.extrapolated ? *out.extrapolated : g.trace, options);
   } catch (const trace::TraceError& x) {
     throw InputError(x.what());
@@ -99,9 +102,11 @@ void apply_replay_settings(const Evaluation& e, trace::ReplayOptions& options) {
 std::optional<trace::Extrapolation> extrapolation_of(const Evaluation& e) {
   const std::optional<std::string> to = setting_text(e, "extrapolate");
   const std::optional<std::string> factor = setting_text(e, "extrapolate_compute");
+  const std::optional<std::string> variation = setting_text(e, "extrapolate_variation");
   if (!to) {
-    if (factor)
-      throw InputError("study setting extrapolate_compute goes with extrapolate (the rank count to replay as)");
+    if (factor || variation)
+      throw InputError(std::string("study setting ") + (factor ? "extrapolate_compute" : "extrapolate_variation") +
+                       " goes with extrapolate (the rank count to replay as)");
     return std::nullopt;
   }
   trace::Extrapolation x;
@@ -121,6 +126,8 @@ std::optional<trace::Extrapolation> extrapolation_of(const Evaluation& e) {
                        "\" is out of range; expected \"keep\" or a number >= 0 (each computation's factor)");
     x.compute_factor = f;
   }
+  if (variation && !trace::parse_variation(*variation, x, error))
+    throw InputError("study setting extrapolate_variation = \"" + *variation + "\": " + error);
   return x;
 }
 
@@ -150,8 +157,11 @@ nlohmann::json replay_settings_key(const Evaluation& e) {
   if (e.settings.count("window")) key["window"] = options.window.text();
   if (e.settings.count("collective_algorithm")) key["algorithms"] = algorithms_key(options);
   if (e.settings.count("computation")) key["computation"] = options.cpu_time ? "cpu" : "wall";
-  if (const std::optional<trace::Extrapolation> x = extrapolation_of(e))
+  if (const std::optional<trace::Extrapolation> x = extrapolation_of(e)) {
     key["extrapolate"] = {{"ranks", x->ranks}, {"grid", x->grid}, {"compute_factor", x->compute_factor}};
+    // Only when resampled, so that earlier runs' keys still match.
+    if (x->resample) key["extrapolate"]["variation"] = {{"resample", true}, {"seed", x->seed}};
+  }
   return key;
 }
 

@@ -529,7 +529,7 @@ TEST(TraceStudy, ReplaySettingsAreStudySettings) {
   EXPECT_EQ(located.exit_code, 1) << located.err;
   EXPECT_NE(located.err.find(":7:7: error: 'windwo' is not a parameter of model 'P2P' nor a setting of its replay "
                              "(window, collective_algorithm, computation, semantics, extrapolate, "
-                             "extrapolate_compute); did you mean 'window'?"),
+                             "extrapolate_compute, extrapolate_variation); did you mean 'window'?"),
             std::string::npos)
       << located.err;
 }

@@ -18,9 +18,11 @@ inline constexpr std::array<std::string_view, 8> kCollectives{"barrier", "bcast"
 inline constexpr std::array<std::string_view, 10> kReportMetrics{
     "time", "speedup", "efficiency", "comm_fraction", "compute", "comm", "sync", "events", "messages", "bytes"};
 // The settings a study may give a model from a trace (its replay's options:
-// `poems simulate --trace --window/--collective-algorithm/--computation/--extrapolate/--extrapolate-compute`).
-inline constexpr std::array<std::string_view, 6> kTraceReplaySettings{
-    "window", "collective_algorithm", "computation", "semantics", "extrapolate", "extrapolate_compute"};
+// `poems simulate --trace --window/--collective-algorithm/--computation/--extrapolate/--extrapolate-compute/
+// --extrapolate-variation`).
+inline constexpr std::array<std::string_view, 7> kTraceReplaySettings{
+    "window",      "collective_algorithm", "computation",          "semantics",
+    "extrapolate", "extrapolate_compute",  "extrapolate_variation"};
 
 // Collectives with a root process.
 inline bool collective_is_rooted(std::string_view op) {
