@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "poems/base/splitmix.h"
 #include "poems/base/units.h"
 #include "poems/components/loggops.h"
 
@@ -14,14 +15,9 @@ namespace poems::components {
 
 namespace {
 
-// SplitMix64: a counter-based generator, so that a rank's phase and a
-// window's detours need no state and come out the same in any order.
-std::uint64_t mix(std::uint64_t x) {
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
+// Counter-based, so that a rank's phase and a window's detours need no
+// state and come out the same in any order.
+constexpr std::uint64_t mix(std::uint64_t x) { return base::splitmix64(x); }
 std::uint64_t stream(std::uint64_t seed, std::uint64_t a, std::uint64_t b) { return mix(mix(mix(seed) ^ a) ^ b); }
 // Uniform in [0, n).
 Picoseconds below(std::uint64_t h, Picoseconds n) {

@@ -159,18 +159,10 @@ CometNetworkFit fit_comet_network(const CometNetworkSamples& s, double machine_m
   c.eager = fit_range(s, "eager", 0, c.S, c.S, c.notes, out.eager_pairwise_residual);
   c.rendezvous =
       fit_range(s, "rendezvous", std::nextafter(c.S, 1e300), 1e300, c.S, c.notes, out.rendezvous_pairwise_residual);
-  if (machine_max_bytes > 0) {
+  if (machine_max_bytes > 0)
     c.messages =
         fit_range(s, "messages", machine_min_bytes, machine_max_bytes, c.S, c.notes, out.messages_pairwise_residual);
-    if (!c.messages.sizes)
-      c.notes.push_back("no measured size lies in " + format(machine_min_bytes) + "-" + format(machine_max_bytes) +
-                        " B; the machine takes the rendezvous range");
-  }
-  const RangeFit& chosen = c.messages.sizes                            ? c.messages
-                           : c.rendezvous.sizes >= 2 || !c.eager.sizes ? c.rendezvous
-                                                                       : c.eager;
-  c.machine_range = chosen.name;
-  c.L = chosen.L, c.o = chosen.o, c.g = chosen.g, c.G = chosen.G, c.O = chosen.O;
+  choose_machine_range(c, machine_min_bytes, machine_max_bytes);
   for (std::size_t k = 0; k < s.sizes.size(); ++k) {
     CometFitPoint p;
     p.bytes = s.sizes[k];

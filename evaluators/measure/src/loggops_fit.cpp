@@ -151,18 +151,20 @@ LoggopsCalibration fit_loggops(const LoggopsSamples& s, double machine_min_bytes
   c.eager = fit_range(s, "eager", 0, c.S, -1, c.notes);
   const double o = c.eager.sizes ? c.eager.o : -1;
   c.rendezvous = fit_range(s, "rendezvous", std::nextafter(c.S, 1e300), 1e300, o, c.notes);
-  if (machine_max_bytes > 0) {
-    c.messages = fit_range(s, "messages", machine_min_bytes, machine_max_bytes, o, c.notes);
-    if (!c.messages.sizes)
-      c.notes.push_back("no measured size lies in " + format(machine_min_bytes) + "-" + format(machine_max_bytes) +
-                        " B; the machine takes the rendezvous range");
-  }
+  if (machine_max_bytes > 0) c.messages = fit_range(s, "messages", machine_min_bytes, machine_max_bytes, o, c.notes);
+  choose_machine_range(c, machine_min_bytes, machine_max_bytes);
+  return c;
+}
+
+void choose_machine_range(LoggopsCalibration& c, double machine_min_bytes, double machine_max_bytes) {
+  if (machine_max_bytes > 0 && !c.messages.sizes)
+    c.notes.push_back("no measured size lies in " + format(machine_min_bytes) + "-" + format(machine_max_bytes) +
+                      " B; the machine takes the rendezvous range");
   const RangeFit& chosen = c.messages.sizes                            ? c.messages
                            : c.rendezvous.sizes >= 2 || !c.eager.sizes ? c.rendezvous
                                                                        : c.eager;
   c.machine_range = chosen.name;
   c.L = chosen.L, c.o = chosen.o, c.g = chosen.g, c.G = chosen.G, c.O = chosen.O;
-  return c;
 }
 
 std::vector<std::pair<double, double>> echo_regimes(const LoggopsSamples& s) {

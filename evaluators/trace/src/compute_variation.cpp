@@ -3,16 +3,11 @@
 #include <algorithm>
 #include <cmath>
 
+#include "poems/base/splitmix.h"
+
 namespace poems::trace {
 
 namespace {
-
-std::uint64_t splitmix64(std::uint64_t x) {
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
 
 std::uint64_t median_of(std::vector<std::uint64_t> v) {
   std::sort(v.begin(), v.end());
@@ -96,7 +91,7 @@ void ComputeVariation::apply(Rank& rank, std::uint32_t to, std::uint64_t seed) c
     const std::uint64_t base_value = m != medians_.end() ? m->second.value : s.value;
     const std::uint64_t base_cpu = m != medians_.end() ? m->second.cpu : s.cpu;
     if (std::max(base_value, base_cpu) >= min_step_) {
-      const std::uint64_t draw = splitmix64(seed ^ splitmix64((static_cast<std::uint64_t>(to) << 32) | k));
+      const std::uint64_t draw = base::splitmix64(seed ^ base::splitmix64((static_cast<std::uint64_t>(to) << 32) | k));
       const double f = samples_[draw % samples_.size()];
       s.value = static_cast<std::uint64_t>(std::llround(static_cast<double>(base_value) * f));
       s.cpu = static_cast<std::uint64_t>(std::llround(static_cast<double>(base_cpu) * f));

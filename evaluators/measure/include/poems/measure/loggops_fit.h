@@ -78,6 +78,12 @@ struct LoggopsCalibration {
 LoggopsCalibration fit_loggops(const LoggopsSamples& samples, double machine_min_bytes = 0,
                                double machine_max_bytes = 0);
 
+// The range the machine takes, by fit_loggops's rule (the messages range
+// when it holds measured sizes, else the rendezvous range with two or more
+// sizes, else the eager range): sets machine_range and L, o, g, G, O, and
+// notes a messages range [min, max] (max > 0) that holds no measured size.
+void choose_machine_range(LoggopsCalibration& c, double machine_min_bytes, double machine_max_bytes);
+
 // Protocol regimes of the echo: the measured sizes split where the echo time
 // jumps (more than 2.5 times from one size to the next at most 4 times
 // larger, e.g. a shared-memory MPI's switch to single-copy rendezvous),
