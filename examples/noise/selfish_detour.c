@@ -102,6 +102,15 @@ int main(int argc, char** argv) {
     previous = now;
   }
   if (fflush(stdout) != 0) return 1;
+  if (smallest > limit) {
+    /* Every gap was a detour: the trace would leave no time to compute. */
+    fprintf(stderr,
+            "selfish_detour: every step of the loop (the smallest %lld ns) is longer than --threshold %lld ns; "
+            "raise --threshold above it\n",
+            smallest, limit);
+    free(lengths);
+    return 1;
+  }
   qsort(lengths, count, sizeof *lengths, by_value);
   fprintf(stderr,
           "selfish_detour: %zu detours over %lld ns in %.3f s of %s time (%.3f %%, one every %.1f us), smallest step "
