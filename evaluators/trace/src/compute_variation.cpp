@@ -47,8 +47,9 @@ ComputeVariation::ComputeVariation(const Trace& t, bool cpu_time, Picoseconds mi
   // iteration) only if every rank that passes it passes it as often.
   std::map<std::pair<std::uint32_t, std::uint32_t>, std::uint32_t> visits;  // -1: not the same on every rank
   std::map<Key, std::vector<const Step*>> steps;
+  std::vector<std::vector<Key>> rank_keys;
   for (const Rank& r : t.ranks) {
-    const std::vector<Key> keys = step_keys(r);
+    const std::vector<Key>& keys = rank_keys.emplace_back(step_keys(r));
     std::map<std::pair<std::uint32_t, std::uint32_t>, std::uint32_t> own;
     std::size_t k = 0;
     for (const Step& s : r.steps)
@@ -62,12 +63,13 @@ ComputeVariation::ComputeVariation(const Trace& t, bool cpu_time, Picoseconds mi
       if (!fresh && it->second != n) it->second = kNone;
     }
   }
+  std::map<Key, Median> medians;  // keys of two or more ranks
   for (const auto& [key, members] : steps) {
     if (members.size() < 2 || visits[{std::get<0>(key), std::get<1>(key)}] == kNone) continue;
     std::vector<std::uint64_t> values, cpus;
     for (const Step* s : members) values.push_back(s->value), cpus.push_back(s->cpu);
     const Median med{median_of(values), median_of(cpus)};
-    medians_[key] = med;
+    medians[key] = med;
     ++keys_;
     const std::uint64_t base = cpu_time ? med.cpu : med.value;
     if (base < min_step_) continue;
@@ -80,21 +82,28 @@ ComputeVariation::ComputeVariation(const Trace& t, bool cpu_time, Picoseconds mi
                                 : "no code region that two traced ranks pass computes " +
                                       std::to_string(min_step_ / 1000) + " ns or more: nothing to resample");
   std::sort(samples_.begin(), samples_.end());
+  for (std::size_t r = 0; r < t.ranks.size(); ++r) {
+    std::vector<Median>& bases = bases_.emplace_back();
+    std::size_t k = 0;
+    for (const Step& s : t.ranks[r].steps)
+      if (s.kind == StepKind::Compute) {
+        const auto m = medians.find(rank_keys[r][k++]);
+        bases.push_back(m != medians.end() ? m->second : Median{s.value, s.cpu});
+      }
+  }
 }
 
-void ComputeVariation::apply(Rank& rank, std::uint32_t to, std::uint64_t seed) const {
-  const std::vector<Key> keys = step_keys(rank);
+void ComputeVariation::apply(Rank& rank, std::uint32_t from, std::uint32_t to, std::uint64_t seed) const {
+  const std::vector<Median>& bases = bases_[from];
   std::uint64_t k = 0;
   for (Step& s : rank.steps) {
     if (s.kind != StepKind::Compute) continue;
-    const auto m = medians_.find(keys[k]);
-    const std::uint64_t base_value = m != medians_.end() ? m->second.value : s.value;
-    const std::uint64_t base_cpu = m != medians_.end() ? m->second.cpu : s.cpu;
-    if (std::max(base_value, base_cpu) >= min_step_) {
+    const Median& about = bases[k];
+    if (std::max(about.value, about.cpu) >= min_step_) {
       const std::uint64_t draw = base::splitmix64(seed ^ base::splitmix64((static_cast<std::uint64_t>(to) << 32) | k));
       const double f = samples_[draw % samples_.size()];
-      s.value = static_cast<std::uint64_t>(std::llround(static_cast<double>(base_value) * f));
-      s.cpu = static_cast<std::uint64_t>(std::llround(static_cast<double>(base_cpu) * f));
+      s.value = static_cast<std::uint64_t>(std::llround(static_cast<double>(about.value) * f));
+      s.cpu = static_cast<std::uint64_t>(std::llround(static_cast<double>(about.cpu) * f));
     }
     ++k;
   }

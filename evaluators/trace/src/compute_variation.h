@@ -33,7 +33,7 @@ class ComputeVariation {
   // Rewrites the computation steps of `rank` (a copy of traced rank
   // `from`, becoming rank `to`) of `min_step` or more: the key's median (or
   // the step's own time) times a drawn sample.
-  void apply(Rank& rank, std::uint32_t to, std::uint64_t seed) const;
+  void apply(Rank& rank, std::uint32_t from, std::uint32_t to, std::uint64_t seed) const;
 
   std::size_t samples() const { return samples_.size(); }
   std::size_t keys() const { return keys_; }  // keys passed by two or more traced ranks
@@ -44,8 +44,11 @@ class ComputeVariation {
     std::uint64_t value = 0, cpu = 0;
   };
   static std::vector<Key> step_keys(const Rank& r);
-  std::map<Key, Median> medians_;  // keys of two or more ranks
-  std::vector<double> samples_;    // time over the key's median
+  // Per traced rank, per computation step: what a copy's step is drawn
+  // about (its key's median, or the step's own time), found once for all
+  // the copies.
+  std::vector<std::vector<Median>> bases_;
+  std::vector<double> samples_;  // time over the key's median
   Picoseconds min_step_ = 0;
   std::size_t keys_ = 0;
 };

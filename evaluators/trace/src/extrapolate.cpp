@@ -296,7 +296,7 @@ Trace extrapolate(const Trace& t, const Extrapolation& x) {
     }
     const std::uint32_t from = rank_of(tc, g.dims);
     Rank rank = t.ranks[from];
-    if (variation) variation->apply(rank, r, x.seed);
+    if (variation) variation->apply(rank, from, r, x.seed);
     for (Step& s : rank.steps) {
       s.message = kNone;
       if (s.kind == StepKind::Compute) {
