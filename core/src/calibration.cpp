@@ -246,21 +246,15 @@ Calibration calibrate(const CalibrationRequest& r, const std::function<void(cons
   // study's runs send): the echo regime carrying most of them, unless
   // --fit-bytes says otherwise. With CoMet, its echo's regimes.
   if (comet) {
-    std::vector<std::pair<double, double>> in_use;
-    for (const auto& [bytes, count] : traffic)
-      if (count > 0) in_use.emplace_back(bytes, count);
     out.comet = calibrate_comet_network(comet_request, out.samples, r.fit_bytes.value_or(std::make_pair(0.0, 0.0)),
-                                        in_use, progress, out.comet_command);
+                                        traffic, progress, out.comet_command);
     out.loggops = out.comet.loggops;
   } else {
     double fit_min = 0, fit_max = 0;
     if (r.fit_bytes) {
       std::tie(fit_min, fit_max) = *r.fit_bytes;
     } else if (!traffic.empty()) {
-      std::vector<double> sizes, counts;
-      for (const auto& [bytes, count] : traffic)
-        if (count > 0) sizes.push_back(bytes), counts.push_back(count);
-      std::tie(fit_min, fit_max) = measure::messages_range(out.samples, sizes, counts);
+      std::tie(fit_min, fit_max) = measure::traffic_range(out.samples, traffic);
     }
     out.loggops = measure::fit_loggops(out.samples, fit_min, fit_max);
   }

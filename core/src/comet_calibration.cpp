@@ -34,7 +34,7 @@ std::string comet_train_sizes(const CometNetworkRequest& request) {
 
 measure::CometNetworkFit calibrate_comet_network(const CometNetworkRequest& r, const measure::LoggopsSamples& trains,
                                                  std::pair<double, double> fit_bytes,
-                                                 const std::vector<std::pair<double, double>>& traffic,
+                                                 const std::map<double, double>& traffic,
                                                  const std::function<void(const std::string&)>& progress,
                                                  std::string& command) {
   progress("CoMet's echo and pairwise (examples/comet/comet.c) under mpirun on " + std::to_string(r.procs) +
@@ -57,11 +57,8 @@ measure::CometNetworkFit calibrate_comet_network(const CometNetworkRequest& r, c
   s.o = from_trains.eager.sizes ? from_trains.eager.o : from_trains.rendezvous.o;
   s.gap_sizes = trains.sizes;
   s.gap_ns = trains.gap_ns();
-  if (fit_bytes.second <= 0 && !traffic.empty()) {
-    std::vector<double> sizes, counts;
-    for (const auto& [bytes, count] : traffic) sizes.push_back(bytes), counts.push_back(count);
-    fit_bytes = measure::messages_range(measure::comet_echo_samples(s), sizes, counts);
-  }
+  if (fit_bytes.second <= 0 && !traffic.empty())
+    fit_bytes = measure::traffic_range(measure::comet_echo_samples(s), traffic);
   return measure::fit_comet_network(s, fit_bytes.first, fit_bytes.second);
 }
 

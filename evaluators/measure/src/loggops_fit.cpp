@@ -184,6 +184,13 @@ std::vector<std::pair<double, double>> echo_regimes(const LoggopsSamples& s) {
   return regimes;
 }
 
+std::pair<double, double> traffic_range(const LoggopsSamples& s, const std::map<double, double>& traffic) {
+  std::vector<double> sizes, counts;
+  for (const auto& [bytes, count] : traffic)
+    if (count > 0) sizes.push_back(bytes), counts.push_back(count);
+  return messages_range(s, sizes, counts);
+}
+
 std::pair<double, double> messages_range(const LoggopsSamples& s, const std::vector<double>& message_sizes,
                                          const std::vector<double>& counts) {
   const auto regimes = echo_regimes(s);

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -37,12 +38,12 @@ std::string comet_train_sizes(const CometNetworkRequest& request);
 // Runs comet.c's echo and pairwise under mpirun, then fits them with the
 // trains' o (their eager range's, as fit_loggops takes it) and gap per
 // size. `fit_bytes`: the range the machine takes ({0, 0}: the default);
-// `traffic`: the message sizes in use and their counts, for the range when
-// `fit_bytes` is not given. `command` receives the echo's mpirun line.
+// `traffic`: message size -> how many the study's runs send, for the range
+// when `fit_bytes` is not given. `command` receives the echo's mpirun line.
 measure::CometNetworkFit calibrate_comet_network(const CometNetworkRequest& request,
                                                  const measure::LoggopsSamples& trains,
                                                  std::pair<double, double> fit_bytes,
-                                                 const std::vector<std::pair<double, double>>& traffic,
+                                                 const std::map<double, double>& traffic,
                                                  const std::function<void(const std::string&)>& progress,
                                                  std::string& command);
 

@@ -13,6 +13,7 @@
 // says how the parameters follow from the lines.
 #pragma once
 
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -97,5 +98,8 @@ std::vector<std::pair<double, double>> echo_regimes(const LoggopsSamples& sample
 // without sizes.
 std::pair<double, double> messages_range(const LoggopsSamples& samples, const std::vector<double>& message_sizes,
                                          const std::vector<double>& counts = {});
+// messages_range for a run's traffic, message size -> how many (sizes sent
+// 0 times left out), as the calibration counts it.
+std::pair<double, double> traffic_range(const LoggopsSamples& samples, const std::map<double, double>& traffic);
 
 }  // namespace poems::measure
