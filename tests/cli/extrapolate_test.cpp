@@ -130,6 +130,29 @@ TEST_F(Extrapolate, AStudyOfATraceVariesTheRankCount) {
   EXPECT_NE((r.out + r.err).find("the trace is a line of 4; a grid of 2 dimension(s) does not extend it"),
             std::string::npos)
       << r.out << r.err;
+  // The variation setting: copy is the command line's default; a bad value
+  // and one without extrapolate are named.
+  const auto study = [&](const std::string& name, const std::string& settings) {
+    std::ofstream(dir_ / (name + ".psl"))
+        << "model Piped from trace \"p4.otf2\";\n"
+        << kNet << "study s { model Piped on Net; " << settings << " compare simulation[MPI-Sim]; }\n";
+    return poems_in_process("run " + (dir_ / (name + ".psl")).string() + " --study s --no-store --format json");
+  };
+  r = study("copy", R"(set extrapolate = "16"; set extrapolate_variation = "copy";)");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["rows"][0]["times_ns"]["simulation[MPI-Sim]"].get<double>(),
+            finish_ns("simulate --trace " + archive + kMachine + " --extrapolate 16"));
+  r = study("sometimes", R"(set extrapolate = "16"; set extrapolate_variation = "sometimes";)");
+  EXPECT_EQ(r.exit_code, 3);  // a failed cell
+  EXPECT_NE((r.out + r.err)
+                .find("study setting extrapolate_variation = \"sometimes\": 'sometimes' is not allowed; "
+                      "allowed: copy, resample or resample,seed=N"),
+            std::string::npos)
+      << r.out << r.err;
+  r = study("alone", R"(set extrapolate_variation = "resample";)");
+  EXPECT_EQ(r.exit_code, 3);  // a failed cell
+  EXPECT_NE((r.out + r.err).find("study setting extrapolate_variation goes with extrapolate"), std::string::npos)
+      << r.out << r.err;
 }
 
 }  // namespace
