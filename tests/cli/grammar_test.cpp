@@ -262,11 +262,11 @@ study no_cpu {
                            "simulation[direct]); did you mean 'analytic[LogGP]'?"),
             std::string::npos)
       << check.err;
-  EXPECT_NE(check.err.find("sweep3d.psl:59:14: error: no component accepts request 'cpu' of 'KBlock'"),
+  EXPECT_NE(check.err.find("sweep3d.psl:60:14: error: no component accepts request 'cpu' of 'KBlock'"),
             std::string::npos)
       << check.err;
   // Reported once, though both paradigms of a study compose the same request.
-  const std::string no_cpu = "sweep3d.psl:59:14: error: no component accepts request 'cpu' of 'KBlock'";
+  const std::string no_cpu = "sweep3d.psl:60:14: error: no component accepts request 'cpu' of 'KBlock'";
   EXPECT_EQ(check.err.find(no_cpu), check.err.rfind(no_cpu)) << check.err;
   for (const char* study : {"typo", "no_cpu"}) {
     CommandResult run = poems_run("run " + spec + " --study " + study + " --no-store");

@@ -57,8 +57,9 @@ TEST(Parser, Sweep3DTaskGraphStructure) {
   EXPECT_EQ(recv.peer.index.size(), 2u);
   const auto& task = node<TaskStmt>(kblocks.body[2]);
   EXPECT_EQ(task.component.name, "KBlock");
-  ASSERT_EQ(task.arguments.size(), 8u);  // cells, angles, the block's shape it, jt, mk, the column kt, procs, bytes
-  EXPECT_EQ(task.arguments[7].name.name, "working_set");
+  ASSERT_EQ(task.arguments.size(), 9u);  // cells, angles, the block's shape it, jt, mk, the column kt, mm, procs, bytes
+  EXPECT_EQ(task.arguments[8].name.name, "working_set");
+  EXPECT_EQ(task.arguments[6].name.name, "mm");
   EXPECT_EQ(task.arguments[1].name.name, "angles");
   EXPECT_EQ(task.arguments[4].name.name, "mk");
   EXPECT_EQ(node<CommStmt>(kblocks.body[4]).op, CommOp::Send);

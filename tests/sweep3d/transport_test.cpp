@@ -48,6 +48,28 @@ TEST(SweepTransport, TheTimedColumnIsTheProgramsComputation) {
   EXPECT_GT(program.flux()[0], 0);
 }
 
+// processor[measured] with the run's mm: the iteration's source update
+// (TransportCompute's arithmetic, q = 1, sigma_s = 0.5) a slice after each
+// cycle of 8 x kb blocks, every cell once in `passes` cycles.
+TEST(SweepTransport, TheColumnsSourceUpdateCoversItOnceAnIteration) {
+  KColumn column;
+  column.reshape(KBlockShape{7, 5, 4, 3}, 11);
+  column.set_iteration_passes(3);
+  const int kb = 3, cycle = 8 * kb;
+  const std::size_t n = 7 * 5 * 11;
+  for (int step = 0; step < cycle; ++step) column.sweep_next();
+  const std::vector<double> swept = column.flux();
+  for (double source : column.source()) ASSERT_EQ(source, 1.0);
+  column.sweep_next();  // the first block of the next cycle, after the update of the first third
+  for (std::size_t c = 0; c < n; ++c) {
+    ASSERT_GT(swept[c], 0) << c;
+    EXPECT_DOUBLE_EQ(column.source()[c], c < n / 3 ? 1.0 + 0.5 * swept[c] : 1.0) << c;
+  }
+  for (int step = 1; step < 2 * cycle + 1; ++step) column.sweep_next();  // the other two thirds
+  for (std::size_t c = 0; c < n; ++c) EXPECT_GT(column.source()[c], 1.0) << c;
+  EXPECT_THROW(column.set_iteration_passes(-1), std::invalid_argument);
+}
+
 TEST(SweepTransport, OrdinatesWeighAnEighthPerOctant) {
   for (int mm : {1, 3, 6, 10}) {
     double total = 0;

@@ -245,6 +245,12 @@ void register_sweep3d_kernels() {
     if (kt > 0) {
       column.reshape(shape, kt);
       column.fixup = fixup;
+      // With the run's angles per octant (mm), the iteration's work between
+      // sweeps is timed too, spread over its blocks (column.h).
+      auto mm = params.find("mm");
+      column.set_iteration_passes(mm == params.end() || !(mm->second >= shape.angles) || !std::isfinite(mm->second)
+                                      ? 0
+                                      : static_cast<int>(std::min(std::floor(mm->second / shape.angles), 1e4)));
       column.sweep_next();
       return;
     }

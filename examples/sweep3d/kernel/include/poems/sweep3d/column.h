@@ -22,6 +22,16 @@ class KColumn {
   // octant ((-,-,-), (-,-,+), (-,+,-), ... as Sweep3D orders them), the
   // inflow faces zero at the start of each octant's column.
   SweepCounts sweep_next();
+  // The program's work between its sweeps (TransportCompute's
+  // start_iteration and finish_iteration: the flux's change and tallies, the
+  // scattering source from the flux, the flux cleared), which it does once an
+  // iteration of 8 octants x `passes` angle blocks (mm / angles) x kb blocks.
+  // Spread here over the iteration: after every 8 x kb blocks, 1/passes of the
+  // column's cells, so that any whole cycle of 8 x kb blocks carries its share.
+  // 0 (the default): sweeps only.
+  void set_iteration_passes(int passes);
+  int iteration_passes() const { return passes_; }
+  const std::vector<double>& source() const { return source_; }
 
   const KBlockShape& block() const { return block_; }
   const std::vector<double>& flux() const { return flux_; }  // accumulated over every sweep since reshape
@@ -30,9 +40,11 @@ class KColumn {
 
  private:
   KBlockShape block_{0, 0, 0, 0};
-  int kt_ = 0, step_ = 0;
+  int kt_ = 0, step_ = 0, passes_ = 0, slice_ = 0;
   std::vector<Ordinate> ordinates_;
-  std::vector<double> source_, sigt_, flux_, face_i_, face_j_, face_k_;
+  std::vector<double> source_, sigt_, flux_, previous_, face_i_, face_j_, face_k_;
+  double change_ = 0, tallies_ = 0;  // the program's results, kept so that no loop is dropped
+  void update_source_slice();
 };
 
 }  // namespace poems::sweep3d

@@ -161,7 +161,9 @@ KBlockShape shape_for(const std::map<std::string, double>& params);
 // on), on a per-thread state that is reallocated only when the shape changes.
 // With a parameter "kt" (the process's planes) a call sweeps the next k-block
 // of a KColumn of it × jt × kt cells instead (column.h): the block inside the
-// application's memory footprint. Idempotent.
+// application's memory footprint; with "mm" too (the angles per octant),
+// its share of the iteration's source update (KColumn::set_iteration_passes
+// with mm / angles passes). Idempotent.
 void register_sweep3d_kernels();
 
 }  // namespace poems::sweep3d
