@@ -296,7 +296,10 @@ Runtime::ScheduleBuilder ring_schedule(Runtime& rt, const Comm& c, MPI_Comm comm
   };
 }
 
-// Linear exchange: every pair at once; sizes to and from each rank.
+// Linear exchange: every pair at once; sizes to and from each rank. Open
+// MPI's basic linear order (and SMPI's ompi_basic_linear): the receives, then
+// the sends, each from rank 0 up, skipping this one. The order matters where
+// links are shared: every rank's first flow goes to rank 0.
 Runtime::ScheduleBuilder exchange_schedule(Runtime& rt, const Comm& c, MPI_Comm comm, const char* call,
                                            std::vector<std::uint64_t> send_bytes,
                                            std::vector<std::uint64_t> recv_bytes) {
@@ -305,14 +308,12 @@ Runtime::ScheduleBuilder exchange_schedule(Runtime& rt, const Comm& c, MPI_Comm 
   return [=](std::uint64_t first, const std::vector<Dependency>& entry, std::int32_t tag, taskgraph::OpBuffer& out) {
     Builder b{out, first, static_cast<std::uint32_t>(comm), tag, node};
     std::vector<std::uint64_t> exits;
-    for (int k = 1; k < procs; ++k) {
-      const int from = (me - k + procs) % procs;
-      exits.push_back(b.add(taskgraph::OpKind::Recv, from, recv_bytes[static_cast<std::size_t>(from)], entry));
-    }
-    for (int k = 1; k < procs; ++k) {
-      const int to = (me + k) % procs;
-      exits.push_back(b.add(taskgraph::OpKind::Send, to, send_bytes[static_cast<std::size_t>(to)], entry));
-    }
+    for (int from = 0; from < procs; ++from)
+      if (from != me)
+        exits.push_back(b.add(taskgraph::OpKind::Recv, from, recv_bytes[static_cast<std::size_t>(from)], entry));
+    for (int to = 0; to < procs; ++to)
+      if (to != me)
+        exits.push_back(b.add(taskgraph::OpKind::Send, to, send_bytes[static_cast<std::size_t>(to)], entry));
     return exits;
   };
 }
