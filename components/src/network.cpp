@@ -8,7 +8,7 @@ namespace poems::components {
 
 bool NetworkSpec::flat() const {
   return topology.kind == TopologyKind::Complete && mapping.ranks_per_node == 1 && mapping.kind == MappingKind::Block &&
-         !intra && cores_per_node == 0 && contention == Contention::None;
+         !intra && cores_per_node == 0 && contention == Contention::None && regimes.empty() && intra_regimes.empty();
 }
 
 const char* contention_name(Contention c) { return c == Contention::MaxMin ? "max-min" : "none"; }
@@ -78,6 +78,17 @@ Network::Network(NetworkSpec spec) : spec_(std::move(spec)), topology_(build_top
     throw NetworkError("backbone_G needs contention = \"max-min\": without contention a shared link adds nothing");
   if (spec_.rtt_bytes && spec_.contention != Contention::MaxMin)
     throw NetworkError("rtt_bytes needs contention = \"max-min\": without contention no flows share a link");
+  for (const auto* list : {&spec_.regimes, &spec_.intra_regimes}) {
+    const char* prefix = list == &spec_.regimes ? "from_" : "shm_from_";
+    if (list->size() > kMaxSizeRegimes)
+      throw NetworkError(std::string("a machine has at most ") + std::to_string(kMaxSizeRegimes) + " " + prefix +
+                         "K message-size regimes; this one has " + std::to_string(list->size()));
+    for (std::size_t k = 0; k < list->size(); ++k)
+      if ((*list)[k].from_bytes < 1 || (k > 0 && (*list)[k].from_bytes <= (*list)[k - 1].from_bytes))
+        throw NetworkError(std::string(prefix) + std::to_string(k + 1) + " = " + std::to_string((*list)[k].from_bytes) +
+                           "B is out of range; the regimes' sizes must be at least 1 byte and increase (" + prefix +
+                           std::to_string(k + 1) + " > " + prefix + std::to_string(k) + ")");
+  }
 }
 
 std::uint32_t Network::nodes_for(std::uint32_t ranks) const {
@@ -151,10 +162,14 @@ std::string Network::describe() const {
   if (spec_.backbone_per_byte) text += ", backbone G=" + format_fs_per_byte(spec_.backbone_per_byte);
   if (spec_.nic_per_byte) text += ", NIC G=" + format_fs_per_byte(*spec_.nic_per_byte);
   if (spec_.rtt_bytes) text += ", shares by route latency + " + std::to_string(*spec_.rtt_bytes) + "B x G";
-  if (spec_.intra)
-    text += ", shared memory L=" + format_ps(spec_.intra->L) + " o=" + format_ps(spec_.intra->o) +
-            " g=" + format_ps(spec_.intra->g) + " G=" + format_fs_per_byte(spec_.intra->G) +
-            " O=" + format_fs_per_byte(spec_.intra->O) + " S=" + std::to_string(spec_.intra->S) + "B";
+  auto params = [](const LogGOPS& p) {
+    return "L=" + format_ps(p.L) + " o=" + format_ps(p.o) + " g=" + format_ps(p.g) + " G=" + format_fs_per_byte(p.G) +
+           " O=" + format_fs_per_byte(p.O);
+  };
+  for (const SizeRegime& r : spec_.regimes) text += ", from " + std::to_string(r.from_bytes) + "B " + params(r.params);
+  if (spec_.intra) text += ", shared memory " + params(*spec_.intra) + " S=" + std::to_string(spec_.intra->S) + "B";
+  for (const SizeRegime& r : spec_.intra_regimes)
+    text += ", shared memory from " + std::to_string(r.from_bytes) + "B " + params(r.params);
   return text;
 }
 
@@ -188,6 +203,17 @@ nlohmann::json network_key_json(const NetworkSpec& s) {
   if (s.nic_per_byte) k["nic_fs_per_byte"] = *s.nic_per_byte;
   if (s.rtt_bytes) k["rtt_bytes"] = *s.rtt_bytes;
   if (s.time_sharing != TimeSharing::FirstCome) k["time_sharing"] = time_sharing_name(s.time_sharing);
+  auto regimes = [](const std::vector<SizeRegime>& list) {
+    nlohmann::json a = nlohmann::json::array();
+    for (const SizeRegime& r : list) {
+      nlohmann::json j = machine_key_json(r.params, false);
+      j["from_bytes"] = r.from_bytes;
+      a.push_back(j);
+    }
+    return a;
+  };
+  if (!s.regimes.empty()) k["regimes"] = regimes(s.regimes);
+  if (!s.intra_regimes.empty()) k["intra_regimes"] = regimes(s.intra_regimes);
   return k;
 }
 
@@ -225,8 +251,7 @@ NetworkSpec network_spec_from_json(const nlohmann::json& k) {
       if (!sharing) throw NetworkError("a network key names an unknown time-sharing rule");
       s.time_sharing = *sharing;
     }
-    if (k.contains("intra")) {
-      const nlohmann::json& i = k.at("intra");
+    auto loggops = [](const nlohmann::json& i) {
       LogGOPS p;
       p.L = i.at("L_ps").get<Picoseconds>();
       p.o = i.at("o_ps").get<Picoseconds>();
@@ -234,8 +259,15 @@ NetworkSpec network_spec_from_json(const nlohmann::json& k) {
       p.G = i.at("G_fs_per_byte").get<FemtosecondsPerByte>();
       p.O = i.at("O_fs_per_byte").get<FemtosecondsPerByte>();
       p.S = i.at("S_bytes").get<std::uint64_t>();
-      s.intra = p;
-    }
+      return p;
+    };
+    if (k.contains("intra")) s.intra = loggops(k.at("intra"));
+    auto regimes = [&](const char* name, std::vector<SizeRegime>& out) {
+      if (!k.contains(name)) return;
+      for (const nlohmann::json& r : k.at(name)) out.push_back({r.at("from_bytes").get<std::uint64_t>(), loggops(r)});
+    };
+    regimes("regimes", s.regimes);
+    regimes("intra_regimes", s.intra_regimes);
     return s;
   } catch (const nlohmann::json::exception& e) {
     throw NetworkError(std::string("a malformed network key: ") + e.what());

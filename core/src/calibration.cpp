@@ -306,6 +306,8 @@ Calibration calibrate(const CalibrationRequest& r, const std::function<void(cons
   profile.name = r.name;
   profile.network_description = "this host: " + measure::mpi_version() + ", " + std::to_string(r.procs) + " processes";
   profile.L = c.L, profile.o = c.o, profile.g = c.g, profile.G = c.G, profile.O = c.O, profile.S = c.S;
+  for (const measure::RangeFit& f : c.regimes)
+    profile.regimes.push_back({std::floor(f.min_bytes), f.L, f.o, f.g, f.G, f.O});
   profile.Wg = out.wg_ns;
   profile.node_cores = static_cast<std::uint32_t>(measure::host_cores());
   profile.wg_description = "time per unit of work of " + kernel.description + " on this host";
@@ -324,7 +326,13 @@ Calibration calibrate(const CalibrationRequest& r, const std::function<void(cons
             " range. Wg: median over the tasks",
         "measured with processor[measured] while " + std::to_string(r.procs) +
             " copies run at once (the node's processes share caches and memory bandwidth)."};
-  for (const measure::RangeFit* f : {&c.eager, &c.rendezvous, &c.messages})
+  if (!c.regimes.empty())
+    profile.comment_lines.push_back(
+        "Above it, each higher regime of the echo its own parameters (from_K; between the "
+        "ranks of this node shm_from_K).");
+  std::vector<const measure::RangeFit*> fits = {&c.eager, &c.rendezvous, &c.messages};
+  for (const measure::RangeFit& f : c.regimes) fits.push_back(&f);
+  for (const measure::RangeFit* f : fits)
     if (f->sizes)
       profile.comment_lines.push_back(f->name + " range " + fmt("%.0f", f->min_bytes) + "-" +
                                       fmt("%.0f", f->max_bytes) + " B: L = " + fmt("%.4g", f->L) +
@@ -349,6 +357,22 @@ Calibration calibrate(const CalibrationRequest& r, const std::function<void(cons
   return out;
 }
 
+namespace {
+// The message-size regimes above the machine's range, as stored and printed.
+nlohmann::json regimes_json(const measure::LoggopsCalibration& c) {
+  nlohmann::json a = nlohmann::json::array();
+  for (const measure::RangeFit& f : c.regimes)
+    a.push_back({{"from_bytes", f.min_bytes},
+                 {"max_bytes", f.max_bytes},
+                 {"L_ns", f.L},
+                 {"o_ns", f.o},
+                 {"g_ns", f.g},
+                 {"G_ns_per_byte", f.G},
+                 {"O_ns_per_byte", f.O}});
+  return a;
+}
+}  // namespace
+
 void store_calibration(const Calibration& cal, const CalibrationRequest& r, const std::string& psl_path, Store& store) {
   if (!store.enabled()) return;
   const measure::LoggopsCalibration& c = cal.loggops;
@@ -372,6 +396,7 @@ void store_calibration(const Calibration& cal, const CalibrationRequest& r, cons
                   {"O", c.O},
                   {"S", c.S},
                   {"Wg", cal.wg_ns},
+                  {"regimes", regimes_json(c)},
                   {"Wg_kernel", cal.kernel},
                   {"Wg_shapes", shapes},
                   {"host", measure::host_name()},
@@ -455,10 +480,6 @@ void store_calibration(const Calibration& cal, const CalibrationRequest& r, cons
   }
 }
 
-double model_echo_ns(const measure::LoggopsCalibration& c, double s) {
-  return (s > c.S ? 2 : 1) * c.L + 2 * c.o + (s - 1) * std::max(c.O, c.G);
-}
-
 namespace {
 
 nlohmann::json residual(double model, double measured) {
@@ -514,11 +535,12 @@ nlohmann::json to_json(const Calibration& cal, const std::string& psl_path) {
   for (std::size_t k = 0; k < cal.samples.sizes.size(); ++k)
     sizes.push_back({{"bytes", cal.samples.sizes[k]},
                      {"echo_ns", cal.samples.echo_ns[k]},
-                     {"model_echo_ns", model_echo_ns(c, cal.samples.sizes[k])},
+                     {"model_echo_ns", measure::model_echo_ns(c, cal.samples.sizes[k])},
                      {"exchange_ns", cal.samples.exchange_ns[k]},
                      {"overhead_ns", overhead[k]},
                      {"gap_ns", gap[k]}});
   j["sizes"] = sizes;
+  j["regimes"] = regimes_json(c);
   if (cal.network == "comet") j["network"] = "comet", j["comet"] = comet_json(cal);
   nlohmann::json shapes = nlohmann::json::array();
   for (const TaskWg& w : cal.tasks)

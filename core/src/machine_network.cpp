@@ -157,7 +157,17 @@ const std::vector<std::string>& network_parameter_names() {
                                                  "backbone_G",
                                                  "nic_G",
                                                  "rtt_bytes"};
-  return names;
+  // Message-size regimes: from_K and L_K ... O_K between nodes, shm_from_K
+  // and shm_L_K ... between ranks of one node (K = 1 .. kMaxSizeRegimes).
+  static const std::vector<std::string> all = [] {
+    std::vector<std::string> out = names;
+    for (std::size_t k = 1; k <= components::kMaxSizeRegimes; ++k)
+      for (const char* prefix : {"", "shm_"})
+        for (const char* p : {"from", "L", "o", "g", "G", "O"})
+          out.push_back(std::string(prefix) + p + "_" + std::to_string(k));
+    return out;
+  }();
+  return all;
 }
 
 std::shared_ptr<const components::Network> network_of(const Parameters& values, const std::string& component,
@@ -280,6 +290,48 @@ std::shared_ptr<const components::Network> network_of(const Parameters& values, 
     }
     spec.intra = intra;
   }
+  // Message-size regimes: regime K (from 1, in order) prices the messages of
+  // at least from_K bytes; each parameter not given is the set below it's.
+  auto regimes = [&](const std::string& prefix, const components::LogGOPS& base) {
+    std::vector<components::SizeRegime> out;
+    components::LogGOPS below = base;
+    for (std::size_t k = 1; k <= components::kMaxSizeRegimes; ++k) {
+      const std::string n = "_" + std::to_string(k);
+      const std::string from = prefix + "from" + n;
+      if (!values.count(from)) {
+        for (const char* p : {"L", "o", "g", "G", "O"})
+          if (values.count(prefix + p + n))
+            in.fail((prefix + p + n).c_str(),
+                    "has no " + from + ": a message-size regime starts at a size (e.g. param " + from + " = 4096B;)");
+        continue;
+      }
+      if (!out.empty() && out.size() != k - 1)
+        in.fail(from.c_str(), "follows a missing " + prefix + "from_" + std::to_string(out.size() + 1) +
+                                  ": regimes are numbered from 1 without gaps");
+      if (out.empty() && k != 1)
+        in.fail(from.c_str(), "follows a missing " + prefix + "from_1: regimes are numbered from 1 without gaps");
+      components::SizeRegime r;
+      const base::Value& v = values.at(from);
+      if (v.kind != base::Value::Kind::Number || !(v.dimension == base::kBytes || v.dimension.dimensionless()) ||
+          v.number != std::floor(v.number) || v.number < 1 || v.number > 1099511627776.0)
+        in.fail(from.c_str(), "= " + v.str() + " is out of range; it must be a whole number of bytes from 1 to 2^40");
+      r.from_bytes = static_cast<std::uint64_t>(v.number);
+      if (!out.empty() && r.from_bytes <= out.back().from_bytes)
+        in.fail(from.c_str(), "= " + std::to_string(r.from_bytes) + "B must be larger than " + prefix + "from_" +
+                                  std::to_string(k - 1) + " = " + std::to_string(out.back().from_bytes) + "B");
+      r.params = below;
+      r.params.L = in.time((prefix + "L" + n).c_str()).value_or(below.L);
+      r.params.o = in.time((prefix + "o" + n).c_str()).value_or(below.o);
+      r.params.g = in.time((prefix + "g" + n).c_str()).value_or(below.g);
+      r.params.G = in.per_byte((prefix + "G" + n).c_str()).value_or(below.G);
+      r.params.O = in.per_byte((prefix + "O" + n).c_str()).value_or(below.O);
+      below = r.params;
+      out.push_back(r);
+    }
+    return out;
+  };
+  spec.regimes = regimes("", network);
+  spec.intra_regimes = regimes("shm_", spec.intra.value_or(network));
   try {
     auto model = std::make_shared<const components::Network>(std::move(spec));
     if (model->flat()) return nullptr;

@@ -26,7 +26,7 @@ void write_loggops_network(const core::Calibration& cal, std::ostream& out) {
   const auto overhead = cal.samples.overhead_ns(), gap = cal.samples.gap_ns();
   char line[160];
   for (std::size_t k = 0; k < cal.samples.sizes.size(); ++k) {
-    const double m = core::model_echo_ns(cal.loggops, cal.samples.sizes[k]);
+    const double m = measure::model_echo_ns(cal.loggops, cal.samples.sizes[k]);
     std::snprintf(line, sizeof line, "%8.0f %9.1f %9.1f %+8.1f %12.1f %12.1f %9.1f\n", cal.samples.sizes[k],
                   cal.samples.echo_ns[k], m, 100 * (m - cal.samples.echo_ns[k]) / cal.samples.echo_ns[k],
                   cal.samples.exchange_ns[k], overhead[k], gap[k]);

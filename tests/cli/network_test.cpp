@@ -107,6 +107,34 @@ TEST_F(Network, AMapFilePlacesTheRanksAndItsErrorsAreLocated) {
   EXPECT_NE(r.err.find("short.txt: error: rank 1 is not placed"), std::string::npos) << r.err;
 }
 
+// Message-size regimes in PSL: from 512 B, L 1 us, o 200 ns, G 0.5 ns/B
+// (g, O kept): 1,000 B cost 200 + 1,000 + 200 + 499.5 = 1,899.5 ns between
+// nodes; on one node the shared memory's regime, from 100 B: o 50, L 100,
+// G 0.01 ns/B: 50 + 100 + 50 + 9.99 = 209.99 ns.
+TEST_F(Network, MessageSizeRegimesComeFromPsl) {
+  const std::string file = spec(
+      "param from_1 = 512B, L_1 = 1us, o_1 = 200ns, G_1 = 0.5ns/B;\n"
+      "  param shm_from_1 = 100B, shm_L_1 = 100ns, shm_o_1 = 50ns, shm_G_1 = 0.01ns/B;");
+  EXPECT_DOUBLE_EQ(finish_ns("simulate " + file + " --model Send --machine Net --no-store --format json"), 1899.5);
+  EXPECT_DOUBLE_EQ(finish_ns("analyze " + file + " --model Send --machine Net --no-store --format json"), 1899.5);
+  EXPECT_DOUBLE_EQ(
+      finish_ns("simulate " + file + " --model Send --machine Net --ranks-per-node 16 --no-store --format json"),
+      209.99);
+  const std::pair<const char*, const char*> located[] = {
+      {"param L_1 = 1us;",
+       "net.psl:11:9: network parameter Net.L_1 has no from_1: a message-size regime starts at a size"},
+      {"param from_2 = 1KiB;", "network parameter Net.from_2 follows a missing from_1"},
+      {"param from_1 = 1KiB, from_2 = 1KiB;",
+       "network parameter Net.from_2 = 1024B must be larger than from_1 = 1024B"},
+      {"param shm_from_1 = 0B;",
+       "network parameter Net.shm_from_1 = 0B is out of range; it must be a whole number of bytes from 1 to 2^40"}};
+  for (const auto& [params, message] : located) {
+    CommandResult r = poems_in_process("simulate " + spec(params) + " --model Send --machine Net --no-store");
+    EXPECT_EQ(r.exit_code, 1) << params;
+    EXPECT_NE(r.err.find(message), std::string::npos) << params << "\n" << r.err;
+  }
+}
+
 // A stored run is found again by its key: the key holds the mapping file's
 // contents, so an edited file is a new run, not the old result.
 TEST_F(Network, EditingAMapFileMakesANewRun) {

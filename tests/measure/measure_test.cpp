@@ -95,6 +95,38 @@ TEST(LoggopsFit, TheMachineFollowsTheMessagesInUse) {
   EXPECT_FALSE(none.notes.empty());
 }
 
+// Above the machine's range each higher echo regime becomes a message-size
+// regime of its own (from_K), fitted on its sizes: the slow regime's L, g and
+// G come back, and the model's echo follows both regimes.
+TEST(LoggopsFit, HigherEchoRegimesBecomeTheMachinesSizeRegimes) {
+  LoggopsSamples s = synthetic(300, 100, 150, 0.1, 0.05, 256, {8, 64, 256, 1024, 4096, 16384, 65536});
+  const LoggopsSamples slow = synthetic(2000, 100, 3000, 0.1, 0.05, 256, {4096, 16384, 65536});
+  for (std::size_t k = 4; k < 7; ++k) {
+    s.echo_ns[k] = slow.echo_ns[k - 4];
+    s.train_ns[k] = s.rtt1_ns[k] + 15 * slow.gap_ns()[k - 4];
+  }
+  const LoggopsCalibration c = fit_loggops(s, 8, 300);  // the eager sizes: the lower regime's own line
+  EXPECT_EQ(c.machine_range, "messages");
+  ASSERT_EQ(c.regimes.size(), 1u);
+  EXPECT_EQ(c.regimes[0].min_bytes, 4096);
+  EXPECT_NEAR(c.regimes[0].L, 2000, 1e-6 * 2000);
+  EXPECT_NEAR(c.regimes[0].g, 3000, 1e-6 * 3000);
+  EXPECT_NEAR(c.regimes[0].G, 0.1, 1e-9);
+  for (std::size_t k = 0; k < s.sizes.size(); ++k)
+    EXPECT_NEAR(model_echo_ns(c, s.sizes[k]), s.echo_ns[k], 1e-6 * s.echo_ns[k]) << s.sizes[k];
+  // A machine that already takes the upper regime has none above it.
+  EXPECT_TRUE(fit_loggops(s, 4000, 70000).regimes.empty());
+  // Written as from_1 ... and, for a node, shm_from_1 ...
+  MachineProfile m;
+  m.L = 300, m.o = 100, m.g = 150, m.G = 0.1, m.O = 0.05, m.S = 256, m.node_cores = 2;
+  m.regimes.push_back({4096, 2000, 100, 3000, 0.1, 0.05});
+  const std::string text = machine_psl(m);
+  EXPECT_NE(text.find("param from_1 = 4096B, L_1 = 2000ns, o_1 = 100ns, g_1 = 3000ns, G_1 = 0.1ns/B, O_1 = 0.05ns/B;"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("param shm_from_1 = 4096B, shm_L_1 = 2000ns, shm_o_1 = 100ns"), std::string::npos) << text;
+}
+
 TEST(LoggopsFit, RegimesSplitAtTheEchoJumpAndTheMachineFollowsMostMessages) {
   LoggopsSamples s = synthetic(300, 100, 150, 0.1, 0.05, 256, {8, 256, 1024, 2048, 4096, 16384, 65536});
   s.echo_ns = {450, 460, 750, 770, 3850, 5100, 9900};

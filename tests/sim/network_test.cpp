@@ -209,6 +209,68 @@ TEST(NetworkSim, TheNetworkPathEqualsTheFlatPathOnTheSameMachine) {
   }
 }
 
+// Message-size regimes (docs/network.md): from 4,096 B between nodes L 100,
+// o 200, g 300 ns, G 0.1 ns/B. 1,000 B: the machine's o + L + o + (s-1)G =
+// 7,999 ns; 8,000 B: 200 + 100 + 200 + 799.9 = 1,299.9 ns, in the simulation
+// and in the critical path.
+TEST(NetworkSim, MessageSizeRegimesPriceEachMessageByItsSize) {
+  NetworkSpec spec;
+  spec.regimes = {{4096, params(100, 200, 300, 100'000, 0)}};
+  for (bool queuing : {true, false}) {
+    auto once = [&](std::uint64_t bytes) {
+      auto s = goal(send(2, 1, bytes));
+      SimulationOptions o;
+      o.params = machine();
+      o.resource_queuing = queuing;
+      o.network = std::make_shared<const Network>(spec);
+      return simulate(*s, o).per_rank[1].finish;
+    };
+    EXPECT_EQ(once(1000), ns(7999)) << queuing;
+    EXPECT_EQ(once(4095), ns(1000 + 5000 + 1000 + 4094)) << queuing;
+    EXPECT_EQ(once(8000), 1'299'900u) << queuing;
+  }
+  // Between ranks of one node the shared memory's own regimes: from 2,000 B
+  // L 1,000, o 150 ns, G 0.05 ns/B; 4,000 B: 150 + 1,000 + 150 + 199.95.
+  NetworkSpec node = ranks_per_node(2);
+  node.intra = params(300, 100, 50, 100'000, 0);
+  node.intra_regimes = {{2000, params(1000, 150, 50, 50'000, 0)}};
+  EXPECT_EQ(run(send(2, 1, 1000), node).per_rank[1].finish, 599'900u);
+  EXPECT_EQ(run(send(2, 1, 4000), node).per_rank[1].finish, 1'499'950u);
+  // A rendezvous (S = 512 B kept from the node's set) waits for the regime's
+  // L: sync 1,000, o 150, L 1,000, then o + 999 x 0.05; the sender is done
+  // at the match, when the payload arrives.
+  node.intra->S = 512;
+  node.intra_regimes = {{1000, params(1000, 150, 50, 50'000, 0)}};
+  const SimulationResult r = run(send(2, 1, 1000), node);
+  EXPECT_EQ(r.per_rank[1].finish, 2'349'950u);
+  EXPECT_EQ(r.per_rank[0].finish, ns(2150));
+  // Without shared-memory parameters a node's ranks follow the network's regimes.
+  NetworkSpec plain = ranks_per_node(2);
+  plain.regimes = spec.regimes;
+  EXPECT_EQ(run(send(2, 1, 8000), plain).per_rank[1].finish, 1'299'900u);
+}
+
+TEST(NetworkSim, MessageSizeRegimesAreCheckedAndKeptInTheRunKey) {
+  NetworkSpec spec;
+  spec.regimes = {{4096, params(100, 200, 300, 100'000, 0)}, {65536, params(50, 200, 300, 50'000, 0)}};
+  const NetworkSpec back = components::network_spec_from_json(components::network_key_json(spec));
+  ASSERT_EQ(back.regimes.size(), 2u);
+  EXPECT_EQ(back.regimes[1].from_bytes, 65536u);
+  EXPECT_EQ(back.regimes[1].params.G, 50'000u);
+  EXPECT_FALSE(spec.flat());
+  EXPECT_NE(components::network_key_json(spec), components::network_key_json(NetworkSpec{}));
+  spec.regimes[1].from_bytes = 4096;
+  try {
+    Network n(spec);
+    ADD_FAILURE() << "sizes that do not increase were taken";
+  } catch (const components::NetworkError& e) {
+    EXPECT_NE(std::string(e.what()).find("from_2 = 4096B is out of range; the regimes' sizes must be at least 1 byte "
+                                         "and increase (from_2 > from_1)"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(NetworkSim, TheLoggopsimSemanticsRefusesAMachineOfNodes) {
   auto s = goal(send(2, 1, 8));
   SimulationOptions o;

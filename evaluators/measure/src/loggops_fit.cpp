@@ -153,7 +153,31 @@ LoggopsCalibration fit_loggops(const LoggopsSamples& s, double machine_min_bytes
   c.rendezvous = fit_range(s, "rendezvous", std::nextafter(c.S, 1e300), 1e300, o, c.notes);
   if (machine_max_bytes > 0) c.messages = fit_range(s, "messages", machine_min_bytes, machine_max_bytes, o, c.notes);
   choose_machine_range(c, machine_min_bytes, machine_max_bytes);
+  fit_size_regimes(c, s);
   return c;
+}
+
+void fit_size_regimes(LoggopsCalibration& c, const LoggopsSamples& s) {
+  c.regimes.clear();
+  const RangeFit& chosen = c.machine_range == "messages"     ? c.messages
+                           : c.machine_range == "rendezvous" ? c.rendezvous
+                                                             : c.eager;
+  if (!chosen.sizes) return;
+  // A regime needs two sizes for its per-byte cost; a last size alone (the
+  // echo of the largest messages growing almost 4-fold in a 4-fold step)
+  // stays with the regime below.
+  for (const auto& [first, last] : echo_regimes(s)) {
+    if (first <= chosen.max_bytes || first == last) continue;
+    RangeFit r = fit_range(s, "regime " + std::to_string(c.regimes.size() + 1), first, last, c.o, c.notes);
+    if (r.sizes >= 2) c.regimes.push_back(r);
+  }
+}
+
+double model_echo_ns(const LoggopsCalibration& c, double s) {
+  double L = c.L, o = c.o, G = c.G, O = c.O;
+  for (const RangeFit& r : c.regimes)
+    if (s >= r.min_bytes) L = r.L, o = r.o, G = r.G, O = r.O;
+  return (s > c.S ? 2 : 1) * L + 2 * o + (s - 1) * std::max(O, G);
 }
 
 void choose_machine_range(LoggopsCalibration& c, double machine_min_bytes, double machine_max_bytes) {

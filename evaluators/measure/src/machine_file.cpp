@@ -49,6 +49,20 @@ std::string machine_psl(const MachineProfile& m) {
   out += "  param L = " + psl_time(m.L) + ", o = " + psl_time(m.o) + ", g = " + psl_time(m.g) +
          ", G = " + psl_time_per_byte(m.G) + ", O = " + psl_time_per_byte(m.O) + ", S = " + number(std::floor(m.S)) +
          "B;\n";
+  auto regimes = [&](const std::string& prefix) {
+    std::string text;
+    for (std::size_t k = 0; k < m.regimes.size(); ++k) {
+      const MachineProfile::Regime& r = m.regimes[k];
+      const std::string n = "_" + std::to_string(k + 1);
+      text += "  param " + prefix + "from" + n + " = " + number(r.from_bytes) + "B, " + prefix + "L" + n + " = " +
+              psl_time(r.L) + ", " + prefix + "o" + n + " = " + psl_time(r.o) + ", " + prefix + "g" + n + " = " +
+              psl_time(r.g) + ", " + prefix + "G" + n + " = " + psl_time_per_byte(r.G) + ", " + prefix + "O" + n +
+              " = " + psl_time_per_byte(r.O) + ";\n";
+    }
+    return text;
+  };
+  if (!m.regimes.empty()) out += "  // Messages of at least from_K bytes: regime K's parameters (docs/network.md).\n";
+  out += regimes("");
   if (m.node_cores > 0) {
     // Measured between ranks of one host: a node's shared memory. Between
     // nodes of a cluster of such hosts the same numbers stand in for a
@@ -59,6 +73,7 @@ std::string machine_psl(const MachineProfile& m) {
     out += "  param shm_L = " + psl_time(m.L) + ", shm_o = " + psl_time(m.o) + ", shm_g = " + psl_time(m.g) +
            ", shm_G = " + psl_time_per_byte(m.G) + ", shm_O = " + psl_time_per_byte(m.O) +
            ", shm_S = " + number(std::floor(m.S)) + "B;\n";
+    out += regimes("shm_");
   }
   out += "  accepts {\n";
   out += "    profile { evaluation = analytic[LogGP]; network = " + quoted(m.network_description) +

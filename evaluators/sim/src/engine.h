@@ -631,6 +631,16 @@ class Engine {
   void settle_touched();
   LogGOPS intra_;  // between ranks of one node
   Picoseconds intra_sync_ = 0;
+  // Message-size regimes (docs/network.md): between nodes over p_, within a node over intra_.
+  std::vector<components::SizeRegime> net_regimes_, intra_regimes_;
+  bool regimes_ = false;
+  // The parameters that price a message of `bytes` between ranks of one node (local) or of two.
+  const LogGOPS& msg_params(bool local, std::uint64_t bytes) const {
+    if (!regimes_) [[likely]]
+      return local ? intra_ : p_;
+    return local ? components::regime_params(intra_, intra_regimes_, bytes)
+                 : components::regime_params(p_, net_regimes_, bytes);
+  }
   NetworkTraffic traffic_;
   std::vector<std::uint32_t> route_;  // scratch: the route of the message being sent
   std::vector<std::pair<std::string_view, std::uint64_t>> class_bytes_;
@@ -639,18 +649,19 @@ class Engine {
   // Places the ranks, finds the clocks of each rank's cores and NICs; the
   // node clocks start at word `first`. Returns how many words they take.
   std::size_t setup_network(std::size_t first);
-  // The rendezvous synchronization between ranks a and b (their path's delay included).
-  Picoseconds pair_sync(std::uint32_t a, std::uint32_t b) const;
+  // The rendezvous synchronization of a message of `bytes` between ranks a
+  // and b (their path's delay included).
+  Picoseconds pair_sync(std::uint32_t a, std::uint32_t b, std::uint64_t bytes) const;
   bool same_node(std::uint32_t a, std::uint32_t b) const { return placement_.node_of[a] == placement_.node_of[b]; }
   // A message between ranks a and b: the parameters that price it, and its
   // path's delay beyond L.
-  const LogGOPS& pair_params(std::uint32_t a, std::uint32_t b) const {
+  const LogGOPS& pair_params(std::uint32_t a, std::uint32_t b, std::uint64_t bytes) const {
     if constexpr (!kLoggopsim)
-      if (net_ && same_node(a, b)) return intra_;
+      if (net_) return msg_params(same_node(a, b), bytes);
     return p_;
   }
   bool rendezvous(std::uint32_t a, std::uint32_t b, std::uint64_t bytes) const {
-    return pair_params(a, b).rendezvous(bytes);
+    return pair_params(a, b, bytes).rendezvous(bytes);
   }
   // The send of a machine that is not flat (start()): returns its start
   // time, sets `done` (its CPU part's end).

@@ -27,6 +27,15 @@ std::size_t Engine<L>::setup_network(std::size_t first) {
   intra_ = net_->spec().intra.value_or(p_);
   flows_ = net_->spec().contention == components::Contention::MaxMin;
   intra_sync_ = components::rendezvous_sync(intra_, options_.rendezvous_handshake);
+  net_regimes_ = net_->spec().regimes;
+  intra_regimes_ = net_->spec().intra_regimes;
+  // Shared memory without parameters of its own is the network, regimes included.
+  if (!net_->spec().intra && intra_regimes_.empty()) intra_regimes_ = net_regimes_;
+  for (auto* list : {&net_regimes_, &intra_regimes_})
+    for (components::SizeRegime& r : *list) r.params.S = p_.S;  // the protocol's limit stays the machine's
+  if (net_->spec().intra)
+    for (components::SizeRegime& r : intra_regimes_) r.params.S = intra_.S;
+  regimes_ = !net_regimes_.empty() || !intra_regimes_.empty();
   const std::uint32_t cpus = options_.cpus, nics = options_.nics;
   std::vector<std::size_t> node_first(placement_.nodes), node_cores(placement_.nodes);
   std::size_t w = first;
@@ -65,11 +74,13 @@ std::size_t Engine<L>::setup_network(std::size_t first) {
 }
 
 template <bool L>
-Picoseconds Engine<L>::pair_sync(std::uint32_t a, std::uint32_t b) const {
-  if (same_node(a, b)) return intra_sync_;
+Picoseconds Engine<L>::pair_sync(std::uint32_t a, std::uint32_t b, std::uint64_t bytes) const {
+  if (same_node(a, b))
+    return regimes_ ? components::rendezvous_sync(msg_params(true, bytes), options_.rendezvous_handshake) : intra_sync_;
   // The request (or the request and its acknowledgement) crosses the path.
+  const LogGOPS& p = msg_params(false, bytes);
   const Picoseconds path = net_->path_delay(placement_.node_of[a], placement_.node_of[b], 0, p_.G);
-  return options_.rendezvous_handshake ? 2 * (p_.L + path + p_.o) : p_.L + path;
+  return options_.rendezvous_handshake ? 2 * (p.L + path + p.o) : p.L + path;
 }
 
 template <bool L>
@@ -78,7 +89,7 @@ Picoseconds Engine<L>::net_send(std::uint32_t r, std::uint32_t pos, Picoseconds&
   Slot& s = rs.slots[pos];
   const auto dst = static_cast<std::uint32_t>(s.peer);
   const bool local = same_node(r, dst);
-  const LogGOPS& p = local ? intra_ : p_;
+  const LogGOPS& p = msg_params(local, s.amount);
   Picoseconds& nic = local ? nic_send_free(r, s.nic) : node_nic_send_free(r, s.nic);
   Picoseconds t0 = now_;
   if (queuing_) {
@@ -89,12 +100,13 @@ Picoseconds Engine<L>::net_send(std::uint32_t r, std::uint32_t pos, Picoseconds&
     const Slot& before = rs.slots[s.done - 1 - rs.base];
     const auto before_dst = static_cast<std::uint32_t>(before.peer);
     if (before.nic == s.nic && same_node(r, before_dst) == local) {
-      const LogGOPS& bp = pair_params(r, before_dst);
+      const LogGOPS& bp = pair_params(r, before_dst, before.amount);
       const Picoseconds before_nic = flows_ && !local ? bp.g : bp.send_nic(before.amount);  // bytes in its flow
-      t0 = std::max(now_, before.start + (bp.rendezvous(before.amount) ? pair_sync(r, before_dst) : 0) + before_nic);
+      t0 = std::max(now_, before.start + (bp.rendezvous(before.amount) ? pair_sync(r, before_dst, before.amount) : 0) +
+                              before_nic);
     }
   }
-  const Picoseconds sync = p.rendezvous(s.amount) ? pair_sync(r, dst) : 0;
+  const Picoseconds sync = p.rendezvous(s.amount) ? pair_sync(r, dst, s.amount) : 0;
   const Picoseconds cpu_busy = p.send_cpu(s.amount);
   done = t0 + sync + cpu_busy;
   cpu_free(r, s.cpu) = done;
@@ -146,7 +158,7 @@ Picoseconds Engine<L>::net_receive(std::uint32_t r, std::uint32_t recv_pos, std:
     return kDeferred;
   }
   const bool local = same_node(r, static_cast<std::uint32_t>(src));
-  const LogGOPS& p = local ? intra_ : p_;
+  const LogGOPS& p = msg_params(local, bytes);
   Picoseconds& cpu = cpu_free(r, s.cpu);
   Picoseconds& nic = local ? nic_recv_free(r, s.nic) : node_nic_recv_free(r, s.nic);
   const Picoseconds t0 = queuing_ ? std::max({at, cpu, nic}) : at;
@@ -309,7 +321,7 @@ template std::size_t Engine<true>::setup_network(std::size_t);
 template Picoseconds Engine<false>::net_send(std::uint32_t, std::uint32_t, Picoseconds&);
 template Picoseconds Engine<false>::net_receive(std::uint32_t, std::uint32_t, std::uint64_t, std::int32_t,
                                                 std::uint64_t, Picoseconds);
-template Picoseconds Engine<false>::pair_sync(std::uint32_t, std::uint32_t) const;
+template Picoseconds Engine<false>::pair_sync(std::uint32_t, std::uint32_t, std::uint64_t) const;
 template void Engine<false>::count_traffic(std::uint32_t, std::uint32_t, std::uint64_t, bool);
 template void Engine<false>::start_flow(std::uint32_t, std::uint32_t, std::uint32_t, Picoseconds);
 

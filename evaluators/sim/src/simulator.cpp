@@ -92,6 +92,9 @@ Engine<L>::Engine(taskgraph::ScheduleSource& source, const SimulationOptions& op
   };
   bound_bytes(p_, sync_);
   if (net_) bound_bytes(intra_, intra_sync_);
+  for (const auto* list : {&net_regimes_, &intra_regimes_})
+    for (const components::SizeRegime& r : *list)
+      bound_bytes(r.params, components::rendezvous_sync(r.params, options.rendezvous_handshake));
   trusted_reads_ = explicit_ && queuing_ && explicit_->max_cpu() < options.cpus &&
                    explicit_->max_nic() < options.nics && explicit_->peers_are_ranks() &&
                    explicit_->depends_on_earlier() && explicit_->max_message_bytes() <= max_bytes_ &&

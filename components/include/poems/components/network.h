@@ -41,6 +41,29 @@ enum class TimeSharing : std::uint8_t { FirstCome, ProcessorSharing };
 const char* time_sharing_name(TimeSharing t);  // "fcfs", "processor-sharing"
 std::optional<TimeSharing> parse_time_sharing(std::string_view name);
 
+// LogGOPS for the messages of at least `from_bytes` bytes (docs/network.md,
+// "Message-size regimes"): a real MPI changes protocol with the size (a copy
+// through a bounce buffer, a single copy, a rendezvous), and one set of
+// parameters fits one protocol. A machine's regimes, in increasing
+// from_bytes, replace its parameters from that size on; S (the eager limit)
+// stays the machine's.
+struct SizeRegime {
+  std::uint64_t from_bytes = 0;
+  LogGOPS params;
+};
+constexpr std::size_t kMaxSizeRegimes = 8;
+
+// The parameters that price a message of `bytes` bytes: `base`, or the last
+// regime whose from_bytes it reaches.
+inline const LogGOPS& regime_params(const LogGOPS& base, const std::vector<SizeRegime>& regimes, std::uint64_t bytes) {
+  const LogGOPS* p = &base;
+  for (const SizeRegime& r : regimes) {
+    if (bytes < r.from_bytes) break;
+    p = &r.params;
+  }
+  return *p;
+}
+
 // What a machine is built of. The default is today's ideal machine: one
 // rank per node, each with its own CPU and NIC, a contention-free wire of
 // latency L to every other rank.
@@ -66,6 +89,10 @@ struct NetworkSpec {
   // route's latency + rtt_bytes x its per-byte times (SimGrid's weight-S:
   // 8775 B in SMPI, 0 in CM02); none: equal shares.
   std::optional<std::uint64_t> rtt_bytes;
+  // Message-size regimes between nodes (over the network's LogGOPS) and
+  // between ranks of one node (over intra, or the network's); empty: one set.
+  std::vector<SizeRegime> regimes;
+  std::vector<SizeRegime> intra_regimes;
 
   // One rank per node on the complete network, no intra-node parameters:
   // the machine the simulator always had (its fast path).

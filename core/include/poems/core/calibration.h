@@ -113,8 +113,6 @@ Calibration calibrate(const CalibrationRequest& request, const std::function<voi
 void store_calibration(const Calibration& calibration, const CalibrationRequest& request, const std::string& psl_path,
                        Store& store);
 
-// The echo time the fitted parameters give for `bytes` (the report's model column).
-double model_echo_ns(const measure::LoggopsCalibration& loggops, double bytes);
 // What `poems calibrate --format json` prints.
 nlohmann::json to_json(const Calibration& calibration, const std::string& psl_path);
 

@@ -63,8 +63,20 @@ struct LoggopsCalibration {
   // LogGOPS set cannot follow both protocols of a shared-memory MPI.
   std::string machine_range;
   double L = 0, o = 0, g = 0, G = 0, O = 0;
+  // Above the machine's range, each higher regime of the echo (echo_regimes)
+  // fitted on its own sizes: the machine's message-size regimes (from_K in
+  // PSL, docs/network.md), from the regime's smallest measured size on.
+  std::vector<RangeFit> regimes;
   std::vector<std::string> notes;  // clamped values and the like
 };
+
+// Fills c.regimes: every echo regime of two or more sizes that all lie above
+// the machine's range (c.machine_range's largest size), fitted with o = c.o.
+void fit_size_regimes(LoggopsCalibration& c, const LoggopsSamples& samples);
+
+// The echo time (RTT/2) the calibrated machine predicts for s bytes, in the
+// regime that prices s: (2 above S : 1)·L + 2o + (s−1)·max(O, G).
+double model_echo_ns(const LoggopsCalibration& c, double s);
 
 // Per range: o from the eager range's overhead trains (above S a blocking
 // send waits for the receiver, so a train shows the handshake); G the echo's

@@ -18,6 +18,12 @@ struct MachineProfile {
   double G = 0, O = 0;              // ns per byte
   double S = 0;                     // bytes
   double Wg = 0;                    // ns per unit of work (0: no processor component)
+  // Message-size regimes above those parameters (from_K ..., docs/network.md):
+  // messages of at least from_bytes take the regime's L, o, g (ns), G, O (ns/B).
+  struct Regime {
+    double from_bytes = 0, L = 0, o = 0, g = 0, G = 0, O = 0;
+  };
+  std::vector<Regime> regimes;
   // > 0: the parameters were measured between ranks of this one host, a node
   // of that many cores: they are written as the node's shared-memory
   // parameters too (shm_L ...), with ranks_per_node = cores_per_node = it
