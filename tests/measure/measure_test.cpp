@@ -134,6 +134,12 @@ TEST(LoggopsFit, RegimesSplitAtTheEchoJumpAndTheMachineFollowsMostMessages) {
   ASSERT_EQ(regimes.size(), 2u);
   EXPECT_EQ(regimes[0], (std::pair<double, double>{8, 2048}));
   EXPECT_EQ(regimes[1], (std::pair<double, double>{4096, 65536}));
+  // Four times the bytes in 3.7 times the time is the same regime, not a jump.
+  LoggopsSamples large = s;
+  large.sizes.push_back(262144);
+  large.echo_ns.push_back(9900 * 3.7);
+  ASSERT_EQ(echo_regimes(large).size(), 2u);
+  EXPECT_EQ(echo_regimes(large)[1], (std::pair<double, double>{4096, 262144}));
   // Two messages below the jump, three above: the upper regime, around them.
   EXPECT_EQ(messages_range(s, {1000, 2000, 6000, 12000, 36000}), (std::pair<double, double>{4096, 72000}));
   EXPECT_EQ(messages_range(s, {1000, 1500, 12000}), (std::pair<double, double>{500, 3000}));

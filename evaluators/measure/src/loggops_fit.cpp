@@ -198,8 +198,13 @@ std::vector<std::pair<double, double>> echo_regimes(const LoggopsSamples& s) {
   std::vector<std::pair<double, double>> regimes;
   for (std::size_t n = 0; n < order.size(); ++n) {
     const std::size_t k = order[n];
-    const bool jump = n > 0 && s.echo_ns[order[n - 1]] > 0 && s.echo_ns[k] > 2.5 * s.echo_ns[order[n - 1]] &&
-                      s.sizes[k] <= 4 * s.sizes[order[n - 1]];
+    // A jump is a step in time the step in size does not explain: 4 KiB
+    // taking 9 times 1 KiB's echo is a new protocol, 256 KiB taking 3.7
+    // times 64 KiB's is the same one moving 4 times the bytes.
+    const double before = n > 0 ? s.echo_ns[order[n - 1]] : 0,
+                 size_step = n > 0 ? s.sizes[k] / s.sizes[order[n - 1]] : 0;
+    const bool jump = n > 0 && before > 0 && s.echo_ns[k] > 2.5 * before && s.echo_ns[k] > 1.25 * size_step * before &&
+                      size_step <= 4;
     if (regimes.empty() || jump)
       regimes.push_back({s.sizes[k], s.sizes[k]});
     else

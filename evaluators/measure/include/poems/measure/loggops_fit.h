@@ -98,9 +98,9 @@ LoggopsCalibration fit_loggops(const LoggopsSamples& samples, double machine_min
 void choose_machine_range(LoggopsCalibration& c, double machine_min_bytes, double machine_max_bytes);
 
 // Protocol regimes of the echo: the measured sizes split where the echo time
-// jumps (more than 2.5 times from one size to the next at most 4 times
-// larger, e.g. a shared-memory MPI's switch to single-copy rendezvous),
-// as [first, last] size pairs.
+// jumps (more than 2.5 times, and more than 1.25 times the step in size, from
+// one size to the next at most 4 times larger, e.g. a shared-memory MPI's
+// switch to single-copy rendezvous), as [first, last] size pairs.
 std::vector<std::pair<double, double>> echo_regimes(const LoggopsSamples& samples);
 
 // The size range the machine should follow for an application sending
