@@ -40,6 +40,18 @@ LoggopsSamples synthetic(double L, double o, double g, double G, double O, doubl
   return s;
 }
 
+// Two regimes the model cannot join: L 300, g 150 ns up to 1 KiB, and from
+// 4 KiB L 2,000, g 3,000 ns (both o 100 ns, G 0.1, O 0.05 ns/B, S 256 B).
+LoggopsSamples two_regimes() {
+  LoggopsSamples s = synthetic(300, 100, 150, 0.1, 0.05, 256, {8, 64, 256, 1024, 4096, 16384, 65536});
+  const LoggopsSamples slow = synthetic(2000, 100, 3000, 0.1, 0.05, 256, {4096, 16384, 65536});
+  for (std::size_t k = 4; k < 7; ++k) {
+    s.echo_ns[k] = slow.echo_ns[k - 4];
+    s.train_ns[k] = s.rtt1_ns[k] + 15 * slow.gap_ns()[k - 4];
+  }
+  return s;
+}
+
 TEST(LoggopsFit, StraightLinesAreExact) {
   const LineFit f = fit_line({1, 2, 4, 8}, {3, 5, 9, 17});
   EXPECT_NEAR(f.intercept, 1, 1e-12);
@@ -78,12 +90,7 @@ TEST(LoggopsFit, RecoversTheParametersOfAModelMachine) {
 TEST(LoggopsFit, TheMachineFollowsTheMessagesInUse) {
   // Two regimes the model cannot join: the machine takes the range of the
   // application's messages, and says which.
-  LoggopsSamples s = synthetic(300, 100, 150, 0.1, 0.05, 256, {8, 64, 256, 1024, 4096, 16384, 65536});
-  const LoggopsSamples slow = synthetic(2000, 100, 3000, 0.1, 0.05, 256, {4096, 16384, 65536});
-  for (std::size_t k = 4; k < 7; ++k) {
-    s.echo_ns[k] = slow.echo_ns[k - 4];
-    s.train_ns[k] = s.rtt1_ns[k] + 15 * slow.gap_ns()[k - 4];
-  }
+  const LoggopsSamples s = two_regimes();
   const LoggopsCalibration c = fit_loggops(s, 4000, 70000);
   EXPECT_EQ(c.machine_range, "messages");
   EXPECT_EQ(c.messages.sizes, 3);
@@ -99,12 +106,7 @@ TEST(LoggopsFit, TheMachineFollowsTheMessagesInUse) {
 // regime of its own (from_K), fitted on its sizes: the slow regime's L, g and
 // G come back, and the model's echo follows both regimes.
 TEST(LoggopsFit, HigherEchoRegimesBecomeTheMachinesSizeRegimes) {
-  LoggopsSamples s = synthetic(300, 100, 150, 0.1, 0.05, 256, {8, 64, 256, 1024, 4096, 16384, 65536});
-  const LoggopsSamples slow = synthetic(2000, 100, 3000, 0.1, 0.05, 256, {4096, 16384, 65536});
-  for (std::size_t k = 4; k < 7; ++k) {
-    s.echo_ns[k] = slow.echo_ns[k - 4];
-    s.train_ns[k] = s.rtt1_ns[k] + 15 * slow.gap_ns()[k - 4];
-  }
+  const LoggopsSamples s = two_regimes();
   const LoggopsCalibration c = fit_loggops(s, 8, 300);  // the eager sizes: the lower regime's own line
   EXPECT_EQ(c.machine_range, "messages");
   ASSERT_EQ(c.regimes.size(), 1u);
