@@ -2,6 +2,7 @@
 // read from its PSL parameters beside its LogGOPS (machine.cpp).
 #include <cmath>
 #include <filesystem>
+#include <string_view>
 
 #include "poems/base/suggest.h"
 #include "poems/core/error.h"
@@ -175,6 +176,21 @@ std::shared_ptr<const components::Network> network_of(const Parameters& values, 
                                                       const std::function<std::string(const std::string&)>& where,
                                                       const std::string& directory) {
   Reader in{values, component, where};
+  // A regime's parameter numbered past the last regime a machine may have is
+  // an error, not a parameter nobody reads.
+  for (const auto& [name, value] : values) {
+    std::string_view rest(name);
+    if (rest.substr(0, 4) == "shm_") rest.remove_prefix(4);
+    const std::size_t bar = rest.find('_');
+    if (bar == std::string_view::npos || bar + 1 == rest.size()) continue;
+    const std::string_view stem = rest.substr(0, bar), number = rest.substr(bar + 1);
+    if (stem != "from" && stem != "L" && stem != "o" && stem != "g" && stem != "G" && stem != "O") continue;
+    if (number.find_first_not_of("0123456789") != std::string_view::npos) continue;
+    if (number.size() > 3 || std::stoul(std::string(number)) < 1 ||
+        std::stoul(std::string(number)) > components::kMaxSizeRegimes)
+      in.fail(name.c_str(), "names message-size regime " + std::string(number) + "; a machine has regimes 1 to " +
+                                std::to_string(components::kMaxSizeRegimes));
+  }
   bool any = false;
   for (const std::string& n : network_parameter_names()) any = any || values.count(n);
   if (!any) return nullptr;

@@ -127,7 +127,11 @@ TEST_F(Network, MessageSizeRegimesComeFromPsl) {
       {"param from_1 = 1KiB, from_2 = 1KiB;",
        "network parameter Net.from_2 = 1024B must be larger than from_1 = 1024B"},
       {"param shm_from_1 = 0B;",
-       "network parameter Net.shm_from_1 = 0B is out of range; it must be a whole number of bytes from 1 to 2^40"}};
+       "network parameter Net.shm_from_1 = 0B is out of range; it must be a whole number of bytes from 1 to 2^40"},
+      {"param from_9 = 1MiB;",
+       "network parameter Net.from_9 names message-size regime 9; a machine has regimes 1 to 8"},
+      {"param shm_G_0 = 1ns/B;",
+       "network parameter Net.shm_G_0 names message-size regime 0; a machine has regimes 1 to 8"}};
   for (const auto& [params, message] : located) {
     CommandResult r = poems_in_process("simulate " + spec(params) + " --model Send --machine Net --no-store");
     EXPECT_EQ(r.exit_code, 1) << params;
