@@ -186,8 +186,8 @@ std::shared_ptr<const components::Network> network_of(const Parameters& values, 
     const std::string_view stem = rest.substr(0, bar), number = rest.substr(bar + 1);
     if (stem != "from" && stem != "L" && stem != "o" && stem != "g" && stem != "G" && stem != "O") continue;
     if (number.find_first_not_of("0123456789") != std::string_view::npos) continue;
-    if (number.size() > 3 || std::stoul(std::string(number)) < 1 ||
-        std::stoul(std::string(number)) > components::kMaxSizeRegimes)
+    const unsigned long k = number.size() > 3 ? ~0ul : std::stoul(std::string(number));
+    if (k < 1 || k > components::kMaxSizeRegimes)
       in.fail(name.c_str(), "names message-size regime " + std::string(number) + "; a machine has regimes 1 to " +
                                 std::to_string(components::kMaxSizeRegimes));
   }
@@ -321,11 +321,9 @@ std::shared_ptr<const components::Network> network_of(const Parameters& values, 
                     "has no " + from + ": a message-size regime starts at a size (e.g. param " + from + " = 4096B;)");
         continue;
       }
-      if (!out.empty() && out.size() != k - 1)
+      if (out.size() != k - 1)
         in.fail(from.c_str(), "follows a missing " + prefix + "from_" + std::to_string(out.size() + 1) +
                                   ": regimes are numbered from 1 without gaps");
-      if (out.empty() && k != 1)
-        in.fail(from.c_str(), "follows a missing " + prefix + "from_1: regimes are numbered from 1 without gaps");
       components::SizeRegime r;
       const base::Value& v = values.at(from);
       if (v.kind != base::Value::Kind::Number || !(v.dimension == base::kBytes || v.dimension.dimensionless()) ||

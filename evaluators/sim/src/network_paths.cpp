@@ -31,10 +31,9 @@ std::size_t Engine<L>::setup_network(std::size_t first) {
   intra_regimes_ = net_->spec().intra_regimes;
   // Shared memory without parameters of its own is the network, regimes included.
   if (!net_->spec().intra && intra_regimes_.empty()) intra_regimes_ = net_regimes_;
-  for (auto* list : {&net_regimes_, &intra_regimes_})
-    for (components::SizeRegime& r : *list) r.params.S = p_.S;  // the protocol's limit stays the machine's
-  if (net_->spec().intra)
-    for (components::SizeRegime& r : intra_regimes_) r.params.S = intra_.S;
+  // The protocol's limit stays the machine's (intra_ is the network's without shared-memory parameters).
+  for (components::SizeRegime& r : net_regimes_) r.params.S = p_.S;
+  for (components::SizeRegime& r : intra_regimes_) r.params.S = intra_.S;
   regimes_ = !net_regimes_.empty() || !intra_regimes_.empty();
   const std::uint32_t cpus = options_.cpus, nics = options_.nics;
   std::vector<std::size_t> node_first(placement_.nodes), node_cores(placement_.nodes);

@@ -30,7 +30,6 @@ class KColumn {
   // column's cells, so that any whole cycle of 8 x kb blocks carries its share.
   // 0 (the default): sweeps only.
   void set_iteration_passes(int passes);
-  int iteration_passes() const { return passes_; }
   const std::vector<double>& source() const { return source_; }
 
   const KBlockShape& block() const { return block_; }
