@@ -8,7 +8,8 @@ namespace poems::components {
 
 bool NetworkSpec::flat() const {
   return topology.kind == TopologyKind::Complete && mapping.ranks_per_node == 1 && mapping.kind == MappingKind::Block &&
-         !intra && cores_per_node == 0 && contention == Contention::None && regimes.empty() && intra_regimes.empty();
+         !intra && cores_per_node == 0 && contention == Contention::None && regimes.empty() && intra_regimes.empty() &&
+         copy_per_byte == 0;
 }
 
 const char* contention_name(Contention c) { return c == Contention::MaxMin ? "max-min" : "none"; }
@@ -170,6 +171,7 @@ std::string Network::describe() const {
   if (spec_.intra) text += ", shared memory " + params(*spec_.intra) + " S=" + std::to_string(spec_.intra->S) + "B";
   for (const SizeRegime& r : spec_.intra_regimes)
     text += ", shared memory from " + std::to_string(r.from_bytes) + "B " + params(r.params);
+  if (spec_.copy_per_byte) text += ", own-block copy " + format_fs_per_byte(spec_.copy_per_byte);
   return text;
 }
 
@@ -214,6 +216,7 @@ nlohmann::json network_key_json(const NetworkSpec& s) {
   };
   if (!s.regimes.empty()) k["regimes"] = regimes(s.regimes);
   if (!s.intra_regimes.empty()) k["intra_regimes"] = regimes(s.intra_regimes);
+  if (s.copy_per_byte) k["copy_fs_per_byte"] = s.copy_per_byte;
   return k;
 }
 
@@ -268,6 +271,7 @@ NetworkSpec network_spec_from_json(const nlohmann::json& k) {
     };
     regimes("regimes", s.regimes);
     regimes("intra_regimes", s.intra_regimes);
+    s.copy_per_byte = k.value("copy_fs_per_byte", FemtosecondsPerByte{0});
     return s;
   } catch (const nlohmann::json::exception& e) {
     throw NetworkError(std::string("a malformed network key: ") + e.what());

@@ -16,6 +16,7 @@
 #include "poems/core/study.h"
 #include "poems/measure/host_caches.h"
 #include "poems/measure/machine_file.h"
+#include "poems/measure/memory_copy.h"
 #include "poems/measure/mpirun.h"
 #include "poems/processor/measured.h"
 #include "poems/taskgraph/dtg.h"
@@ -309,6 +310,9 @@ Calibration calibrate(const CalibrationRequest& r, const std::function<void(cons
   for (const measure::RangeFit& f : c.regimes)
     profile.regimes.push_back({std::floor(f.min_bytes), f.L, f.o, f.g, f.G, f.O});
   profile.Wg = out.wg_ns;
+  progress("memcpy of 64 MiB (copy_G)");
+  out.copy_ns_per_byte = measure::copy_ns_per_byte();
+  profile.copy_G = out.copy_ns_per_byte;
   profile.node_cores = static_cast<std::uint32_t>(measure::host_cores());
   profile.wg_description = "time per unit of work of " + kernel.description + " on this host";
   profile.comment_lines = {
@@ -396,6 +400,7 @@ void store_calibration(const Calibration& cal, const CalibrationRequest& r, cons
                   {"O", c.O},
                   {"S", c.S},
                   {"Wg", cal.wg_ns},
+                  {"copy_G", cal.copy_ns_per_byte},
                   {"regimes", regimes_json(c)},
                   {"Wg_kernel", cal.kernel},
                   {"Wg_shapes", shapes},
@@ -541,6 +546,7 @@ nlohmann::json to_json(const Calibration& cal, const std::string& psl_path) {
                      {"gap_ns", gap[k]}});
   j["sizes"] = sizes;
   j["regimes"] = regimes_json(c);
+  j["copy_G_ns_per_byte"] = cal.copy_ns_per_byte;
   if (cal.network == "comet") j["network"] = "comet", j["comet"] = comet_json(cal);
   nlohmann::json shapes = nlohmann::json::array();
   for (const TaskWg& w : cal.tasks)

@@ -79,7 +79,7 @@ void write_calibration(const core::Calibration& cal, const std::string& psl, std
   out << "machine " << cal.name << " (" << c.machine_range << " range): L = " << fmt("%.4g", c.L)
       << " ns, o = " << fmt("%.4g", c.o) << " ns, g = " << fmt("%.4g", c.g) << " ns, G = " << fmt("%.4g", c.G)
       << " ns/B, O = " << fmt("%.4g", c.O) << " ns/B, S = " << fmt("%.0f", c.S) << " B, Wg = " << fmt("%.4g", cal.wg_ns)
-      << " ns\n\n";
+      << " ns, copy_G = " << fmt("%.4g", cal.copy_ns_per_byte) << " ns/B\n\n";
   if (cal.network == "comet")
     write_comet_network(cal, out);
   else

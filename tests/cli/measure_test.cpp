@@ -110,6 +110,10 @@ TEST(CalibrateCommand, WritesAMachineThatStudiesRunOn) {
   EXPECT_GT(j["Wg_ns"].get<double>(), 0);
   EXPECT_EQ(j["Wg_shapes"][0]["shape"], "8x8x4x3,kt=8");
   EXPECT_FALSE(j["sizes"].empty());
+  // memcpy of 64 MiB: between 0.1 GB/s and 1 TB/s on any host, and in the file.
+  EXPECT_GT(j["copy_G_ns_per_byte"].get<double>(), 0.001);
+  EXPECT_LT(j["copy_G_ns_per_byte"].get<double>(), 10);
+  EXPECT_NE(read_text(psl).find("  param copy_G = "), std::string::npos);
 
   CommandResult check = run_command(kPoems + " check " + psl.string());
   EXPECT_EQ(check.exit_code, 0) << check.err;

@@ -139,6 +139,22 @@ TEST_F(Network, MessageSizeRegimesComeFromPsl) {
   }
 }
 
+// copy_G, a rank's copy of its own block in a collective (docs/network.md):
+// read from PSL into the run's machine; a Send model copies nothing, so the
+// message costs what it cost (7,999 ns on the default LogGOPS); out of range
+// is located and named.
+TEST_F(Network, CopyRateComesFromPsl) {
+  const std::string file = spec("param copy_G = 0.25ns/B;");
+  EXPECT_EQ(finish_ns("simulate " + file + " --model Send --machine Net --no-store --format json"), 7999);
+  CommandResult text = poems_in_process("simulate " + file + " --model Send --machine Net --no-store");
+  EXPECT_NE(text.out.find("1 rank per node (block), own-block copy 0.25ns/B"), std::string::npos) << text.out;
+  CommandResult r =
+      poems_in_process("simulate " + spec("param copy_G = 2MB;") + " --model Send --machine Net --no-store");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("network parameter Net.copy_G = "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("is out of range; it must be a time per byte from 0 to 1e6 ns/B"), std::string::npos) << r.err;
+}
+
 // A stored run is found again by its key: the key holds the mapping file's
 // contents, so an edited file is a new run, not the old result.
 TEST_F(Network, EditingAMapFileMakesANewRun) {

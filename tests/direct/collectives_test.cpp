@@ -7,6 +7,7 @@
 
 #include "direct_test_util.h"
 #include "poems/components/collective_models.h"
+#include "poems/components/network.h"
 #include "poems/taskgraph/explicit_schedule.h"
 
 namespace poems::direct::testing {
@@ -160,6 +161,62 @@ TEST(Collectives, ClosedFormsAtPowersOfTwo) {
     check(Case{CollectiveOp::Allreduce, CollectiveAlgorithm::Dissemination, procs, 3, 0});
     check(Case{CollectiveOp::Allreduce, CollectiveAlgorithm::RecursiveDoubling, procs, 3, 0});
   }
+}
+
+// A collective's own block is copied within the rank's memory (Open MPI's
+// basic linear and ring algorithms): at the machine's copy_G, charged on the
+// rank's CPU at the call; nothing in place, nothing for another rank's part.
+TEST(Collectives, TheOwnBlockIsCopiedAtTheMachinesCopyRate) {
+  auto options = [](std::uint32_t ranks, components::FemtosecondsPerByte copy) {
+    DirectOptions o = model_options(ranks, kDefault);
+    components::NetworkSpec spec;
+    spec.copy_per_byte = copy;
+    o.sim.network = std::make_shared<const components::Network>(spec);
+    return o;
+  };
+  constexpr int n = 4000;  // 16,000 bytes: 8,000 ns at 0.5 ns/B
+  std::vector<int> a(n, 1), b(n, 0);
+  int one = n, zero = 0;
+  auto one_rank = [&](int call) {
+    switch (call) {
+      case 0: MPI_Alltoall(a.data(), n, MPI_INT, b.data(), n, MPI_INT, MPI_COMM_WORLD); break;
+      case 1: MPI_Alltoallv(a.data(), &one, &zero, MPI_INT, b.data(), &one, &zero, MPI_INT, MPI_COMM_WORLD); break;
+      case 2: MPI_Allgather(a.data(), n, MPI_INT, b.data(), n, MPI_INT, MPI_COMM_WORLD); break;
+      case 3: MPI_Allgatherv(a.data(), n, MPI_INT, b.data(), &one, &zero, MPI_INT, MPI_COMM_WORLD); break;
+      case 4: MPI_Gather(a.data(), n, MPI_INT, b.data(), n, MPI_INT, 0, MPI_COMM_WORLD); break;
+      case 5: MPI_Scatter(a.data(), n, MPI_INT, b.data(), n, MPI_INT, 0, MPI_COMM_WORLD); break;
+      case 6: MPI_Gatherv(a.data(), n, MPI_INT, b.data(), &one, &zero, MPI_INT, 0, MPI_COMM_WORLD); break;
+      case 7: MPI_Scatterv(a.data(), &one, &zero, MPI_INT, b.data(), n, MPI_INT, 0, MPI_COMM_WORLD); break;
+      case 8: MPI_Alltoall(MPI_IN_PLACE, n, MPI_INT, b.data(), n, MPI_INT, MPI_COMM_WORLD); break;
+      case 9: MPI_Allgather(MPI_IN_PLACE, n, MPI_INT, b.data(), n, MPI_INT, MPI_COMM_WORLD); break;
+      default: MPI_Bcast(a.data(), n, MPI_INT, 0, MPI_COMM_WORLD); break;
+    }
+  };
+  for (int call = 0; call <= 10; ++call) {
+    b.assign(n, 0);
+    DirectResult r = run_ranks(options(1, 500'000), [&](int, int) { one_rank(call); });
+    ASSERT_TRUE(r.completed()) << "call " << call << ": " << r.error;
+    EXPECT_EQ(r.sim.max_finish, call < 8 ? ns(8'000) : 0) << "call " << call;
+    if (call < 8) {
+      EXPECT_EQ(b[n - 1], 1) << "call " << call << ": the data still arrive";
+    }
+  }
+  // Four ranks, pairwise all-to-all of 3 ints to each: every rank starts
+  // its exchange 12 x 2 ns later, so every rank ends that much later.
+  auto exchange = [](int rank, int size) {
+    std::vector<int> to(static_cast<std::size_t>(3 * size), rank), from(static_cast<std::size_t>(3 * size), -1);
+    MPI_Alltoall(to.data(), 3, MPI_INT, from.data(), 3, MPI_INT, MPI_COMM_WORLD);
+  };
+  DirectResult without = run_ranks(options(4, 0), exchange), with = run_ranks(options(4, 2'000'000), exchange);
+  ASSERT_TRUE(without.completed() && with.completed()) << without.error << with.error;
+  for (std::size_t k = 0; k < 4; ++k)
+    EXPECT_EQ(with.sim.per_rank[k].finish, without.sim.per_rank[k].finish + ns(24)) << "rank " << k;
+  // A flat machine but for copy_G is not flat: the run key keeps it.
+  components::NetworkSpec spec;
+  spec.copy_per_byte = 500'000;
+  EXPECT_FALSE(spec.flat());
+  EXPECT_EQ(components::network_key_json(spec).at("copy_fs_per_byte"), 500'000);
+  EXPECT_EQ(components::network_spec_from_json(components::network_key_json(spec)).copy_per_byte, 500'000u);
 }
 
 TEST(Collectives, ReductionsOfEveryKind) {

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "api.h"
+#include "poems/components/network.h"
 #include "reduction_order.h"
 
 namespace poems::direct::detail {
@@ -95,6 +96,17 @@ Finish deliver(const Collective& col, CopyOut copy_out) {
     copy_out(r, record(r, key));
     finish_record(r, key);
   };
+}
+
+// A rank's own block, which the MPI library copies within the rank's memory
+// (Open MPI's basic linear and ring algorithms: ompi_datatype_copy of the
+// rank's part), at the machine's copy_G, charged as the rank's CPU time at
+// the call. Nothing on a machine without copy_G (docs/direct.md).
+void charge_own_copy(Runtime& rt, std::uint64_t bytes) {
+  const auto& network = rt.options().sim.network;
+  if (!network || bytes == 0 || network->spec().copy_per_byte == 0) return;
+  const unsigned __int128 fs = static_cast<unsigned __int128>(bytes) * network->spec().copy_per_byte;
+  rt.charge(static_cast<double>((fs + 500) / 1000));
 }
 
 // The bytes an allgather or alltoall moves per rank pair: what this rank
@@ -478,6 +490,7 @@ int gather(const char* call, const void* sendbuf, int sendcount, MPI_Datatype se
       rext = rt.objects().type(recvtype)->extent() * recvcount;
     }
     const auto procs = static_cast<std::size_t>(c.size());
+    if (is_root && !in_place) charge_own_copy(rt, chunk);
     Collective& col = begin(rt, nb, comm, CollectiveOp::Gather, chunk, root, call, is_root, part);
     agree(rt, call, col, chunk, MPI_DATATYPE_NULL, 0, MPI_OP_NULL);
     if (in_place)
@@ -511,6 +524,7 @@ int scatter(const char* call, const void* sendbuf, int sendcount, MPI_Datatype s
       rt.fail(call, "the root sends " + std::to_string(chunk) + " bytes per rank but receives " +
                         std::to_string(check_bytes(rt, call, recvcount, recvtype)) + " (MPI_ERR_TRUNCATE)");
     const auto procs = static_cast<std::size_t>(c.size());
+    if (is_root && !in_place) charge_own_copy(rt, chunk);
     Collective& col = begin(rt, nb, comm, CollectiveOp::Scatter, chunk, root, call, !is_root, part);
     agree(rt, call, col, chunk, MPI_DATATYPE_NULL, 0, MPI_OP_NULL);
     if (is_root) {
@@ -540,6 +554,7 @@ int allgather(const char* call, const void* sendbuf, int sendcount, MPI_Datatype
     const std::uint64_t chunk = each_rank_bytes(rt, call, in_place, sendcount, sendtype, recvcount, recvtype);
     const std::int64_t rext = rt.objects().type(recvtype)->extent() * recvcount;
     const auto procs = static_cast<std::size_t>(c.size());
+    if (!in_place) charge_own_copy(rt, chunk);
     Collective& col = begin(rt, nb, comm, CollectiveOp::Allgather, chunk, 0, call, true, part);
     agree(rt, call, col, chunk, MPI_DATATYPE_NULL, 0, MPI_OP_NULL);
     if (in_place)
@@ -568,6 +583,7 @@ int alltoall(const char* call, const void* sendbuf, int sendcount, MPI_Datatype 
     const std::int64_t sext = rt.objects().type(stype)->extent() * scount,
                        rext = rt.objects().type(recvtype)->extent() * recvcount;
     const auto procs = static_cast<std::size_t>(c.size());
+    if (!in_place) charge_own_copy(rt, chunk);
     Collective& col = begin(rt, nb, comm, CollectiveOp::Alltoall, chunk, 0, call, true, part);
     agree(rt, call, col, chunk, MPI_DATATYPE_NULL, 0, MPI_OP_NULL);
     if (col.data.size() < procs * procs * chunk) col.data.resize(procs * procs * chunk);
@@ -606,6 +622,7 @@ int gatherv(const char* call, const void* sendbuf, int sendcount, MPI_Datatype s
         bytes[static_cast<std::size_t>(i)] = static_cast<std::uint64_t>(recvcounts[i]) * rsize;
     }
     if (!in_place) bytes[static_cast<std::size_t>(me)] = check_bytes(rt, call, sendcount, sendtype);
+    if (is_root && !in_place) charge_own_copy(rt, bytes[static_cast<std::size_t>(me)]);
     Collective& col = begin_custom(rt, nb, comm, kGatherv, root, call, is_root, part,
                                    rooted_schedule(rt, c, comm, call, root, true, bytes));
     if (in_place)
@@ -650,6 +667,7 @@ int scatterv(const char* call, const void* sendbuf, const int sendcounts[], cons
       const std::uint64_t mine = check_bytes(rt, call, recvcount, recvtype);
       if (!is_root) bytes[static_cast<std::size_t>(me)] = mine;
     }
+    if (is_root && !in_place) charge_own_copy(rt, bytes[static_cast<std::size_t>(me)]);
     Collective& col = begin_custom(rt, nb, comm, kScatterv, root, call, !is_root, part,
                                    rooted_schedule(rt, c, comm, call, root, false, bytes));
     if (is_root) {
@@ -686,6 +704,7 @@ int allgatherv(const char* call, const void* sendbuf, int sendcount, MPI_Datatyp
     for (int i = 0; i < procs; ++i)
       bytes[static_cast<std::size_t>(i)] = static_cast<std::uint64_t>(recvcounts[i]) * rsize;
     const bool in_place = sendbuf == MPI_IN_PLACE;
+    if (!in_place) charge_own_copy(rt, bytes[static_cast<std::size_t>(me)]);
     Collective& col =
         begin_custom(rt, nb, comm, kAllgatherv, 0, call, true, part, ring_schedule(rt, c, comm, call, bytes));
     if (in_place)
@@ -735,6 +754,7 @@ int alltoallvw(const char* call, bool w, const void* sendbuf, const int sendcoun
       rbytes[static_cast<std::size_t>(i)] =
           static_cast<std::uint64_t>(recvcounts[i]) * check_type(rt, call, type_at(recvtypes, i)).size;
     }
+    if (!in_place) charge_own_copy(rt, sbytes[static_cast<std::size_t>(me)]);
     Collective& col = begin_custom(rt, nb, comm, w ? kAlltoallw : kAlltoallv, 0, call, true, part,
                                    exchange_schedule(rt, c, comm, call, sbytes, rbytes));
     const auto p = static_cast<std::size_t>(procs);

@@ -75,6 +75,10 @@ std::string machine_psl(const MachineProfile& m) {
            ", shm_S = " + number(std::floor(m.S)) + "B;\n";
     out += regimes("shm_");
   }
+  if (m.copy_G > 0) {
+    out += "  // A rank's copy of its own block in a collective: memcpy of 64 MiB on this host.\n";
+    out += "  param copy_G = " + psl_time_per_byte(m.copy_G) + ";\n";
+  }
   out += "  accepts {\n";
   out += "    profile { evaluation = analytic[LogGP]; network = " + quoted(m.network_description) +
          "; L = L; o = o; g = g; G = G; O = O; S = S; }\n";

@@ -93,6 +93,10 @@ struct NetworkSpec {
   // between ranks of one node (over intra, or the network's); empty: one set.
   std::vector<SizeRegime> regimes;
   std::vector<SizeRegime> intra_regimes;
+  // A rank's copy within its own memory, per byte: what an MPI library
+  // charges for a collective's own block (alltoall(v/w), allgather(v), a
+  // root's part of gather(v)/scatter(v)), which never crosses a NIC. 0: free.
+  FemtosecondsPerByte copy_per_byte = 0;
 
   // One rank per node on the complete network, no intra-node parameters:
   // the machine the simulator always had (its fast path).

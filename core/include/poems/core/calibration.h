@@ -87,6 +87,7 @@ struct Calibration {
   std::string comet_command;       // with "comet": the echo's mpirun line
   std::vector<TaskWg> tasks;
   double wg_ns = 0;  // median over tasks of the rate with `procs` copies at once
+  double copy_ns_per_byte = 0;  // memcpy of 64 MiB: the machine's copy_G
   // The processor[hierarchy] curve: Wg of the kernel against its working set,
   // one point in each cache level of this host (hwloc) and one in DRAM.
   processor::WorkingSetCurve hierarchy;

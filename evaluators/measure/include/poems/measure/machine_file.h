@@ -29,6 +29,8 @@ struct MachineProfile {
   // parameters too (shm_L ...), with ranks_per_node = cores_per_node = it
   // (docs/network.md).
   std::uint32_t node_cores = 0;
+  // > 0: copy_G, a rank's copy within its own memory (ns per byte).
+  double copy_G = 0;
   std::string wg_description = "time per unit of work on this host";  // its comment in the file
   std::vector<std::string> comment_lines;                             // provenance, written at the top
   // Not empty: a processor[hierarchy] component name + "_hierarchy" with these
