@@ -104,9 +104,8 @@ Finish deliver(const Collective& col, CopyOut copy_out) {
 // the call. Nothing on a machine without copy_G (docs/direct.md).
 void charge_own_copy(Runtime& rt, std::uint64_t bytes) {
   const auto& network = rt.options().sim.network;
-  if (!network || bytes == 0 || network->spec().copy_per_byte == 0) return;
-  const unsigned __int128 fs = static_cast<unsigned __int128>(bytes) * network->spec().copy_per_byte;
-  rt.charge(static_cast<double>((fs + 500) / 1000));
+  if (!network) return;
+  rt.charge(static_cast<double>(components::LogGOPS::times_bytes(bytes, network->spec().copy_per_byte)));
 }
 
 // The bytes an allgather or alltoall moves per rank pair: what this rank

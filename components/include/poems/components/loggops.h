@@ -29,14 +29,17 @@ struct LogGOPS {
   FemtosecondsPerByte O = 0;          // CPU overhead per byte
   std::uint64_t S = 65535;            // eager limit: messages of more than S bytes use rendezvous
 
-  // (s-1)·X for a message of s bytes; 0 for s <= 1.
-  static Picoseconds per_byte(std::uint64_t bytes, FemtosecondsPerByte x) {
-    if (bytes <= 1 || x == 0) return 0;
-    const std::uint64_t n = bytes - 1;
+  // n·X fs, rounded to the nearest ps (half up).
+  static Picoseconds times_bytes(std::uint64_t n, FemtosecondsPerByte x) {
     if (n < (std::uint64_t{1} << 32) && x < (std::uint64_t{1} << 31))  // no overflow: stay in 64 bits
       return (n * x + 500) / 1000;
     unsigned __int128 fs = static_cast<unsigned __int128>(n) * x;
     return static_cast<Picoseconds>((fs + 500) / 1000);
+  }
+  // (s-1)·X for a message of s bytes; 0 for s <= 1.
+  static Picoseconds per_byte(std::uint64_t bytes, FemtosecondsPerByte x) {
+    if (bytes <= 1 || x == 0) return 0;
+    return times_bytes(bytes - 1, x);
   }
   Picoseconds send_cpu(std::uint64_t s) const { return o + per_byte(s, O); }
   Picoseconds send_nic(std::uint64_t s) const { return g + per_byte(s, G); }
