@@ -9,6 +9,7 @@
 #include "poems/measure/host_caches.h"
 #include "poems/measure/loggops_fit.h"
 #include "poems/measure/machine_file.h"
+#include "poems/measure/memory_copy.h"
 #include "poems/measure/mpirun.h"
 #include "poems/measure/process.h"
 
@@ -211,6 +212,38 @@ TEST(MachineFile, WritesTheHierarchyCurveOnePointPerLine) {
       << text;
   m.hierarchy.clear();
   EXPECT_EQ(machine_psl(m).find("_hierarchy"), std::string::npos);
+}
+
+// copy_G in the network component when measured, exactly as given; none when 0.
+TEST(MachineFile, WritesTheCopyRateWhenMeasured) {
+  MachineProfile m;
+  m.name = "lab";
+  m.L = 1, m.o = 2, m.g = 3, m.G = 0.1, m.O = 0.1, m.S = 256;
+  EXPECT_EQ(machine_psl(m).find("copy_G"), std::string::npos);
+  m.copy_G = 0.111215;
+  const std::string text = machine_psl(m);
+  const auto at = text.find("  param copy_G = 0.111215ns/B;\n");
+  ASSERT_NE(at, std::string::npos) << text;
+  EXPECT_LT(at, text.find("  accepts {"));  // in lab, the network component
+}
+
+// The copy's rate: refused arguments named; a measured one positive and finite.
+TEST(MemoryCopy, RefusesTooSmallABufferOrNoRepetitionAndMeasuresARate) {
+  try {
+    copy_ns_per_byte(100);
+    ADD_FAILURE() << "100 bytes accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_STREQ(e.what(), "copy_ns_per_byte: bytes must be at least 4096");
+  }
+  try {
+    copy_ns_per_byte(4096, 0);
+    ADD_FAILURE() << "0 repetitions accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_STREQ(e.what(), "copy_ns_per_byte: repetitions must be at least 1");
+  }
+  const double rate = copy_ns_per_byte(1 << 20, 3);
+  EXPECT_GT(rate, 0);
+  EXPECT_TRUE(std::isfinite(rate));
 }
 
 TEST(HostCaches, InnermostFirstEachLargerAndNoMoreSharedThanTheHostHasCores) {
