@@ -109,6 +109,11 @@ void register_direct(CLI::App& app, Context& ctx) {
                   "user-level threads sharing them (faster, smaller; for programs without per-rank globals)")
       ->check(CLI::IsMember({"processes", "threads"}))
       ->capture_default_str();
+  cmd->add_option("--handover", o->run.handover,
+                  "How the turn passes to a rank process: one-cpu (every rank and the engine on the CPU the run "
+                  "starts on), spin (any CPU; a waiting side spins up to 50 us), sleep (any CPU; it sleeps)")
+      ->check(CLI::IsMember({"one-cpu", "spin", "sleep"}))
+      ->capture_default_str();
   cmd->add_option("--epoch", o->run.epoch,
                   "Seconds since 1970 the program's wall clock starts at (default: the host's time at the start)")
       ->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 40));

@@ -360,6 +360,7 @@ DirectOutcome run_direct(const std::string& program, const std::string& binary, 
   options_json.erase("max_stuck_listed");
   options_json.erase("progress");  // how the run is shown, not what it computes
   options_json.erase("timeline");  // where the run is also written, not what it computes
+  options_json.erase("handover");  // where the ranks run on the host, not what they compute
   // Only when not the matched semantics, so earlier runs' keys still match.
   if (options.sim.semantics == sim::Semantics::Matched) options_json.erase("semantics");
   key.binding = {{"machine", machine_key(machine)}, {"options", options_json}, {"args", args}};
@@ -420,6 +421,9 @@ direct::DirectOptions direct_options(const DirectRunSettings& o, const DirectMac
     throw UsageError("--stack-size", "'" + o.stack + "' is not in 16KiB..1GiB");
   d.stack_bytes = static_cast<std::size_t>(stack);
   d.isolation = o.isolation == "threads" ? direct::Isolation::Threads : direct::Isolation::Processes;
+  const auto handover = direct::parse_handover(o.handover);
+  if (!handover) throw UsageError("--handover", "'" + o.handover + "' is not one of one-cpu, spin, sleep");
+  d.handover = *handover;
   // MPI_Comm_split_type(MPI_COMM_TYPE_SHARED) groups the ranks of a node.
   d.ranks_per_node = m.machine.flat() ? 1 : m.machine.network_model->spec().mapping.ranks_per_node;
   d.epoch_seconds = o.epoch;

@@ -83,9 +83,9 @@ TEST(DirectCli, ABuildAndItsRunLeaveNothingInTheTemporaryDirectory) {
   const fs::path tmp = fs::temp_directory_path() / ("poems_direct_tmpdir_" + std::to_string(::getpid()));
   fs::remove_all(tmp);
   fs::create_directories(tmp);
-  const CommandResult r = run_command("TMPDIR=" + tmp.string() + " " + kPoems + " direct " +
-                                      std::string(POEMS_SOURCE_DIR) +
-                                      "/examples/direct/ring.cpp -np 3 --compute model --format json --no-store -- 1");
+  const CommandResult r =
+      run_command("TMPDIR=" + tmp.string() + " " + kPoems + " direct " + std::string(POEMS_SOURCE_DIR) +
+                  "/examples/direct/ring.cpp -np 3 --compute model --format json --no-store -- 1");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(nlohmann::json::parse(r.out)["messages"], 3);
   std::vector<std::string> left;
@@ -168,6 +168,9 @@ TEST(DirectCli, BadInputs) {
   r = direct(program("direct_ring") + " -np 2 --algorithm allreduce=linear");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("not an algorithm of allreduce"), std::string::npos) << r.err;
+  r = direct(program("direct_ring") + " -np 2 --handover fast");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--handover: fast not in {one-cpu,spin,sleep}"), std::string::npos) << r.err;
   r = direct(program("direct_ring") + " -np 2 --machine Nowhere");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("no component named 'Nowhere'"), std::string::npos) << r.err;

@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <gtest/gtest.h>
 
+#include <sched.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -20,6 +21,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -176,6 +178,47 @@ TEST(DirectPrograms, ClocksAndSleepsAreVirtual) {
     // 2500 + 1500 + 18 ns).
     EXPECT_NE(out.find("receive 8018 value 42\n"), std::string::npos) << out;
     EXPECT_NE(out.find("cpu clock below a tenth of the sleep 1\n"), std::string::npos) << out;
+  }
+}
+
+// --handover decides where the rank processes run (docs/direct.md,
+// "Hand-overs"): one-cpu puts the engine and every rank on one CPU, spin and
+// sleep leave them the CPUs the run was given; the program's virtual times
+// and results are the same under all three.
+TEST(DirectPrograms, HandoverPlacesTheRanksAndKeepsVirtualTime) {
+  cpu_set_t given;
+  CPU_ZERO(&given);
+  ASSERT_EQ(::sched_getaffinity(0, sizeof given, &given), 0);
+  const int cpus = CPU_COUNT(&given);
+  std::vector<std::string> first_results;
+  for (const std::string handover : {"one-cpu", "spin", "sleep"}) {
+    SCOPED_TRACE(handover);
+    const DirectRun r =
+        run_direct("direct_placement", 4, "", ",\"compute\":\"model\",\"handover\":\"" + handover + "\"");
+    ASSERT_EQ(r.command.exit_code, 0) << r.command.err;
+    std::vector<std::string> results;
+    std::set<int> firsts;
+    for (const std::string& line : sorted_lines(r.command.out)) {
+      int rank = -1, count = -1, first = -1, token = -1;
+      char time[32] = {};
+      ASSERT_EQ(
+          std::sscanf(line.c_str(), "rank %d cpus %d first %d token %d time %31s", &rank, &count, &first, &token, time),
+          5)
+          << line;
+      EXPECT_EQ(count, handover == "one-cpu" ? 1 : cpus) << line;
+      firsts.insert(first);
+      results.push_back(std::to_string(rank) + " " + std::to_string(token) + " " + time);
+    }
+    ASSERT_EQ(results.size(), 4u);
+    EXPECT_EQ(results[0].substr(0, 4), "0 3 ");  // the token went round: ranks 1, 2, 3 each added one
+    if (handover == "one-cpu") {
+      EXPECT_EQ(firsts.size(), 1u);  // one CPU for all
+    }
+    if (first_results.empty()) {
+      first_results = results;
+    } else {
+      EXPECT_EQ(results, first_results);
+    }
   }
 }
 

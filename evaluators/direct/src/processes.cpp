@@ -20,6 +20,7 @@
 #include <linux/futex.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/eventfd.h>
 #include <sys/prctl.h>
@@ -40,6 +41,7 @@
 
 #include "poems/base/subreaper.h"
 #include "runtime_impl.h"
+#include "virtual_time.h"
 
 namespace poems::direct::detail {
 
@@ -51,6 +53,8 @@ bool g_subreaper = false;                  // the controller adopts the processe
 int g_wake_fd = -1;                        // eventfd: a rank handed the turn back, or a child ended
 volatile sig_atomic_t g_child_events = 0;  // SIGCHLDs seen by the controller
 struct sigaction g_previous_sigchld {};
+cpu_set_t g_affinity;  // the controller's CPUs before the run (Handover::OneCpu)
+bool g_affinity_saved = false;
 
 // The controller's side of the ranks' output: the pipes' read ends and each
 // rank's unfinished line per stream.
@@ -62,6 +66,31 @@ Output* g_output = nullptr;
 
 long futex(std::uint32_t* word, int op, std::uint32_t value, const timespec* timeout = nullptr) {
   return ::syscall(SYS_futex, word, op, value, timeout, nullptr, 0);
+}
+
+// Spins up to `budget_ns` for `ready()`, yielding the CPU now and then so
+// that a process waiting for it runs; true if `ready()` came true. Waking a
+// process that sleeps on another CPU costs this 2-vCPU VM about 40 us (the
+// hypervisor wakes the idle vCPU), a hand-over caught spinning 0.5 us
+// (docs/direct.md, "Hand-overs").
+template <typename Ready>
+bool spin_until(Ready ready, std::uint64_t budget_ns) {
+  if (budget_ns == 0) return ready();
+  std::uint64_t start = 0;
+  for (std::uint32_t round = 0;; ++round) {
+    if (ready()) return true;
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+    if ((round & 63) != 63) continue;
+    timespec ts{};
+    real_clock_gettime(CLOCK_MONOTONIC, &ts);
+    const std::uint64_t now =
+        static_cast<std::uint64_t>(ts.tv_sec) * 1'000'000'000ull + static_cast<std::uint64_t>(ts.tv_nsec);
+    if (start == 0) start = now;
+    if (now - start >= budget_ns) return ready();
+    ::sched_yield();
+  }
 }
 
 void signal_wake() {
@@ -181,8 +210,35 @@ bool Runtime::fork_reported() {
   return true;
 }
 
+// Where the controller and the rank processes (which inherit it) run. One
+// CPU: a hand-over is a switch on it, no wake-up of another CPU (on this
+// VM 10-15 us a switch against 38-57 us; docs/direct.md, "Hand-overs").
+// The CPU is the one the run starts on, which the kernel chose; the
+// controller's own mask comes back when the run ends (finish_processes).
+void Runtime::place_on_cpus() {
+  spin_ns_ = 0;
+  g_affinity_saved = false;
+  cpu_set_t allowed;
+  CPU_ZERO(&allowed);
+  if (::sched_getaffinity(0, sizeof allowed, &allowed) != 0 || CPU_COUNT(&allowed) < 2) return;  // one already
+  if (options_.handover == Handover::Spin) spin_ns_ = 50'000;
+  if (options_.handover != Handover::OneCpu) return;
+  int cpu = ::sched_getcpu();
+  if (cpu < 0 || cpu >= CPU_SETSIZE || !CPU_ISSET(cpu, &allowed))
+    for (cpu = 0; cpu < CPU_SETSIZE && !CPU_ISSET(cpu, &allowed); ++cpu) {
+    }
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  CPU_SET(cpu, &one);
+  if (::sched_setaffinity(0, sizeof one, &one) == 0) {
+    g_affinity = allowed;
+    g_affinity_saved = true;
+  }
+}
+
 int Runtime::start_processes() {
   controller_ = ::getpid();
+  place_on_cpus();
   g_wake_fd = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
   if (g_wake_fd < 0) throw std::runtime_error(std::string("cannot make an eventfd: ") + std::strerror(errno));
   int out[2] = {-1, -1}, err[2] = {-1, -1};
@@ -267,15 +323,26 @@ void Runtime::process_resume(Rank& k) {
     k.state = Rank::State::Finished;
     return;
   }
-  std::atomic_ref<std::int32_t>(yielded_).store(-1);
+  std::atomic_ref<std::int32_t> yielded(yielded_);
+  yielded.store(-1);
   const sig_atomic_t events = g_child_events;  // before the rank runs: it may end at once
   std::atomic_ref<std::uint32_t>(k.go).store(1);
   futex(&k.go, FUTEX_WAKE, 1);
+  const auto handed_back = [&] { return yielded.load() == static_cast<std::int32_t>(k.world); };
+  if (spin_until(handed_back, spin_ns_)) {
+    drain_output(k.world);
+    return;
+  }
+  std::atomic_ref<std::int32_t> sleeps(controller_sleeps_);
   pollfd fds[3] = {{g_wake_fd, POLLIN, 0}, {g_output->read_fd[0], POLLIN, 0}, {g_output->read_fd[1], POLLIN, 0}};
   for (;;) {
-    if (std::atomic_ref<std::int32_t>(yielded_).load() == static_cast<std::int32_t>(k.world)) break;
+    // Dekker's handshake with process_suspend: either the rank sees that we
+    // sleep and writes the eventfd, or we see its hand-back here.
+    sleeps.store(1);
+    if (handed_back()) break;
     // A one-second timeout is the safety net.
     const int ready = ::poll(fds, 3, 1000);
+    sleeps.store(0);
     for (int i = 1; i < 3; ++i)
       if (fds[i].revents & (POLLHUP | POLLERR)) fds[i].fd = -1;   // no writer left: stop asking
     if (fds[1].revents || fds[2].revents) drain_output(k.world);  // a full pipe would stop the rank
@@ -292,7 +359,7 @@ void Runtime::process_resume(Rank& k) {
       k.state = Rank::State::Finished;
       return;
     }
-    if (std::atomic_ref<std::int32_t>(yielded_).load() == static_cast<std::int32_t>(k.world)) break;
+    if (handed_back()) break;
     // Woken without a hand-back: a child may have ended.
     if (events != g_child_events || ready == 0) {
       int status = 0;
@@ -304,14 +371,17 @@ void Runtime::process_resume(Rank& k) {
       }
     }
   }
+  sleeps.store(0);
   drain_output(k.world);
 }
 
 void Runtime::process_suspend(Rank& k) {
-  std::atomic_ref<std::uint32_t>(k.go).store(0);
+  std::atomic_ref<std::uint32_t> go(k.go);
+  go.store(0);
   std::atomic_ref<std::int32_t>(yielded_).store(static_cast<std::int32_t>(k.world));
-  signal_wake();
-  while (std::atomic_ref<std::uint32_t>(k.go).load() == 0) futex(&k.go, FUTEX_WAIT, 0);
+  if (std::atomic_ref<std::int32_t>(controller_sleeps_).load() != 0) signal_wake();
+  if (spin_until([&] { return go.load() != 0; }, spin_ns_)) return;
+  while (go.load() == 0) futex(&k.go, FUTEX_WAIT, 0);
 }
 
 void Runtime::reap(Rank& k, int status) {
@@ -378,6 +448,8 @@ void finish_processes(Runtime* rt, DirectResult* result) {
   }
   if (g_wake_fd >= 0) ::close(g_wake_fd);
   g_wake_fd = -1;
+  if (g_affinity_saved) ::sched_setaffinity(0, sizeof g_affinity, &g_affinity);
+  g_affinity_saved = false;
 }
 
 void Runtime::reap_all() {

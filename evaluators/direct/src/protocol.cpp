@@ -30,6 +30,21 @@ T field_or(const json& j, const char* name, T fallback) {
 
 }  // namespace
 
+const char* handover_name(Handover handover) {
+  switch (handover) {
+    case Handover::OneCpu: return "one-cpu";
+    case Handover::Spin: return "spin";
+    case Handover::Sleep: return "sleep";
+  }
+  return "one-cpu";
+}
+
+std::optional<Handover> parse_handover(const std::string& name) {
+  for (Handover h : {Handover::OneCpu, Handover::Spin, Handover::Sleep})
+    if (name == handover_name(h)) return h;
+  return std::nullopt;
+}
+
 json options_to_json(const DirectOptions& o) {
   const sim::LogGOPS& p = o.sim.params;
   json j = {{"ranks", o.ranks},
@@ -57,6 +72,7 @@ json options_to_json(const DirectOptions& o) {
     algorithms[taskgraph::collective_op_name(op)] = taskgraph::collective_algorithm_name(a);
   j["algorithms"] = algorithms;
   if (o.progress) j["progress"] = true;  // only when asked: stored keys stay as they were
+  if (o.handover != Handover::OneCpu) j["handover"] = handover_name(o.handover);
   if (o.sim.network && !o.sim.network->flat()) j["network"] = components::network_key_json(o.sim.network->spec());
   if (o.sim.noise && o.sim.noise->active()) j["noise"] = components::noise_spec_json(o.sim.noise->spec());
   if (!o.timeline.empty()) j["timeline"] = o.timeline;
@@ -78,6 +94,12 @@ DirectOptions options_from_json(const json& j) {
     throw std::invalid_argument("direct-execution options: isolation must be 'processes' or 'threads', not '" +
                                 isolation + "'");
   o.isolation = isolation == "threads" ? Isolation::Threads : Isolation::Processes;
+  const std::string handover = field_or<std::string>(j, "handover", "one-cpu");
+  const auto parsed_handover = parse_handover(handover);
+  if (!parsed_handover)
+    throw std::invalid_argument("direct-execution options: handover must be 'one-cpu', 'spin' or 'sleep', not '" +
+                                handover + "'");
+  o.handover = *parsed_handover;
   o.ranks_per_node = field_or<std::uint32_t>(j, "ranks_per_node", 1);
   if (o.ranks_per_node == 0) throw std::invalid_argument("direct-execution options: ranks_per_node must be >= 1");
   o.shared_bytes = field_or<std::size_t>(j, "shared_bytes", 0);

@@ -133,6 +133,8 @@ class Runtime final : public taskgraph::ScheduleSource, public sim::ExecutionObs
   // program is the executable's main, in each rank with its number once the
   // engine first runs it.
   int start_processes();
+  // Processes: the CPUs the controller and its ranks run on (DirectOptions::handover).
+  void place_on_cpus();
   DirectResult run();
   // Processes: ends and reaps every rank process still there.
   void reap_all();
@@ -314,8 +316,12 @@ class Runtime final : public taskgraph::ScheduleSource, public sim::ExecutionObs
   bool companions_done_ = false;              // the queue ran dry: companions end
   svector<std::uint32_t> woken_, woken_out_;  // ranks to read that no event touched
   std::uint64_t switches_ = 0, mpi_calls_ = 0;
-  // Processes: the rank that handed the turn back last.
+  // Processes: the rank that handed the turn back last, and whether the
+  // controller sleeps in poll (a rank then wakes it through the eventfd).
   std::int32_t yielded_ = -1;
+  std::int32_t controller_sleeps_ = 0;
+  // Processes: how long a waiting side spins before it sleeps (handover_spin_ns).
+  std::uint64_t spin_ns_ = 0;
   pid_t controller_ = 0;
   // A forked process's MPI call (written by that process alone, atomically):
   // the rank that forked it (-1: none), and the call.

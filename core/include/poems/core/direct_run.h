@@ -54,7 +54,7 @@ struct DirectMachine {
 DirectMachine direct_machine(const DirectMachineRequest& request);
 
 // How the program's ranks run, as the command line gives it (poems direct's
-// --procs, --compute, --compute-scale, --stack-size, --isolation, --epoch,
+// --procs, --compute, --compute-scale, --stack-size, --isolation, --handover, --epoch,
 // --algorithm, --max-ranks-listed, --timeline).
 struct DirectRunSettings {
   std::string procs;
@@ -62,6 +62,7 @@ struct DirectRunSettings {
   double compute_scale = 1;
   std::string stack = "256KiB";
   std::string isolation = "processes";  // processes | threads
+  std::string handover = "one-cpu";     // one-cpu | spin | sleep
   std::int64_t epoch = -1;              // < 0: the host's time at the start
   std::vector<std::string> algorithms;  // OP=ALGORITHM
   std::size_t max_ranks_listed = 1024;

@@ -5,6 +5,8 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
 
 #include "poems/direct/runtime.h"
 
@@ -12,6 +14,10 @@ namespace poems::direct {
 
 inline constexpr const char* kOptionsVariable = "POEMS_DIRECT_OPTIONS";
 inline constexpr const char* kResultVariable = "POEMS_DIRECT_RESULT";
+
+// Handover's names on the command line and in the JSON: "one-cpu", "spin", "sleep".
+const char* handover_name(Handover handover);
+std::optional<Handover> parse_handover(const std::string& name);
 
 nlohmann::json options_to_json(const DirectOptions& options);
 // Throws std::invalid_argument naming the field that is missing or out of range.

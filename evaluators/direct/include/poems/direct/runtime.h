@@ -34,9 +34,19 @@ enum class ComputeMode : std::uint8_t {
 // keep no per-rank state in globals; it must be asked for.
 enum class Isolation : std::uint8_t { Processes, Threads };
 
+// Processes: how the turn passes between the engine's process and a rank's.
+// Only one of them runs at a time, so where they run decides what a
+// hand-over costs (docs/direct.md, "Hand-overs").
+enum class Handover : std::uint8_t {
+  OneCpu,  // all on the host CPU the run starts on: a hand-over is a switch on that CPU
+  Spin,    // on any CPU; the side that waits spins up to 50 us before it sleeps
+  Sleep,   // on any CPU; the side that waits sleeps at once (a wake-up on another CPU)
+};
+
 struct DirectOptions {
   std::uint32_t ranks = 1;
   Isolation isolation = Isolation::Processes;
+  Handover handover = Handover::OneCpu;  // processes only; not part of a run's key
   // MPI_Comm_split_type(MPI_COMM_TYPE_SHARED) groups this many consecutive
   // ranks (a simulated node; the LogGOPS model gives every rank its own NIC).
   std::uint32_t ranks_per_node = 1;
