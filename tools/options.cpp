@@ -63,6 +63,9 @@ void add_machine_options(CLI::App* cmd, MachineOptions& o) {
   cmd->add_option("--contention", o.contention,
                   "Links and NICs shared by concurrent messages: none (LogGOPS, the default) or max-min "
                   "(flows at their max-min fair share; docs/network.md)");
+  cmd->add_option("--wire-overhead", o.wire_overhead,
+                  "Under max-min contention, bytes each message carries on the wire beyond its own (headers; "
+                  "SMPI's 16): they share the links, a message alone costs the same (docs/network.md)");
   cmd->add_option("--time-sharing", o.time_sharing,
                   "How ranks that share a core take turns: fcfs (each computation or overhead takes it whole, "
                   "the default) or processor-sharing (r working ranks each at 1/r; docs/network.md)");
@@ -97,6 +100,7 @@ void finish_machine_options(const CLI::App* cmd, MachineOptions& o) {
   if (cmd->count("--cores-per-node")) m.cores_per_node = o.cores_per_node;
   if (cmd->count("--map")) m.map_file = o.map_file;
   if (cmd->count("--contention")) m.contention = o.contention;
+  if (cmd->count("--wire-overhead")) m.wire_overhead = o.wire_overhead;
   if (cmd->count("--time-sharing")) m.time_sharing = o.time_sharing;
   if (cmd->count("--noise")) m.noise = o.noise;
 }

@@ -61,7 +61,8 @@ struct MachineOptions {
   std::string semantics;  // --semantics
   std::uint32_t ranks_per_node = 1, cores_per_node = 1;
   std::string contention;
-  std::string time_sharing;  // --time-sharing
+  std::string wire_overhead;  // --wire-overhead
+  std::string time_sharing;   // --time-sharing
   std::string noise;
   std::string map_file;              // --map
   core::MachineOverrides overrides;  // filled by finish_machine_options

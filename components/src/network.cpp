@@ -79,6 +79,10 @@ Network::Network(NetworkSpec spec) : spec_(std::move(spec)), topology_(build_top
     throw NetworkError("backbone_G needs contention = \"max-min\": without contention a shared link adds nothing");
   if (spec_.rtt_bytes && spec_.contention != Contention::MaxMin)
     throw NetworkError("rtt_bytes needs contention = \"max-min\": without contention no flows share a link");
+  if (spec_.wire_overhead_bytes && spec_.contention != Contention::MaxMin)
+    throw NetworkError(
+        "wire_overhead_bytes needs contention = \"max-min\": without contention a message's latency already holds "
+        "them");
   for (const auto* list : {&spec_.regimes, &spec_.intra_regimes}) {
     const char* prefix = list == &spec_.regimes ? "from_" : "shm_from_";
     if (list->size() > kMaxSizeRegimes)
@@ -163,6 +167,8 @@ std::string Network::describe() const {
   if (spec_.backbone_per_byte) text += ", backbone G=" + format_fs_per_byte(spec_.backbone_per_byte);
   if (spec_.nic_per_byte) text += ", NIC G=" + format_fs_per_byte(*spec_.nic_per_byte);
   if (spec_.rtt_bytes) text += ", shares by route latency + " + std::to_string(*spec_.rtt_bytes) + "B x G";
+  if (spec_.wire_overhead_bytes)
+    text += ", " + std::to_string(spec_.wire_overhead_bytes) + "B more on the wire a message";
   auto params = [](const LogGOPS& p) {
     return "L=" + format_ps(p.L) + " o=" + format_ps(p.o) + " g=" + format_ps(p.g) + " G=" + format_fs_per_byte(p.G) +
            " O=" + format_fs_per_byte(p.O);
@@ -204,6 +210,7 @@ nlohmann::json network_key_json(const NetworkSpec& s) {
   if (s.backbone_per_byte) k["backbone_fs_per_byte"] = s.backbone_per_byte;
   if (s.nic_per_byte) k["nic_fs_per_byte"] = *s.nic_per_byte;
   if (s.rtt_bytes) k["rtt_bytes"] = *s.rtt_bytes;
+  if (s.wire_overhead_bytes) k["wire_overhead_bytes"] = s.wire_overhead_bytes;
   if (s.time_sharing != TimeSharing::FirstCome) k["time_sharing"] = time_sharing_name(s.time_sharing);
   auto regimes = [](const std::vector<SizeRegime>& list) {
     nlohmann::json a = nlohmann::json::array();
@@ -249,6 +256,7 @@ NetworkSpec network_spec_from_json(const nlohmann::json& k) {
     s.backbone_per_byte = k.value("backbone_fs_per_byte", FemtosecondsPerByte{0});
     if (k.contains("nic_fs_per_byte")) s.nic_per_byte = k.at("nic_fs_per_byte").get<FemtosecondsPerByte>();
     if (k.contains("rtt_bytes")) s.rtt_bytes = k.at("rtt_bytes").get<std::uint64_t>();
+    s.wire_overhead_bytes = k.value("wire_overhead_bytes", std::uint64_t{0});
     if (k.contains("time_sharing")) {
       auto sharing = parse_time_sharing(k.at("time_sharing").get<std::string>());
       if (!sharing) throw NetworkError("a network key names an unknown time-sharing rule");

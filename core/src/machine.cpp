@@ -115,7 +115,7 @@ std::string loggops_text(const components::LogGOPS& p) {
 
 bool MachineOverrides::empty() const {
   return !L && !o && !g && !G && !O && !S && !rendezvous_handshake && !cpus && !nics && !semantics && !ranks_per_node &&
-         !cores_per_node && !map_file && !contention && !time_sharing && !noise;
+         !cores_per_node && !map_file && !contention && !wire_overhead && !time_sharing && !noise;
 }
 
 double quantity(const std::string& option, const std::string& text, base::Dimension expected,
@@ -151,7 +151,7 @@ void apply_overrides(const MachineOverrides& o, Machine& m) {
                                           base::did_you_mean(*o.semantics, {"matched", "loggopsim"}));
     m.semantics = *s;
   }
-  if (o.ranks_per_node || o.cores_per_node || o.map_file || o.contention || o.time_sharing) {
+  if (o.ranks_per_node || o.cores_per_node || o.map_file || o.contention || o.wire_overhead || o.time_sharing) {
     components::NetworkSpec spec = m.network_model ? m.network_model->spec() : components::NetworkSpec{};
     std::string option = "--ranks-per-node";
     if (o.ranks_per_node) {
@@ -180,6 +180,14 @@ void apply_overrides(const MachineOverrides& o, Machine& m) {
         throw UsageError("--contention", "'" + *o.contention + "' is not a contention model; expected none or max-min" +
                                              base::did_you_mean(*o.contention, {"none", "max-min"}));
       spec.contention = *kind;
+    }
+    if (o.wire_overhead) {
+      option = "--wire-overhead";
+      const std::string range = "a whole number of bytes in 0..1048576 (e.g. 16B)";
+      const double b = quantity("--wire-overhead", *o.wire_overhead, base::kBytes, range);
+      if (!(b >= 0 && b <= 1048576) || b != std::floor(b))
+        throw UsageError("--wire-overhead", "'" + *o.wire_overhead + "' is out of range; expected " + range);
+      spec.wire_overhead_bytes = static_cast<std::uint64_t>(b);
     }
     if (o.time_sharing) {
       option = "--time-sharing";

@@ -158,6 +158,7 @@ const std::vector<std::string>& network_parameter_names() {
                                                  "backbone_G",
                                                  "nic_G",
                                                  "rtt_bytes",
+                                                 "wire_overhead_bytes",
                                                  "copy_G"};
   // Message-size regimes: from_K and L_K ... O_K between nodes, shm_from_K
   // and shm_L_K ... between ranks of one node (K = 1 .. kMaxSizeRegimes).
@@ -288,6 +289,7 @@ std::shared_ptr<const components::Network> network_of(const Parameters& values, 
   spec.backbone_per_byte = in.per_byte("backbone_G").value_or(0);
   spec.nic_per_byte = in.per_byte("nic_G");
   spec.rtt_bytes = in.bytes("rtt_bytes", 0);
+  spec.wire_overhead_bytes = in.bytes("wire_overhead_bytes", 0).value_or(0);
   spec.copy_per_byte = in.per_byte("copy_G").value_or(0);
   // Shared memory between ranks of one node: each parameter not given is the network's.
   const char* shm[] = {"shm_L", "shm_o", "shm_g", "shm_G", "shm_O", "shm_S"};

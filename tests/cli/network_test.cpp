@@ -322,6 +322,25 @@ TEST_F(Network, ContentionParametersAreChecked) {
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("--contention: 'fair' is not a contention model; expected none or max-min"), std::string::npos)
       << r.err;
+  r = poems_in_process("simulate --collective bcast --procs 8 --size 4096 --no-store --wire-overhead 16");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--wire-overhead: wire_overhead_bytes needs contention = \"max-min\""), std::string::npos)
+      << r.err;
+  r = poems_in_process(
+      "simulate --collective bcast --procs 8 --size 4096 --no-store --contention max-min --wire-overhead 1.5");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--wire-overhead: '1.5' is out of range; expected a whole number of bytes in 0..1048576"),
+            std::string::npos)
+      << r.err;
+  // A bcast of 4,096 B on 8 ranks with contention: the root's link carries several flows at once, so 16
+  // bytes more on the wire make it later; alone (2 ranks) they change nothing.
+  auto finish = [&](const std::string& args) {
+    CommandResult run = poems_in_process("simulate --collective bcast --size 4096 --no-store --format json " + args);
+    EXPECT_EQ(run.exit_code, 0) << run.err;
+    return nlohmann::json::parse(run.out, nullptr, false).value("finish_ns", -1.0);
+  };
+  EXPECT_EQ(finish("--procs 2 --contention max-min"), finish("--procs 2 --contention max-min --wire-overhead 16"));
+  EXPECT_LT(finish("--procs 8 --contention max-min"), finish("--procs 8 --contention max-min --wire-overhead 16"));
   r = poems_in_process("simulate " + spec(R"(param contention = "fair";)") + " --model Send --machine Net --no-store");
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("net.psl:11:9: network parameter Net.contention = \"fair\" is not a contention model; "
@@ -347,6 +366,18 @@ TEST_F(Network, ContentionParametersAreChecked) {
   EXPECT_NE(
       r.err.find("network Net: rtt_bytes needs contention = \"max-min\": without contention no flows share a link"),
       std::string::npos)
+      << r.err;
+  r = poems_in_process("simulate " + spec("param wire_overhead_bytes = 16B;") +
+                       " --model Send --machine Net --no-store");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("network Net: wire_overhead_bytes needs contention = \"max-min\""), std::string::npos) << r.err;
+  r = poems_in_process("simulate " + spec(R"(param contention = "max-min", wire_overhead_bytes = 2MiB;)") +
+                       " --model Send --machine Net --no-store");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("network parameter Net.wire_overhead_bytes = 2097152B is out of range; it must be a whole "
+                       "number of bytes from 0 to "
+                       "1048576 (e.g. 8B)"),
+            std::string::npos)
       << r.err;
 }
 

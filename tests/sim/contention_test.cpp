@@ -97,6 +97,31 @@ TEST(ContentionSim, TwoFlowsThroughOneNicEachGetHalfItsBandwidth) {
   EXPECT_EQ(r.network->peak_flows, 2u);
 }
 
+// wire_overhead_bytes (SMPI's 16 bytes a message on the wire): alone a
+// message costs what it did (the bytes come out of its latency); two flows
+// through one NIC each carry s - 1 + 16 bytes at half the rate, so they are
+// received 16 ns later: o + (L - 16G) + 2(s - 1 + 16)G + o = 27,014 ns.
+TEST(ContentionSim, WireOverheadBytesShareTheLinksButNotALoneMessage) {
+  NetworkSpec alone = max_min();
+  alone.wire_overhead_bytes = 16;
+  EXPECT_EQ(run_shared(messages(2, {{0, 1, 10000}}), alone).per_rank[1].finish, ns(16999));
+  NetworkSpec two = max_min(2);
+  two.wire_overhead_bytes = 16;
+  SimulationResult r = run_shared(messages(4, {{0, 2, 10000}, {1, 3, 10000}}), two);
+  EXPECT_EQ(r.per_rank[2].finish, ns(27014));
+  EXPECT_EQ(r.per_rank[3].finish, ns(27014));
+  NetworkSpec without = NetworkSpec{};
+  without.wire_overhead_bytes = 16;
+  try {
+    Network n(without);
+    FAIL() << "wire_overhead_bytes without contention was accepted";
+  } catch (const components::NetworkError& e) {
+    EXPECT_STREQ(e.what(),
+                 "wire_overhead_bytes needs contention = \"max-min\": without contention a message's latency already "
+                 "holds them");
+  }
+}
+
 // A third sender computes 5 us first: its flow starts at 11 us, when the
 // first two have 7,499 B left each; three at a third of the NIC, the first
 // two end 3 x 7,499 ns later (33,497), the third, 2,500 B left, alone

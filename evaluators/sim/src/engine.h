@@ -699,7 +699,9 @@ class Engine {
   bool rerate_queued_ = false;
   std::uint32_t flow_resource(std::uint64_t key, FemtosecondsPerByte per_byte);
   // The flow of the send at `pos` of rank r to `dst`, starting at `at` (its latency paid).
-  void start_flow(std::uint32_t r, std::uint32_t pos, std::uint32_t dst, Picoseconds at);
+  // The flow of send `pos` of rank r, its bytes on the wire from `at`
+  // (never earlier than `earliest`, when the send's o is done).
+  void start_flow(std::uint32_t r, std::uint32_t pos, std::uint32_t dst, Picoseconds at, Picoseconds earliest);
   void arm_wakeup();
   // A network event: a flow starts, the rates are recomputed, or (a current
   // wakeup) the next flow ends; returns the ended flow's message as an event

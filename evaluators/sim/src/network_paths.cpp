@@ -117,7 +117,8 @@ Picoseconds Engine<L>::net_send(std::uint32_t r, std::uint32_t pos, Picoseconds&
     // once the latency is paid.
     nic = t0 + sync + p.g;
     start_flow(r, pos, dst,
-               t0 + sync + p.o + p.L + net_->flow_latency(placement_.node_of[r], placement_.node_of[dst], s.amount));
+               t0 + sync + p.o + p.L + net_->flow_latency(placement_.node_of[r], placement_.node_of[dst], s.amount),
+               t0 + sync + p.o);
   } else {
     nic = t0 + sync + p.send_nic(s.amount);
     const Picoseconds path =
@@ -208,7 +209,8 @@ std::uint32_t Engine<L>::flow_resource(std::uint64_t key, FemtosecondsPerByte pe
 }
 
 template <bool L>
-void Engine<L>::start_flow(std::uint32_t r, std::uint32_t pos, std::uint32_t dst, Picoseconds at) {
+void Engine<L>::start_flow(std::uint32_t r, std::uint32_t pos, std::uint32_t dst, Picoseconds at,
+                           Picoseconds earliest) {
   const Slot& s = ranks_[r].slots[pos];
   const std::uint32_t a = placement_.node_of[r], b = placement_.node_of[dst];
   const std::uint64_t nic = s.nic;
@@ -228,16 +230,27 @@ void Engine<L>::start_flow(std::uint32_t r, std::uint32_t pos, std::uint32_t dst
   // Resource keys: bits 62-63 the kind (0 NIC, 1 link direction, 2 backbone).
   const std::uint64_t nics = options_.nics;
   const FemtosecondsPerByte nic_g = net_->spec().nic_per_byte.value_or(p_.G);
+  FemtosecondsPerByte slowest = nic_g;  // the rate of the flow alone
   if (nic_g) f.route.push_back(flow_resource((std::uint64_t{a} * nics + nic) << 1, nic_g));
   if (!net_->complete()) {
     const components::Topology& topology = net_->topology();
     topology.route_directed(a, b, route_);
     for (std::uint32_t link : route_)
-      if (const FemtosecondsPerByte g = topology.link_per_byte(link / 2))
+      if (const FemtosecondsPerByte g = topology.link_per_byte(link / 2)) {
         f.route.push_back(flow_resource(std::uint64_t{1} << 62 | link, g));
+        slowest = std::max(slowest, g);
+      }
   }
-  if (const FemtosecondsPerByte g = net_->spec().backbone_per_byte)
+  if (const FemtosecondsPerByte g = net_->spec().backbone_per_byte) {
     f.route.push_back(flow_resource(std::uint64_t{2} << 62, g));
+    slowest = std::max(slowest, g);
+  }
+  // Bytes on the wire beyond the message's share the links, and come out of
+  // its latency, so that alone it arrives when it did (SMPI's 16 bytes).
+  if (const std::uint64_t extra = net_->spec().wire_overhead_bytes; extra && f.bytes > 0 && !f.route.empty()) {
+    f.bytes += static_cast<double>(extra);
+    at -= std::min(at - earliest, LogGOPS::times_bytes(extra, slowest));
+  }
   // SimGrid's sharing (rtt_bytes): a flow's share falls with its route's
   // latency plus rtt_bytes at its links' per-byte times, as TCP's with its
   // round trip; 1 for every flow when not given (plain max-min).
@@ -322,6 +335,6 @@ template Picoseconds Engine<false>::net_receive(std::uint32_t, std::uint32_t, st
                                                 std::uint64_t, Picoseconds);
 template Picoseconds Engine<false>::pair_sync(std::uint32_t, std::uint32_t, std::uint64_t) const;
 template void Engine<false>::count_traffic(std::uint32_t, std::uint32_t, std::uint64_t, bool);
-template void Engine<false>::start_flow(std::uint32_t, std::uint32_t, std::uint32_t, Picoseconds);
+template void Engine<false>::start_flow(std::uint32_t, std::uint32_t, std::uint32_t, Picoseconds, Picoseconds);
 
 }  // namespace poems::sim::detail

@@ -89,6 +89,11 @@ struct NetworkSpec {
   // route's latency + rtt_bytes x its per-byte times (SimGrid's weight-S:
   // 8775 B in SMPI, 0 in CM02); none: equal shares.
   std::optional<std::uint64_t> rtt_bytes;
+  // Under max-min contention, bytes every message between nodes carries on
+  // the wire beyond its own (protocol headers; SimGrid's SMPI adds 16): they
+  // take a share of every link the flow crosses, while a message alone
+  // costs what it did (they come out of its latency). 0: none.
+  std::uint64_t wire_overhead_bytes = 0;
   // Message-size regimes between nodes (over the network's LogGOPS) and
   // between ranks of one node (over intra, or the network's); empty: one set.
   std::vector<SizeRegime> regimes;

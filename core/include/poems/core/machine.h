@@ -107,9 +107,10 @@ struct MachineOverrides {
   // --ranks-per-node N, --cores-per-node N, --map FILE (docs/network.md).
   std::optional<std::uint32_t> ranks_per_node, cores_per_node;
   std::optional<std::string> map_file;
-  std::optional<std::string> contention;    // --contention none|max-min
-  std::optional<std::string> time_sharing;  // --time-sharing fcfs|processor-sharing
-  std::optional<std::string> noise;         // --noise SPEC (components::parse_noise)
+  std::optional<std::string> contention;     // --contention none|max-min
+  std::optional<std::string> wire_overhead;  // --wire-overhead BYTES (max-min only)
+  std::optional<std::string> time_sharing;   // --time-sharing fcfs|processor-sharing
+  std::optional<std::string> noise;          // --noise SPEC (components::parse_noise)
   bool empty() const;
 };
 // Applies the overrides; throws UsageError naming the option and its range
