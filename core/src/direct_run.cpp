@@ -393,7 +393,8 @@ DirectOutcome run_direct(const std::string& program, const std::string& binary, 
              {"events_per_second", r.sim.events_per_second()},
              {"host_seconds", r.host_seconds},
              {"mpi_calls", r.mpi_calls},
-             {"measured_cpu_seconds", r.measured_cpu_seconds}};
+             {"measured_cpu_seconds", r.measured_cpu_seconds},
+             {"peak_rss_all_bytes", r.peak_rss_all_bytes}};
   if (r.left_behind > 0) {  // killed when the run ended (poems/base/subreaper.h)
     o.extra["processes_left_behind"] = r.left_behind;
     o.extra["processes_left_behind_names"] = r.left_behind_names;

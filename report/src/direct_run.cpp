@@ -30,10 +30,11 @@ void write_direct_run(const std::string& program, const direct::DirectOptions& o
   char line[256];
   std::snprintf(line, sizeof line,
                 "direct execution: %.3f s on the host, %llu MPI calls, %llu thread switches, measured CPU %.3f s, "
-                "peak RSS %.1f MiB\n",
+                "peak RSS %.1f MiB, all processes %.1f MiB\n",
                 r.host_seconds, static_cast<unsigned long long>(r.mpi_calls),
                 static_cast<unsigned long long>(r.switches), r.measured_cpu_seconds,
-                static_cast<double>(r.peak_rss_bytes) / 1048576.0);
+                static_cast<double>(r.peak_rss_bytes) / 1048576.0,
+                static_cast<double>(r.peak_rss_all_bytes) / 1048576.0);
   out << line;
 }
 

@@ -222,6 +222,29 @@ TEST(DirectPrograms, HandoverPlacesTheRanksAndKeepsVirtualTime) {
   }
 }
 
+// The peak memory of the whole run: 4 ranks each writing 48 MiB of their
+// own hold at least 192 MiB together; as processes no one process holds
+// that much (the figure adds up each one's peak), as threads the one does.
+TEST(DirectPrograms, PeakMemoryCountsEveryRank) {
+  constexpr double kMiB = 1048576.0;
+  for (const std::string isolation : {"processes", "threads"}) {
+    SCOPED_TRACE(isolation);
+    const DirectRun r =
+        run_direct("direct_placement", 4, "48", ",\"compute\":\"model\",\"isolation\":\"" + isolation + "\"");
+    ASSERT_EQ(r.command.exit_code, 0) << r.command.err;
+    ASSERT_TRUE(r.result.is_object());
+    const double one = r.result["peak_rss_bytes"].get<double>() / kMiB;
+    const double all = r.result["peak_rss_all_bytes"].get<double>() / kMiB;
+    EXPECT_GE(all, 4 * 48.0);
+    EXPECT_LT(all, 4 * 48.0 + 4 * 64.0);  // the program, its libraries and the runtime: well under 64 MiB a process
+    if (isolation == "processes") {
+      EXPECT_LT(one, 2 * 48.0);  // the controller, or the largest rank
+    } else {
+      EXPECT_EQ(one, all);
+    }
+  }
+}
+
 TEST(DirectPrograms, FailuresAreFailedRuns) {
   struct Case {
     const char* how;

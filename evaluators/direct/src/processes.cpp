@@ -53,7 +53,8 @@ bool g_subreaper = false;                  // the controller adopts the processe
 int g_wake_fd = -1;                        // eventfd: a rank handed the turn back, or a child ended
 volatile sig_atomic_t g_child_events = 0;  // SIGCHLDs seen by the controller
 struct sigaction g_previous_sigchld {};
-cpu_set_t g_affinity;  // the controller's CPUs before the run (Handover::OneCpu)
+std::size_t g_ranks_peak_rss = 0;  // the reaped rank processes' peak RSS, summed (bytes)
+cpu_set_t g_affinity;              // the controller's CPUs before the run (Handover::OneCpu)
 bool g_affinity_saved = false;
 
 // The controller's side of the ranks' output: the pipes' read ends and each
@@ -91,6 +92,14 @@ bool spin_until(Ready ready, std::uint64_t budget_ns) {
     if (now - start >= budget_ns) return ready();
     ::sched_yield();
   }
+}
+
+// waitpid that also adds the child's peak RSS to g_ranks_peak_rss.
+pid_t reap_rank(pid_t pid, int* status, int options) {
+  rusage usage{};
+  const pid_t got = ::wait4(pid, status, options, &usage);
+  if (got == pid) g_ranks_peak_rss += static_cast<std::size_t>(usage.ru_maxrss) * 1024;
+  return got;
 }
 
 void signal_wake() {
@@ -352,7 +361,7 @@ void Runtime::process_resume(Rank& k) {
     }
     if (fork_reported()) {  // a process some rank forked called MPI: the run stops, `k` with it
       ::kill(k.pid, SIGKILL);
-      ::waitpid(k.pid, nullptr, 0);
+      reap_rank(k.pid, nullptr, 0);
       drain_output(k.world);
       flush_output(k.world);
       k.pid = -k.pid;
@@ -363,7 +372,7 @@ void Runtime::process_resume(Rank& k) {
     // Woken without a hand-back: a child may have ended.
     if (events != g_child_events || ready == 0) {
       int status = 0;
-      if (::waitpid(k.pid, &status, WNOHANG) == k.pid) {
+      if (reap_rank(k.pid, &status, WNOHANG) == k.pid) {
         drain_output(k.world);
         flush_output(k.world);
         reap(k, status);
@@ -416,7 +425,7 @@ DirectResult run_processes(const Program& program, const std::vector<std::string
     SharedRegion::destroy();
     throw;
   }
-  finish_processes(rt);
+  finish_processes(rt, &result);
   SharedRegion::destroy();
   return result;
 }
@@ -426,6 +435,12 @@ void finish_processes(Runtime* rt, DirectResult* result) {
     rt->reap_all();
     shared_delete(rt);
   }
+  if (result) {
+    rusage self{};
+    ::getrusage(RUSAGE_SELF, &self);
+    result->peak_rss_all_bytes = static_cast<std::size_t>(self.ru_maxrss) * 1024 + g_ranks_peak_rss;
+  }
+  g_ranks_peak_rss = 0;
   if (g_subreaper) {
     // Every rank is reaped: any child left is a process the ranks left behind.
     base::FoundProcesses found;
@@ -456,7 +471,7 @@ void Runtime::reap_all() {
   for (Rank& k : ranks_) {
     if (k.companion || k.pid <= 0) continue;
     ::kill(k.pid, SIGKILL);
-    ::waitpid(k.pid, nullptr, 0);
+    reap_rank(k.pid, nullptr, 0);
     drain_output(k.world);
     k.pid = -k.pid;
   }

@@ -187,6 +187,7 @@ json result_to_json(const DirectResult& r) {
           {"switches", r.switches},
           {"mpi_calls", r.mpi_calls},
           {"peak_rss_bytes", r.peak_rss_bytes},
+          {"peak_rss_all_bytes", r.peak_rss_all_bytes},
           {"timeline_error", r.timeline_error},
           {"left_behind", r.left_behind},
           {"left_behind_names", r.left_behind_names}};
@@ -226,6 +227,7 @@ DirectResult result_from_json(const json& j) {
   r.switches = field<std::uint64_t>(j, "switches");
   r.mpi_calls = field<std::uint64_t>(j, "mpi_calls");
   r.peak_rss_bytes = field<std::size_t>(j, "peak_rss_bytes");
+  r.peak_rss_all_bytes = field_or<std::size_t>(j, "peak_rss_all_bytes", r.peak_rss_bytes);
   r.timeline_error = field_or<std::string>(j, "timeline_error", "");
   r.left_behind = field_or<std::uint32_t>(j, "left_behind", 0);
   r.left_behind_names = field_or<std::vector<std::string>>(j, "left_behind_names", {});

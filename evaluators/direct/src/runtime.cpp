@@ -456,6 +456,7 @@ DirectResult Runtime::run() {
     getrusage(RUSAGE_CHILDREN, &children);
     out.peak_rss_bytes = std::max(out.peak_rss_bytes, static_cast<std::size_t>(children.ru_maxrss) * 1024);
   }
+  out.peak_rss_all_bytes = out.peak_rss_bytes;  // processes: finish_processes adds up every rank's
   return out;
 }
 

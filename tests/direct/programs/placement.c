@@ -1,16 +1,22 @@
 /* Where a rank process runs on the host: how many CPUs it may use and the
  * first of them, as `poems direct --handover` places it (docs/direct.md,
- * "Hand-overs"). Then a ring of one token, so every rank hands the turn over. */
+ * "Hand-overs"). Then a ring of one token, so every rank hands the turn over.
+ * With an argument N, every rank first writes N MiB of its own memory. */
 #define _GNU_SOURCE
 #include <mpi.h>
 #include <sched.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   int rank = 0, size = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
+  const size_t mib = argc > 1 ? (size_t)atoi(argv[1]) : 0;
+  char* touched = mib ? malloc(mib << 20) : NULL;
+  if (touched) memset(touched, rank + 1, mib << 20);
   cpu_set_t allowed;
   CPU_ZERO(&allowed);
   int first = -1;
@@ -27,6 +33,8 @@ int main(int argc, char** argv) {
     MPI_Send(&token, 1, MPI_INT, (rank + 1) % size, 0, MPI_COMM_WORLD);
   }
   printf("rank %d cpus %d first %d token %d time %.9f\n", rank, CPU_COUNT(&allowed), first, token, MPI_Wtime());
+  if (touched) printf("rank %d touched %d\n", rank, touched[(mib << 20) - 1]);
+  free(touched);
   MPI_Finalize();
   return 0;
 }

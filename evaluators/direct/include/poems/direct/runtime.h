@@ -92,7 +92,12 @@ struct DirectResult {
   std::uint64_t switches = 0;       // user-level thread switches
   std::uint64_t mpi_calls = 0;
   std::size_t peak_rss_bytes = 0;  // of this process, at the end
-  std::string timeline_error;      // why DirectOptions::timeline could not be written ("" if it was, or none asked)
+  // Every process of the run together: with processes, the controller's peak
+  // RSS plus each rank process's (a page shared by several, such as the
+  // shared region's, counts in each that touched it: an upper bound of
+  // what they held at once); with threads, peak_rss_bytes.
+  std::size_t peak_rss_all_bytes = 0;
+  std::string timeline_error;  // why DirectOptions::timeline could not be written ("" if it was, or none asked)
   // Processes the ranks left running (a daemon, a setsid'ed child), killed
   // when the run ended: how many, and the first few as "NAME (pid N)".
   std::uint32_t left_behind = 0;
