@@ -45,6 +45,14 @@ components::FemtosecondsPerByte per_byte_option(const std::string& option, const
   return *fs;
 }
 
+// A whole number of bytes from 0 to `max`; `range` says so in the error.
+std::uint64_t bytes_option(const std::string& option, const std::string& text, double max, const std::string& range) {
+  const double b = quantity(option, text, base::kBytes, range);
+  if (!(b >= 0 && b <= max) || b != std::floor(b))
+    throw UsageError(option, "'" + text + "' is out of range; expected " + range);
+  return static_cast<std::uint64_t>(b);
+}
+
 }  // namespace
 
 components::LogGOPS loggops_of(const std::map<std::string, base::Value>& v, const std::string& component,
@@ -134,13 +142,9 @@ void apply_overrides(const MachineOverrides& o, Machine& m) {
   if (o.g) m.params.g = time_option("-g", *o.g);
   if (o.G) m.params.G = per_byte_option("-G", *o.G);
   if (o.O) m.params.O = per_byte_option("-O", *o.O);
-  if (o.S) {
-    const std::string range = "a whole number of bytes in 0..9007199254740991 (2^53 - 1; e.g. 65535, 32KiB)";
-    const double b = quantity("-S", *o.S, base::kBytes, range);
-    if (!(b >= 0 && b <= taskgraph::kMaxMessageBytes) || b != std::floor(b))
-      throw UsageError("-S", "'" + *o.S + "' is out of range; expected " + range);
-    m.params.S = static_cast<std::uint64_t>(b);
-  }
+  if (o.S)
+    m.params.S = bytes_option("-S", *o.S, static_cast<double>(taskgraph::kMaxMessageBytes),
+                              "a whole number of bytes in 0..9007199254740991 (2^53 - 1; e.g. 65535, 32KiB)");
   if (o.rendezvous_handshake) m.rendezvous_handshake = *o.rendezvous_handshake;
   if (o.cpus) m.cpus = *o.cpus;
   if (o.nics) m.nics = *o.nics;
@@ -183,11 +187,8 @@ void apply_overrides(const MachineOverrides& o, Machine& m) {
     }
     if (o.wire_overhead) {
       option = "--wire-overhead";
-      const std::string range = "a whole number of bytes in 0..1048576 (e.g. 16B)";
-      const double b = quantity("--wire-overhead", *o.wire_overhead, base::kBytes, range);
-      if (!(b >= 0 && b <= 1048576) || b != std::floor(b))
-        throw UsageError("--wire-overhead", "'" + *o.wire_overhead + "' is out of range; expected " + range);
-      spec.wire_overhead_bytes = static_cast<std::uint64_t>(b);
+      spec.wire_overhead_bytes =
+          bytes_option(option, *o.wire_overhead, 1048576, "a whole number of bytes in 0..1048576 (e.g. 16B)");
     }
     if (o.time_sharing) {
       option = "--time-sharing";

@@ -214,8 +214,7 @@ void Engine<L>::end_job(std::uint32_t job) {
       const Picoseconds tail = LogGOPS::per_byte(s.amount, p.O);
       const Picoseconds leaves = std::max(j.begin + p.o, now_ > tail ? now_ - tail : 0);
       if (flows_ && !local) {
-        start_flow(r, pos, dst,
-                   leaves + p.L + net_->flow_latency(placement_.node_of[r], placement_.node_of[dst], s.amount), leaves);
+        start_flow(r, pos, dst, leaves, p.L);
       } else {
         const Picoseconds path =
             local ? 0 : net_->path_delay(placement_.node_of[r], placement_.node_of[dst], s.amount, p.G);

@@ -698,10 +698,10 @@ class Engine {
   static constexpr std::uint32_t kSerialMask = kCoreBit - 1;  // bit 29 is a core event's (kCoreBit)
   bool rerate_queued_ = false;
   std::uint32_t flow_resource(std::uint64_t key, FemtosecondsPerByte per_byte);
-  // The flow of the send at `pos` of rank r to `dst`, starting at `at` (its latency paid).
-  // The flow of send `pos` of rank r, its bytes on the wire from `at`
-  // (never earlier than `earliest`, when the send's o is done).
-  void start_flow(std::uint32_t r, std::uint32_t pos, std::uint32_t dst, Picoseconds at, Picoseconds earliest);
+  // The flow of the send at `pos` of rank r to `dst`, which leaves its CPU
+  // at `leaves` (its o done): its bytes go on the wire once `latency` (L)
+  // and the route's latency are paid (wire overhead bytes come out of them).
+  void start_flow(std::uint32_t r, std::uint32_t pos, std::uint32_t dst, Picoseconds leaves, Picoseconds latency);
   void arm_wakeup();
   // A network event: a flow starts, the rates are recomputed, or (a current
   // wakeup) the next flow ends; returns the ended flow's message as an event

@@ -116,9 +116,7 @@ Picoseconds Engine<L>::net_send(std::uint32_t r, std::uint32_t pos, Picoseconds&
     // The NIC keeps its per-message gap; the bytes share the route as a flow
     // once the latency is paid.
     nic = t0 + sync + p.g;
-    start_flow(r, pos, dst,
-               t0 + sync + p.o + p.L + net_->flow_latency(placement_.node_of[r], placement_.node_of[dst], s.amount),
-               t0 + sync + p.o);
+    start_flow(r, pos, dst, t0 + sync + p.o, p.L);
   } else {
     nic = t0 + sync + p.send_nic(s.amount);
     const Picoseconds path =
@@ -209,10 +207,11 @@ std::uint32_t Engine<L>::flow_resource(std::uint64_t key, FemtosecondsPerByte pe
 }
 
 template <bool L>
-void Engine<L>::start_flow(std::uint32_t r, std::uint32_t pos, std::uint32_t dst, Picoseconds at,
-                           Picoseconds earliest) {
+void Engine<L>::start_flow(std::uint32_t r, std::uint32_t pos, std::uint32_t dst, Picoseconds leaves,
+                           Picoseconds latency) {
   const Slot& s = ranks_[r].slots[pos];
   const std::uint32_t a = placement_.node_of[r], b = placement_.node_of[dst];
+  Picoseconds at = leaves + latency + net_->flow_latency(a, b, s.amount);
   const std::uint64_t nic = s.nic;
   std::uint32_t m;
   if (!free_flow_messages_.empty()) {
@@ -249,7 +248,7 @@ void Engine<L>::start_flow(std::uint32_t r, std::uint32_t pos, std::uint32_t dst
   // its latency, so that alone it arrives when it did (SMPI's 16 bytes).
   if (const std::uint64_t extra = net_->spec().wire_overhead_bytes; extra && f.bytes > 0 && !f.route.empty()) {
     f.bytes += static_cast<double>(extra);
-    at -= std::min(at - earliest, LogGOPS::times_bytes(extra, slowest));
+    at -= std::min(at - leaves, LogGOPS::times_bytes(extra, slowest));
   }
   // SimGrid's sharing (rtt_bytes): a flow's share falls with its route's
   // latency plus rtt_bytes at its links' per-byte times, as TCP's with its
