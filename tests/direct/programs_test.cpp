@@ -220,6 +220,11 @@ TEST(DirectPrograms, HandoverPlacesTheRanksAndKeepsVirtualTime) {
       EXPECT_EQ(results, first_results);
     }
   }
+  const DirectRun bad = run_direct("direct_placement", 2, "", ",\"handover\":\"fast\"");
+  EXPECT_EQ(bad.command.exit_code, 2);
+  EXPECT_NE(bad.command.err.find("direct-execution options: handover must be 'one-cpu', 'spin' or 'sleep', not 'fast'"),
+            std::string::npos)
+      << bad.command.err;
 }
 
 // The peak memory of the whole run: 4 ranks each writing 48 MiB of their
