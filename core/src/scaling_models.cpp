@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <tuple>
 
 #include "poems/core/error.h"
 #include "poems/db/run_key.h"
@@ -15,7 +16,35 @@ namespace poems::core {
 
 namespace {
 
-nlohmann::json model_json(const RegionModel& r) {
+nlohmann::json model2_json(const RegionModel& r, const ScalingRequest& request) {
+  nlohmann::json j = {{"region", r.name}, {"share", r.share}};
+  j["points"] = nlohmann::json::array();
+  for (const scaling::Point2& p : r.points2)
+    j["points"].push_back({{"ranks", p.p}, {"size", p.n}, {"seconds", p.value}});
+  if (!r.model2) {
+    j["why_not"] = r.why_not;
+    return j;
+  }
+  const scaling::Model2& m = *r.model2;
+  j["model"] = {{"formula", m.formula(request.variable, request.size_variable)},
+                {"psl", m.psl(request.variable, request.size_variable)},
+                {"c0", m.c0},
+                {"cp", m.cp},
+                {"cn", m.cn},
+                {"cpn", m.cpn},
+                {"ranks_term", {{"i", m.p_term.i}, {"j", m.p_term.j}}},
+                {"size_term", {{"i", m.n_term.i}, {"j", m.n_term.j}}},
+                {"fit_smape_pct", m.fit_smape},
+                {"cv_smape_pct", m.cv_smape},
+                {"adjusted_r2", m.adjusted_r2}};
+  j["predictions"] = nlohmann::json::array();
+  for (const scaling::Point2& p : r.predictions2)
+    j["predictions"].push_back({{"ranks", p.p}, {"size", p.n}, {"seconds", p.value}});
+  return j;
+}
+
+nlohmann::json model_json(const RegionModel& r, const ScalingRequest& request) {
+  if (!request.sizes.empty()) return model2_json(r, request);
   nlohmann::json j = {{"region", r.name}, {"share", r.share}};
   j["points"] = nlohmann::json::array();
   for (const scaling::Point& p : r.points) j["points"].push_back({{"ranks", p.p}, {"seconds", p.value}});
@@ -53,7 +82,32 @@ std::vector<scaling::Point> medians(const std::vector<scaling::Point>& points) {
   return out;
 }
 
+std::vector<scaling::Point2> medians(const std::vector<scaling::Point2>& points) {
+  std::map<std::pair<double, double>, std::vector<double>> at;
+  for (const scaling::Point2& p : points) at[{p.p, p.n}].push_back(p.value);
+  std::vector<scaling::Point2> out;
+  for (auto& [pn, values] : at) {
+    std::sort(values.begin(), values.end());
+    const std::size_t n = values.size();
+    out.push_back({pn.first, pn.second, n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2});
+  }
+  return out;
+}
+
 void fit_region(RegionModel& r, const ScalingRequest& request) {
+  if (!request.sizes.empty()) {
+    r.points2 = medians(r.points2);
+    try {
+      r.model2 = scaling::fit2(r.points2);
+      for (std::size_t k = 0; k < request.predict.size(); ++k) {
+        const double p = request.predict[k], n = request.predict_sizes[k];
+        r.predictions2.push_back({p, n, r.model2->at(p, n)});
+      }
+    } catch (const scaling::FitError& e) {
+      r.why_not = e.what();
+    }
+    return;
+  }
   r.points = medians(r.points);
   try {
     r.model = scaling::fit(r.points);
@@ -65,13 +119,14 @@ void fit_region(RegionModel& r, const ScalingRequest& request) {
 
 }  // namespace
 
-nlohmann::json ScalingReport::to_json() const {
+nlohmann::json ScalingReport::to_json(const ScalingRequest& request) const {
   nlohmann::json j;
   j["archives"] = nlohmann::json::array();
   for (const auto& [path, ranks] : archives) j["archives"].push_back({{"path", path}, {"ranks", ranks}});
-  j["total"] = model_json(total);
+  j["total"] = model_json(total, request);
   j["regions"] = nlohmann::json::array();
-  for (const RegionModel& r : regions) j["regions"].push_back(model_json(r));
+  for (const RegionModel& r : regions) j["regions"].push_back(model_json(r, request));
+  if (!request.sizes.empty()) j["sizes"] = request.sizes;
   j["regions_found"] = regions_found;
   j["rank_counts"] = rank_counts;
   if (run_id) j["run_id"] = *run_id;
@@ -85,6 +140,21 @@ ScalingReport fit_scaling_models(const ScalingRequest& request, Store& store) {
   for (double p : request.predict)
     if (!(p >= 1) || !std::isfinite(p))
       throw UsageError("--predict", "a rank count to predict at must be >= 1, not " + std::to_string(p));
+  if (!request.sizes.empty()) {
+    if (request.sizes.size() != request.archives.size())
+      throw UsageError("--sizes", "give one problem size per archive: " + std::to_string(request.sizes.size()) +
+                                      " sizes for " + std::to_string(request.archives.size()) + " archives");
+    for (double n : request.sizes)
+      if (!(n > 0) || !std::isfinite(n))
+        throw UsageError("--sizes", "a problem size must be > 0, not " + std::to_string(n));
+    if (request.predict_sizes.size() != request.predict.size())
+      throw UsageError("--predict", "with --sizes, each prediction is RANKS:SIZE");
+    for (double n : request.predict_sizes)
+      if (!(n > 0) || !std::isfinite(n))
+        throw UsageError("--predict", "a problem size to predict at must be > 0, not " + std::to_string(n));
+  } else if (!request.predict_sizes.empty()) {
+    throw UsageError("--predict", "RANKS:SIZE needs the archives' sizes (--sizes)");
+  }
   trace::Window window;
   if (!request.window.empty()) {
     std::string error;
@@ -93,11 +163,14 @@ ScalingReport fit_scaling_models(const ScalingRequest& request, Store& store) {
   struct Run {
     std::string path, hash;
     std::uint32_t ranks = 0;
+    double size = 0;
     std::vector<trace::RegionComputation> regions;
   };
   std::vector<Run> runs;
-  for (const std::string& archive : request.archives) {
+  for (std::size_t a = 0; a < request.archives.size(); ++a) {
+    const std::string& archive = request.archives[a];
     Run run;
+    if (!request.sizes.empty()) run.size = request.sizes[a];
     try {
       const trace::Trace t = trace::read_trace(archive);
       run.path = t.path;
@@ -109,7 +182,9 @@ ScalingReport fit_scaling_models(const ScalingRequest& request, Store& store) {
     }
     runs.push_back(std::move(run));
   }
-  std::stable_sort(runs.begin(), runs.end(), [](const Run& a, const Run& b) { return a.ranks < b.ranks; });
+  // By ranks, then size: the last run is the largest, whose regions are listed.
+  std::stable_sort(runs.begin(), runs.end(),
+                   [](const Run& a, const Run& b) { return std::tie(a.ranks, a.size) < std::tie(b.ranks, b.size); });
   const double seconds = 1e-12;
   auto metric = [&](const trace::RegionComputation& r) {
     return (request.mean ? r.mean() : static_cast<double>(r.max())) * seconds;
@@ -126,6 +201,7 @@ ScalingReport fit_scaling_models(const ScalingRequest& request, Store& store) {
     for (const trace::RegionComputation& r : run.regions)
       for (std::size_t k = 0; k < r.per_rank.size(); ++k) all.per_rank[k] += r.per_rank[k];
     report.total.points.push_back({static_cast<double>(run.ranks), metric(all)});
+    report.total.points2.push_back({static_cast<double>(run.ranks), run.size, metric(all)});
   }
   report.total.share = 1;
   fit_region(report.total, request);
@@ -149,6 +225,7 @@ ScalingReport fit_scaling_models(const ScalingRequest& request, Store& store) {
         break;
       }
       m.points.push_back({static_cast<double>(run.ranks), metric(*it)});
+      m.points2.push_back({static_cast<double>(run.ranks), run.size, metric(*it)});
     }
     if (!missing.empty())
       m.why_not = "the region is not in " + missing;
@@ -170,12 +247,23 @@ ScalingReport fit_scaling_models(const ScalingRequest& request, Store& store) {
                  {"metric", request.mean ? "mean" : "max"},
                  {"regions", request.regions},
                  {"predict", request.predict}};
+  if (!request.sizes.empty()) {
+    // The sizes in the runs' order (by ranks), so that the same runs given in
+    // another order are the same key.
+    std::vector<double> sizes;
+    for (const Run& run : runs) sizes.push_back(run.size);
+    key.binding["sizes"] = sizes;
+    key.binding["predict_sizes"] = request.predict_sizes;
+  }
   RunRecord record(store, key);
   db::Result result;
-  result.time_ns =
-      (report.total.predictions.empty() ? report.total.points.back().value : report.total.predictions.back().second) /
-      seconds / 1000;
-  result.extra = report.to_json();
+  const double last = !request.sizes.empty()
+                          ? (report.total.predictions2.empty() ? report.total.points2.back().value
+                                                               : report.total.predictions2.back().value)
+                          : (report.total.predictions.empty() ? report.total.points.back().value
+                                                              : report.total.predictions.back().second);
+  result.time_ns = last / seconds / 1000;
+  result.extra = report.to_json(request);
   if (record.finish(result) == RunRecord::State::AlreadyStored) report.already_stored = true;
   if (store.enabled() && record.id() != 0) report.run_id = record.id();
   return report;

@@ -11,12 +11,7 @@ namespace poems::scaling {
 
 namespace {
 
-double basis(const Term& t, double p) {
-  if (t.constant()) return 0;
-  double x = std::pow(p, t.i);
-  if (t.j) x *= std::pow(std::log2(p), t.j);
-  return x;
-}
+double basis(const Term& t, double p) { return term_value(t, p); }
 
 struct Line {
   double c0 = 0, c1 = 0;
@@ -68,12 +63,6 @@ Line least_squares(const std::vector<Point>& points, const Term& t, std::size_t 
   return l;
 }
 
-std::string number(double v) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.4g", v);
-  return text;
-}
-
 // "-1/2", "2", "4/3".
 std::string exponent(double i) {
   for (int d : {1, 2, 3, 4})
@@ -85,6 +74,33 @@ std::string exponent(double i) {
 
 }  // namespace
 
+double term_value(const Term& t, double p) {
+  if (t.constant()) return 0;
+  double x = std::pow(p, t.i);
+  if (t.j) x *= std::pow(std::log2(p), t.j);
+  return x;
+}
+
+std::string number(double v) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.4g", v);
+  return text;
+}
+
+std::string term_factor(const Term& t, const std::string& v) {
+  std::string f;
+  if (t.i != 0) f += " * " + v + (t.i == 1 ? "" : "^(" + exponent(t.i) + ")");
+  if (t.j) f += " * log2(" + v + ")" + (t.j == 1 ? "" : "^" + std::to_string(t.j));
+  return f;
+}
+
+std::string term_factor_psl(const Term& t, const std::string& v) {
+  std::string f;
+  if (t.i != 0) f += t.i == 1 ? " * " + v : " * pow(" + v + ", " + number(t.i) + ")";
+  if (t.j) f += t.j == 1 ? " * log2(" + v + ")" : " * pow(log2(" + v + "), " + std::to_string(t.j) + ")";
+  return f;
+}
+
 double smape(double predicted, double measured) {
   const double d = std::abs(predicted) + std::abs(measured);
   return d == 0 ? 0 : 200 * std::abs(predicted - measured) / d;
@@ -94,18 +110,14 @@ double Model::at(double p) const { return c0 + c1 * basis(term, p); }
 
 std::string Model::formula(const std::string& v) const {
   if (term.constant()) return number(c0);
-  std::string f = term.offset ? number(c0) + (c1 < 0 ? " - " : " + ") + number(std::abs(c1)) : number(c1);
-  if (term.i != 0) f += " * " + v + (term.i == 1 ? "" : "^(" + exponent(term.i) + ")");
-  if (term.j) f += " * log2(" + v + ")" + (term.j == 1 ? "" : "^" + std::to_string(term.j));
-  return f;
+  const std::string f = term.offset ? number(c0) + (c1 < 0 ? " - " : " + ") + number(std::abs(c1)) : number(c1);
+  return f + term_factor(term, v);
 }
 
 std::string Model::psl(const std::string& v) const {
   if (term.constant()) return number(c0);
-  std::string f = term.offset ? number(c0) + (c1 < 0 ? " - " : " + ") + number(std::abs(c1)) : number(c1);
-  if (term.i != 0) f += term.i == 1 ? " * " + v : " * pow(" + v + ", " + number(term.i) + ")";
-  if (term.j) f += term.j == 1 ? " * log2(" + v + ")" : " * pow(log2(" + v + "), " + std::to_string(term.j) + ")";
-  return f;
+  const std::string f = term.offset ? number(c0) + (c1 < 0 ? " - " : " + ") + number(std::abs(c1)) : number(c1);
+  return f + term_factor_psl(term, v);
 }
 
 const std::vector<Term>& default_terms() {

@@ -16,6 +16,7 @@
 
 #include "poems/core/store.h"
 #include "poems/scaling/pmnf.h"
+#include "poems/scaling/pmnf2.h"
 
 namespace poems::core {
 
@@ -27,6 +28,12 @@ struct ScalingRequest {
   std::vector<double> predict;        // rank counts to predict at
   std::size_t regions = 5;            // regions reported (largest first); 0: all
   std::string variable = "P";         // the parameter's name in formulas and PSL
+  // The problem size of each archive, in the order given (empty: models in
+  // the ranks only); with sizes, models in both (pmnf2.h) and every
+  // prediction needs its size (`predict_sizes`, parallel to `predict`).
+  std::vector<double> sizes;
+  std::vector<double> predict_sizes;
+  std::string size_variable = "N";  // the problem size's name in formulas and PSL
 };
 
 struct RegionModel {
@@ -35,7 +42,11 @@ struct RegionModel {
   std::optional<scaling::Model> model;  // none: see why_not
   std::string why_not;
   std::vector<std::pair<double, double>> predictions;  // (ranks, seconds)
-  double share = 0;                                    // of the largest run's computation
+  // With problem sizes: the same per (ranks, size), and the model in both.
+  std::vector<scaling::Point2> points2;
+  std::optional<scaling::Model2> model2;
+  std::vector<scaling::Point2> predictions2;  // value: seconds
+  double share = 0;                           // of the largest run's computation
 };
 
 struct ScalingReport {
@@ -46,11 +57,12 @@ struct ScalingReport {
   std::size_t rank_counts = 0;    // distinct (with three, models of one coefficient only)
   std::optional<std::int64_t> run_id;
   bool already_stored = false;
-  nlohmann::json to_json() const;
+  nlohmann::json to_json(const ScalingRequest& request) const;
 };
 
 // Throws UsageError for bad options (fewer than 3 rank counts, a bad
-// window, a rank count to predict that is not positive) and InputError for
+// window, a rank count to predict that is not positive, sizes that are not
+// one positive number per archive, a prediction without its size) and InputError for
 // an archive that cannot be read; StoreError when the result cannot be stored.
 ScalingReport fit_scaling_models(const ScalingRequest& request, Store& store);
 

@@ -74,6 +74,14 @@ std::vector<Model> rank_hypotheses(const std::vector<Point>& points, const std::
 // exponents (|i| + j), then the best score.
 Model fit(const std::vector<Point>& points, const std::vector<Term>& terms = default_terms(), bool nonnegative = true);
 
+// A term's p^i * log2(p)^j (0 for the constant term), and its factor as
+// text (" * p^(-1) * log2(p)") and as PSL (" * pow(P, -1) * log2(P)"), ""
+// for the constant; numbers as the formulas print them (4 digits).
+double term_value(const Term& t, double p);
+std::string term_factor(const Term& t, const std::string& variable);
+std::string term_factor_psl(const Term& t, const std::string& variable);
+std::string number(double v);
+
 // SMAPE of one prediction against one measurement, % (0 when both are 0).
 double smape(double predicted, double measured);
 
