@@ -130,8 +130,8 @@ TEST_P(SameAsMpirun, PrintsTheSameLines) {
 INSTANTIATE_TEST_SUITE_P(Features, SameAsMpirun,
                          ::testing::Values(Feature{"p2p", {2, 3}, ""}, Feature{"collectives", {1, 3}, ""},
                                            Feature{"nonblocking_collectives", {2, 3}, ""},
-                                           Feature{"datatypes", {2, 3}, ""}, Feature{"topology", {2, 4}, ""},
-                                           Feature{"communicators", {3}, ""},
+                                           Feature{"alltoall", {1, 3, 4}, ""}, Feature{"datatypes", {2, 3}, ""},
+                                           Feature{"topology", {2, 4}, ""}, Feature{"communicators", {3}, ""},
                                            // Open MPI 4.1.4's osc/rdma crashes in MPI_Compare_and_swap over vader.
                                            Feature{"rma", {2, 3}, "", "--mca osc pt2pt"},
                                            Feature{"rma_passive", {2, 4}, "", "--mca osc pt2pt"},
@@ -139,6 +139,23 @@ INSTANTIATE_TEST_SUITE_P(Features, SameAsMpirun,
                                            Feature{"reduction_order", {3, 8}, ""}, Feature{"fortran77", {1, 3}, ""},
                                            Feature{"fortran90", {2, 3}, ""}),
                          feature_name);
+
+// The blocking all-to-all(v)'s blocks moved with memcpy when ranks are threads
+// (with processes, SameAsMpirun runs it): the same lines as mpirun's.
+TEST(DirectPrograms, AlltoallWithThreadsIsMpirunsToo) {
+  const CommandResult reference = run_mpirun("ompi_feature_alltoall", 3, "", "");
+  ASSERT_EQ(reference.exit_code, 0) << reference.err;
+  const DirectRun direct = run_direct("direct_feature_alltoall", 3, "", ",\"isolation\":\"threads\"");
+  ASSERT_EQ(direct.command.exit_code, 0) << direct.command.err;
+  const std::vector<std::string> lines = sorted_lines(direct.command.out);
+  EXPECT_EQ(lines, sorted_lines(reference.out));
+  ASSERT_EQ(lines.size(), 3u * 10);  // ten cases, three ranks
+  for (const std::string& line : lines) {
+    if (line.find(" wrong ") != std::string::npos) {
+      EXPECT_NE(line.find(" wrong 0"), std::string::npos) << line;
+    }
+  }
+}
 
 // Passive target with ranks as threads too: what a target reads after the
 // origin's unlock or flush and a barrier, as under mpirun (the barrier is

@@ -4,6 +4,8 @@
 // nonblocking collectives waiting for their rank to reach the call.
 #pragma once
 
+#include <sys/types.h>
+
 #include <compare>
 #include <cstddef>
 #include <cstdint>
@@ -28,6 +30,16 @@ struct CollectiveKey {
   auto operator<=>(const CollectiveKey&) const = default;
 };
 
+// Where one rank's data of a collective are, for the moves of
+// collective_moves.h: its process, its send and receive buffers, and (for
+// the v-forms) each peer's block in them: byte offset and bytes. Without
+// the lists, block j is `chunk` bytes at j x chunk.
+struct RankBuffers {
+  pid_t pid = 0;
+  std::uintptr_t send = 0, recv = 0;
+  svector<std::uint64_t> send_offset, send_bytes, recv_offset, recv_bytes;
+};
+
 // The data side of one collective call (the timing side is the engine's):
 // contributions are copied when ranks enter, results computed once all are in.
 struct Collective {
@@ -46,6 +58,8 @@ struct Collective {
   svector<std::pair<int, int>> split;  // Comm_split: (color, key) by communicator rank
   smap<int, MPI_Comm> created;         // Comm_split / Comm_dup: new communicator by color
   svector<std::int64_t> values;        // small per-rank values (window creation)
+  svector<RankBuffers> buffers;        // blocking all-to-all(v/w): moved once by the last rank in (collective_moves.h)
+  std::uint32_t mover = 0;             // that rank
 };
 
 // A nonblocking collective's schedule, waiting for its rank's program to

@@ -13,10 +13,12 @@
 // result out when the program sees the request complete.
 #include <algorithm>
 #include <cstring>
+#include <memory>
 #include <numeric>
 #include <vector>
 
 #include "api.h"
+#include "collective_moves.h"
 #include "poems/components/network.h"
 #include "reduction_order.h"
 
@@ -569,6 +571,56 @@ int allgather(const char* call, const void* sendbuf, int sendcount, MPI_Datatype
   });
 }
 
+// A blocking all-to-all whose data the last rank in moves once, from every
+// sender's blocks to every receiver's (collective_moves.h). A rank whose
+// send type is not contiguous, or that sends in place, offers a packed copy
+// of its blocks; one whose receive type is not contiguous receives into a
+// packed buffer and unpacks it when its part is complete.
+Finish alltoall_moved(Runtime& rt, const char* call, MPI_Comm comm, const Comm& c, const void* src, int scount,
+                      MPI_Datatype stype, std::int64_t sext, void* recvbuf, int recvcount, MPI_Datatype recvtype,
+                      std::int64_t rext, std::uint64_t chunk, std::uint32_t& part) {
+  const int me = my_rank(rt, c);
+  const auto procs = static_cast<std::size_t>(c.size());
+  auto send_copy = std::make_shared<std::vector<std::byte>>();
+  auto recv_copy = std::make_shared<std::vector<std::byte>>();
+  RankBuffers mine;
+  mine.pid = rt.threads() ? 0 : rt.pid_of(rt.current().world);
+  if (src != recvbuf && rt.objects().type(stype)->contiguous()) {
+    mine.send = reinterpret_cast<std::uintptr_t>(src);
+  } else {
+    send_copy->resize(procs * chunk);
+    for (std::size_t i = 0; i < procs && chunk > 0; ++i)
+      pack_into(rt, at(src, static_cast<std::int64_t>(i) * sext), static_cast<std::uint64_t>(scount), stype,
+                send_copy->data() + i * chunk);
+    mine.send = reinterpret_cast<std::uintptr_t>(send_copy->data());
+  }
+  const bool recv_direct = rt.objects().type(recvtype)->contiguous();
+  if (recv_direct) {
+    mine.recv = reinterpret_cast<std::uintptr_t>(recvbuf);
+  } else {
+    recv_copy->resize(procs * chunk);
+    mine.recv = reinterpret_cast<std::uintptr_t>(recv_copy->data());
+  }
+  Collective& col = begin(rt, false, comm, CollectiveOp::Alltoall, chunk, 0, call, true, part);
+  agree(rt, call, col, chunk, MPI_DATATYPE_NULL, 0, MPI_OP_NULL);
+  if (col.buffers.size() < procs) col.buffers.resize(procs);
+  col.buffers[static_cast<std::size_t>(me)] = mine;
+  ++col.contributed;
+  if (col.entered == procs) {
+    col.mover = static_cast<std::uint32_t>(me);
+    move_alltoall(rt, call, col.buffers, chunk, static_cast<std::size_t>(me));
+  }
+  return deliver(col, [=](Runtime& r, Collective& done) {
+    require_all(r, call, done, static_cast<std::uint32_t>(procs));
+    move_own_block(r, done.buffers, chunk, static_cast<std::size_t>(me), done.mover);
+    if (recv_direct || chunk == 0) return;
+    for (std::size_t i = 0; i < procs; ++i)
+      unpack_into(r, recv_copy->data() + i * chunk, chunk, at(recvbuf, static_cast<std::int64_t>(i) * rext),
+                  static_cast<std::uint64_t>(recvcount), recvtype);
+    (void)send_copy;  // held until every rank's blocks have been moved
+  });
+}
+
 int alltoall(const char* call, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
              MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
   return collective(call, request, [&](Runtime& rt, bool nb, std::uint32_t& part) -> Finish {
@@ -583,6 +635,9 @@ int alltoall(const char* call, const void* sendbuf, int sendcount, MPI_Datatype 
                        rext = rt.objects().type(recvtype)->extent() * recvcount;
     const auto procs = static_cast<std::size_t>(c.size());
     if (!in_place) charge_own_copy(rt, chunk);
+    if (!nb && can_move_between_ranks(rt))
+      return alltoall_moved(rt, call, comm, c, src, scount, stype, sext, recvbuf, recvcount, recvtype, rext, chunk,
+                            part);
     Collective& col = begin(rt, nb, comm, CollectiveOp::Alltoall, chunk, 0, call, true, part);
     agree(rt, call, col, chunk, MPI_DATATYPE_NULL, 0, MPI_OP_NULL);
     if (col.data.size() < procs * procs * chunk) col.data.resize(procs * procs * chunk);
@@ -754,9 +809,81 @@ int alltoallvw(const char* call, bool w, const void* sendbuf, const int sendcoun
           static_cast<std::uint64_t>(recvcounts[i]) * check_type(rt, call, type_at(recvtypes, i)).size;
     }
     if (!in_place) charge_own_copy(rt, sbytes[static_cast<std::size_t>(me)]);
+    const auto p = static_cast<std::size_t>(procs);
+    if (!nb && can_move_between_ranks(rt)) {
+      // Moved once by the last rank in (collective_moves.h): each block where
+      // it is when its types are contiguous, else from or into a packed copy.
+      bool send_direct = !in_place, recv_direct = true;
+      for (int i = 0; i < procs; ++i) {
+        send_direct = send_direct && rt.objects().type(type_at(stypes, i))->contiguous();
+        recv_direct = recv_direct && rt.objects().type(type_at(recvtypes, i))->contiguous();
+      }
+      auto send_copy = std::make_shared<std::vector<std::byte>>();
+      auto recv_copy = std::make_shared<std::vector<std::byte>>();
+      RankBuffers mine;
+      mine.pid = rt.threads() ? 0 : rt.pid_of(rt.current().world);
+      mine.send_offset.resize(p);
+      mine.send_bytes.assign(sbytes.begin(), sbytes.end());
+      mine.recv_offset.resize(p);
+      mine.recv_bytes.assign(rbytes.begin(), rbytes.end());
+      std::vector<std::uint64_t> packed_at(p);  // a block's offset in the packed receive copy
+      if (send_direct) {
+        mine.send = reinterpret_cast<std::uintptr_t>(src);
+        for (int i = 0; i < procs; ++i)
+          mine.send_offset[static_cast<std::size_t>(i)] = static_cast<std::uint64_t>(offset(sdisp, stypes, i));
+      } else {
+        send_copy->resize(std::accumulate(sbytes.begin(), sbytes.end(), std::uint64_t{0}));
+        std::uint64_t at_byte = 0;
+        for (int i = 0; i < procs; ++i) {
+          const auto k = static_cast<std::size_t>(i);
+          if (sbytes[k] > 0)
+            pack_into(rt, at(src, offset(sdisp, stypes, i)), static_cast<std::uint64_t>(scounts[i]), type_at(stypes, i),
+                      send_copy->data() + at_byte);
+          mine.send_offset[k] = at_byte;
+          at_byte += sbytes[k];
+        }
+        mine.send = reinterpret_cast<std::uintptr_t>(send_copy->data());
+      }
+      if (recv_direct) {
+        mine.recv = reinterpret_cast<std::uintptr_t>(recvbuf);
+        for (int i = 0; i < procs; ++i)
+          mine.recv_offset[static_cast<std::size_t>(i)] = static_cast<std::uint64_t>(offset(rdispls, recvtypes, i));
+      } else {
+        recv_copy->resize(std::accumulate(rbytes.begin(), rbytes.end(), std::uint64_t{0}));
+        std::uint64_t at_byte = 0;
+        for (std::size_t k = 0; k < p; ++k) {
+          mine.recv_offset[k] = packed_at[k] = at_byte;
+          at_byte += rbytes[k];
+        }
+        mine.recv = reinterpret_cast<std::uintptr_t>(recv_copy->data());
+      }
+      Collective& col = begin_custom(rt, false, comm, w ? kAlltoallw : kAlltoallv, 0, call, true, part,
+                                     exchange_schedule(rt, c, comm, call, sbytes, rbytes));
+      if (col.buffers.size() < p) col.buffers.resize(p);
+      col.buffers[static_cast<std::size_t>(me)] = std::move(mine);
+      ++col.contributed;
+      if (col.entered == p) {
+        col.mover = static_cast<std::uint32_t>(me);
+        move_alltoall(rt, call, col.buffers, 0, static_cast<std::size_t>(me));
+      }
+      std::vector<std::int64_t> roffsets(p);
+      std::vector<MPI_Datatype> rtypes(p);
+      for (int i = 0; i < procs; ++i) {
+        roffsets[static_cast<std::size_t>(i)] = offset(rdispls, recvtypes, i);
+        rtypes[static_cast<std::size_t>(i)] = type_at(recvtypes, i);
+      }
+      const std::vector<int> rcounts(recvcounts, recvcounts + procs);
+      return deliver(col, [=](Runtime& r, Collective& done) {
+        (void)send_copy;  // held until every rank's blocks have been moved
+        move_own_block(r, done.buffers, 0, static_cast<std::size_t>(me), done.mover);
+        if (recv_direct) return;
+        for (std::size_t i = 0; i < p; ++i)  // what rank i sent this rank (at most what it receives)
+          unpack_into(r, recv_copy->data() + packed_at[i], done.buffers[i].send_bytes[static_cast<std::size_t>(me)],
+                      at(recvbuf, roffsets[i]), static_cast<std::uint64_t>(rcounts[i]), rtypes[i]);
+      });
+    }
     Collective& col = begin_custom(rt, nb, comm, w ? kAlltoallw : kAlltoallv, 0, call, true, part,
                                    exchange_schedule(rt, c, comm, call, sbytes, rbytes));
-    const auto p = static_cast<std::size_t>(procs);
     if (col.parts.size() < p * p) col.parts.resize(p * p);
     for (int i = 0; i < procs; ++i)
       col.parts[static_cast<std::size_t>(me) * p + static_cast<std::size_t>(i)] =
