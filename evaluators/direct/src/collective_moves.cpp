@@ -24,35 +24,41 @@ volatile std::uint64_t g_probe = 0x504f454d53434d41;  // "POEMSCMA"
                     "); run with --isolation threads");
 }
 
-// `bytes` from `src` in process `from` to `dst` in process `to`, through
-// this process: directly when one end is this process, else through a
-// bounce buffer small enough to stay in the cache.
-void move(Runtime& rt, const char* call, pid_t self, pid_t from, std::uintptr_t src, pid_t to, std::uintptr_t dst,
-          std::size_t bytes, std::vector<std::byte>& bounce) {
+// `bytes` between this process's `local` and `remote` in process `peer`
+// (`pull`: from remote to local), or both here (peer 0: threads).
+void copy(Runtime& rt, const char* call, pid_t peer, bool pull, std::uintptr_t local, std::uintptr_t remote,
+          std::size_t bytes) {
   if (bytes == 0) return;
-  if (from == self && to == self) {
-    std::memmove(reinterpret_cast<void*>(dst), reinterpret_cast<const void*>(src), bytes);
+  if (peer == 0) {
+    if (pull)
+      std::memmove(reinterpret_cast<void*>(local), reinterpret_cast<const void*>(remote), bytes);
+    else
+      std::memmove(reinterpret_cast<void*>(remote), reinterpret_cast<const void*>(local), bytes);
     return;
   }
-  if (from == self || to == self) {
-    iovec local{reinterpret_cast<void*>(from == self ? src : dst), bytes};
-    iovec remote{reinterpret_cast<void*>(from == self ? dst : src), bytes};
-    const ssize_t done = from == self ? ::process_vm_writev(to, &local, 1, &remote, 1, 0)
-                                      : ::process_vm_readv(from, &local, 1, &remote, 1, 0);
-    if (done != static_cast<ssize_t>(bytes)) unreachable(rt, call, done);
-    return;
-  }
-  constexpr std::size_t piece = 256 * 1024;
-  if (bounce.size() < piece) bounce.resize(piece);
-  for (std::size_t at = 0; at < bytes; at += piece) {
-    const std::size_t n = std::min(piece, bytes - at);
-    iovec local{bounce.data(), n};
-    iovec in{reinterpret_cast<void*>(src + at), n}, out{reinterpret_cast<void*>(dst + at), n};
-    ssize_t done = ::process_vm_readv(from, &local, 1, &in, 1, 0);
-    if (done != static_cast<ssize_t>(n)) unreachable(rt, call, done);
-    done = ::process_vm_writev(to, &local, 1, &out, 1, 0);
-    if (done != static_cast<ssize_t>(n)) unreachable(rt, call, done);
-  }
+  iovec here{reinterpret_cast<void*>(local), bytes}, there{reinterpret_cast<void*>(remote), bytes};
+  const ssize_t done =
+      pull ? ::process_vm_readv(peer, &here, 1, &there, 1, 0) : ::process_vm_writev(peer, &here, 1, &there, 1, 0);
+  if (done != static_cast<ssize_t>(bytes)) unreachable(rt, call, done);
+}
+
+// Rank i's block to rank j (datatypes.h has a Block of its own).
+struct PairBlock {
+  std::uintptr_t src = 0, dst = 0;
+  std::uint64_t bytes = 0, room = 0;
+};
+
+PairBlock pair_block(Runtime& rt, const char* call, const svector<RankBuffers>& ranks, std::size_t chunk, std::size_t i,
+                     std::size_t j) {
+  const RankBuffers &from = ranks[i], &to = ranks[j];
+  const bool send_listed = !from.send_bytes.empty(), recv_listed = !to.recv_bytes.empty();
+  const PairBlock b{from.send + (send_listed ? from.send_offset[j] : j * chunk),
+                    to.recv + (recv_listed ? to.recv_offset[i] : i * chunk), send_listed ? from.send_bytes[j] : chunk,
+                    recv_listed ? to.recv_bytes[i] : chunk};
+  if (b.bytes > b.room)
+    rt.fail(call, "rank " + std::to_string(i) + " sends " + std::to_string(b.bytes) + " bytes, rank " +
+                      std::to_string(j) + " receives " + std::to_string(b.room) + " (MPI_ERR_TRUNCATE)");
+  return b;
 }
 
 }  // namespace
@@ -71,45 +77,22 @@ bool can_move_between_ranks(Runtime& rt) {
   return reachable == 1;
 }
 
-namespace {
-
-struct PairBlock {
-  std::uintptr_t src = 0, dst = 0;
-  std::uint64_t bytes = 0, room = 0;
-};
-
-// Rank i's block to rank j (datatypes.h has a Block of its own).
-PairBlock pair_block(const svector<RankBuffers>& ranks, std::size_t chunk, std::size_t i, std::size_t j) {
-  const RankBuffers &from = ranks[i], &to = ranks[j];
-  const bool send_listed = !from.send_bytes.empty(), recv_listed = !to.recv_bytes.empty();
-  return {from.send + (send_listed ? from.send_offset[j] : j * chunk),
-          to.recv + (recv_listed ? to.recv_offset[i] : i * chunk), send_listed ? from.send_bytes[j] : chunk,
-          recv_listed ? to.recv_bytes[i] : chunk};
-}
-
-}  // namespace
-
-void move_alltoall(Runtime& rt, const char* call, const svector<RankBuffers>& ranks, std::size_t chunk,
-                   std::size_t mover) {
+void exchange_alltoall(Runtime& rt, const char* call, svector<RankBuffers>& ranks, std::size_t chunk, std::size_t me) {
   const bool threads = rt.threads();
-  const pid_t self = threads ? 0 : rt.pid_of(rt.current().world);
-  std::vector<std::byte> bounce;
-  for (std::size_t i = 0; i < ranks.size(); ++i)
-    for (std::size_t j = 0; j < ranks.size(); ++j) {
-      const PairBlock b = pair_block(ranks, chunk, i, j);
-      if (b.bytes > b.room)
-        rt.fail(call, "rank " + std::to_string(i) + " sends " + std::to_string(b.bytes) + " bytes, rank " +
-                          std::to_string(j) + " receives " + std::to_string(b.room) + " (MPI_ERR_TRUNCATE)");
-      if (!threads && i == j && i != mover) continue;  // move_own_block
-      move(rt, call, self, threads ? 0 : ranks[i].pid, b.src, threads ? 0 : ranks[j].pid, b.dst, b.bytes, bounce);
+  for (std::size_t m = 0; m < ranks.size(); ++m) {
+    if (m == me) {
+      const PairBlock own = pair_block(rt, call, ranks, chunk, me, me);
+      if (own.bytes > 0)
+        std::memmove(reinterpret_cast<void*>(own.dst), reinterpret_cast<const void*>(own.src), own.bytes);
+      continue;
     }
-}
-
-void move_own_block(Runtime& rt, const svector<RankBuffers>& ranks, std::size_t chunk, std::size_t me,
-                    std::size_t mover) {
-  if (rt.threads() || me == mover) return;
-  const PairBlock b = pair_block(ranks, chunk, me, me);
-  if (b.bytes > 0) std::memmove(reinterpret_cast<void*>(b.dst), reinterpret_cast<const void*>(b.src), b.bytes);
+    if (ranks[m].left) continue;  // it moved both blocks with this rank as it left
+    const pid_t peer = threads ? 0 : ranks[m].pid;
+    const PairBlock in = pair_block(rt, call, ranks, chunk, m, me), out = pair_block(rt, call, ranks, chunk, me, m);
+    copy(rt, call, peer, true, in.dst, in.src, in.bytes);
+    copy(rt, call, peer, false, out.src, out.dst, out.bytes);
+  }
+  ranks[me].left = true;
 }
 
 }  // namespace poems::direct::detail

@@ -1,12 +1,9 @@
 // Collective data moved once, straight from each sender's buffer into each
-// receiver's, by the last rank to enter a blocking call: every other rank
-// is then inside the call, waiting, so its buffers hold still (a blocking
-// collective cannot return before every rank has entered it). Between rank
-// processes the moves are process_vm_readv/process_vm_writev; with threads,
-// memcpy. Without it each block was packed into the shared region when its
-// rank entered and unpacked when the receiver left: two copies, and a
-// buffer the size of all the data in the region (docs/direct.md,
-// "Collective data").
+// receiver's, by one of the two ranks as it leaves a blocking call while
+// the other is still inside it. Between rank processes the moves are
+// process_vm_readv/process_vm_writev; with threads, memcpy. Without it each block was packed into the shared region
+// when its rank entered and unpacked when the receiver left: two copies, and a buffer the size of all the data in the
+// region (docs/direct.md, "Collective data").
 #pragma once
 
 #include <cstddef>
@@ -23,16 +20,15 @@ namespace poems::direct::detail {
 // between siblings, leaves the packed path).
 bool can_move_between_ranks(Runtime& rt);
 
-// The all-to-all of `ranks.size()` ranks, moved by rank `mover`: rank i's
-// block j into rank j's block i, `chunk` bytes a pair where a rank gives no
-// lists. A block larger than the one it goes to fails the run
-// (MPI_ERR_TRUNCATE). Between processes, another rank's block to itself is
-// left to that rank (move_own_block as it leaves the call: one copy in its
-// own memory, not two through this process).
-void move_alltoall(Runtime& rt, const char* call, const svector<RankBuffers>& ranks, std::size_t chunk,
-                   std::size_t mover);
-// Rank `me`'s block to itself, when move_alltoall left it (`mover` another rank).
-void move_own_block(Runtime& rt, const svector<RankBuffers>& ranks, std::size_t chunk, std::size_t me,
-                    std::size_t mover);
+// Rank `me`'s part of an all-to-all as it leaves the call (every rank has
+// recorded its buffers by then: its part cannot complete before every rank
+// has entered): with each peer still in the call, the peer's block to this
+// rank is pulled and this rank's block to the peer pushed; a peer that has
+// left did both as it left. So every block is copied once, by whichever of
+// its two ranks leaves first, while the other is inside the call and its
+// buffers hold still. Its own block is copied within its memory. A block
+// larger than the one it goes to fails the run (MPI_ERR_TRUNCATE). Without
+// lists, a pair's block is `chunk` bytes at peer x chunk.
+void exchange_alltoall(Runtime& rt, const char* call, svector<RankBuffers>& ranks, std::size_t chunk, std::size_t me);
 
 }  // namespace poems::direct::detail

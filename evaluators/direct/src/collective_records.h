@@ -38,6 +38,7 @@ struct RankBuffers {
   pid_t pid = 0;
   std::uintptr_t send = 0, recv = 0;
   svector<std::uint64_t> send_offset, send_bytes, recv_offset, recv_bytes;
+  bool left = false;  // it has moved its blocks and left the call
 };
 
 // The data side of one collective call (the timing side is the engine's):
@@ -58,8 +59,7 @@ struct Collective {
   svector<std::pair<int, int>> split;  // Comm_split: (color, key) by communicator rank
   smap<int, MPI_Comm> created;         // Comm_split / Comm_dup: new communicator by color
   svector<std::int64_t> values;        // small per-rank values (window creation)
-  svector<RankBuffers> buffers;        // blocking all-to-all(v/w): moved once by the last rank in (collective_moves.h)
-  std::uint32_t mover = 0;             // that rank
+  svector<RankBuffers> buffers;        // blocking all-to-all(v/w): moved once between them (collective_moves.h)
 };
 
 // A nonblocking collective's schedule, waiting for its rank's program to

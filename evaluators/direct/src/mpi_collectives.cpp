@@ -571,8 +571,8 @@ int allgather(const char* call, const void* sendbuf, int sendcount, MPI_Datatype
   });
 }
 
-// A blocking all-to-all whose data the last rank in moves once, from every
-// sender's blocks to every receiver's (collective_moves.h). A rank whose
+// A blocking all-to-all whose blocks move once, straight from sender to
+// receiver, as the first of the two leaves the call (collective_moves.h). A rank whose
 // send type is not contiguous, or that sends in place, offers a packed copy
 // of its blocks; one whose receive type is not contiguous receives into a
 // packed buffer and unpacks it when its part is complete.
@@ -606,18 +606,14 @@ Finish alltoall_moved(Runtime& rt, const char* call, MPI_Comm comm, const Comm& 
   if (col.buffers.size() < procs) col.buffers.resize(procs);
   col.buffers[static_cast<std::size_t>(me)] = mine;
   ++col.contributed;
-  if (col.entered == procs) {
-    col.mover = static_cast<std::uint32_t>(me);
-    move_alltoall(rt, call, col.buffers, chunk, static_cast<std::size_t>(me));
-  }
   return deliver(col, [=](Runtime& r, Collective& done) {
     require_all(r, call, done, static_cast<std::uint32_t>(procs));
-    move_own_block(r, done.buffers, chunk, static_cast<std::size_t>(me), done.mover);
+    exchange_alltoall(r, call, done.buffers, chunk, static_cast<std::size_t>(me));
     if (recv_direct || chunk == 0) return;
     for (std::size_t i = 0; i < procs; ++i)
       unpack_into(r, recv_copy->data() + i * chunk, chunk, at(recvbuf, static_cast<std::int64_t>(i) * rext),
                   static_cast<std::uint64_t>(recvcount), recvtype);
-    (void)send_copy;  // held until every rank's blocks have been moved
+    (void)send_copy;  // held until this rank's blocks have been moved
   });
 }
 
@@ -810,8 +806,16 @@ int alltoallvw(const char* call, bool w, const void* sendbuf, const int sendcoun
     }
     if (!in_place) charge_own_copy(rt, sbytes[static_cast<std::size_t>(me)]);
     const auto p = static_cast<std::size_t>(procs);
+    // Where each peer's block goes in the receive buffer, as what type.
+    std::vector<std::int64_t> roffsets(p);
+    std::vector<MPI_Datatype> rtypes(p);
+    for (int i = 0; i < procs; ++i) {
+      roffsets[static_cast<std::size_t>(i)] = offset(rdispls, recvtypes, i);
+      rtypes[static_cast<std::size_t>(i)] = type_at(recvtypes, i);
+    }
+    const std::vector<int> rcounts(recvcounts, recvcounts + procs);
     if (!nb && can_move_between_ranks(rt)) {
-      // Moved once by the last rank in (collective_moves.h): each block where
+      // Moved once between sender and receiver (collective_moves.h): each block where
       // it is when its types are contiguous, else from or into a packed copy.
       bool send_direct = !in_place, recv_direct = true;
       for (int i = 0; i < procs; ++i) {
@@ -862,20 +866,9 @@ int alltoallvw(const char* call, bool w, const void* sendbuf, const int sendcoun
       if (col.buffers.size() < p) col.buffers.resize(p);
       col.buffers[static_cast<std::size_t>(me)] = std::move(mine);
       ++col.contributed;
-      if (col.entered == p) {
-        col.mover = static_cast<std::uint32_t>(me);
-        move_alltoall(rt, call, col.buffers, 0, static_cast<std::size_t>(me));
-      }
-      std::vector<std::int64_t> roffsets(p);
-      std::vector<MPI_Datatype> rtypes(p);
-      for (int i = 0; i < procs; ++i) {
-        roffsets[static_cast<std::size_t>(i)] = offset(rdispls, recvtypes, i);
-        rtypes[static_cast<std::size_t>(i)] = type_at(recvtypes, i);
-      }
-      const std::vector<int> rcounts(recvcounts, recvcounts + procs);
       return deliver(col, [=](Runtime& r, Collective& done) {
-        (void)send_copy;  // held until every rank's blocks have been moved
-        move_own_block(r, done.buffers, 0, static_cast<std::size_t>(me), done.mover);
+        (void)send_copy;  // held until this rank's blocks have been moved
+        exchange_alltoall(r, call, done.buffers, 0, static_cast<std::size_t>(me));
         if (recv_direct) return;
         for (std::size_t i = 0; i < p; ++i)  // what rank i sent this rank (at most what it receives)
           unpack_into(r, recv_copy->data() + packed_at[i], done.buffers[i].send_bytes[static_cast<std::size_t>(me)],
@@ -888,13 +881,6 @@ int alltoallvw(const char* call, bool w, const void* sendbuf, const int sendcoun
     for (int i = 0; i < procs; ++i)
       col.parts[static_cast<std::size_t>(me) * p + static_cast<std::size_t>(i)] =
           pack_data(rt, at(src, offset(sdisp, stypes, i)), scounts[i], type_at(stypes, i));
-    std::vector<std::int64_t> roffsets(p);
-    std::vector<MPI_Datatype> rtypes(p);
-    for (int i = 0; i < procs; ++i) {
-      roffsets[static_cast<std::size_t>(i)] = offset(rdispls, recvtypes, i);
-      rtypes[static_cast<std::size_t>(i)] = type_at(recvtypes, i);
-    }
-    const std::vector<int> rcounts(recvcounts, recvcounts + procs);
     return deliver(col, [=](Runtime& r, Collective& done) {
       for (std::size_t i = 0; i < p; ++i) {
         const svector<std::byte>& part_i = done.parts[i * p + static_cast<std::size_t>(me)];
