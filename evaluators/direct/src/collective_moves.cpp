@@ -87,6 +87,12 @@ void exchange_alltoall(Runtime& rt, const char* call, svector<RankBuffers>& rank
       continue;
     }
     if (ranks[m].left) continue;  // it moved both blocks with this rank as it left
+    // Every algorithm run for these calls (pairwise, linear) has each rank
+    // receive from every other, so no part completes before all have
+    // entered; one that did not would leave buffers unknown here.
+    if (!ranks[m].entered)
+      rt.fail(call, "internal error: rank " + std::to_string(me) + " left the all-to-all before rank " +
+                        std::to_string(m) + " entered it");
     const pid_t peer = threads ? 0 : ranks[m].pid;
     const PairBlock in = pair_block(rt, call, ranks, chunk, m, me), out = pair_block(rt, call, ranks, chunk, me, m);
     copy(rt, call, peer, true, in.dst, in.src, in.bytes);

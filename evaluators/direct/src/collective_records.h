@@ -38,7 +38,8 @@ struct RankBuffers {
   pid_t pid = 0;
   std::uintptr_t send = 0, recv = 0;
   svector<std::uint64_t> send_offset, send_bytes, recv_offset, recv_bytes;
-  bool left = false;  // it has moved its blocks and left the call
+  bool entered = false;  // it has recorded the above
+  bool left = false;     // it has moved its blocks and left the call
 };
 
 // The data side of one collective call (the timing side is the engine's):

@@ -584,6 +584,7 @@ Finish alltoall_moved(Runtime& rt, const char* call, MPI_Comm comm, const Comm& 
   auto send_copy = std::make_shared<std::vector<std::byte>>();
   auto recv_copy = std::make_shared<std::vector<std::byte>>();
   RankBuffers mine;
+  mine.entered = true;
   mine.pid = rt.threads() ? 0 : rt.pid_of(rt.current().world);
   if (src != recvbuf && rt.objects().type(stype)->contiguous()) {
     mine.send = reinterpret_cast<std::uintptr_t>(src);
@@ -825,6 +826,7 @@ int alltoallvw(const char* call, bool w, const void* sendbuf, const int sendcoun
       auto send_copy = std::make_shared<std::vector<std::byte>>();
       auto recv_copy = std::make_shared<std::vector<std::byte>>();
       RankBuffers mine;
+      mine.entered = true;
       mine.pid = rt.threads() ? 0 : rt.pid_of(rt.current().world);
       mine.send_offset.resize(p);
       mine.send_bytes.assign(sbytes.begin(), sbytes.end());
