@@ -832,7 +832,6 @@ int alltoallvw(const char* call, bool w, const void* sendbuf, const int sendcoun
       mine.send_bytes.assign(sbytes.begin(), sbytes.end());
       mine.recv_offset.resize(p);
       mine.recv_bytes.assign(rbytes.begin(), rbytes.end());
-      std::vector<std::uint64_t> packed_at(p);  // a block's offset in the packed receive copy
       if (send_direct) {
         mine.send = reinterpret_cast<std::uintptr_t>(src);
         for (int i = 0; i < procs; ++i)
@@ -852,13 +851,12 @@ int alltoallvw(const char* call, bool w, const void* sendbuf, const int sendcoun
       }
       if (recv_direct) {
         mine.recv = reinterpret_cast<std::uintptr_t>(recvbuf);
-        for (int i = 0; i < procs; ++i)
-          mine.recv_offset[static_cast<std::size_t>(i)] = static_cast<std::uint64_t>(offset(rdispls, recvtypes, i));
+        for (std::size_t k = 0; k < p; ++k) mine.recv_offset[k] = static_cast<std::uint64_t>(roffsets[k]);
       } else {
         recv_copy->resize(std::accumulate(rbytes.begin(), rbytes.end(), std::uint64_t{0}));
         std::uint64_t at_byte = 0;
         for (std::size_t k = 0; k < p; ++k) {
-          mine.recv_offset[k] = packed_at[k] = at_byte;
+          mine.recv_offset[k] = at_byte;  // its place in the packed receive copy
           at_byte += rbytes[k];
         }
         mine.recv = reinterpret_cast<std::uintptr_t>(recv_copy->data());
@@ -873,8 +871,9 @@ int alltoallvw(const char* call, bool w, const void* sendbuf, const int sendcoun
         exchange_alltoall(r, call, done.buffers, 0, static_cast<std::size_t>(me));
         if (recv_direct) return;
         for (std::size_t i = 0; i < p; ++i)  // what rank i sent this rank (at most what it receives)
-          unpack_into(r, recv_copy->data() + packed_at[i], done.buffers[i].send_bytes[static_cast<std::size_t>(me)],
-                      at(recvbuf, roffsets[i]), static_cast<std::uint64_t>(rcounts[i]), rtypes[i]);
+          unpack_into(r, recv_copy->data() + done.buffers[static_cast<std::size_t>(me)].recv_offset[i],
+                      done.buffers[i].send_bytes[static_cast<std::size_t>(me)], at(recvbuf, roffsets[i]),
+                      static_cast<std::uint64_t>(rcounts[i]), rtypes[i]);
       });
     }
     Collective& col = begin_custom(rt, nb, comm, w ? kAlltoallw : kAlltoallv, 0, call, true, part,
