@@ -19,6 +19,7 @@
 #include "poems/core/evaluators.h"
 #include "poems/core/mpi_transport.h"
 #include "poems/core/system.h"
+#include "poems/measure/mpirun.h"
 
 namespace poems::core {
 
@@ -270,8 +271,10 @@ int run_under_mpirun(int ranks, const std::vector<std::string>& args) {
   argv.insert(argv.end(), args.begin(), args.end());
   // mpirun's ranks print what a serial run prints: stdin, stdout and stderr
   // are this process's, and Ctrl-C reaches mpirun as it does under a shell.
+  const measure::MpiSessionBase session;
   base::ChildOptions o;
   o.argv = std::move(argv);
+  o.environment = session.environment();
   o.reset_signals = false;
   o.input = base::ChildInput::inherit;
   o.out = base::ChildStream::inherit();

@@ -3,6 +3,9 @@
 // known in closed form, and built with Open MPI's mpicc and run under mpirun,
 // where only the output's structure is checked (host times vary).
 #include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
 
 #include <map>
 #include <nlohmann/json.hpp>
@@ -31,9 +34,20 @@ CommandResult poems_direct(int ranks, const std::string& args) {
                      args);
 }
 
+// In a session base of its own: Open MPI 4's session directory races when two
+// mpiruns start at once (ctest -j; measure::MpiSessionBase).
 CommandResult mpirun(int ranks, const std::string& args) {
-  return run_command(std::string(POEMS_MPIRUN) + " --allow-run-as-root --oversubscribe -np " + std::to_string(ranks) +
-                     " " + kCometOmpi + " " + args);
+  static int counter = 0;
+  const std::filesystem::path session =
+      std::filesystem::temp_directory_path() /
+      ("poems_mpirun_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
+  std::filesystem::create_directories(session);
+  CommandResult r =
+      run_command(std::string(POEMS_MPIRUN) + " --allow-run-as-root --oversubscribe --mca orte_tmpdir_base " +
+                  session.string() + " -np " + std::to_string(ranks) + " " + kCometOmpi + " " + args);
+  std::error_code ec;
+  std::filesystem::remove_all(session, ec);
+  return r;
 }
 
 // One `comet key=value ...` line.

@@ -94,10 +94,20 @@ DirectRun run_direct(const std::string& program, int ranks, const std::string& a
   return r;
 }
 
+// Each mpirun in a session base of its own: Open MPI 4's session directory
+// races when two start at once (ctest -j; measure::MpiSessionBase).
 CommandResult run_mpirun(const std::string& program, int ranks, const std::string& args,
                          const std::string& mpirun_options) {
-  return run_command(std::string(POEMS_MPIRUN) + " --allow-run-as-root --oversubscribe " + mpirun_options + " -np " +
-                     std::to_string(ranks) + " " + kBin + "/" + program + " " + args);
+  static int counter = 0;
+  const fs::path session =
+      fs::temp_directory_path() / ("poems_mpirun_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
+  fs::create_directories(session);
+  CommandResult r = run_command(
+      std::string(POEMS_MPIRUN) + " --allow-run-as-root --oversubscribe --mca orte_tmpdir_base " + session.string() +
+      " " + mpirun_options + " -np " + std::to_string(ranks) + " " + kBin + "/" + program + " " + args);
+  std::error_code ec;
+  fs::remove_all(session, ec);
+  return r;
 }
 
 struct Feature {

@@ -1,6 +1,8 @@
 // Launching MPI programs with mpirun (see mpirun.h).
 #include "poems/measure/mpirun.h"
 
+#include <cstdlib>
+
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -36,8 +38,17 @@ std::vector<std::string> mpirun_command(const Launch& launch) {
   return argv;
 }
 
+MpiSessionBase::MpiSessionBase() {
+  if (std::getenv("OMPI_MCA_orte_tmpdir_base")) return;
+  base::TemporaryDirectory d("poems-mpirun-");
+  if (!d.created()) return;  // mpirun's own default, as before
+  environment_.push_back("OMPI_MCA_orte_tmpdir_base=" + d.path().string());
+  directory_.emplace(std::move(d));
+}
+
 ProcessResult run_mpi(const Launch& launch) {
-  return run_process(mpirun_command(launch), launch.timeout_seconds, {}, launch.working_directory);
+  const MpiSessionBase session;
+  return run_process(mpirun_command(launch), launch.timeout_seconds, session.environment(), launch.working_directory);
 }
 
 std::string mpi_version(const std::string& mpirun) {

@@ -79,8 +79,10 @@ RecordResult record(const RecordOptions& o) {
   // mpirun in our process group (Ctrl-C reaches the job), with our stdin,
   // stdout, stderr and signal mask; at the deadline SIGTERM (mpirun ends its
   // processes), SIGKILL two seconds later.
+  const measure::MpiSessionBase session;
   base::ChildOptions child;
   child.argv = r.command;
+  child.environment = session.environment();
   child.working_directory = o.working_directory;
   child.timeout_seconds = o.timeout_seconds;
   child.kill_grace_seconds = 2;

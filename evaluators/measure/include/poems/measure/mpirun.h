@@ -3,9 +3,11 @@
 // need --oversubscribe.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "poems/base/temporary_directory.h"
 #include "poems/measure/process.h"
 
 namespace poems::measure {
@@ -27,7 +29,25 @@ bool running_as_root();
 // The command line: mpirun [--allow-run-as-root] [--oversubscribe] -np N program args...
 std::vector<std::string> mpirun_command(const Launch& launch);
 
-// Runs it. LeakSanitizer and the like see the environment unchanged.
+// Open MPI 4 makes its session directory (/tmp/ompi.HOST.UID) with a stat and
+// then a mkdir, so two mpiruns that start at once race and the loser stops in
+// orte_init ("A call to mkdir was unable to create the desired directory ...
+// File exists"; seen under ctest -j2, and possible in a parallel study). Each
+// launch gets a session base of its own, unless the user chose one
+// (OMPI_MCA_orte_tmpdir_base): the entries to add to mpirun's environment,
+// valid while this object lives (it removes the directory).
+class MpiSessionBase {
+ public:
+  MpiSessionBase();
+  const std::vector<std::string>& environment() const { return environment_; }
+
+ private:
+  std::optional<base::TemporaryDirectory> directory_;
+  std::vector<std::string> environment_;
+};
+
+// Runs it (in a session base of its own). LeakSanitizer and the like see the
+// environment otherwise unchanged.
 ProcessResult run_mpi(const Launch& launch);
 
 // The version line of `mpirun --version` ("mpirun (Open MPI) 4.1.4"), or "".
