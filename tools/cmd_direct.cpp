@@ -114,6 +114,12 @@ void register_direct(CLI::App& app, Context& ctx) {
                   "starts on), spin (any CPU; a waiting side spins up to 50 us), sleep (any CPU; it sleeps)")
       ->check(CLI::IsMember({"one-cpu", "spin", "sleep"}))
       ->capture_default_str();
+  cmd->add_option("--receive-overhead", o->run.receive_overhead,
+                  "When a receive's CPU overhead o + (s-1)O is paid: match (when its message is matched, as Open "
+                  "MPI copies an eager message) or wait (in the call that completes it, in the program's order, as "
+                  "SimGrid's SMPI charges smpi/or)")
+      ->check(CLI::IsMember({"match", "wait"}))
+      ->capture_default_str();
   cmd->add_option("--epoch", o->run.epoch,
                   "Seconds since 1970 the program's wall clock starts at (default: the host's time at the start)")
       ->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 40));

@@ -439,6 +439,12 @@ direct::DirectOptions direct_options(const DirectRunSettings& o, const DirectMac
       throw UsageError("--algorithm", "'" + a + "': not an algorithm of " + taskgraph::collective_op_name(*op));
     d.algorithms[*op] = *alg;
   }
+  if (o.receive_overhead != "match" && o.receive_overhead != "wait")
+    throw UsageError("--receive-overhead", "'" + o.receive_overhead + "' is not one of match, wait");
+  d.receive_overhead_at_wait = o.receive_overhead == "wait";
+  if (d.receive_overhead_at_wait && d.sim.semantics == sim::Semantics::Loggopsim)
+    throw UsageError("--receive-overhead",
+                     "wait needs the matched semantics (LogGOPSim charges a receive's overhead at its arrival)");
   d.max_stuck_listed = std::max<std::size_t>(1, std::min<std::size_t>(o.max_ranks_listed, 1024));
   // The program's process draws the engine's progress itself when this
   // command would (a terminal, no --quiet: cli::run opened a scope).

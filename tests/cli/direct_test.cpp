@@ -110,6 +110,23 @@ TEST(DirectCli, SemanticsSwitch) {
   EXPECT_NE(r.err.find("--semantics"), std::string::npos) << r.err;
 }
 
+TEST(DirectCli, ReceiveOverheadSwitch) {
+  // The ring's receives are blocking: the same closed form under both rules
+  // (the cases that differ are in tests/direct/receive_overhead_test.cpp).
+  const std::string ring = program("direct_ring") + " -np 5 --compute model --format json --no-store";
+  for (const char* rule : {"match", "wait"}) {
+    const CommandResult r = direct(ring + " --receive-overhead " + rule + " -- 2");
+    ASSERT_EQ(r.exit_code, 0) << rule << r.err;
+    EXPECT_EQ(nlohmann::json::parse(r.out)["finish_ns"], 55420) << rule;
+  }
+  CommandResult r = direct(ring + " --receive-overhead later -- 2");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--receive-overhead"), std::string::npos) << r.err;
+  r = direct(ring + " --receive-overhead wait --semantics loggopsim -- 2");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--receive-overhead: wait needs the matched semantics"), std::string::npos) << r.err;
+}
+
 TEST(DirectCli, TableOnAMachine) {
   // Odin: o + L + o + max(7 O, 7 G) = 2.3 + 5.3 + 2.3 + 0.0175 us per hop.
   CommandResult r = direct(program("direct_ring") + " -np 4 --machine Odin --compute model -- 3");

@@ -158,6 +158,35 @@ void active_requests(Runtime& rt, const char* call, int count, MPI_Request handl
   }
 }
 
+// Takes the requests of `ids` complete at the rank's present out of `ids` and
+// `where` (appending their places to `done`): each becomes a dependency of
+// what the rank does next, and a receive that owes its overhead
+// (--receive-overhead wait) pays it, in the order they completed, each after
+// its own message.
+void take_completed(Runtime& rt, std::vector<std::uint32_t>& ids, std::vector<int>& where, std::vector<int>& done) {
+  std::vector<std::uint32_t> owing;
+  std::size_t kept = 0;
+  for (std::size_t j = 0; j < ids.size(); ++j) {
+    const Request& q = rt.requests()[ids[j]];
+    if (!q.done) {
+      ids[kept] = ids[j];
+      where[kept++] = where[j];
+      continue;
+    }
+    done.push_back(where[j]);
+    if (q.overhead_owed)
+      owing.push_back(ids[j]);
+    else
+      depend_on(rt, ids[j]);
+  }
+  ids.resize(kept);
+  where.resize(kept);
+  std::stable_sort(owing.begin(), owing.end(), [&](std::uint32_t a, std::uint32_t b) {
+    return rt.requests()[a].done_time < rt.requests()[b].done_time;
+  });
+  for (std::uint32_t id : owing) rt.pay_receive_overhead(rt.requests()[id]);
+}
+
 // Waits for `need` of the requests (all with need = count); returns the
 // indices (into `handles`) of those complete at the rank's present.
 std::vector<int> wait_requests(Runtime& rt, const char* call, int count, MPI_Request handles[], std::size_t need) {
@@ -165,13 +194,19 @@ std::vector<int> wait_requests(Runtime& rt, const char* call, int count, MPI_Req
   std::vector<int> where;
   active_requests(rt, call, count, handles, ids, where);
   rt.issue_compute();
-  rt.wait_for(ids, call, need);
   std::vector<int> done;
-  for (std::size_t j = 0; j < ids.size(); ++j)
-    if (rt.requests()[ids[j]].done) {
-      done.push_back(where[j]);
-      depend_on(rt, ids[j]);
+  if (rt.options().receive_overhead_at_wait && need >= ids.size()) {
+    // SMPI's MPI_Waitall completes its requests one at a time as they
+    // finish (a waitany loop): a receive's o is paid when its message is in,
+    // overlapping the wait for the next, so the rank wakes at each.
+    while (!ids.empty()) {
+      rt.wait_for(ids, call, 1);
+      take_completed(rt, ids, where, done);
     }
+    return done;
+  }
+  rt.wait_for(ids, call, need);
+  take_completed(rt, ids, where, done);
   return done;
 }
 

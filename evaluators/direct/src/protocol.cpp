@@ -73,6 +73,7 @@ json options_to_json(const DirectOptions& o) {
   j["algorithms"] = algorithms;
   if (o.progress) j["progress"] = true;  // only when asked: stored keys stay as they were
   if (o.handover != Handover::OneCpu) j["handover"] = handover_name(o.handover);
+  if (o.receive_overhead_at_wait) j["receive_overhead"] = "wait";  // only when set: stored keys stay as they were
   if (o.sim.network && !o.sim.network->flat()) j["network"] = components::network_key_json(o.sim.network->spec());
   if (o.sim.noise && o.sim.noise->active()) j["noise"] = components::noise_spec_json(o.sim.noise->spec());
   if (!o.timeline.empty()) j["timeline"] = o.timeline;
@@ -131,6 +132,11 @@ DirectOptions options_from_json(const json& j) {
   o.compute = compute == "model" ? ComputeMode::Model : ComputeMode::Measured;
   o.compute_scale = field_or<double>(j, "compute_scale", 1.0);
   o.poll_cost = field_or<Picoseconds>(j, "poll_cost_ps", o.poll_cost);
+  const std::string receive_overhead = field_or<std::string>(j, "receive_overhead", "match");
+  if (receive_overhead != "match" && receive_overhead != "wait")
+    throw std::invalid_argument("direct-execution options: receive_overhead must be 'match' or 'wait', not '" +
+                                receive_overhead + "'");
+  o.receive_overhead_at_wait = receive_overhead == "wait";
   o.stack_bytes = field_or<std::size_t>(j, "stack_bytes", o.stack_bytes);
   o.max_stuck_listed = field_or<std::size_t>(j, "max_stuck_listed", o.max_stuck_listed);
   o.progress = field_or<bool>(j, "progress", false);

@@ -43,7 +43,11 @@ struct Request {
   bool persistent = false;  // MPI_Send_init / MPI_Recv_init: survives completion
   bool active = true;       // persistent: started
   bool cancelled = false;
+  // Recv with DirectOptions::receive_overhead_at_wait: its CPU overhead is
+  // still to be paid (by the call that completes it for the program).
+  bool overhead_owed = false;
   std::uint32_t rank = 0;
+  std::uint32_t sender = 0;     // Recv: the world rank whose message matched
   std::uint32_t remaining = 0;  // operations still to complete
   std::uint64_t op = 0;         // the engine operation (the last one, for a collective)
   std::uint32_t op_rank = 0;    // the engine rank whose operation it is (a companion's, for a nonblocking collective)

@@ -333,6 +333,7 @@ void Runtime::matched(std::uint32_t rank, std::uint64_t recv_op, std::uint32_t s
     throw RunStopped{};
   }
   q.source = msg.source;
+  q.sender = sender;
   q.tag = msg.tag;
   q.bytes = msg.bytes;
   q.payload = std::move(msg.data);
@@ -727,13 +728,35 @@ void Runtime::deliver(Request& q) {
   q.payload = svector<std::byte>();
 }
 
+// SMPI's rule (DirectOptions::receive_overhead_at_wait): the receive's CPU
+// overhead is paid by the call that completes it, after what the rank did
+// before, in the order the program completes its receives.
+void Runtime::pay_receive_overhead(Request& q) {
+  q.overhead_owed = false;
+  if (q.cancelled || q.op_rank != current_->world) return;
+  Rank& k = *current_;
+  issue_compute();
+  Operation op;
+  op.kind = OpKind::Calc;
+  op.receive_overhead_deferred = true;
+  op.peer = static_cast<std::int32_t>(q.sender);
+  op.bytes = q.bytes;
+  if (std::none_of(k.after.begin(), k.after.end(), [&](const Dependency& d) { return d.op == q.op && !d.on_start; }))
+    k.after.push_back(Dependency{q.op, false});
+  const std::uint64_t idx = issue(op, k.after, node_of(q.call));
+  k.after.assign(1, Dependency{idx, false});
+}
+
 void Runtime::on_complete(std::uint32_t request, std::function<void()> action) {
   completion_actions()[request] = std::move(action);
 }
 
 void Runtime::complete_request(std::uint32_t id) {
   Request& q = requests_[id];
-  if (q.kind == Request::Kind::Recv) deliver(q);
+  if (q.kind == Request::Kind::Recv) {
+    deliver(q);
+    if (q.overhead_owed) pay_receive_overhead(q);
+  }
   auto& actions = completion_actions();
   if (actions.empty()) return;
   auto it = actions.find(id);

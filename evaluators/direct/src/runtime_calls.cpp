@@ -53,7 +53,7 @@ std::uint32_t Runtime::post_send(svector<std::byte>&& data, std::uint32_t dest, 
 }
 
 std::uint32_t Runtime::post_recv(RecvTarget&& target, std::int32_t source, int tag, MPI_Comm comm, std::uint32_t node,
-                                 const char* call) {
+                                 const char* call, bool program_completes) {
   Rank& k = *current_;
   issue_compute();
   Operation op;
@@ -62,11 +62,13 @@ std::uint32_t Runtime::post_recv(RecvTarget&& target, std::int32_t source, int t
   op.tag = tag;
   op.comm = static_cast<std::uint32_t>(comm);
   op.bytes = target.capacity;
+  op.receive_overhead_deferred = program_completes && options_.receive_overhead_at_wait;
   const std::uint64_t idx = issue(op, k.after, node);
   k.after.assign(1, Dependency{idx, true});
   const std::uint32_t id = new_request(Request::Kind::Recv, call);
   Request& q = requests_[id];
   q.target = std::move(target);
+  q.overhead_owed = op.receive_overhead_deferred;
   expect(id, idx);
   return id;
 }

@@ -217,8 +217,10 @@ class Runtime final : public taskgraph::ScheduleSource, public sim::ExecutionObs
   // when the receiver matched it).
   std::uint32_t post_send(svector<std::byte>&& data, std::uint32_t dest, int tag, MPI_Comm comm, bool blocking,
                           int mode, std::uint32_t node, const char* call);
+  // `program_completes`: the program completes it with a wait or test, which
+  // then pays its overhead under DirectOptions::receive_overhead_at_wait.
   std::uint32_t post_recv(RecvTarget&& target, std::int32_t source, int tag, MPI_Comm comm, std::uint32_t node,
-                          const char* call);
+                          const char* call, bool program_completes = true);
   // The first unexpected message of the running rank that a probe would
   // match, or null.
   const Message* probe_match(std::int32_t source, int tag, MPI_Comm comm);
@@ -262,6 +264,7 @@ class Runtime final : public taskgraph::ScheduleSource, public sim::ExecutionObs
   void on_complete(std::uint32_t request, std::function<void()> action);
   // Runs what the program sees when a request completes: data delivery and actions.
   void complete_request(std::uint32_t id);
+  void pay_receive_overhead(Request& q);
 
   // Computation: the running rank's starts now.
   void start_cpu_mark() { clock_.mark(current_->cpu_mark); }

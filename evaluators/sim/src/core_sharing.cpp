@@ -91,7 +91,7 @@ void Engine<L>::begin_op(std::uint32_t r, std::uint32_t pos) {
   CpuTask task = CpuTask::kCalc;
   if (s.kind == OpKind::Calc) {
     work = s.amount;
-    word(r, kCompute) += s.amount;
+    word(r, (s.flags & kOverheadDeferred) ? kOverhead : kCompute) += s.amount;
   } else {
     const auto dst = static_cast<std::uint32_t>(s.peer);
     const bool local = same_node(r, dst);

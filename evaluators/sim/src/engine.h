@@ -85,6 +85,9 @@ enum SlotFlag : std::uint8_t {
   // that part ended (its `done` then holds the match's time).
   kCpuInProgress = 16,
   kMatchedEarly = 32,
+  // Operation::receive_overhead_deferred: a Recv that completes without its
+  // CPU overhead, or the Calc that is that overhead (counted as overhead).
+  kOverheadDeferred = 64,
 };
 
 // One operation of a rank's window (64 bytes).
@@ -660,6 +663,15 @@ class Engine {
       if (net_) return msg_params(same_node(a, b), bytes);
     return p_;
   }
+  // The CPU overhead of receiving `bytes` from rank `src` at rank `r` that
+  // a deferred receive leaves to its wait: o + (s-1)O. The bytes' own time,
+  // (s-1)G, stays with the message (receive(), net_receive()).
+  Picoseconds receive_overhead(std::uint32_t src, std::uint32_t r, std::uint64_t bytes) const {
+    const LogGOPS& p = pair_params(src, r, bytes);
+    return p.o + LogGOPS::per_byte(bytes, p.O);
+  }
+  [[gnu::cold, gnu::noinline]] void defer_receive_overhead(std::uint32_t r, std::uint64_t index, Slot& s,
+                                                           const taskgraph::Operation& op);
   bool rendezvous(std::uint32_t a, std::uint32_t b, std::uint64_t bytes) const {
     return pair_params(a, b, bytes).rendezvous(bytes);
   }

@@ -136,7 +136,8 @@ Picoseconds Engine<L>::net_receive(std::uint32_t r, std::uint32_t recv_pos, std:
                                    std::uint64_t send_op, Picoseconds at) {
   RankState& rs = ranks_[r];
   const Slot& s = rs.slots[recv_pos];
-  if (processor_sharing_ && shared_core(r, s.cpu) != kNone) {
+  const bool deferred = s.flags & kOverheadDeferred;  // the CPU pays o in the wait (a Calc)
+  if (processor_sharing_ && !deferred && shared_core(r, s.cpu) != kNone) {
     // Processed when the rank's CPU is free, as a job of its shared core.
     const std::uint32_t job = new_cpu_job();
     CpuJob& j = cpu_jobs_[job];
@@ -159,14 +160,18 @@ Picoseconds Engine<L>::net_receive(std::uint32_t r, std::uint32_t recv_pos, std:
   const LogGOPS& p = msg_params(local, bytes);
   Picoseconds& cpu = cpu_free(r, s.cpu);
   Picoseconds& nic = local ? nic_recv_free(r, s.nic) : node_nic_recv_free(r, s.nic);
-  const Picoseconds t0 = queuing_ ? std::max({at, cpu, nic}) : at;
+  const Picoseconds t0 = queuing_ ? std::max({at, deferred ? at : cpu, nic}) : at;
   // A flow's bytes are in when it ends: the receive pays o + (s-1)O and the NIC its gap.
   const bool streamed = flows_ && !local;
-  const Picoseconds busy = streamed ? p.o + LogGOPS::per_byte(bytes, p.O) : p.recv_cpu(bytes);
-  cpu = t0 + busy;
+  // Deferred: in once its bytes are (a flow's already are); the CPU pays o + (s-1)O in the wait.
+  const Picoseconds busy = deferred   ? (streamed ? 0 : LogGOPS::per_byte(bytes, p.G))
+                           : streamed ? p.o + LogGOPS::per_byte(bytes, p.O)
+                                      : p.recv_cpu(bytes);
+  if (!deferred) cpu = t0 + busy;
   nic = t0 + (streamed ? p.g : p.recv_nic(bytes));
-  word(r, kOverhead) += busy;
-  if (options_.record_timeline) timeline_.push_back(Span{r, s.cpu, Span::Recv, src, t0, t0 + busy, bytes, s.node});
+  if (!deferred) word(r, kOverhead) += busy;
+  if (options_.record_timeline && !deferred)
+    timeline_.push_back(Span{r, s.cpu, Span::Recv, src, t0, t0 + busy, bytes, s.node});
   complete(r, recv_pos, t0 + busy);
   return t0;
 }

@@ -254,6 +254,24 @@ void Engine<L>::reject_op(std::uint32_t r, std::uint64_t index, taskgraph::Opera
             "peer " + std::to_string(op.peer) + " is not a rank (0.." + std::to_string(nranks_ - 1) + ")");
 }
 
+// A Recv completes without its CPU overhead; a Calc is that overhead, priced
+// as receive() or net_receive() would have priced it at the match.
+template <bool L>
+void Engine<L>::defer_receive_overhead(std::uint32_t r, std::uint64_t index, Slot& s, const taskgraph::Operation& op) {
+  if constexpr (L)
+    bad_input(r, index, op.node,
+              "defers a receive's overhead to its wait, which LogGOPSim's semantics do not model (use matched)");
+  s.flags |= kOverheadDeferred;
+  if (op.kind != OpKind::Calc) return;
+  if (op.peer < 0 || static_cast<std::uint32_t>(op.peer) >= nranks_) reject_op(r, index, op);
+  if (op.bytes > max_bytes_)
+    reject_time(r, index, op.node,
+                "a receive overhead of a message of " + std::to_string(op.bytes) + " bytes: at most " +
+                    std::to_string(max_bytes_) + " bytes with these LogGOPS parameters");
+  s.peer = op.peer;
+  s.amount = receive_overhead(static_cast<std::uint32_t>(op.peer), r, op.bytes);
+}
+
 template <bool L>
 void Engine<L>::reject_dependency(std::uint32_t r, std::uint64_t index, std::uint32_t node, std::uint64_t dep) const {
   bad_input(r, index, node, "depends on operation " + std::to_string(dep) + ", not an earlier one");
@@ -301,6 +319,8 @@ void Engine<L>::add_op(std::uint32_t r, RankState& rs, const taskgraph::Operatio
   s.comm = op.comm;
   s.node = op.node;
   s.amount = op.kind == OpKind::Calc ? op.duration : op.bytes;
+  if (op.receive_overhead_deferred) [[unlikely]]
+    defer_receive_overhead(r, index, s, op);
   bool follows = false;  // on the previous send (critical-path mode)
   std::uint64_t& last_send = word(r, kLastSend);
   for (std::uint32_t i = 0; i < op.dep_count; ++i) {
@@ -407,6 +427,11 @@ void Engine<L>::start(std::uint32_t r, std::uint32_t pos) {
       t0 = queuing_ ? std::max(now_, cpu_free(r, s.cpu)) : now_;
       done = calc_end(r, t0, s.amount);
       cpu_free(r, s.cpu) = done;
+      if (s.flags & kOverheadDeferred) [[unlikely]] {  // a receive's overhead, paid in its wait
+        word(r, kOverhead) += s.amount;
+        if (options_.record_timeline) timeline_.push_back(Span{r, s.cpu, Span::Recv, s.peer, t0, done, 0, s.node});
+        break;
+      }
       word(r, kCompute) += s.amount;
       if (options_.record_timeline) timeline_.push_back(Span{r, s.cpu, Span::Calc, -1, t0, done, 0, s.node});
       break;
@@ -520,6 +545,12 @@ Picoseconds Engine<L>::receive(std::uint32_t r, std::uint32_t recv_pos, std::uin
   const Slot& s = rs.slots[recv_pos];
   Picoseconds& cpu = cpu_free(r, s.cpu);
   Picoseconds& nic = nic_recv_free(r, s.nic);
+  if (s.flags & kOverheadDeferred) [[unlikely]] {  // in once its bytes are; the CPU pays o + (s-1)O in the wait
+    const Picoseconds t0 = queuing_ ? std::max(at, nic) : at;
+    nic = t0 + recv_nic_cost(bytes);
+    complete(r, recv_pos, t0 + LogGOPS::per_byte(bytes, p_.G));
+    return t0;
+  }
   const Picoseconds t0 = queuing_ ? std::max({at, cpu, nic}) : at;
   const Picoseconds busy = recv_cpu_cost(bytes);
   cpu = t0 + busy;

@@ -55,7 +55,7 @@ DirectMachine direct_machine(const DirectMachineRequest& request);
 
 // How the program's ranks run, as the command line gives it (poems direct's
 // --procs, --compute, --compute-scale, --stack-size, --isolation, --handover, --epoch,
-// --algorithm, --max-ranks-listed, --timeline).
+// --algorithm, --max-ranks-listed, --timeline, --receive-overhead).
 struct DirectRunSettings {
   std::string procs;
   std::string compute = "measured";  // measured | model
@@ -66,7 +66,8 @@ struct DirectRunSettings {
   std::int64_t epoch = -1;              // < 0: the host's time at the start
   std::vector<std::string> algorithms;  // OP=ALGORITHM
   std::size_t max_ranks_listed = 1024;
-  std::string timeline;  // "" = none; made absolute (the program writes it from its own directory)
+  std::string timeline;                    // "" = none; made absolute (the program writes it from its own directory)
+  std::string receive_overhead = "match";  // match | wait (DirectOptions::receive_overhead_at_wait)
 };
 // The runtime's options on `machine`: UsageError naming the option for a
 // value out of range or not understood. Progress is drawn by the program's

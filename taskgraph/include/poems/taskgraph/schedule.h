@@ -29,8 +29,14 @@ inline constexpr std::int32_t kAnyTag = -1;
 
 struct Operation {
   OpKind kind = OpKind::Calc;
-  std::uint8_t cpu = 0;         // which CPU of the rank runs it
-  std::uint8_t nic = 0;         // which NIC carries it (Send/Recv)
+  std::uint8_t cpu = 0;  // which CPU of the rank runs it
+  std::uint8_t nic = 0;  // which NIC carries it (Send/Recv)
+  // A receive's CPU overhead paid where the program completes it (SimGrid's
+  // SMPI charges it in the MPI_Wait, in the program's wait order): a Recv
+  // with it set completes when its bytes are in, without o + (s-1)O; a Calc
+  // with it set is that overhead, o + (s-1)O of a message of `bytes` from
+  // rank `peer`, priced by the evaluator and counted as overhead.
+  bool receive_overhead_deferred = false;
   std::int32_t peer = 0;        // Send: destination; Recv: source or kAnySource
   std::int32_t tag = 0;         // Recv: or kAnyTag
   std::uint32_t comm = 0;       // communicator; 0 is the world

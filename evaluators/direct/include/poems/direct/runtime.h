@@ -67,6 +67,13 @@ struct DirectOptions {
   // Cost of an MPI_Test / MPI_Iprobe that finds nothing, so a polling loop
   // advances virtual time even when computation is not measured.
   taskgraph::Picoseconds poll_cost = 100'000;
+  // When a receive's CPU overhead (o + (s-1)O) is paid. false: when its
+  // message is matched (at the arrival, or at the post if it came first),
+  // as Open MPI copies an eager message in the first call that sees it.
+  // true: in the call that completes it for the program (MPI_Wait, a
+  // successful MPI_Test, MPI_Recv), in the program's completion order, as
+  // SimGrid's SMPI charges smpi/or (docs/network.md, "Beside SimGrid's SMPI").
+  bool receive_overhead_at_wait = false;
   // Collective algorithms by operation (default: the library's first).
   std::map<taskgraph::CollectiveOp, taskgraph::CollectiveAlgorithm> algorithms;
   std::size_t stack_bytes = std::size_t{256} << 10;  // threads: per rank (virtual; pages are touched on use)
