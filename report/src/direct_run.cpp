@@ -23,7 +23,11 @@ void write_direct_run(const std::string& program, const direct::DirectOptions& o
               ? std::string("from the processor model")
               : "measured x" + base::format_quantity({options.compute_scale, base::kDimensionless}))
       << '\n';
-  out << "LogGOPS " << core::loggops_text(options.sim.params) << '\n';
+  out << "LogGOPS " << core::loggops_text(options.sim.params)
+      << (options.receive_overhead_at_wait
+              ? ", a receive's o paid in the call that completes it (--receive-overhead wait)"
+              : "")
+      << '\n';
   if (options.sim.network && !options.sim.network->flat())
     out << "machine: " << options.sim.network->describe() << '\n';
   sim::write_table(out, r.sim, max_ranks_listed);

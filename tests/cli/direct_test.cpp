@@ -119,6 +119,12 @@ TEST(DirectCli, ReceiveOverheadSwitch) {
     ASSERT_EQ(r.exit_code, 0) << rule << r.err;
     EXPECT_EQ(nlohmann::json::parse(r.out)["finish_ns"], 55420) << rule;
   }
+  const CommandResult table =
+      direct(program("direct_ring") + " -np 5 --compute model --no-store --receive-overhead wait -- 2");
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_NE(table.out.find("a receive's o paid in the call that completes it (--receive-overhead wait)"),
+            std::string::npos)
+      << table.out;
   CommandResult r = direct(ring + " --receive-overhead later -- 2");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("--receive-overhead"), std::string::npos) << r.err;
