@@ -425,13 +425,15 @@ void Engine<L>::start(std::uint32_t r, std::uint32_t pos) {
         if (shared_cores_ && processor_sharing_) [[unlikely]]
           if (shared_core(r, s.cpu) != kNone) return shared_start(r, pos);
       t0 = queuing_ ? std::max(now_, cpu_free(r, s.cpu)) : now_;
-      done = calc_end(r, t0, s.amount);
-      cpu_free(r, s.cpu) = done;
-      if (s.flags & kOverheadDeferred) [[unlikely]] {  // a receive's overhead, paid in its wait
+      if (s.flags & kOverheadDeferred) [[unlikely]] {  // a receive's overhead, paid in its wait: no noise
+        done = t0 + s.amount;
+        cpu_free(r, s.cpu) = done;
         word(r, kOverhead) += s.amount;
         if (options_.record_timeline) timeline_.push_back(Span{r, s.cpu, Span::Recv, s.peer, t0, done, 0, s.node});
         break;
       }
+      done = calc_end(r, t0, s.amount);
+      cpu_free(r, s.cpu) = done;
       word(r, kCompute) += s.amount;
       if (options_.record_timeline) timeline_.push_back(Span{r, s.cpu, Span::Calc, -1, t0, done, 0, s.node});
       break;
