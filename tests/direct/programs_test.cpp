@@ -334,6 +334,31 @@ TEST(DirectPrograms, AForkedProcessCallingMpiIsReportedAsSuch) {
       << cli.err;
 }
 
+// MPI_Init_thread answers MPI_THREAD_SERIALIZED to a request for MULTIPLE;
+// a second thread's call while the rank's thread is in MPI stops the run
+// naming the rank, the call and the level (it once ran on the rank's state
+// beside the first thread's call).
+TEST(DirectPrograms, ASecondThreadInMpiIsReported) {
+  const DirectRun r = run_direct("direct_failures", 3, "second-thread");
+  EXPECT_EQ(r.command.exit_code, 3) << r.command.err;
+  ASSERT_TRUE(r.result.is_object()) << r.command.err;
+  EXPECT_FALSE(r.result["completed"].get<bool>());
+  EXPECT_EQ(r.result["error"].get<std::string>(),
+            "rank 1: a second thread called MPI_Comm_size while another thread of the rank was in MPI or waited for "
+            "its turn (direct execution provides MPI_THREAD_SERIALIZED: one thread of a rank in MPI at a time; "
+            "MPI_THREAD_MULTIPLE is not supported)");
+  EXPECT_NE(r.command.out.find("rank 0 starts"), std::string::npos) << r.command.out;
+  // A thread that would send what its rank's other thread waits for never
+  // gets to: the deadlock names the level the program asked for and got.
+  const DirectRun d = run_direct("direct_failures", 3, "thread-deadlock");
+  EXPECT_EQ(d.command.exit_code, 3) << d.command.err;
+  ASSERT_TRUE(d.result.is_object()) << d.command.err;
+  EXPECT_EQ(d.result["error"].get<std::string>(),
+            "deadlock: 3 rank(s) cannot go on (rank 0: the program waits in MPI_Recv); rank 0 asked for "
+            "MPI_THREAD_MULTIPLE and was given MPI_THREAD_SERIALIZED (a thread of it that waits for another's MPI "
+            "call waits for ever)");
+}
+
 // A daemon a rank starts (setsid and a second fork: it leaves the ranks'
 // process group and session) is killed when the run ends, and the result
 // says so; the run itself is fine.

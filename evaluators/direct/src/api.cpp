@@ -10,6 +10,7 @@ namespace poems::direct::detail {
 Runtime& runtime_for(const char* call) {
   Runtime* rt = Runtime::active();
   if (rt && forked_from_rank() >= 0) rt->forked_call(call);
+  if (rt && Runtime::mpi_function(call)) rt->check_thread(call);
   if (!rt || !rt->running()) {
     std::fprintf(stderr,
                  "poems: %s called outside a simulated rank (programs built with poems-mpicc, poems-mpicxx or "

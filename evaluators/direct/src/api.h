@@ -27,7 +27,7 @@ int mpi_call(const char* call, Body&& body, bool needs_init = true) {
   } catch (const SharedRegionFull& e) {
     rt.fail(call, e.what());
   }
-  rt.leave();
+  rt.leave(call);
   return rc;
 }
 

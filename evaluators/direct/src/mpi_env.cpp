@@ -57,7 +57,10 @@ int MPI_Init(int*, char***) {
 int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
   // One thread of each rank calls MPI at a time (funneled or serialized).
   if (provided) *provided = required < MPI_THREAD_SERIALIZED ? required : MPI_THREAD_SERIALIZED;
-  return MPI_Init(argc, argv);
+  const int rc = MPI_Init(argc, argv);
+  // Named if the run deadlocks: its threads may wait for each other's calls.
+  if (required == MPI_THREAD_MULTIPLE) runtime_for("MPI_Init_thread").current().asked_multiple = true;
+  return rc;
 }
 
 int MPI_Finalize(void) {

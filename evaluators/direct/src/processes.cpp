@@ -188,6 +188,30 @@ std::string forked_call_error(std::int32_t rank, const char* call) {
          " (only a rank's own process may call MPI; a process it forks may compute, exec another program or exit)";
 }
 
+static std::string second_thread_error(std::int32_t rank, const char* call) {
+  return (rank >= 0 ? "rank " + std::to_string(rank) : std::string("a rank")) + ": a second thread called " + call +
+         " while another thread of the rank was in MPI or waited for its turn (direct execution provides "
+         "MPI_THREAD_SERIALIZED: one thread of a rank in MPI at a time; MPI_THREAD_MULTIPLE is not supported)";
+}
+
+// The child touches nothing of the run but these words (its rank may be
+// running at the same time): the first report is kept; the controller stops
+// the run when it sees it. Then the process ends.
+[[noreturn]] static void report_foreign_call(std::int32_t& claim, std::int32_t& rank_word, std::int32_t& thread_word,
+                                             char (&call_text)[64], std::int32_t rank, bool second_thread,
+                                             const char* call) {
+  std::int32_t unclaimed = 0;
+  if (std::atomic_ref<std::int32_t>(claim).compare_exchange_strong(unclaimed, 1)) {
+    std::size_t n = 0;
+    for (; call[n] != '\0' && n + 1 < sizeof call_text; ++n) call_text[n] = call[n];
+    call_text[n] = '\0';
+    thread_word = second_thread ? 1 : 0;
+    std::atomic_ref<std::int32_t>(rank_word).store(rank);
+    if (g_wake_fd >= 0) signal_wake();
+  }
+  ::_exit(127);
+}
+
 void Runtime::forked_call(const char* call) {
   const std::int32_t rank = g_forked_from;
   if (threads()) {  // the child has a private copy of the runtime: nobody to tell but the user
@@ -195,18 +219,17 @@ void Runtime::forked_call(const char* call) {
     std::fflush(nullptr);
     ::_exit(127);
   }
-  // The child touches nothing of the run but these words (its rank may be
-  // running at the same time): the first report is kept; the controller
-  // stops the run when it sees it.
-  std::int32_t unclaimed = 0;
-  if (std::atomic_ref<std::int32_t>(forked_claim_).compare_exchange_strong(unclaimed, 1)) {
-    std::size_t n = 0;
-    for (; call[n] != '\0' && n + 1 < sizeof forked_call_; ++n) forked_call_[n] = call[n];
-    forked_call_[n] = '\0';
-    std::atomic_ref<std::int32_t>(forked_rank_).store(rank);
-    if (g_wake_fd >= 0) signal_wake();
+  report_foreign_call(forked_claim_, forked_rank_, forked_thread_, forked_call_, rank, false, call);
+}
+
+void Runtime::second_thread_call(const char* call) {
+  if (threads()) {  // one process: the run ends with it
+    std::fprintf(stderr, "poems: error: %s\n", second_thread_error(-1, call).c_str());
+    std::fflush(nullptr);
+    ::_exit(3);
   }
-  ::_exit(127);
+  std::fflush(nullptr);  // what the rank printed (its other thread is in MPI, not in stdio)
+  report_foreign_call(forked_claim_, forked_rank_, forked_thread_, forked_call_, self_rank_process(), true, call);
 }
 
 bool Runtime::fork_reported() {
@@ -214,7 +237,7 @@ bool Runtime::fork_reported() {
   if (rank < 0 || fork_handled_) return false;
   fork_handled_ = true;
   // The cause of whatever else went wrong after it: its message wins.
-  error_ = forked_call_error(rank, forked_call_).c_str();
+  error_ = (forked_thread_ ? second_thread_error(rank, forked_call_) : forked_call_error(rank, forked_call_)).c_str();
   stopping_ = true;
   return true;
 }

@@ -108,6 +108,19 @@ bool Runtime::running() const {
   return threads() || self_rank_process() >= 0;
 }
 
+bool Runtime::second_thread() const {
+  if (threads()) return engine_thread_set_ && !pthread_equal(::pthread_self(), engine_thread_);
+  const std::int32_t self = self_rank_process();
+  if (self < 0) return false;  // the controller (running() refuses it)
+  const Rank* k = current_;
+  return !k || k->world != static_cast<std::uint32_t>(self) ||
+         (k->call_depth != 0 && !pthread_equal(k->call_thread, ::pthread_self()));
+}
+
+void Runtime::check_thread(const char* call) {
+  if (second_thread()) second_thread_call(call);
+}
+
 // ---- switching between the engine and the ranks ---------------------------------------
 
 void Runtime::start_rank_thread(std::uint32_t r) {
@@ -381,6 +394,10 @@ bool Runtime::arrived_unexpected(std::uint32_t rank, std::uint32_t sender, std::
 DirectResult Runtime::run() {
   const auto start = std::chrono::steady_clock::now();
   DirectResult out;
+  if (threads()) {  // every rank runs on this host thread (check_thread)
+    engine_thread_ = ::pthread_self();
+    engine_thread_set_ = true;
+  }
   sim::SimulationOptions so = options_.sim;
   so.observer = this;
   so.companions_from = programs_;
@@ -439,6 +456,14 @@ DirectResult Runtime::run() {
       error_ +=
           (" (rank " + std::to_string(out.sim.stuck.front().rank) + ": " + out.sim.stuck.front().waits.front() + ")")
               .c_str();
+    for (std::uint32_t r = 0; r < programs_; ++r)
+      if (ranks_[r].asked_multiple && ranks_[r].state == Rank::State::Blocked) {
+        error_ += ("; rank " + std::to_string(r) +
+                   " asked for MPI_THREAD_MULTIPLE and was given MPI_THREAD_SERIALIZED (a thread of it that waits "
+                   "for another's MPI call waits for ever)")
+                      .c_str();
+        break;
+      }
   }
   if (!error_.empty() && out.sim.stuck_total == 0) out.sim.completed = false;
   unwind_all();
@@ -535,14 +560,16 @@ void Runtime::describe_blocked(DirectResult& out) const {
 void Runtime::enter(const char* call, bool needs_init) {
   Rank& k = *current_;
   if (stopping_) suspend(k);  // unwinds or ends the rank
+  if (mpi_function(call) && k.call_depth++ == 0) k.call_thread = ::pthread_self();
   ++mpi_calls_;
   clock_.measure_call(k.cpu_mark, k.compute_ps);
   if (needs_init && !k.initialized) fail(call, "called before MPI_Init");
   if (needs_init && k.finalized) fail(call, "called after MPI_Finalize");
 }
 
-void Runtime::leave() {
+void Runtime::leave(const char* call) {
   Rank& k = *current_;
+  if (mpi_function(call) && k.call_depth > 0) --k.call_depth;
   if (k.out_ops.size() - k.out_read >= kPauseOps) suspend(k);  // stays Ready: pulled again when the engine reads
   clock_.mark(k.cpu_mark);
 }
@@ -793,7 +820,7 @@ void compute_task(const processor::TaskRequest& task) {
   if (!in_rank()) throw std::logic_error("poems::direct::compute_task called outside a simulated rank");
   rt->enter("POEMS_Compute", false);
   rt->charge_task(task);
-  rt->leave();
+  rt->leave("POEMS_Compute");
 }
 
 }  // namespace poems::direct

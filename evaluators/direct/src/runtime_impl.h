@@ -28,6 +28,7 @@
 // computation's cost and the clocks' epochs (virtual_clock.h).
 #pragma once
 
+#include <pthread.h>
 #include <sys/types.h>
 
 #include <cstddef>
@@ -113,6 +114,11 @@ struct Rank {
   bool exiting = false;  // processes: its exit handler ran
   int exit_code = -1;
   const char* blocked_in = "";  // the MPI call it waits in
+  // Processes: the host thread in an MPI call of this rank, and how deep
+  // (calls nest: MPI_Init_thread calls MPI_Init); check_thread reads them.
+  pthread_t call_thread{};
+  std::uint32_t call_depth = 0;
+  bool asked_multiple = false;  // MPI_Init_thread asked for MPI_THREAD_MULTIPLE
   svector<sstring> args;
   svector<char*> argv;
   std::uint32_t rma_tags = 0;    // one-sided messages sent (their tags)
@@ -164,7 +170,7 @@ class Runtime final : public taskgraph::ScheduleSource, public sim::ExecutionObs
   bool threads() const { return options_.isolation == Isolation::Threads; }
   // Entering and leaving an MPI call: the computation in between is measured.
   void enter(const char* call, bool needs_init = true);
-  void leave();
+  void leave(const char* call);
   // Stops the run with an MPI error (MPI_ERRORS_ARE_FATAL), naming the call.
   [[noreturn]] void fail(const char* call, const std::string& message);
   [[noreturn]] void abort_run(int code);
@@ -174,8 +180,24 @@ class Runtime final : public taskgraph::ScheduleSource, public sim::ExecutionObs
   // Processes: a process a rank forked called MPI (in that process): tells
   // the controller, which stops the run naming the rank, and ends.
   [[noreturn]] void forked_call(const char* call);
-  // In the controller: whether a forked process has reported (the first time
-  // it is asked after the report); stops the run if so.
+  // MPI_THREAD_SERIALIZED, the level MPI_Init_thread provides: one thread of
+  // a rank in MPI at a time, and only while its rank has the turn. An MPI
+  // call from a second thread that breaks it stops the run naming the rank,
+  // the call and the level (reported as a fork is, and the rank's process
+  // ends). Clock reads and sleeps are not MPI: such a thread's read the
+  // host's clocks (virtual_time.cpp).
+  void check_thread(const char* call);
+  // Whether this host thread is not the one that may use the rank's state
+  // now: its rank is not the running one, or another of its threads is in MPI.
+  bool second_thread() const;
+  // An MPI function (not a clock or sleep the runtime answers, nor exit()):
+  // what check_thread and the call depth count.
+  static bool mpi_function(const char* call) {
+    return call[0] == 'M' && call[1] == 'P' && call[2] == 'I' && call[3] == '_';
+  }
+  [[noreturn]] void second_thread_call(const char* call);
+  // In the controller: whether a forked process or a second thread has
+  // reported (the first time it is asked after the report); stops the run if so.
   bool fork_reported();
   void charge(double ps) { current_->compute_ps += ps; }
   void charge_task(const processor::TaskRequest& task);
@@ -326,10 +348,13 @@ class Runtime final : public taskgraph::ScheduleSource, public sim::ExecutionObs
   // Processes: how long a waiting side spins before it sleeps (handover_spin_ns).
   std::uint64_t spin_ns_ = 0;
   pid_t controller_ = 0;
-  // A forked process's MPI call (written by that process alone, atomically):
-  // the rank that forked it (-1: none), and the call.
+  // A forked process's MPI call, or a second thread's (written by that
+  // process alone, atomically): the rank (-1: none), what called, and the call.
   std::int32_t forked_claim_ = 0;
   std::int32_t forked_rank_ = -1;
+  std::int32_t forked_thread_ = 0;  // 1: a second thread of the rank, not a forked process
+  pthread_t engine_thread_{};       // threads: the one host thread every rank runs on
+  bool engine_thread_set_ = false;
   char forked_call_[64] = {};
   bool fork_handled_ = false;  // the controller has stopped the run for it
 };

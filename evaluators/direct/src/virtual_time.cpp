@@ -72,10 +72,12 @@ bool read_by_sanitizer(const void* caller) {
   return false;
 }
 
-// The running rank's runtime if virtual time applies to this call, else null.
+// The running rank's runtime if virtual time applies to this call, else null
+// (a thread of a rank that is not running, or beside its rank's MPI call,
+// reads the host's clocks: it must not touch a rank's state meanwhile).
 Runtime* virtual_rank() {
   Runtime* rt = Runtime::active();
-  if (!rt || !rt->running() || rt->stopping() || rt->current().exiting) return nullptr;
+  if (!rt || !rt->running() || rt->stopping() || rt->current().exiting || rt->second_thread()) return nullptr;
   return rt;
 }
 

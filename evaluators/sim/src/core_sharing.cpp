@@ -95,7 +95,7 @@ void Engine<L>::begin_op(std::uint32_t r, std::uint32_t pos) {
   } else {
     const auto dst = static_cast<std::uint32_t>(s.peer);
     const bool local = same_node(r, dst);
-    const LogGOPS& p = msg_params(local, s.amount);
+    const LogGOPS& p = route_params(r, dst, s.amount);
     Picoseconds& nic = local ? nic_send_free(r, s.nic) : node_nic_send_free(r, s.nic);
     t0 = std::max(now_, nic);
     const Picoseconds sync = p.rendezvous(s.amount) ? pair_sync(r, dst, s.amount) : 0;
@@ -136,7 +136,7 @@ void Engine<L>::begin_receive(std::uint32_t job) {
   const std::uint64_t recv_op = j.op, send_op = j.send_op, bytes = j.bytes;
   const Slot& s = ranks_[r].slots[static_cast<std::uint32_t>(recv_op - ranks_[r].base)];
   const bool local = same_node(r, src);
-  const LogGOPS& p = msg_params(local, bytes);
+  const LogGOPS& p = route_params(src, r, bytes);
   Picoseconds& nic = local ? nic_recv_free(r, s.nic) : node_nic_recv_free(r, s.nic);
   const Picoseconds t0 = std::max({now_, j.begin, nic});
   const bool streamed = flows_ && !local;
@@ -208,7 +208,7 @@ void Engine<L>::end_job(std::uint32_t job) {
     case CpuTask::kSendCpu: {
       const auto dst = static_cast<std::uint32_t>(s.peer);
       const bool local = same_node(r, dst);
-      const LogGOPS& p = msg_params(local, s.amount);
+      const LogGOPS& p = route_params(r, dst, s.amount);
       // The message leaves once o is done (the (s-1)O after it does not hold
       // it), as in start(): at begin + o when the core was not shared.
       const Picoseconds tail = LogGOPS::per_byte(s.amount, p.O);

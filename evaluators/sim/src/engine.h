@@ -644,6 +644,19 @@ class Engine {
     return local ? components::regime_params(intra_, intra_regimes_, bytes)
                  : components::regime_params(p_, net_regimes_, bytes);
   }
+  // A rank's message to itself on a machine with copy_G: one copy in the
+  // rank's memory (Open MPI's self transport), no latency, gap or wire; the
+  // copy's (s-1) copy_G is paid half by the send's CPU and half by the
+  // receive's (O = copy_G / 2), the node's eager limit kept (docs/network.md).
+  bool self_copy_ = false;
+  LogGOPS self_;
+  bool self_message(std::uint32_t a, std::uint32_t b) const { return a == b && self_copy_; }
+  // The parameters of a message of `bytes` from rank a to rank b.
+  const LogGOPS& route_params(std::uint32_t a, std::uint32_t b, std::uint64_t bytes) const {
+    if (self_message(a, b)) [[unlikely]]
+      return self_;
+    return msg_params(same_node(a, b), bytes);
+  }
   NetworkTraffic traffic_;
   std::vector<std::uint32_t> route_;  // scratch: the route of the message being sent
   std::vector<std::pair<std::string_view, std::uint64_t>> class_bytes_;
@@ -660,7 +673,7 @@ class Engine {
   // path's delay beyond L.
   const LogGOPS& pair_params(std::uint32_t a, std::uint32_t b, std::uint64_t bytes) const {
     if constexpr (!kLoggopsim)
-      if (net_) return msg_params(same_node(a, b), bytes);
+      if (net_) return route_params(a, b, bytes);
     return p_;
   }
   // The CPU overhead of receiving `bytes` from rank `src` at rank `r` that

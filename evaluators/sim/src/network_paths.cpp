@@ -25,6 +25,8 @@ std::size_t Engine<L>::setup_network(std::size_t first) {
     placement_.local[r] = 0;
   }
   intra_ = net_->spec().intra.value_or(p_);
+  self_copy_ = net_->spec().copy_per_byte != 0;
+  self_ = LogGOPS{0, 0, 0, 0, net_->spec().copy_per_byte / 2, intra_.S};
   flows_ = net_->spec().contention == components::Contention::MaxMin;
   intra_sync_ = components::rendezvous_sync(intra_, options_.rendezvous_handshake);
   net_regimes_ = net_->spec().regimes;
@@ -74,6 +76,7 @@ std::size_t Engine<L>::setup_network(std::size_t first) {
 
 template <bool L>
 Picoseconds Engine<L>::pair_sync(std::uint32_t a, std::uint32_t b, std::uint64_t bytes) const {
+  if (self_message(a, b)) return 0;  // the copy waits for nothing but the match
   if (same_node(a, b))
     return regimes_ ? components::rendezvous_sync(msg_params(true, bytes), options_.rendezvous_handshake) : intra_sync_;
   // The request (or the request and its acknowledgement) crosses the path.
@@ -88,7 +91,7 @@ Picoseconds Engine<L>::net_send(std::uint32_t r, std::uint32_t pos, Picoseconds&
   Slot& s = rs.slots[pos];
   const auto dst = static_cast<std::uint32_t>(s.peer);
   const bool local = same_node(r, dst);
-  const LogGOPS& p = msg_params(local, s.amount);
+  const LogGOPS& p = route_params(r, dst, s.amount);
   Picoseconds& nic = local ? nic_send_free(r, s.nic) : node_nic_send_free(r, s.nic);
   Picoseconds t0 = now_;
   if (queuing_) {
@@ -157,7 +160,7 @@ Picoseconds Engine<L>::net_receive(std::uint32_t r, std::uint32_t recv_pos, std:
     return kDeferred;
   }
   const bool local = same_node(r, static_cast<std::uint32_t>(src));
-  const LogGOPS& p = msg_params(local, bytes);
+  const LogGOPS& p = route_params(static_cast<std::uint32_t>(src), r, bytes);
   Picoseconds& cpu = cpu_free(r, s.cpu);
   Picoseconds& nic = local ? nic_recv_free(r, s.nic) : node_nic_recv_free(r, s.nic);
   const Picoseconds t0 = queuing_ ? std::max({at, deferred ? at : cpu, nic}) : at;

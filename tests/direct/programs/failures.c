@@ -1,14 +1,42 @@
 /* Not compared with mpirun: ways a program fails (DirectPrograms.FailuresAreFailedRuns),
  * and processes a rank starts (DirectPrograms.ProcessesARankLeavesBehindAreKilled,
- * DirectPrograms.AForkedProcessCallingMpiIsReportedAsSuch).
+ * DirectPrograms.AForkedProcessCallingMpiIsReportedAsSuch, DirectPrograms.ASecondThreadInMpiIsReported).
  * The argument says how; rank 1 fails, the others go through a barrier. */
 #define _GNU_SOURCE
 #include <mpi.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+/* A second thread's MPI call while the rank's thread is inside MPI (in an
+ * attribute's delete callback, which MPI_Comm_delete_attr runs in its call):
+ * more than MPI_THREAD_SERIALIZED allows. */
+static void* second_thread(void* unused) {
+  (void)unused;
+  int size = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  return NULL;
+}
+
+/* A thread that would send (here: never) what its rank's other thread waits for. */
+static void* never_sends(void* unused) {
+  (void)unused;
+  int never[2];
+  char c;
+  if (pipe(never) != 0 || read(never[0], &c, 1) != 1) exit(9);
+  return NULL;
+}
+
+static int delete_in_a_second_thread(MPI_Comm comm, int key, void* value, void* extra) {
+  (void)comm, (void)key, (void)value, (void)extra;
+  pthread_t t;
+  if (pthread_create(&t, NULL, second_thread, NULL) != 0) exit(9);
+  pthread_join(t, NULL);
+  return MPI_SUCCESS;
+}
 
 /* Rank 1 starts a daemon: a grandchild in a session of its own (setsid, then
  * a second fork), whose parent exits at once. Its pid, the rank's and the
@@ -36,7 +64,8 @@ static void start_daemon(const char* pid_file) {
 }
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
+  int provided = 0;
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
   int rank;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   const char* how = argc > 1 ? argv[1] : "ok";
@@ -69,11 +98,29 @@ int main(int argc, char** argv) {
       }
       waitpid(child, NULL, 0);
     }
+    if (strcmp(how, "second-thread") == 0) {
+      if (provided != MPI_THREAD_SERIALIZED) exit(8);
+      int key = MPI_KEYVAL_INVALID;
+      MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_in_a_second_thread, &key, NULL);
+      MPI_Comm_set_attr(MPI_COMM_WORLD, key, NULL);
+      MPI_Comm_delete_attr(MPI_COMM_WORLD, key);
+    }
+    if (strcmp(how, "thread-deadlock") == 0) {
+      pthread_t t;
+      if (pthread_create(&t, NULL, never_sends, NULL) != 0) exit(9);
+      int y = 0;
+      MPI_Recv(&y, 1, MPI_INT, 0, 8, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    }
     if (strcmp(how, "big-message") == 0) { /* 64 MiB in flight: more than a region of 32 MiB holds */
       char* data = calloc(64u << 20, 1);
       MPI_Send(data, 64 << 20, MPI_CHAR, 0, 0, MPI_COMM_WORLD);
       free(data);
     }
+  }
+  if (rank == 0 && strcmp(how, "thread-deadlock") == 0) {
+    int y = 0;
+    MPI_Recv(&y, 1, MPI_INT, 1, 9, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_Send(&y, 1, MPI_INT, 1, 8, MPI_COMM_WORLD);
   }
   if (rank == 0 && strcmp(how, "big-message") == 0) {
     char* data = malloc(64u << 20);
