@@ -412,6 +412,7 @@ void Runtime::process_suspend(Rank& k) {
   go.store(0);
   std::atomic_ref<std::int32_t>(yielded_).store(static_cast<std::int32_t>(k.world));
   if (std::atomic_ref<std::int32_t>(controller_sleeps_).load() != 0) signal_wake();
+  forget_cpu_estimate();  // it waits or sleeps: its wall time runs on without its computation
   if (spin_until([&] { return go.load() != 0; }, spin_ns_)) return;
   while (go.load() == 0) futex(&k.go, FUTEX_WAIT, 0);
 }

@@ -89,8 +89,8 @@ struct Rank {
   // present is that time plus its computation since (Runtime::checkpoint).
   Picoseconds synced_at = 0;
   bool synced = false;
-  std::uint64_t cpu_mark = 0;  // host CPU clock when the program last left an MPI call
-  std::uint32_t waiting = 0;   // request completions it still waits for
+  CpuMark cpu_mark;           // host CPU clock when the program last left an MPI call
+  std::uint32_t waiting = 0;  // request completions it still waits for
   // Operations whose completion a request counts: (operation, request). A
   // rank has a few at a time, completing mostly in order.
   svector<std::pair<std::uint64_t, std::uint32_t>> tracked;
@@ -289,7 +289,10 @@ class Runtime final : public taskgraph::ScheduleSource, public sim::ExecutionObs
   void pay_receive_overhead(Request& q);
 
   // Computation: the running rank's starts now.
-  void start_cpu_mark() { clock_.mark(current_->cpu_mark); }
+  void start_cpu_mark() {
+    forget_cpu_estimate();  // a new process, or a thread that has not run yet
+    clock_.mark(current_->cpu_mark);
+  }
 
   // One-sided communication.
   OneSided& one_sided() { return one_sided_; }

@@ -1,5 +1,6 @@
 #include "threads.h"
 
+#include "virtual_clock.h"
 #include "virtual_time.h"
 
 #include <sys/mman.h>
@@ -141,5 +142,28 @@ std::uint64_t thread_cpu_ns() {
   real_clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
   return static_cast<std::uint64_t>(ts.tv_sec) * 1'000'000'000ull + static_cast<std::uint64_t>(ts.tv_nsec);
 }
+
+std::uint64_t monotonic_ns() {
+  timespec ts{};
+  real_clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<std::uint64_t>(ts.tv_sec) * 1'000'000'000ull + static_cast<std::uint64_t>(ts.tv_nsec);
+}
+
+namespace {
+// This host thread's last exact CPU reading and the wall clock right after it.
+thread_local std::uint64_t t_cpu_synced = 0, t_wall_synced = 0;
+thread_local bool t_synced = false;
+}  // namespace
+
+CpuMark cpu_clock_ns() {
+  const std::uint64_t wall = monotonic_ns();
+  if (t_synced && wall - t_wall_synced < kCpuWindowNs) return {t_cpu_synced + (wall - t_wall_synced), false};
+  t_cpu_synced = thread_cpu_ns();
+  t_wall_synced = monotonic_ns();
+  t_synced = true;
+  return {t_cpu_synced, true};
+}
+
+void forget_cpu_estimate() { t_synced = false; }
 
 }  // namespace poems::direct::detail

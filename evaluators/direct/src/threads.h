@@ -77,5 +77,7 @@ class RankThreads {
 // thread, so deltas between switches belong to the rank that ran; processes:
 // the rank's own).
 std::uint64_t thread_cpu_ns();
+// The host's monotonic clock (the vDSO: no system call).
+std::uint64_t monotonic_ns();
 
 }  // namespace poems::direct::detail

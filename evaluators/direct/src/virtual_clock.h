@@ -16,20 +16,44 @@
 
 namespace poems::direct::detail {
 
+// A reading of a rank's host CPU clock: exact (the thread's CPU clock, a
+// system call: about 380 ns on this VM) or estimated from the wall clock
+// (the vDSO's CLOCK_MONOTONIC, about 20 ns) within a short window after an
+// exact reading (cpu_clock_ns).
+struct CpuMark {
+  std::uint64_t ns = 0;
+  bool exact = true;
+};
+
+// This host thread's CPU time. Within kCpuWindowNs of wall time after an
+// exact reading, and unless the thread slept since (forget_cpu_estimate),
+// its CPU time is taken to advance with the wall clock: a thread that
+// neither sleeps nor is preempted in so short a while ran all of it, and one
+// that is preempted longer finds the window past and reads the CPU clock.
+// So an MPI call costs two wall-clock reads, not two system calls, in
+// call-dense code (docs/direct.md, "Measured computation").
+inline constexpr std::uint64_t kCpuWindowNs = 50'000;
+CpuMark cpu_clock_ns();
+// The thread slept (a hand-over, its process's start): the next reading is exact.
+void forget_cpu_estimate();
+
 class VirtualClock {
  public:
-  // Before any rank runs: the clock read's own cost, the processor model, the epochs.
+  // Before any rank runs: the clock reads' own cost, the processor model, the epochs.
   void init(const DirectOptions& options) {
     measure_ = options.compute == ComputeMode::Measured && options.compute_scale > 0;
     scale_ = options.compute_scale;
     if (measure_) {
       // An interval between two MPI calls also holds the end of one clock read
       // and the start of the next: the least time two back-to-back reads show.
-      clock_cost_ns_ = ~std::uint64_t{0};
+      exact_cost_ns_ = wall_cost_ns_ = ~std::uint64_t{0};
       for (int i = 0; i < 64; ++i) {
         const std::uint64_t a = thread_cpu_ns(), b = thread_cpu_ns();
-        clock_cost_ns_ = std::min(clock_cost_ns_, b - a);
+        exact_cost_ns_ = std::min(exact_cost_ns_, b - a);
+        const std::uint64_t c = monotonic_ns(), d = monotonic_ns();
+        wall_cost_ns_ = std::min(wall_cost_ns_, d - c);
       }
+      forget_cpu_estimate();
     }
     if (options.processor) processor_ = processor::make_processor_model(*options.processor);
     find_sanitizer_clock();
@@ -42,21 +66,20 @@ class VirtualClock {
   }
 
   // The rank's computation starts now (it leaves an MPI call, or starts).
-  void mark(std::uint64_t& cpu_mark) const {
-    if (measure_) cpu_mark = thread_cpu_ns();
+  void mark(CpuMark& cpu_mark) const {
+    if (measure_) cpu_mark = cpu_clock_ns();
   }
   // The rank enters an MPI call: the computation since `cpu_mark`, less the
   // clock reads' own cost, is charged to `compute_ps`.
-  void measure_call(std::uint64_t cpu_mark, double& compute_ps) {
+  void measure_call(const CpuMark& cpu_mark, double& compute_ps) {
     if (!measure_) return;
-    const std::uint64_t since = cpu_since(cpu_mark);
-    const std::uint64_t spent = since > clock_cost_ns_ ? since - clock_cost_ns_ : 0;
+    const std::uint64_t spent = spent_since(cpu_mark);
     measured_ns_ += spent;
     compute_ps += static_cast<double>(spent) * 1000.0 * scale_;
   }
   // The rank ends (exit, or main returned without MPI_Finalize): its last computation.
-  void measure_end(std::uint64_t cpu_mark, double& compute_ps) const {
-    if (measure_) compute_ps += static_cast<double>(cpu_since(cpu_mark)) * 1000.0 * scale_;
+  void measure_end(const CpuMark& cpu_mark, double& compute_ps) const {
+    if (measure_) compute_ps += static_cast<double>(spent_since(cpu_mark)) * 1000.0 * scale_;
   }
   // Host CPU time measured as computation so far.
   std::uint64_t measured_ns() const { return measured_ns_; }
@@ -67,16 +90,21 @@ class VirtualClock {
   std::uint64_t epoch_monotonic_ns() const { return epoch_monotonic_ns_; }
 
  private:
-  // The thread's CPU time since `mark`; 0 if the clock reads less (a clock of
-  // another thread or process than the mark's): never an unsigned wrap.
-  static std::uint64_t cpu_since(std::uint64_t mark) {
-    const std::uint64_t now = thread_cpu_ns();
-    return now > mark ? now - mark : 0;
+  // The CPU time since `mark` less the two readings' own cost (half a pair
+  // at each end); 0 if the clock reads less (a clock of another thread or
+  // process than the mark's): never an unsigned wrap.
+  std::uint64_t spent_since(const CpuMark& mark) const {
+    const CpuMark now = cpu_clock_ns();
+    const std::uint64_t cost =
+        ((mark.exact ? exact_cost_ns_ : wall_cost_ns_) + (now.exact ? exact_cost_ns_ : wall_cost_ns_)) / 2;
+    const std::uint64_t since = now.ns > mark.ns ? now.ns - mark.ns : 0;
+    return since > cost ? since - cost : 0;
   }
 
   bool measure_ = true;
   double scale_ = 1;
-  std::uint64_t clock_cost_ns_ = 0;  // host CPU time of reading the clock, taken off each measured interval
+  std::uint64_t exact_cost_ns_ = 0;  // host CPU time of reading the CPU clock, taken off each measured interval
+  std::uint64_t wall_cost_ns_ = 0;   // the same of the wall clock's read, for an estimated end
   std::uint64_t measured_ns_ = 0;
   std::unique_ptr<processor::ProcessorModel> processor_;
   std::uint64_t epoch_realtime_ns_ = 0, epoch_monotonic_ns_ = 0;
