@@ -90,13 +90,15 @@ class VirtualClock {
   std::uint64_t epoch_monotonic_ns() const { return epoch_monotonic_ns_; }
 
  private:
-  // The CPU time since `mark` less the two readings' own cost (half a pair
-  // at each end); 0 if the clock reads less (a clock of another thread or
-  // process than the mark's): never an unsigned wrap.
+  // The CPU time since `mark` less the readings' own cost; 0 if the clock
+  // reads less (a clock of another thread or process than the mark's): never
+  // an unsigned wrap. An estimate counts from the wall clock read after its
+  // exact reading returned, so it leaves out that reading's return; an exact
+  // end adds its own entry and, after an estimated mark, the return the mark
+  // left out: a pair of exact reads in all. So the cost is the end's kind's.
   std::uint64_t spent_since(const CpuMark& mark) const {
     const CpuMark now = cpu_clock_ns();
-    const std::uint64_t cost =
-        ((mark.exact ? exact_cost_ns_ : wall_cost_ns_) + (now.exact ? exact_cost_ns_ : wall_cost_ns_)) / 2;
+    const std::uint64_t cost = now.exact ? exact_cost_ns_ : wall_cost_ns_;
     const std::uint64_t since = now.ns > mark.ns ? now.ns - mark.ns : 0;
     return since > cost ? since - cost : 0;
   }
