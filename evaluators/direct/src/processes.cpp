@@ -194,19 +194,17 @@ static std::string second_thread_error(std::int32_t rank, const char* call) {
          "MPI_THREAD_SERIALIZED: one thread of a rank in MPI at a time; MPI_THREAD_MULTIPLE is not supported)";
 }
 
-// The child touches nothing of the run but these words (its rank may be
-// running at the same time): the first report is kept; the controller stops
-// the run when it sees it. Then the process ends.
-[[noreturn]] static void report_foreign_call(std::int32_t& claim, std::int32_t& rank_word, std::int32_t& thread_word,
-                                             char (&call_text)[64], std::int32_t rank, bool second_thread,
-                                             const char* call) {
+// The calling process touches nothing of the run but these words (its rank
+// may be running at the same time): the first report is kept; the controller
+// stops the run when it sees it. Then the process ends.
+void Runtime::report_foreign_call(std::int32_t rank, bool second_thread, const char* call) {
   std::int32_t unclaimed = 0;
-  if (std::atomic_ref<std::int32_t>(claim).compare_exchange_strong(unclaimed, 1)) {
+  if (std::atomic_ref<std::int32_t>(forked_claim_).compare_exchange_strong(unclaimed, 1)) {
     std::size_t n = 0;
-    for (; call[n] != '\0' && n + 1 < sizeof call_text; ++n) call_text[n] = call[n];
-    call_text[n] = '\0';
-    thread_word = second_thread ? 1 : 0;
-    std::atomic_ref<std::int32_t>(rank_word).store(rank);
+    for (; call[n] != '\0' && n + 1 < sizeof forked_call_; ++n) forked_call_[n] = call[n];
+    forked_call_[n] = '\0';
+    forked_thread_ = second_thread ? 1 : 0;
+    std::atomic_ref<std::int32_t>(forked_rank_).store(rank);
     if (g_wake_fd >= 0) signal_wake();
   }
   ::_exit(127);
@@ -219,7 +217,7 @@ void Runtime::forked_call(const char* call) {
     std::fflush(nullptr);
     ::_exit(127);
   }
-  report_foreign_call(forked_claim_, forked_rank_, forked_thread_, forked_call_, rank, false, call);
+  report_foreign_call(rank, false, call);
 }
 
 void Runtime::second_thread_call(const char* call) {
@@ -229,7 +227,7 @@ void Runtime::second_thread_call(const char* call) {
     ::_exit(3);
   }
   std::fflush(nullptr);  // what the rank printed (its other thread is in MPI, not in stdio)
-  report_foreign_call(forked_claim_, forked_rank_, forked_thread_, forked_call_, self_rank_process(), true, call);
+  report_foreign_call(self_rank_process(), true, call);
 }
 
 bool Runtime::fork_reported() {

@@ -196,6 +196,8 @@ class Runtime final : public taskgraph::ScheduleSource, public sim::ExecutionObs
     return call[0] == 'M' && call[1] == 'P' && call[2] == 'I' && call[3] == '_';
   }
   [[noreturn]] void second_thread_call(const char* call);
+  // Processes: a forked process's or a second thread's MPI call, told to the controller.
+  [[noreturn]] void report_foreign_call(std::int32_t rank, bool second_thread, const char* call);
   // In the controller: whether a forked process or a second thread has
   // reported (the first time it is asked after the report); stops the run if so.
   bool fork_reported();

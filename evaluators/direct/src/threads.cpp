@@ -137,17 +137,17 @@ void RankThread::suspend() {
   scheduler_ = t.fctx;
 }
 
-std::uint64_t thread_cpu_ns() {
+namespace {
+std::uint64_t clock_ns(clockid_t clock) {
   timespec ts{};
-  real_clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  real_clock_gettime(clock, &ts);
   return static_cast<std::uint64_t>(ts.tv_sec) * 1'000'000'000ull + static_cast<std::uint64_t>(ts.tv_nsec);
 }
+}  // namespace
 
-std::uint64_t monotonic_ns() {
-  timespec ts{};
-  real_clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<std::uint64_t>(ts.tv_sec) * 1'000'000'000ull + static_cast<std::uint64_t>(ts.tv_nsec);
-}
+std::uint64_t thread_cpu_ns() { return clock_ns(CLOCK_THREAD_CPUTIME_ID); }
+
+std::uint64_t monotonic_ns() { return clock_ns(CLOCK_MONOTONIC); }
 
 namespace {
 // This host thread's last exact CPU reading and the wall clock right after it.
