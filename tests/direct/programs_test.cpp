@@ -348,6 +348,14 @@ TEST(DirectPrograms, ASecondThreadInMpiIsReported) {
             "its turn (direct execution provides MPI_THREAD_SERIALIZED: one thread of a rank in MPI at a time; "
             "MPI_THREAD_MULTIPLE is not supported)");
   EXPECT_NE(r.command.out.find("rank 0 starts"), std::string::npos) << r.command.out;
+  // Ranks as threads of one process: the process ends with the message (no rank to name).
+  const DirectRun t = run_direct("direct_failures", 3, "second-thread", ",\"isolation\":\"threads\"");
+  EXPECT_EQ(t.command.exit_code, 3) << t.command.err;
+  EXPECT_NE(t.command.err.find("poems: error: a rank: a second thread called MPI_Comm_size while another thread of "
+                               "the rank was in MPI or waited for its turn (direct execution provides "
+                               "MPI_THREAD_SERIALIZED"),
+            std::string::npos)
+      << t.command.err;
   // A thread that would send what its rank's other thread waits for never
   // gets to: the deadlock names the level the program asked for and got.
   const DirectRun d = run_direct("direct_failures", 3, "thread-deadlock");
