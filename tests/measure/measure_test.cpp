@@ -130,6 +130,35 @@ TEST(LoggopsFit, HigherEchoRegimesBecomeTheMachinesSizeRegimes) {
   EXPECT_NE(text.find("param shm_from_1 = 4096B, shm_L_1 = 2000ns, shm_o_1 = 100ns"), std::string::npos) << text;
 }
 
+// The development machine's echo on 2026-12-06 (poems calibrate --procs 2, sizes
+// to 64 MiB): from 4 KiB one regime to 4 MiB, then 16 MiB 7.2 times 4 MiB's echo
+// and 64 MiB 5.1 times 16 MiB's, each a jump by the rule (more than 1.25 times
+// the 4-fold step). Two regimes of one size each were dropped, and the model
+// took the 4 MiB regime's 14 GB/s to 64 MiB (-41 % and -53.5 % at 16 and 64
+// MiB); they are one regime, whose G is the slope between the two.
+TEST(LoggopsFit, ARegimeOfOneSizeTakesTheNextJumpsSizes) {
+  LoggopsSamples s =
+      synthetic(0, 89.81, 56.55, 0.067, 0.067, 256,
+                {8, 64, 256, 1024, 2048, 4096, 16384, 65536, 262144, 1048576, 4194304, 16777216, 67108864});
+  s.echo_ns = {145.5,  150.0,   140.5,   215.5,    220.5,     2115.8,    3049.5,
+               6945.2, 23535.2, 73860.8, 287082.5, 2059880.0, 10460468.8};
+  const auto echo = echo_regimes(s);
+  ASSERT_EQ(echo.size(), 4u);  // the rule's jumps: 4 KiB, 16 MiB, 64 MiB
+  EXPECT_EQ(echo[2], (std::pair<double, double>{16777216, 16777216}));
+  const LoggopsCalibration c = fit_loggops(s, 8, 1024);
+  ASSERT_EQ(c.regimes.size(), 2u);
+  EXPECT_EQ(c.regimes[0].min_bytes, 4096);
+  EXPECT_EQ(c.regimes[0].max_bytes, 4194304);
+  EXPECT_EQ(c.regimes[1].min_bytes, 16777216);
+  EXPECT_EQ(c.regimes[1].max_bytes, 67108864);
+  EXPECT_NEAR(c.regimes[1].G, (10460468.8 - 2059880.0) / (67108864.0 - 16777216.0), 1e-9);
+  // The line through the two has a negative intercept: L is 0 and the model
+  // is the per-byte cost alone, within 7 % at 64 MiB where it was -53.5 %.
+  EXPECT_EQ(c.regimes[1].L, 0);
+  EXPECT_NEAR(model_echo_ns(c, 67108864) / 10460468.8, 1.071, 0.001);
+  EXPECT_NEAR(model_echo_ns(c, 16777216) / 2059880.0, 1.360, 0.001);
+}
+
 TEST(LoggopsFit, RegimesSplitAtTheEchoJumpAndTheMachineFollowsMostMessages) {
   LoggopsSamples s = synthetic(300, 100, 150, 0.1, 0.05, 256, {8, 256, 1024, 2048, 4096, 16384, 65536});
   s.echo_ns = {450, 460, 750, 770, 3850, 5100, 9900};
