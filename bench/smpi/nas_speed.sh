@@ -25,9 +25,15 @@ for side in smpi poems; do
   cp -r "$npb" "$work/$side"
   mkdir -p "$work/$side/bin"
   if [ $side = smpi ]; then fc=smpiff cc=smpicc; else fc=$build/bin/poems-mpif90 cc=$build/bin/poems-mpicc; fi
-  printf '%s\n' "MPIFC = $fc" 'FLINK = $(MPIFC)' 'FMPI_LIB =' 'FMPI_INC =' \
+  # The NPB3.4-MPI fork on GitHub (thaisacs/NPB3.4-MPI) links its per-iteration timers into every program.
+  stats=
+  if [ -f "$work/$side/kernel_stats/kernel_stats.c" ]; then
+    (cd "$work/$side/kernel_stats" && $cc -O3 -c kernel_stats.c)
+    stats=$work/$side/kernel_stats/kernel_stats.o
+  fi
+  printf '%s\n' "MPIFC = $fc" 'FLINK = $(MPIFC)' "FMPI_LIB = $stats" 'FMPI_INC =' \
     'FFLAGS = -O3 -fallow-invalid-boz -fallow-argument-mismatch' 'FLINKFLAGS = $(FFLAGS)' "MPICC = $cc" \
-    'CLINK = $(MPICC)' 'CMPI_LIB =' 'CMPI_INC =' 'CFLAGS = -O3' 'CLINKFLAGS = $(CFLAGS)' 'CC = gcc -g' \
+    'CLINK = $(MPICC)' "CMPI_LIB = $stats" 'CMPI_INC =' 'CFLAGS = -O3' 'CLINKFLAGS = $(CFLAGS)' 'CC = gcc -g' \
     'BINDIR = ../bin' 'RAND = randi8' > "$work/$side/config/make.def"
   for p in $programs; do make -C "$work/$side" "${p^^}" CLASS="$class" > "$work/$side.build.log" 2>&1; done
 done
