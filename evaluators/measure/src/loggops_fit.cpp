@@ -141,6 +141,81 @@ RangeFit fit_range(const LoggopsSamples& s, const std::string& name, double min_
   return r;
 }
 
+// The largest relative difference between the model's echo with `r`'s
+// parameters and the measured echo, over the measured sizes in `r`'s range.
+double model_miss(const LoggopsSamples& s, const RangeFit& r) {
+  double worst = 0;
+  for (std::size_t k = 0; k < s.sizes.size(); ++k) {
+    const double b = s.sizes[k];
+    if (b < r.min_bytes || b > r.max_bytes || !(s.echo_ns[k] > 0)) continue;
+    const double model = (b > s.eager_limit ? 2 : 1) * r.L + 2 * r.o + (b - 1) * std::max(r.O, r.G);
+    worst = std::max(worst, std::fabs(model - s.echo_ns[k]) / s.echo_ns[k]);
+  }
+  return worst;
+}
+
+// A message-size regime's fit: fit_range's, and where the echo's line meets
+// 1 byte below 2o + 2L with L >= 0 (L set to 0: beyond the caches the echo
+// grows faster than in proportion), G is fitted again with L = 0, least
+// squares of the relative residuals of 2o + (s-1)G, rather than the slope
+// kept and the intercept lost (which overstates every size).
+RangeFit fit_regime(const LoggopsSamples& s, const std::string& name, double first, double last, double o,
+                    std::vector<std::string>& notes) {
+  RangeFit r = fit_range(s, name, first, last, o, notes);
+  if (r.sizes < 2 || r.echo.intercept + r.echo.slope >= 2 * r.o) return r;  // L >= 0 as fitted
+  double xy = 0, xx = 0;                                                    // weights 1/echo^2: relative residuals
+  for (std::size_t k = 0; k < s.sizes.size(); ++k) {
+    const double b = s.sizes[k], y = s.echo_ns[k];
+    if (b < first || b > last || !(y > 0)) continue;
+    const double x = b - 1, w = 1 / (y * y);
+    xy += w * x * (y - 2 * r.o), xx += w * x * x;
+  }
+  if (!(xx > 0)) return r;
+  const double slope = r.G;
+  r.G = std::max(0.0, xy / xx);
+  r.O = std::min(r.O, r.G);
+  if (!name.empty())
+    notes.push_back(name + " range: G fitted with L = 0: " + format(r.G) + " ns/B (the echo's slope " + format(slope) +
+                    " ns/B)");
+  return r;
+}
+
+// A regime's sizes as ranges of their own: where its model misses a measured
+// echo by more than kBendMiss, the bandwidth changed without a jump at the
+// measured sizes (messages outgrowing a cache between two sizes a factor 2
+// apart), so it splits in two at the size whose two fits miss least, if
+// they miss at most half as much, and each piece again; every piece keeps
+// two sizes, and there are at most `budget` of them.
+constexpr double kBendMiss = 0.15;
+// A machine's message-size regimes at most (components::kMaxSizeRegimes,
+// a library this one does not depend on).
+constexpr std::size_t kMaxRegimes = 8;
+
+void split_at_bends(const LoggopsSamples& s, double first, double last, double o, std::size_t budget,
+                    std::vector<std::pair<double, double>>& out) {
+  std::vector<double> sizes;
+  for (double b : s.sizes)
+    if (b >= first && b <= last) sizes.push_back(b);
+  std::sort(sizes.begin(), sizes.end());
+  std::vector<std::string> scratch;  // the trial fits' notes: only the kept ones' count
+  const double whole = model_miss(s, fit_regime(s, "", first, last, o, scratch));
+  std::size_t best_k = 0;
+  double best = whole;
+  if (sizes.size() >= 4 && whole > kBendMiss && budget >= 2)
+    for (std::size_t k = 2; k + 2 <= sizes.size(); ++k) {
+      const double miss = std::max(model_miss(s, fit_regime(s, "", sizes[0], sizes[k - 1], o, scratch)),
+                                   model_miss(s, fit_regime(s, "", sizes[k], sizes.back(), o, scratch)));
+      if (miss < best) best = miss, best_k = k;
+    }
+  if (best_k == 0 || best > whole / 2) {
+    out.push_back({first, last});
+    return;
+  }
+  const std::size_t before = out.size();
+  split_at_bends(s, sizes[0], sizes[best_k - 1], o, budget - 1, out);
+  split_at_bends(s, sizes[best_k], sizes.back(), o, budget - (out.size() - before), out);
+}
+
 }  // namespace
 
 LoggopsCalibration fit_loggops(const LoggopsSamples& s, double machine_min_bytes, double machine_max_bytes) {
@@ -176,8 +251,13 @@ void fit_size_regimes(LoggopsCalibration& c, const LoggopsSamples& s) {
     // development machine, two jumps by the rule, one regime: DRAM).
     while (first == last && i + 1 < echo.size()) last = echo[++i].second;
     if (first == last) continue;
-    RangeFit r = fit_range(s, "regime " + std::to_string(c.regimes.size() + 1), first, last, c.o, c.notes);
-    if (r.sizes >= 2) c.regimes.push_back(r);
+    std::vector<std::pair<double, double>> pieces;
+    split_at_bends(s, first, last, c.o, kMaxRegimes - std::min(kMaxRegimes, c.regimes.size()), pieces);
+    for (const auto& [from, to] : pieces) {
+      if (c.regimes.size() == kMaxRegimes) break;
+      RangeFit r = fit_regime(s, "regime " + std::to_string(c.regimes.size() + 1), from, to, c.o, c.notes);
+      if (r.sizes >= 2) c.regimes.push_back(r);
+    }
   }
 }
 

@@ -71,7 +71,11 @@ struct LoggopsCalibration {
 };
 
 // Fills c.regimes: every echo regime of two or more sizes that all lie above
-// the machine's range (c.machine_range's largest size), fitted with o = c.o.
+// the machine's range (c.machine_range's largest size), fitted with o = c.o
+// (a one-size regime another jump follows takes the next one's sizes; a
+// regime whose model misses a size by more than 15 % splits in two where
+// two fits miss at most half as much; where the echo's line would need
+// L < 0, G is fitted with L = 0). At most 8, a machine's limit.
 void fit_size_regimes(LoggopsCalibration& c, const LoggopsSamples& samples);
 
 // The echo time (RTT/2) the calibrated machine predicts for s bytes, in the
