@@ -24,6 +24,12 @@ std::vector<double> numbers(const nlohmann::json& j, const char* key, std::size_
   return v;
 }
 
+// The model's one-way time of a `bytes` message (loggops_fit.h: one latency
+// more above the eager limit S).
+double one_way_ns(double L, double o, double G, double O, double S, double bytes) {
+  return (bytes > S ? 2 : 1) * L + 2 * o + (bytes - 1) * std::max(O, G);
+}
+
 std::string format(double v) {
   char buffer[32];
   std::snprintf(buffer, sizeof buffer, "%.4g", v);
@@ -148,7 +154,7 @@ double model_miss(const LoggopsSamples& s, const RangeFit& r) {
   for (std::size_t k = 0; k < s.sizes.size(); ++k) {
     const double b = s.sizes[k];
     if (b < r.min_bytes || b > r.max_bytes || !(s.echo_ns[k] > 0)) continue;
-    const double model = (b > s.eager_limit ? 2 : 1) * r.L + 2 * r.o + (b - 1) * std::max(r.O, r.G);
+    const double model = one_way_ns(r.L, r.o, r.G, r.O, s.eager_limit, b);
     worst = std::max(worst, std::fabs(model - s.echo_ns[k]) / s.echo_ns[k]);
   }
   return worst;
@@ -265,7 +271,7 @@ double model_echo_ns(const LoggopsCalibration& c, double s) {
   double L = c.L, o = c.o, G = c.G, O = c.O;
   for (const RangeFit& r : c.regimes)
     if (s >= r.min_bytes) L = r.L, o = r.o, G = r.G, O = r.O;
-  return (s > c.S ? 2 : 1) * L + 2 * o + (s - 1) * std::max(O, G);
+  return one_way_ns(L, o, G, O, c.S, s);
 }
 
 void choose_machine_range(LoggopsCalibration& c, double machine_min_bytes, double machine_max_bytes) {
