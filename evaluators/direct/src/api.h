@@ -5,9 +5,11 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 
 #include "datatypes.h"
 #include "runtime_impl.h"
+#include "thread_gate.h"
 
 namespace poems::direct::detail {
 
@@ -15,10 +17,15 @@ namespace poems::direct::detail {
 // `call` when an MPI function is called outside a simulated rank.
 Runtime& runtime_for(const char* call);
 
+template <typename Body>
+int gated_mpi_call(const char* call, Body&& body, bool needs_init);
+
 // Runs `body(rt)` between entering and leaving `call`. A full shared region
 // fails the call (its message names the region's size and the option).
 template <typename Body>
 int mpi_call(const char* call, Body&& body, bool needs_init = true) {
+  if (multiple_threads()) [[unlikely]]
+    return gated_mpi_call(call, std::forward<Body>(body), needs_init);
   Runtime& rt = runtime_for(call);
   rt.enter(call, needs_init);
   int rc = 0;
@@ -28,6 +35,29 @@ int mpi_call(const char* call, Body&& body, bool needs_init = true) {
     rt.fail(call, e.what());
   }
   rt.leave(call);
+  return rc;
+}
+
+// Under MPI_THREAD_MULTIPLE: the call runs owning its rank's gate (thread_gate.h).
+template <typename Body>
+int gated_mpi_call(const char* call, Body&& body, bool needs_init) {
+  Runtime* active = Runtime::active();
+  if (!active || forked_from_rank() >= 0) {
+    runtime_for(call);  // reports it
+    return MPI_ERR_OTHER;
+  }
+  Rank& k = active->own_rank();
+  gate_enter(*active, k);
+  Runtime& rt = runtime_for(call);
+  rt.enter(call, needs_init);
+  int rc = 0;
+  try {
+    rc = body(rt);
+  } catch (const SharedRegionFull& e) {
+    rt.fail(call, e.what());
+  }
+  rt.leave(call);
+  gate_leave(rt, k);
   return rc;
 }
 

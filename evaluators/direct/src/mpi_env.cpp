@@ -1,5 +1,6 @@
 // The environment (MPI 3.1 chapter 8): initialization, errors, time,
 // processor names, memory; handle conversions; the POEMS extensions.
+#include <pthread.h>
 #include <unistd.h>
 
 #include <cmath>
@@ -8,6 +9,7 @@
 #include <cstring>
 
 #include "api.h"
+#include "thread_gate.h"
 
 namespace poems::direct::detail {
 
@@ -40,6 +42,12 @@ const char* const kErrorNames[] = {
 
 using namespace poems::direct::detail;
 
+namespace {
+// The thread that called MPI_Init in this process (MPI_Is_thread_main).
+pthread_t g_init_thread{};
+bool g_init_thread_set = false;
+}  // namespace
+
 extern "C" {
 
 int MPI_Init(int*, char***) {
@@ -49,17 +57,30 @@ int MPI_Init(int*, char***) {
         Rank& k = rt.current();
         if (k.initialized) rt.fail("MPI_Init", "MPI is already initialized");
         k.initialized = true;
+        g_init_thread = ::pthread_self();
+        g_init_thread_set = true;
         return MPI_SUCCESS;
       },
       false);
 }
 
 int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
-  // One thread of each rank calls MPI at a time (funneled or serialized).
-  if (provided) *provided = required < MPI_THREAD_SERIALIZED ? required : MPI_THREAD_SERIALIZED;
   const int rc = MPI_Init(argc, argv);
-  // Named if the run deadlocks: its threads may wait for each other's calls.
-  if (required == MPI_THREAD_MULTIPLE) runtime_for("MPI_Init_thread").current().asked_multiple = true;
+  Runtime& rt = runtime_for("MPI_Init_thread");
+  Rank& k = rt.current();
+  // Ranks as processes provide MULTIPLE (their threads take turns at the
+  // rank's state through a gate); ranks as threads of one process provide
+  // SERIALIZED, and are named if the run deadlocks (a thread may wait for
+  // another's call).
+  int level = required < MPI_THREAD_SERIALIZED ? required : MPI_THREAD_SERIALIZED;
+  if (required >= MPI_THREAD_MULTIPLE) {
+    k.asked_multiple = true;
+    if (!rt.threads()) {
+      grant_multiple(rt, k);
+      level = MPI_THREAD_MULTIPLE;
+    }
+  }
+  if (provided) *provided = level;
   return rc;
 }
 
@@ -102,12 +123,14 @@ int MPI_Abort(MPI_Comm, int errorcode) {
 }
 
 int MPI_Query_thread(int* provided) {
-  *provided = MPI_THREAD_SERIALIZED;
+  *provided = multiple_threads() ? MPI_THREAD_MULTIPLE : MPI_THREAD_SERIALIZED;
   return MPI_SUCCESS;
 }
 
 int MPI_Is_thread_main(int* flag) {
-  *flag = 1;
+  // The thread that initialized MPI (ranks as threads: each rank's own).
+  *flag = !g_init_thread_set || ::pthread_equal(g_init_thread, ::pthread_self()) ? 1 : 0;
+  if (Runtime* rt = Runtime::active(); rt && rt->threads()) *flag = 1;
   return MPI_SUCCESS;
 }
 

@@ -16,6 +16,7 @@
 // behind (a daemon, a setsid'ed grandchild) becomes its child and is killed
 // when the run ends; the result says so. A process a rank forks is no rank:
 // if it calls MPI, the run stops naming the rank that forked it.
+#include <dirent.h>
 #include <fcntl.h>
 #include <linux/futex.h>
 #include <poll.h>
@@ -411,8 +412,97 @@ void Runtime::process_suspend(Rank& k) {
   std::atomic_ref<std::int32_t>(yielded_).store(static_cast<std::int32_t>(k.world));
   if (std::atomic_ref<std::int32_t>(controller_sleeps_).load() != 0) signal_wake();
   forget_cpu_estimate();  // it waits or sleeps: its wall time runs on without its computation
-  if (spin_until([&] { return go.load() != 0; }, spin_ns_)) return;
+  // A rank whose other threads may run sleeps at once: the controller waits
+  // for them to sleep too (settle), and a spinning driver would look busy.
+  if (spin_until([&] { return go.load() != 0; }, k.multiple ? 0 : spin_ns_)) return;
   while (go.load() == 0) futex(&k.go, FUTEX_WAIT, 0);
+}
+
+// ---- MPI_THREAD_MULTIPLE: threads that ask to enter while their rank waits ----
+
+void Runtime::request_entry(Rank& k) {
+  std::atomic_ref<std::uint32_t>(k.entries).fetch_add(1);
+  std::atomic_ref<std::uint32_t>(entry_signals_).fetch_add(1);
+  if (std::atomic_ref<std::int32_t>(controller_sleeps_).load() != 0) signal_wake();
+}
+
+void Runtime::entry_served(Rank& k) { std::atomic_ref<std::uint32_t>(k.entries).fetch_sub(1); }
+
+namespace {
+
+// Whether no thread of process `pid` runs or waits for a CPU (state R in
+// /proc): each sleeps, so none can call MPI before something else wakes it.
+// A process that is gone counts as asleep.
+bool threads_asleep(pid_t pid) {
+  char path[64];
+  std::snprintf(path, sizeof path, "/proc/%d/task", static_cast<int>(pid));
+  DIR* dir = ::opendir(path);
+  if (!dir) return true;
+  bool asleep = true;
+  while (const dirent* e = ::readdir(dir)) {
+    if (e->d_name[0] == '.') continue;
+    char stat_path[384];
+    std::snprintf(stat_path, sizeof stat_path, "%s/%s/stat", path, e->d_name);
+    const int fd = ::open(stat_path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) continue;  // the thread ended
+    char buf[512];
+    const ssize_t n = ::read(fd, buf, sizeof buf - 1);
+    ::close(fd);
+    if (n <= 0) continue;
+    buf[n] = '\0';
+    const char* close_paren = std::strrchr(buf, ')');  // the name may hold spaces and parentheses
+    if (close_paren && close_paren[1] == ' ' && close_paren[2] == 'R') {
+      asleep = false;
+      break;
+    }
+  }
+  ::closedir(dir);
+  return asleep;
+}
+
+}  // namespace
+
+bool Runtime::settle(Rank& k, bool bounded) {
+  std::atomic_ref<std::uint32_t> entries(k.entries);
+  std::atomic_ref<std::int32_t> sleeps(controller_sleeps_);
+  const auto ready = [&] {
+    k.state = Rank::State::Ready;
+    k.waiting = 0;
+    return true;
+  };
+  // A thread on its way to MPI asks within microseconds; one that computes
+  // on (or spins on a flag the blocked thread would set) is not waited for
+  // longer than kSettleNs while the engine has other work.
+  if (spin_until([&] { return entries.load() > 0; }, spin_ns_)) return ready();
+  const std::uint64_t start = monotonic_ns();
+  for (;;) {
+    if (entries.load() > 0) return ready();
+    if (k.pid <= 0 || threads_asleep(k.pid)) return entries.load() > 0 ? ready() : false;
+    if (bounded && monotonic_ns() - start > kSettleNs) return false;
+    // A thread of it runs: sleep until it asks (the eventfd) or 50 us pass.
+    sleeps.store(1);
+    if (entries.load() == 0) {
+      pollfd fd{g_wake_fd, POLLIN, 0};
+      const timespec pause{0, 50'000};
+      if (::ppoll(&fd, 1, &pause, nullptr) > 0) {
+        std::uint64_t count;
+        [[maybe_unused]] const ssize_t n = ::read(g_wake_fd, &count, sizeof count);
+      }
+    }
+    sleeps.store(0);
+  }
+}
+
+void Runtime::wake_entries() {
+  entry_signals_seen_ = std::atomic_ref<std::uint32_t>(entry_signals_).load();
+  for (std::uint32_t r = 0; r < programs_; ++r) {
+    Rank& k = ranks_[r];
+    if (k.multiple && k.state == Rank::State::Blocked && std::atomic_ref<std::uint32_t>(k.entries).load() > 0) {
+      k.state = Rank::State::Ready;
+      k.waiting = 0;
+      woken_.push_back(r);
+    }
+  }
 }
 
 void Runtime::reap(Rank& k, int status) {

@@ -3,6 +3,7 @@
 #include <sys/resource.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -20,6 +21,7 @@
 #include "poems/trace/timeline.h"
 #include "poems/trace/trace.h"
 #include "runtime_impl.h"
+#include "thread_gate.h"
 #include "threads.h"
 #include "virtual_time.h"
 
@@ -108,8 +110,11 @@ bool Runtime::running() const {
   return threads() || self_rank_process() >= 0;
 }
 
+Rank& Runtime::own_rank() { return ranks_[static_cast<std::uint32_t>(self_rank_process())]; }
+
 bool Runtime::second_thread() const {
   if (threads()) return engine_thread_set_ && !pthread_equal(::pthread_self(), engine_thread_);
+  if (multiple_threads()) return false;  // every thread enters through the gate
   const std::int32_t self = self_rank_process();
   if (self < 0) return false;  // the controller (running() refuses it)
   const Rank* k = current_;
@@ -230,6 +235,8 @@ std::size_t Runtime::pull(std::uint32_t rank, std::size_t max_ops, taskgraph::Op
     while (k.out_ops.empty() && (k.state == Rank::State::NotStarted || k.state == Rank::State::Ready)) {
       resume(k);
       if (stopping_) throw RunStopped{};
+      if (k.multiple && k.state == Rank::State::Blocked) [[unlikely]]
+        if (settle(k, true) && !k.out_ops.empty()) woken_.push_back(rank);
     }
     if (k.out_ops.empty()) return k.state == Rank::State::Finished ? 0 : kBlocked;
   }
@@ -309,6 +316,8 @@ void Runtime::run_deferred(std::uint32_t index) {
 }
 
 std::span<const std::uint32_t> Runtime::take_woken() {
+  if (std::atomic_ref<std::uint32_t>(entry_signals_).load() != entry_signals_seen_) [[unlikely]]
+    wake_entries();
   woken_out_.swap(woken_);
   woken_.clear();
   return {woken_out_.data(), woken_out_.size()};
@@ -316,6 +325,11 @@ std::span<const std::uint32_t> Runtime::take_woken() {
 
 std::span<const std::uint32_t> Runtime::drained(Picoseconds) {
   woken_out_.clear();
+  // A rank granted MULTIPLE may still have a thread on its way to MPI.
+  for (std::uint32_t r = 0; r < programs_; ++r)
+    if (ranks_[r].multiple && ranks_[r].state == Rank::State::Blocked && settle(ranks_[r], false))
+      woken_out_.push_back(r);
+  if (!woken_out_.empty()) return {woken_out_.data(), woken_out_.size()};
   if (companions_done_) return {};
   companions_done_ = true;  // nothing more can come: the companions end
   for (std::uint32_t r = programs_; r < ranks(); ++r) woken_out_.push_back(r);
@@ -378,6 +392,13 @@ bool Runtime::arrived_unexpected(std::uint32_t rank, std::uint32_t sender, std::
   if (m == messages_.end()) return false;
   Rank& k = ranks_[rank];
   k.unexpected.emplace_back(sender, send_op);
+  if (k.probing > 0) [[unlikely]] {  // threads of a rank granted MULTIPLE wait in probes
+    ++k.arrivals;
+    if (k.state != Rank::State::Blocked) return false;
+    k.state = Rank::State::Ready;
+    k.waiting = 0;
+    return true;
+  }
   if (!k.probe.active || k.state != Rank::State::Blocked) return false;
   const Message& msg = m->second;
   if (msg.comm != static_cast<std::uint32_t>(k.probe.comm) ||
@@ -457,7 +478,7 @@ DirectResult Runtime::run() {
           (" (rank " + std::to_string(out.sim.stuck.front().rank) + ": " + out.sim.stuck.front().waits.front() + ")")
               .c_str();
     for (std::uint32_t r = 0; r < programs_; ++r)
-      if (ranks_[r].asked_multiple && ranks_[r].state == Rank::State::Blocked) {
+      if (ranks_[r].asked_multiple && !ranks_[r].multiple && ranks_[r].state == Rank::State::Blocked) {
         error_ += ("; rank " + std::to_string(r) +
                    " asked for MPI_THREAD_MULTIPLE and was given MPI_THREAD_SERIALIZED (a thread of it that waits "
                    "for another's MPI call waits for ever)")
@@ -562,7 +583,7 @@ void Runtime::enter(const char* call, bool needs_init) {
   if (stopping_) suspend(k);  // unwinds or ends the rank
   if (mpi_function(call) && k.call_depth++ == 0) k.call_thread = ::pthread_self();
   ++mpi_calls_;
-  clock_.measure_call(k.cpu_mark, k.compute_ps);
+  clock_.measure_call(k.multiple ? gate_cpu_mark() : k.cpu_mark, k.compute_ps);
   if (needs_init && !k.initialized) fail(call, "called before MPI_Init");
   if (needs_init && k.finalized) fail(call, "called after MPI_Finalize");
 }
@@ -570,8 +591,13 @@ void Runtime::enter(const char* call, bool needs_init) {
 void Runtime::leave(const char* call) {
   Rank& k = *current_;
   if (mpi_function(call) && k.call_depth > 0) --k.call_depth;
-  if (k.out_ops.size() - k.out_read >= kPauseOps) suspend(k);  // stays Ready: pulled again when the engine reads
-  clock_.mark(k.cpu_mark);
+  if (k.out_ops.size() - k.out_read >= kPauseOps) {  // stays Ready: pulled again when the engine reads
+    if (k.multiple)
+      gate_pause(*this, k);
+    else
+      suspend(k);
+  }
+  clock_.mark(k.multiple ? gate_cpu_mark() : k.cpu_mark);
 }
 
 void Runtime::fail(const char* call, const std::string& message) {
@@ -609,7 +635,7 @@ void Runtime::exit_rank(int code) {
 void Runtime::rank_exiting(int code) {
   Rank& k = *current_;
   if (stopping_ || k.exiting) return;
-  clock_.measure_end(k.cpu_mark, k.compute_ps);
+  clock_.measure_end(k.multiple ? gate_cpu_mark() : k.cpu_mark, k.compute_ps);
   k.exit_code = code;
   k.exiting = true;
   if (k.initialized && !k.finalized) {
@@ -697,6 +723,10 @@ void Runtime::wait_for(std::span<const std::uint32_t> ids, const char* call, std
     Request& q = requests_[id];
     if (!q.done) q.waited = true;
   }
+  if (k.multiple) {
+    gate_wait(*this, k, ids, need, call);
+    return;
+  }
   k.waiting = static_cast<std::uint32_t>(need - done);
   k.state = Rank::State::Blocked;
   k.blocked_in = call;
@@ -712,8 +742,9 @@ void Runtime::wait_for(std::span<const std::uint32_t> ids, const char* call, std
 // checkpoints as operations.
 bool Runtime::checkpoint_alone() const {
   const sim::SimulationOptions& so = options_.sim;
-  return current_->tracked.empty() && so.semantics == sim::Semantics::Matched && !(so.noise && so.noise->active()) &&
-         !(so.network && so.network->spec().cores_per_node != 0) && options_.timeline.empty();
+  return !current_->multiple && current_->tracked.empty() && so.semantics == sim::Semantics::Matched &&
+         !(so.noise && so.noise->active()) && !(so.network && so.network->spec().cores_per_node != 0) &&
+         options_.timeline.empty();
 }
 
 Picoseconds Runtime::checkpoint(const char* call, std::uint32_t node, bool clock) {

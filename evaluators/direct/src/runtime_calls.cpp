@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "runtime_impl.h"
+#include "thread_gate.h"
 
 namespace poems::direct::detail {
 
@@ -90,6 +91,10 @@ const Message* Runtime::probe_match(std::int32_t source, int tag, MPI_Comm comm)
 
 void Runtime::block_in_probe(std::int32_t source, int tag, MPI_Comm comm, const char* call) {
   Rank& k = *current_;
+  if (k.multiple) {  // any arrival wakes the rank; MPI_Probe looks again
+    gate_wait_arrival(*this, k, call);
+    return;
+  }
   k.probe.active = true;
   k.probe.source = source;
   k.probe.tag = tag;

@@ -119,6 +119,13 @@ struct Rank {
   pthread_t call_thread{};
   std::uint32_t call_depth = 0;
   bool asked_multiple = false;  // MPI_Init_thread asked for MPI_THREAD_MULTIPLE
+  bool multiple = false;        // and was granted it (processes: thread_gate.h)
+  // Threads of a rank granted MULTIPLE that wait to enter MPI while the rank
+  // waits without the turn (written by the rank, atomically; the controller
+  // reads the rank as ready when it sees one).
+  std::uint32_t entries = 0;
+  std::uint32_t probing = 0;   // its threads waiting in MPI_Probe (gate_wait_arrival)
+  std::uint64_t arrivals = 0;  // unmatched arrivals while some did
   svector<sstring> args;
   svector<char*> argv;
   std::uint32_t rma_tags = 0;    // one-sided messages sent (their tags)
@@ -190,6 +197,13 @@ class Runtime final : public taskgraph::ScheduleSource, public sim::ExecutionObs
   // Whether this host thread is not the one that may use the rank's state
   // now: its rank is not the running one, or another of its threads is in MPI.
   bool second_thread() const;
+  // MPI_THREAD_MULTIPLE (thread_gate.h): the rank of this process (processes only).
+  Rank& own_rank();
+  // The gate's driver hands the rank's turn back (as a blocked call does).
+  void yield_turn(Rank& k) { suspend(k); }
+  // A thread of `k` asks to enter MPI while the rank waits without the turn; and got in.
+  void request_entry(Rank& k);
+  void entry_served(Rank& k);
   // An MPI function (not a clock or sleep the runtime answers, nor exit()):
   // what check_thread and the call depth count.
   static bool mpi_function(const char* call) {
@@ -309,6 +323,15 @@ class Runtime final : public taskgraph::ScheduleSource, public sim::ExecutionObs
   void stop(const std::string& error);
   void describe_blocked(DirectResult& out) const;
   void reap(Rank& k, int status);
+  // A rank granted MULTIPLE handed the turn back blocked: waits until another
+  // of its threads asks to enter MPI (the rank is ready again: true) or none
+  // of them runs (false), so the engine does not move on past a thread about
+  // to call MPI. `bounded`: while the engine has other work, a thread that
+  // runs on without asking is waited for kSettleNs at most.
+  bool settle(Rank& k, bool bounded);
+  static constexpr std::uint64_t kSettleNs = 2'000'000;
+  // Ranks whose threads asked to enter while they waited: ready, to be read.
+  void wake_entries();
   void process_resume(Rank& k);
   void process_suspend(Rank& k);
   [[noreturn]] void rank_process_main(std::uint32_t r);
@@ -346,6 +369,8 @@ class Runtime final : public taskgraph::ScheduleSource, public sim::ExecutionObs
   bool companions_done_ = false;              // the queue ran dry: companions end
   svector<std::uint32_t> woken_, woken_out_;  // ranks to read that no event touched
   std::uint64_t switches_ = 0, mpi_calls_ = 0;
+  // Requests to enter (Rank::entries) made so far, and as many as the controller has looked at.
+  std::uint32_t entry_signals_ = 0, entry_signals_seen_ = 0;
   // Processes: the rank that handed the turn back last, and whether the
   // controller sleeps in poll (a rank then wakes it through the eventfd).
   std::int32_t yielded_ = -1;

@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "api.h"
+#include "thread_gate.h"
 
 namespace poems::direct::detail {
 
@@ -77,6 +78,10 @@ bool read_by_sanitizer(const void* caller) {
 // reads the host's clocks: it must not touch a rank's state meanwhile).
 Runtime* virtual_rank() {
   Runtime* rt = Runtime::active();
+  // Under MPI_THREAD_MULTIPLE every thread of the rank reads its virtual
+  // time, entering through the gate (a thread that is no rank's, a fork's
+  // child, reads the host's).
+  if (rt && multiple_threads()) return rt->stopping() || forked_from_rank() >= 0 ? nullptr : rt;
   if (!rt || !rt->running() || rt->stopping() || rt->current().exiting || rt->second_thread()) return nullptr;
   return rt;
 }

@@ -65,10 +65,12 @@ static void start_daemon(const char* pid_file) {
 
 int main(int argc, char** argv) {
   int provided = 0;
-  MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+  const char* how = argc > 1 ? argv[1] : "ok";
+  /* "second-thread" breaks SERIALIZED, the level it asks for */
+  MPI_Init_thread(&argc, &argv, strcmp(how, "second-thread") == 0 ? MPI_THREAD_SERIALIZED : MPI_THREAD_MULTIPLE,
+                  &provided);
   int rank;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  const char* how = argc > 1 ? argv[1] : "ok";
   printf("rank %d starts\n", rank);
   if (rank == 1) {
     if (strcmp(how, "early") == 0) exit(2);
