@@ -5,7 +5,6 @@
 
 #include <cstdint>
 #include <string>
-#include <utility>
 
 #include "datatypes.h"
 #include "runtime_impl.h"
@@ -17,16 +16,10 @@ namespace poems::direct::detail {
 // `call` when an MPI function is called outside a simulated rank.
 Runtime& runtime_for(const char* call);
 
+// `body(rt)` between entering and leaving `call` in the running rank. A full
+// shared region fails the call (its message names the region's size and the option).
 template <typename Body>
-int gated_mpi_call(const char* call, Body&& body, bool needs_init);
-
-// Runs `body(rt)` between entering and leaving `call`. A full shared region
-// fails the call (its message names the region's size and the option).
-template <typename Body>
-int mpi_call(const char* call, Body&& body, bool needs_init = true) {
-  if (multiple_threads()) [[unlikely]]
-    return gated_mpi_call(call, std::forward<Body>(body), needs_init);
-  Runtime& rt = runtime_for(call);
+int call_in_rank(Runtime& rt, const char* call, Body& body, bool needs_init) {
   rt.enter(call, needs_init);
   int rc = 0;
   try {
@@ -38,9 +31,12 @@ int mpi_call(const char* call, Body&& body, bool needs_init = true) {
   return rc;
 }
 
-// Under MPI_THREAD_MULTIPLE: the call runs owning its rank's gate (thread_gate.h).
+// Runs an MPI function's `body(rt)` as `call`. Under MPI_THREAD_MULTIPLE the
+// calling thread owns its rank's gate meanwhile (thread_gate.h).
 template <typename Body>
-int gated_mpi_call(const char* call, Body&& body, bool needs_init) {
+int mpi_call(const char* call, Body&& body, bool needs_init = true) {
+  if (!multiple_threads()) [[likely]]
+    return call_in_rank(runtime_for(call), call, body, needs_init);
   Runtime* active = Runtime::active();
   if (!active || forked_from_rank() >= 0) {
     runtime_for(call);  // reports it
@@ -49,14 +45,7 @@ int gated_mpi_call(const char* call, Body&& body, bool needs_init) {
   Rank& k = active->own_rank();
   gate_enter(*active, k);
   Runtime& rt = runtime_for(call);
-  rt.enter(call, needs_init);
-  int rc = 0;
-  try {
-    rc = body(rt);
-  } catch (const SharedRegionFull& e) {
-    rt.fail(call, e.what());
-  }
-  rt.leave(call);
+  const int rc = call_in_rank(rt, call, body, needs_init);
   gate_leave(rt, k);
   return rc;
 }

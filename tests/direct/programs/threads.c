@@ -95,20 +95,22 @@ static void* self_probe_sender(void* arg) {
   return NULL;
 }
 
-static void self_message(void) {
+/* Runs `receive` and `send` in two new threads of the rank; what `receive` got. */
+static int between_threads(void* (*receive)(void*), void* (*send)(void*)) {
   int got = -1;
   pthread_t receiver, sender;
-  if (pthread_create(&receiver, NULL, self_receiver, &got) != 0) exit(9);
-  if (pthread_create(&sender, NULL, self_sender, NULL) != 0) exit(9);
+  if (pthread_create(&receiver, NULL, receive, &got) != 0) exit(9);
+  if (pthread_create(&sender, NULL, send, NULL) != 0) exit(9);
   pthread_join(receiver, NULL);
   pthread_join(sender, NULL);
-  printf("rank %d: a thread received %d from its rank's other thread\n", rank, got);
-  got = -1;
-  if (pthread_create(&receiver, NULL, self_prober, &got) != 0) exit(9);
-  if (pthread_create(&sender, NULL, self_probe_sender, NULL) != 0) exit(9);
-  pthread_join(receiver, NULL);
-  pthread_join(sender, NULL);
-  printf("rank %d: a thread probed and received %d from its rank's other thread\n", rank, got);
+  return got;
+}
+
+static void self_message(void) {
+  printf("rank %d: a thread received %d from its rank's other thread\n", rank,
+         between_threads(self_receiver, self_sender));
+  printf("rank %d: a thread probed and received %d from its rank's other thread\n", rank,
+         between_threads(self_prober, self_probe_sender));
 }
 
 static void* reducer(void* arg) {
