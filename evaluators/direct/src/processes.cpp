@@ -430,10 +430,34 @@ void Runtime::entry_served(Rank& k) { std::atomic_ref<std::uint32_t>(k.entries).
 
 namespace {
 
-// Whether no thread of process `pid` runs or waits for a CPU (state R in
-// /proc): each sleeps, so none can call MPI before something else wakes it.
-// A process that is gone counts as asleep.
-bool threads_asleep(pid_t pid) {
+// Whether thread `tid` of process `pid` runs or waits for a CPU (state R
+// in /proc); a thread that is gone does not.
+bool task_runs(pid_t pid, long tid) {
+  char path[96];
+  std::snprintf(path, sizeof path, "/proc/%d/task/%ld/stat", static_cast<int>(pid), tid);
+  const int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  char buf[512];
+  const ssize_t n = ::read(fd, buf, sizeof buf - 1);
+  ::close(fd);
+  if (n <= 0) return false;
+  buf[n] = '\0';
+  const char* close_paren = std::strrchr(buf, ')');  // the name may hold spaces and parentheses
+  return close_paren && close_paren[1] == ' ' && close_paren[2] == 'R';
+}
+
+bool inside_gate(GateThreads& g, long tid) {
+  const std::uint32_t n = std::atomic_ref<std::uint32_t>(g.count).load();
+  for (std::uint32_t i = 0; i < n; ++i)
+    if (g.tid[i] == tid) return std::atomic_ref<std::uint8_t>(g.inside[i]).load() != 0;
+  return false;
+}
+
+// Whether no thread of process `pid` outside its MPI gate runs: each of them
+// sleeps, so none can call MPI before something else wakes it (a thread in
+// the gate waits for the turn, or asks for it). A process that is gone
+// counts as asleep.
+bool threads_asleep(pid_t pid, GateThreads& g) {
   char path[64];
   std::snprintf(path, sizeof path, "/proc/%d/task", static_cast<int>(pid));
   DIR* dir = ::opendir(path);
@@ -441,17 +465,8 @@ bool threads_asleep(pid_t pid) {
   bool asleep = true;
   while (const dirent* e = ::readdir(dir)) {
     if (e->d_name[0] == '.') continue;
-    char stat_path[384];
-    std::snprintf(stat_path, sizeof stat_path, "%s/%s/stat", path, e->d_name);
-    const int fd = ::open(stat_path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) continue;  // the thread ended
-    char buf[512];
-    const ssize_t n = ::read(fd, buf, sizeof buf - 1);
-    ::close(fd);
-    if (n <= 0) continue;
-    buf[n] = '\0';
-    const char* close_paren = std::strrchr(buf, ')');  // the name may hold spaces and parentheses
-    if (close_paren && close_paren[1] == ' ' && close_paren[2] == 'R') {
+    const long tid = std::strtol(e->d_name, nullptr, 10);
+    if (!inside_gate(g, tid) && task_runs(pid, tid)) {
       asleep = false;
       break;
     }
@@ -477,7 +492,7 @@ bool Runtime::settle(Rank& k, bool bounded) {
   const std::uint64_t start = monotonic_ns();
   for (;;) {
     if (entries.load() > 0) return ready();
-    if (k.pid <= 0 || threads_asleep(k.pid)) return entries.load() > 0 ? ready() : false;
+    if (k.pid <= 0 || threads_asleep(k.pid, *k.gate)) return entries.load() > 0 ? ready() : false;
     if (bounded && monotonic_ns() - start > kSettleNs) return false;
     // A thread of it runs: sleep until it asks (the eventfd) or 50 us pass.
     sleeps.store(1);

@@ -68,6 +68,19 @@ struct RunStopped {};
 // A rank-local operation index with its rank, as one key.
 inline std::uint64_t op_key(std::uint32_t rank, std::uint64_t op) { return std::uint64_t{rank} << 40 | op; }
 
+// The threads of a rank granted MPI_THREAD_MULTIPLE that have called MPI
+// (thread_gate.h), and whether each is inside the gate now: the controller
+// does not wait for those to call MPI (settle), which spares it waiting for
+// a thread that has just handed the turn back and is on its way to sleep.
+// Written by the rank's threads, atomically; in the shared region, one per
+// such rank.
+struct GateThreads {
+  static constexpr std::uint32_t kMax = 64;  // threads beyond are looked at as if outside
+  std::uint32_t count = 0;
+  std::int32_t tid[kMax] = {};
+  std::uint8_t inside[kMax] = {};
+};
+
 // A program rank, or the companion of one (ranks P..2P-1 of the engine): the
 // companion carries the rank's nonblocking collectives and serves the
 // one-sided operations that target it, with a CPU and NIC of its own, so the
@@ -124,8 +137,9 @@ struct Rank {
   // waits without the turn (written by the rank, atomically; the controller
   // reads the rank as ready when it sees one).
   std::uint32_t entries = 0;
-  std::uint32_t probing = 0;   // its threads waiting in MPI_Probe (gate_wait_arrival)
-  std::uint64_t arrivals = 0;  // unmatched arrivals while some did
+  GateThreads* gate = nullptr;  // granted MULTIPLE: its threads that called MPI
+  std::uint32_t probing = 0;    // its threads waiting in MPI_Probe (gate_wait_arrival)
+  std::uint64_t arrivals = 0;   // unmatched arrivals while some did
   svector<sstring> args;
   svector<char*> argv;
   std::uint32_t rma_tags = 0;    // one-sided messages sent (their tags)

@@ -1,8 +1,10 @@
 #include "thread_gate.h"
 
 #include <pthread.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <condition_variable>
 #include <mutex>
 #include <vector>
@@ -39,6 +41,22 @@ bool g_multiple = false;
 Gate* g_gate = nullptr;  // created at the grant; never freed (threads may still use it at exit)
 thread_local std::uint32_t t_depth = 0;
 thread_local CpuMark t_mark;
+thread_local std::int32_t t_slot = -1;  // this thread's place in Rank::gate (-1: none yet or none left)
+
+// Says whether this thread is inside the gate (in a call, or waiting in
+// one): the controller does not wait for such a thread to call MPI
+// (settle). A thread's first call takes it a place.
+void mark_inside(Rank& k, bool inside) {
+  GateThreads& threads = *k.gate;
+  if (t_slot < 0) {
+    const std::uint32_t slot = std::atomic_ref<std::uint32_t>(threads.count).load();
+    if (slot >= GateThreads::kMax) return;
+    threads.tid[slot] = static_cast<std::int32_t>(::gettid());
+    std::atomic_ref<std::uint32_t>(threads.count).store(slot + 1);  // (under the gate's lock: one at a time)
+    t_slot = static_cast<std::int32_t>(slot);
+  }
+  std::atomic_ref<std::uint8_t>(threads.inside[t_slot]).store(inside ? 1 : 0);
+}
 // What this thread's next operation depends on: each thread's calls follow
 // its own earlier ones, not another thread's (a blocking receive of one
 // thread must not hold back the send of another that it waits for).
@@ -92,6 +110,7 @@ CpuMark& gate_cpu_mark() { return t_mark; }
 void grant_multiple(Runtime& rt, Rank& k) {
   if (g_multiple) return;
   g_gate = new Gate;  // unowned, with the turn: the granting thread is between calls
+  k.gate = shared_new<GateThreads>();
   t_mark = k.cpu_mark;
   keep_after(k);
   k.multiple = true;
@@ -120,6 +139,7 @@ void gate_enter(Runtime& rt, Rank& k) {
   --g.wanting;
   if (asked) rt.entry_served(k);
   g.owned = true;
+  mark_inside(k, true);  // (not before: a thread on its way to ask must look outside)
   take_after(k);
   lock.unlock();
   forget_cpu_estimate();  // it may have slept
@@ -133,6 +153,7 @@ void gate_leave(Runtime& rt, Rank& k) {
   {
     std::lock_guard lock(g.m);
     keep_after(k);
+    mark_inside(k, false);
     pass_on(rt, g);
   }
   t_mark = cpu_clock_ns();  // the computation starts after the gate's work
