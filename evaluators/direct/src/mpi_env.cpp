@@ -76,7 +76,7 @@ int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
   if (required >= MPI_THREAD_MULTIPLE) {
     k.asked_multiple = true;
     if (!rt.threads()) {
-      grant_multiple(rt, k);
+      grant_multiple(k);
       level = MPI_THREAD_MULTIPLE;
     }
   }

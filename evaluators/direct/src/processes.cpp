@@ -406,11 +406,15 @@ void Runtime::process_resume(Rank& k) {
   drain_output(k.world);
 }
 
+void Runtime::wake_controller() {
+  if (std::atomic_ref<std::int32_t>(controller_sleeps_).load() != 0) signal_wake();
+}
+
 void Runtime::process_suspend(Rank& k) {
   std::atomic_ref<std::uint32_t> go(k.go);
   go.store(0);
   std::atomic_ref<std::int32_t>(yielded_).store(static_cast<std::int32_t>(k.world));
-  if (std::atomic_ref<std::int32_t>(controller_sleeps_).load() != 0) signal_wake();
+  wake_controller();
   forget_cpu_estimate();  // it waits or sleeps: its wall time runs on without its computation
   // A rank whose other threads may run sleeps at once: the controller waits
   // for them to sleep too (settle), and a spinning driver would look busy.
@@ -423,7 +427,7 @@ void Runtime::process_suspend(Rank& k) {
 void Runtime::request_entry(Rank& k) {
   std::atomic_ref<std::uint32_t>(k.entries).fetch_add(1);
   std::atomic_ref<std::uint32_t>(entry_signals_).fetch_add(1);
-  if (std::atomic_ref<std::int32_t>(controller_sleeps_).load() != 0) signal_wake();
+  wake_controller();
 }
 
 void Runtime::entry_served(Rank& k) { std::atomic_ref<std::uint32_t>(k.entries).fetch_sub(1); }
@@ -481,8 +485,7 @@ bool Runtime::settle(Rank& k, bool bounded) {
   std::atomic_ref<std::uint32_t> entries(k.entries);
   std::atomic_ref<std::int32_t> sleeps(controller_sleeps_);
   const auto ready = [&] {
-    k.state = Rank::State::Ready;
-    k.waiting = 0;
+    k.wake_threads();
     return true;
   };
   // A thread on its way to MPI asks within microseconds; one that computes
@@ -513,8 +516,7 @@ void Runtime::wake_entries() {
   for (std::uint32_t r = 0; r < programs_; ++r) {
     Rank& k = ranks_[r];
     if (k.multiple && k.state == Rank::State::Blocked && std::atomic_ref<std::uint32_t>(k.entries).load() > 0) {
-      k.state = Rank::State::Ready;
-      k.waiting = 0;
+      k.wake_threads();
       woken_.push_back(r);
     }
   }

@@ -395,8 +395,7 @@ bool Runtime::arrived_unexpected(std::uint32_t rank, std::uint32_t sender, std::
   if (k.probing > 0) [[unlikely]] {  // threads of a rank granted MULTIPLE wait in probes
     ++k.arrivals;
     if (k.state != Rank::State::Blocked) return false;
-    k.state = Rank::State::Ready;
-    k.waiting = 0;
+    k.wake_threads();
     return true;
   }
   if (!k.probe.active || k.state != Rank::State::Blocked) return false;

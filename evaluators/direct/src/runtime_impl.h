@@ -140,6 +140,12 @@ struct Rank {
   GateThreads* gate = nullptr;  // granted MULTIPLE: its threads that called MPI
   std::uint32_t probing = 0;    // its threads waiting in MPI_Probe (gate_wait_arrival)
   std::uint64_t arrivals = 0;   // unmatched arrivals while some did
+  // A rank granted MULTIPLE that waits in any of its threads' calls may go on
+  // (the gate sorts out which thread).
+  void wake_threads() {
+    state = State::Ready;
+    waiting = 0;
+  }
   svector<sstring> args;
   svector<char*> argv;
   std::uint32_t rma_tags = 0;    // one-sided messages sent (their tags)
@@ -348,6 +354,8 @@ class Runtime final : public taskgraph::ScheduleSource, public sim::ExecutionObs
   void wake_entries();
   void process_resume(Rank& k);
   void process_suspend(Rank& k);
+  // In a rank process: wakes the controller if it sleeps in poll (Dekker's handshake, process_resume).
+  void wake_controller();
   [[noreturn]] void rank_process_main(std::uint32_t r);
   void append_ops(Rank& k, const taskgraph::OpBuffer& ops, std::size_t from);
   void run_deferred(std::uint32_t index);

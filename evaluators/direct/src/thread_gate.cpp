@@ -42,6 +42,10 @@ Gate* g_gate = nullptr;  // created at the grant; never freed (threads may still
 thread_local std::uint32_t t_depth = 0;
 thread_local CpuMark t_mark;
 thread_local std::int32_t t_slot = -1;  // this thread's place in Rank::gate (-1: none yet or none left)
+// What this thread's next operation depends on: each thread's calls follow
+// its own earlier ones, not another thread's (a blocking receive of one
+// thread must not hold back the send of another that it waits for).
+thread_local std::vector<Dependency> t_after;
 
 // Says whether this thread is inside the gate (in a call, or waiting in
 // one): the controller does not wait for such a thread to call MPI
@@ -57,10 +61,6 @@ void mark_inside(Rank& k, bool inside) {
   }
   std::atomic_ref<std::uint8_t>(threads.inside[t_slot]).store(inside ? 1 : 0);
 }
-// What this thread's next operation depends on: each thread's calls follow
-// its own earlier ones, not another thread's (a blocking receive of one
-// thread must not hold back the send of another that it waits for).
-thread_local std::vector<Dependency> t_after;
 
 // The thread takes the gate: the rank's `after` becomes its own, and its
 // next operation also starts after the start of the last one its rank
@@ -107,7 +107,7 @@ bool multiple_threads() { return g_multiple; }
 
 CpuMark& gate_cpu_mark() { return t_mark; }
 
-void grant_multiple(Runtime& rt, Rank& k) {
+void grant_multiple(Rank& k) {
   if (g_multiple) return;
   g_gate = new Gate;  // unowned, with the turn: the granting thread is between calls
   k.gate = shared_new<GateThreads>();
@@ -115,7 +115,6 @@ void grant_multiple(Runtime& rt, Rank& k) {
   keep_after(k);
   k.multiple = true;
   g_multiple = true;
-  (void)rt;
 }
 
 void gate_enter(Runtime& rt, Rank& k) {

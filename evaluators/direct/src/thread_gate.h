@@ -26,7 +26,7 @@ struct Rank;
 // Whether this process's rank was granted MPI_THREAD_MULTIPLE (MPI_Init_thread).
 bool multiple_threads();
 // Grants it: from now on every MPI call of this process goes through the gate.
-void grant_multiple(Runtime& rt, Rank& k);
+void grant_multiple(Rank& k);
 // Before an MPI call touches the rank's state: waits until this thread owns
 // the gate with the rank's turn (nested calls pass).
 void gate_enter(Runtime& rt, Rank& k);
