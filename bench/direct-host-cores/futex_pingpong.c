@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -55,7 +56,10 @@ int main(int argc, char** argv) {
   pid_t burners[2] = {0, 0};
   if (strcmp(argv[1], "busy") == 0)
     for (int cpu = 0; cpu < 2; ++cpu)
-      if ((burners[cpu] = fork()) == 0) {
+      if ((burners[cpu] = fork()) < 0) {
+        return perror("fork"), 2;  // a burner already started dies with us (below)
+      } else if (burners[cpu] == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL);  // whatever way the measuring process ends
         pin(cpu);
         for (volatile unsigned long x = 0;; ++x) {
         }
