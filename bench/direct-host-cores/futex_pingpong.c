@@ -54,16 +54,18 @@ int main(int argc, char** argv) {
   }
   int spin = strcmp(argv[1], "spin") == 0, same = strcmp(argv[1], "same") == 0;
   pid_t burners[2] = {0, 0};
-  if (strcmp(argv[1], "busy") == 0)
-    for (int cpu = 0; cpu < 2; ++cpu)
-      if ((burners[cpu] = fork()) < 0) {
-        return perror("fork"), 2;  // a burner already started dies with us (below)
-      } else if (burners[cpu] == 0) {
+  if (strcmp(argv[1], "busy") == 0) {
+    for (int cpu = 0; cpu < 2; ++cpu) {
+      burners[cpu] = fork();
+      if (burners[cpu] < 0) return perror("fork"), 2;  // a burner already started dies with us (below)
+      if (burners[cpu] == 0) {
         prctl(PR_SET_PDEATHSIG, SIGKILL);  // whatever way the measuring process ends
         pin(cpu);
         for (volatile unsigned long x = 0;; ++x) {
         }
       }
+    }
+  }
   _Atomic int* turn = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
   if (turn == MAP_FAILED) return perror("mmap"), 2;
   *turn = 0;
