@@ -26,11 +26,24 @@ if len(sys.argv) < 3:
     sys.exit(__doc__)
 pat = re.compile(r'"name": "(calc|send|recv)".*?"tid": (\d+), "ts": ([0-9.]+), "dur": ([0-9.]+), "args": \{"cpu": \d+, "peer": (-?\d+)')
 ev = collections.defaultdict(list)
-with open(sys.argv[1]) as f:
-    for line in f:
-        m = pat.search(line)
-        if m:
-            ev[int(m.group(2))].append((float(m.group(3)), m.group(1), float(m.group(4)), int(m.group(5))))
+for spec in sys.argv[2:]:
+    f = spec.split(':')
+    try:
+        ok = len(f) in (4, 5) and int(f[0]) >= 1 and all(float(x) >= 0 for x in f[1:4]) and f[4:] in ([], ['sends'])
+    except ValueError:
+        ok = False
+    if not ok:
+        sys.exit(f"ceiling.py: {spec}: expected P:c_sync_us:c_check_us:lookahead_us[:sends] (P >= 1, the others >= 0)")
+try:
+    with open(sys.argv[1]) as f:
+        for line in f:
+            m = pat.search(line)
+            if m:
+                ev[int(m.group(2))].append((float(m.group(3)), m.group(1), float(m.group(4)), int(m.group(5))))
+except OSError as e:
+    sys.exit(f"ceiling.py: {sys.argv[1]}: {e.strerror}")
+if not ev:
+    sys.exit(f"ceiling.py: {sys.argv[1]}: no calc, send or recv events (a `poems direct --timeline` Chrome trace?)")
 ranks = sorted(ev)
 items = {}
 for r in ranks:
