@@ -24,6 +24,7 @@ import importlib.machinery
 import importlib.util
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -119,7 +120,17 @@ def main():
     if a.repetitions < 1:
         sys.exit("nas_accuracy: --repetitions: at least 1")
     programs = [p for p in a.programs.split(",") if p]
-    procs = [int(n) for n in a.procs.split(",")]
+    try:
+        procs = [int(n) for n in a.procs.split(",")]
+    except ValueError:
+        procs = []
+    if not procs or min(procs) < 1:
+        sys.exit(f"nas_accuracy: --procs {a.procs}: process counts of at least 1, separated by commas")
+    for tool in ("mpicc", "mpif90", "mpirun", "smpicc", "smpiff", "smpirun"):
+        if not shutil.which(tool):
+            sys.exit(f"nas_accuracy: {tool} not found (scripts/install-deps installs Open MPI and SimGrid)")
+    if not os.path.isdir(a.npb):
+        sys.exit(f"nas_accuracy: {a.npb}: no NPB3.4-MPI directory")
     p = machine_params(a.psl, a.machine)
     work = a.work or tempfile.mkdtemp(prefix="nas-accuracy-")
     os.makedirs(work, exist_ok=True)
