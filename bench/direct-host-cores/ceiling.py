@@ -13,11 +13,13 @@ hand-over: the block, the wake, the engine's work for it); a receive that need
 not wait pays c_check. Ranks run until they wait, lowest virtual time first.
 Polling the ranks' clocks is free, so the figures are ceilings, not forecasts.
 
-    ceiling.py run.json P:c_sync_us:c_check_us:lookahead_us[:sends] ...
+    ceiling.py run.json P:c_sync_us:c_check_us:lookahead_us[:sends][:pinned] ...
     ceiling.py lu8.json 1:15.8:0:4 2:15.8:1:4 2:41.35:1:4 2:15.8:1:4:sends
 
 With ":sends" a send waits for the others' time too (a scheme in which every
-MPI call sees the engine at its own virtual time, not only the receives).
+MPI call sees the engine at its own virtual time, not only the receives); with
+":pinned" rank r computes on core r·P div N only (N ranks parted among the cores
+ in blocks).
 
 docs/PERFORMANCE.md, "A ceiling for ranks on several host cores".
 """
@@ -29,11 +31,12 @@ ev = collections.defaultdict(list)
 for spec in sys.argv[2:]:
     f = spec.split(':')
     try:
-        ok = len(f) in (4, 5) and int(f[0]) >= 1 and all(float(x) >= 0 for x in f[1:4]) and f[4:] in ([], ['sends'])
+        ok = (len(f) >= 4 and int(f[0]) >= 1 and all(float(x) >= 0 for x in f[1:4])
+              and set(f[4:]) <= {'sends', 'pinned'})
     except ValueError:
         ok = False
     if not ok:
-        sys.exit(f"ceiling.py: {spec}: expected P:c_sync_us:c_check_us:lookahead_us[:sends] (P >= 1, the others >= 0)")
+        sys.exit(f"ceiling.py: {spec}: expected P:c_sync_us:c_check_us:lookahead_us[:sends][:pinned] (P >= 1, the others >= 0)")
 try:
     with open(sys.argv[1]) as f:
         for line in f:
@@ -60,7 +63,7 @@ for r in ranks:
     items[r] = seq
 INF = float('inf')
 
-def run(P, c_sync, c_check, lam, sync_sends):
+def run(P, c_sync, c_check, lam, sync_sends, pinned):
     issued = set(); waiting = {}
     idx = {r: 0 for r in ranks}
     state = {r: 'ready' for r in ranks}
@@ -68,6 +71,7 @@ def run(P, c_sync, c_check, lam, sync_sends):
     ready = [(0.0, r) for r in ranks]; heapq.heapify(ready)
     wglob = set(); resumed = set()
     free = P; clock = []; now = 0.0; waits = collections.Counter()
+    core_free = [True] * P  # pinned: rank r computes on core r*P//N only
     def bound(q):
         s = state[q]
         if s == 'done': return INF
@@ -109,7 +113,16 @@ def run(P, c_sync, c_check, lam, sync_sends):
                 kind, a, ts = items[w][idx[w]]
                 if (kind == 1 or a in issued) and others_min(w) >= ts - lam:
                     wglob.discard(w); state[w] = 'ready'; heapq.heappush(ready, (ts, w)); resumed.add(w); changed = True
-        while free and ready:
+        if pinned:
+            later = []
+            while ready:
+                t, r = heapq.heappop(ready)
+                if not core_free[(r * P // len(ranks))]:
+                    later.append((t, r)); continue
+                core_free[(r * P // len(ranks))] = False; state[r] = 'start'
+                heapq.heappush(clock, (now + (c_sync if r in resumed else 0.0), 0, r))
+            for x in later: heapq.heappush(ready, x)
+        while not pinned and free and ready:
             _, r = heapq.heappop(ready); free -= 1; state[r] = 'start'
             heapq.heappush(clock, (now + (c_sync if r in resumed else 0.0), 0, r))
         # a timer for the earliest wall time a global waiter could go on
@@ -130,7 +143,8 @@ def run(P, c_sync, c_check, lam, sync_sends):
             if tnext == INF: break
         if clock and clock[0][0] <= tnext:
             now, _, r = heapq.heappop(clock)
-            if advance(r, now) == 'left': free += 1
+            if advance(r, now) == 'left':
+                free += 1; core_free[(r * P // len(ranks))] = True
         else:
             now = max(now, tnext) + 1e-6
     return now, waits
@@ -140,7 +154,8 @@ nrecv = sum(1 for r in ranks for x in items[r] if x[0] == 2)
 print(f"{len(ranks)} ranks, computation {tc / 1e6:.3f} s, {nrecv} receives")
 for spec in sys.argv[2:]:
     P, cs, cc, lam, *what = spec.split(':')
-    sync_sends = what == ['sends']
-    T, w = run(int(P), float(cs), float(cc), float(lam), sync_sends)
-    print(f"P={P} c_sync={cs} us c_check={cc} us lookahead={lam} us{' sends wait too' if sync_sends else ''}: {T / 1e6:.2f} s,"
+    sync_sends, pinned = 'sends' in what, 'pinned' in what
+    T, w = run(int(P), float(cs), float(cc), float(lam), sync_sends, pinned)
+    print(f"P={P} c_sync={cs} us c_check={cc} us lookahead={lam} us{' sends wait too' if sync_sends else ''}"
+          f"{' ranks pinned' if pinned else ''}: {T / 1e6:.2f} s,"
           f" waits for a send {w['send']}, for the others' time {w['global']}", flush=True)
