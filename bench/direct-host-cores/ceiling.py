@@ -70,8 +70,8 @@ def run(P, c_sync, c_check, lam, sync_sends, pinned):
     w0 = {r: 0.0 for r in ranks}      # wall start of the calc running
     ready = [(0.0, r) for r in ranks]; heapq.heapify(ready)
     wglob = set(); resumed = set()
-    free = P; clock = []; now = 0.0; waits = collections.Counter()
-    core_free = [True] * P  # pinned: rank r computes on core r*P//N only
+    clock = []; now = 0.0; waits = collections.Counter()
+    free_cores = set(range(P)); core_of = {}  # pinned: rank r computes on core r*P//N only
     def bound(q):
         s = state[q]
         if s == 'done': return INF
@@ -113,18 +113,15 @@ def run(P, c_sync, c_check, lam, sync_sends, pinned):
                 kind, a, ts = items[w][idx[w]]
                 if (kind == 1 or a in issued) and others_min(w) >= ts - lam:
                     wglob.discard(w); state[w] = 'ready'; heapq.heappush(ready, (ts, w)); resumed.add(w); changed = True
-        if pinned:
-            later = []
-            while ready:
-                t, r = heapq.heappop(ready)
-                if not core_free[(r * P // len(ranks))]:
-                    later.append((t, r)); continue
-                core_free[(r * P // len(ranks))] = False; state[r] = 'start'
-                heapq.heappush(clock, (now + (c_sync if r in resumed else 0.0), 0, r))
-            for x in later: heapq.heappush(ready, x)
-        while not pinned and free and ready:
-            _, r = heapq.heappop(ready); free -= 1; state[r] = 'start'
+        later = []
+        while ready and free_cores:
+            t, r = heapq.heappop(ready)
+            core = r * P // len(ranks) if pinned else min(free_cores)
+            if core not in free_cores:
+                later.append((t, r)); continue
+            free_cores.remove(core); core_of[r] = core; state[r] = 'start'
             heapq.heappush(clock, (now + (c_sync if r in resumed else 0.0), 0, r))
+        for x in later: heapq.heappush(ready, x)
         # a timer for the earliest wall time a global waiter could go on
         tnext = INF
         for w in wglob:
@@ -144,7 +141,7 @@ def run(P, c_sync, c_check, lam, sync_sends, pinned):
         if clock and clock[0][0] <= tnext:
             now, _, r = heapq.heappop(clock)
             if advance(r, now) == 'left':
-                free += 1; core_free[(r * P // len(ranks))] = True
+                free_cores.add(core_of.pop(r))
         else:
             now = max(now, tnext) + 1e-6
     return now, waits

@@ -28,7 +28,6 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -89,16 +88,16 @@ def smpi_config(p, ranks):
 
 
 def direct_validate():
-    """scripts/direct-validate as a module (its NPB build is the one used here)."""
+    """scripts/direct-validate as a module (its NPB build, output patterns and quiet-host wait are used here)."""
     loader = importlib.machinery.SourceFileLoader("direct_validate", os.path.join(ROOT, "scripts", "direct-validate"))
     module = importlib.util.module_from_spec(importlib.util.spec_from_loader(loader.name, loader))
     loader.exec_module(module)
     return module
 
 
-def figures(out):
-    t = re.search(r"Time in seconds\s*=\s*([0-9.eE+-]+)", out)
-    r = re.search(r"Mop/s total\s*=\s*([0-9.eE+-]+)", out)
+def figures(dv, out):
+    t = re.search(dv.NPB_TIME, out)
+    r = re.search(dv.NPB_RATE, out)
     ok = re.search(r"Verification\s*=\s*SUCCESSFUL", out)
     return (float(t.group(1)) if t else None, float(r.group(1)) if r else None, bool(ok))
 
@@ -138,9 +137,9 @@ def main():
     sides = {"ompi": ("mpicc", "mpif90"), "poems": (os.path.join(bindir, "poems-mpicc"),
                                                      os.path.join(bindir, "poems-mpif90")),
              "smpi": ("smpicc", "smpiff")}
-    build_npb = direct_validate().build_npb
+    dv = direct_validate()
     for side, (cc, fc) in sides.items():
-        build_npb(a.npb, os.path.join(work, side), {"cc": cc, "fc": fc}, programs, [a.cls])
+        dv.build_npb(a.npb, os.path.join(work, side), {"cc": cc, "fc": fc}, programs, [a.cls])
     platform = os.path.join(work, "platform.xml")
     smpi_platform(p, max(procs), platform)
     env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
@@ -161,12 +160,9 @@ def main():
             for _ in range(a.repetitions):
                 for side, cmd in cmds.items():
                     if side == "mpirun":
-                        deadline = time.time() + 600
-                        while os.getloadavg()[0] >= a.quiet_load and time.time() < deadline:
-                            time.sleep(5)
-                        loads.append(os.getloadavg()[0])
+                        loads.append(dv.wait_quiet(a.quiet_load))
                     r = subprocess.run(cmd, cwd=work, env=env, capture_output=True, text=True)
-                    t, rate, ok = figures(r.stdout)
+                    t, rate, ok = figures(dv, r.stdout)
                     if r.returncode != 0 or t is None or rate is None or not ok:
                         sys.exit(f"nas_accuracy: {side} {exe} on {n} failed (exit {r.returncode}):\n"
                                  f"{r.stdout[-1500:]}\n{r.stderr[-1500:]}")
