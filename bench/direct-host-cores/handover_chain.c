@@ -29,9 +29,11 @@
 #include <unistd.h>
 
 enum { kMaxWorkers = 64 };
+// Far below zero: a start another worker still adds after the stop cannot bring it back to 0.
+enum { kStop = -1000000 };
 
 struct Shared {
-  _Atomic int go[kMaxWorkers];   // grains the worker may start (it can be started again before it ran); -1: stop
+  _Atomic int go[kMaxWorkers];   // grains the worker may start (it can be started again before it ran); kStop: stop
   _Atomic int cpu[kMaxWorkers];  // where the worker last computed
   _Atomic int done;              // futex word: grains handed back, not yet seen by the controller
   _Atomic int waiting;           // 1 while the controller sleeps on `done`
@@ -134,15 +136,15 @@ int main(int argc, char** argv) {
     if (pid[w] == 0) worker(s, w, grain, relaying, pinned);
   }
   // A ring of workers: CPUS compute at once; each hand-back resumes the next sleeping one.
+  atomic_store(&s->started, cpus);  // before any worker can count a start of its own
   const double start = now_us(CLOCK_MONOTONIC);
   int next = 0;
   for (int c = 0; c < cpus; ++c, ++next) {
     atomic_fetch_add(&s->go[next], 1);
     futex_wake(&s->go[next]);
   }
-  long started = relaying ? grains : cpus, seen = 0;  // relaying: the workers start the grains
-  atomic_store(&s->started, cpus);
-  int last_seen[kMaxWorkers] = {0};
+  long started = cpus, seen = 0;  // (relaying, the workers start the grains: s->started)
+  long last_seen[kMaxWorkers] = {0};
   while (relaying) {  // the workers count the grains in `done`
     atomic_store(&s->waiting, 1);
     const int d = atomic_load(&s->done);
@@ -162,7 +164,7 @@ int main(int argc, char** argv) {
       int freed = -1;
       for (int w = 0; w < workers && freed < 0; ++w)
         if (atomic_load(&s->handed[w]) != last_seen[w]) {
-          last_seen[w] = (int)atomic_load(&s->handed[w]);
+          last_seen[w] = atomic_load(&s->handed[w]);
           freed = atomic_load(&s->cpu[w]);
         }
       if (steer && freed >= 0) {
@@ -179,7 +181,7 @@ int main(int argc, char** argv) {
   }
   const double wall = now_us(CLOCK_MONOTONIC) - start;
   for (int w = 0; w < workers; ++w) {
-    atomic_store(&s->go[w], -1);
+    atomic_store(&s->go[w], kStop);
     futex_wake(&s->go[w]);
     waitpid(pid[w], NULL, 0);
   }
