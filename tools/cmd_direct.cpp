@@ -114,6 +114,12 @@ void register_direct(CLI::App& app, Context& ctx) {
                   "starts on), spin (any CPU; a waiting side spins up to 50 us), sleep (any CPU; it sleeps)")
       ->check(CLI::IsMember({"one-cpu", "spin", "sleep"}))
       ->capture_default_str();
+  cmd->add_option("--early", o->run.early,
+                  "on: a wait whose receive's message was sent already, or whose send's data are packed, lets the "
+                  "rank go on before the engine simulates it (fewer hand-overs, the same virtual times); off: every "
+                  "wait hands the turn to the engine")
+      ->check(CLI::IsMember({"on", "off"}))
+      ->capture_default_str();
   cmd->add_option("--receive-overhead", o->run.receive_overhead,
                   "When a receive's CPU overhead o + (s-1)O is paid: match (when its message is matched, as Open "
                   "MPI copies an eager message) or wait (in the call that completes it, in the program's order, as "

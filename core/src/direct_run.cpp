@@ -358,9 +358,10 @@ DirectOutcome run_direct(const std::string& program, const std::string& binary, 
   key.tool_version = POEMS_VERSION;
   nlohmann::json options_json = direct::options_to_json(options);
   options_json.erase("max_stuck_listed");
-  options_json.erase("progress");  // how the run is shown, not what it computes
-  options_json.erase("timeline");  // where the run is also written, not what it computes
-  options_json.erase("handover");  // where the ranks run on the host, not what they compute
+  options_json.erase("progress");       // how the run is shown, not what it computes
+  options_json.erase("timeline");       // where the run is also written, not what it computes
+  options_json.erase("handover");       // where the ranks run on the host, not what they compute
+  options_json.erase("early_receive");  // when the ranks go on, not what they compute (the same virtual times)
   // Only when not the matched semantics, so earlier runs' keys still match.
   if (options.sim.semantics == sim::Semantics::Matched) options_json.erase("semantics");
   key.binding = {{"machine", machine_key(machine)}, {"options", options_json}, {"args", args}};
@@ -439,6 +440,8 @@ direct::DirectOptions direct_options(const DirectRunSettings& o, const DirectMac
       throw UsageError("--algorithm", "'" + a + "': not an algorithm of " + taskgraph::collective_op_name(*op));
     d.algorithms[*op] = *alg;
   }
+  if (o.early != "on" && o.early != "off") throw UsageError("--early", "'" + o.early + "' is not one of on, off");
+  d.early_receive = o.early == "on";
   if (o.receive_overhead != "match" && o.receive_overhead != "wait")
     throw UsageError("--receive-overhead", "'" + o.receive_overhead + "' is not one of match, wait");
   d.receive_overhead_at_wait = o.receive_overhead == "wait";

@@ -31,13 +31,13 @@ void write_direct_run(const std::string& program, const direct::DirectOptions& o
   if (options.sim.network && !options.sim.network->flat())
     out << "machine: " << options.sim.network->describe() << '\n';
   sim::write_table(out, r.sim, max_ranks_listed);
-  char line[256];
+  char line[320];
   std::snprintf(line, sizeof line,
-                "direct execution: %.3f s on the host, %llu MPI calls, %llu thread switches, measured CPU %.3f s, "
-                "peak RSS %.1f MiB, all processes %.1f MiB\n",
+                "direct execution: %.3f s on the host, %llu MPI calls, %llu thread switches, %llu completions early, "
+                "measured CPU %.3f s, peak RSS %.1f MiB, all processes %.1f MiB\n",
                 r.host_seconds, static_cast<unsigned long long>(r.mpi_calls),
-                static_cast<unsigned long long>(r.switches), r.measured_cpu_seconds,
-                static_cast<double>(r.peak_rss_bytes) / 1048576.0,
+                static_cast<unsigned long long>(r.switches), static_cast<unsigned long long>(r.early_completions),
+                r.measured_cpu_seconds, static_cast<double>(r.peak_rss_bytes) / 1048576.0,
                 static_cast<double>(r.peak_rss_all_bytes) / 1048576.0);
   out << line;
 }

@@ -110,6 +110,27 @@ TEST(DirectCli, SemanticsSwitch) {
   EXPECT_NE(r.err.find("--semantics"), std::string::npos) << r.err;
 }
 
+TEST(DirectCli, EarlySwitch) {
+  // Going on early or waiting for the engine at every receive: the same
+  // closed form; the host line counts the waits that went on early.
+  const std::string ring = program("direct_ring") + " -np 5 --compute model --no-store";
+  for (const char* early : {"on", "off"}) {
+    CommandResult r = direct(ring + " --format json --early " + early + " -- 2");
+    ASSERT_EQ(r.exit_code, 0) << early << r.err;
+    EXPECT_EQ(nlohmann::json::parse(r.out)["finish_ns"], 55420) << early;
+  }
+  const CommandResult off = direct(ring + " --early off -- 2");
+  ASSERT_EQ(off.exit_code, 0) << off.err;
+  EXPECT_NE(off.out.find(" thread switches, 0 completions early, "), std::string::npos) << off.out;
+  const CommandResult on = direct(ring + " -- 2");
+  ASSERT_EQ(on.exit_code, 0) << on.err;
+  EXPECT_NE(on.out.find(" completions early, "), std::string::npos) << on.out;
+  EXPECT_EQ(on.out.find(" thread switches, 0 completions early, "), std::string::npos) << on.out;
+  const CommandResult bad = direct(ring + " --early sometimes -- 2");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("--early: sometimes not in {on,off}"), std::string::npos) << bad.err;
+}
+
 TEST(DirectCli, ReceiveOverheadSwitch) {
   // The ring's receives are blocking: the same closed form under both rules
   // (the cases that differ are in tests/direct/receive_overhead_test.cpp).

@@ -150,6 +150,33 @@ INSTANTIATE_TEST_SUITE_P(Features, SameAsMpirun,
                                            Feature{"fortran77", {1, 3}, ""}, Feature{"fortran90", {2, 3}, ""}),
                          feature_name);
 
+// Early completion (DirectOptions::early_receive) with ranks as processes:
+// the feature programs print the same lines and every rank's virtual times
+// are the same as when each wait hands the turn to the engine.
+TEST(DirectPrograms, EarlyCompletionKeepsEveryVirtualTime) {
+  std::uint64_t early_total = 0;
+  for (const auto& [name, ranks] : std::vector<std::pair<std::string, int>>{{"p2p", 3},
+                                                                            {"nonblocking_collectives", 3},
+                                                                            {"datatypes", 3},
+                                                                            {"communicators", 3},
+                                                                            {"rma", 3},
+                                                                            {"rma_passive", 4},
+                                                                            {"fortran90", 3}}) {
+    SCOPED_TRACE(name);
+    const DirectRun early = run_direct("direct_feature_" + name, ranks, "", ",\"compute\":\"model\"");
+    const DirectRun waiting =
+        run_direct("direct_feature_" + name, ranks, "", ",\"compute\":\"model\",\"early_receive\":false");
+    ASSERT_EQ(early.command.exit_code, 0) << early.command.err;
+    ASSERT_EQ(waiting.command.exit_code, 0) << waiting.command.err;
+    EXPECT_EQ(sorted_lines(early.command.out), sorted_lines(waiting.command.out));
+    EXPECT_EQ(early.result.at("per_rank"), waiting.result.at("per_rank"));
+    EXPECT_EQ(early.result.at("events"), waiting.result.at("events"));
+    EXPECT_EQ(waiting.result.at("early_completions"), 0);
+    early_total += early.result.at("early_completions").get<std::uint64_t>();
+  }
+  EXPECT_GT(early_total, 0u);
+}
+
 // The blocking all-to-all(v)'s blocks moved with memcpy when ranks are threads
 // (with processes, SameAsMpirun runs it): the same lines as mpirun's.
 TEST(DirectPrograms, AlltoallWithThreadsIsMpirunsToo) {

@@ -54,8 +54,9 @@ struct SweepOutcome {
 };
 
 // Sweep3D's loop on npe_i x npe_j simulated ranks, blocks charged at kWg.
-SweepOutcome run_sweep(const Deck& d, bool reduced) {
+SweepOutcome run_sweep(const Deck& d, bool reduced, bool early = true) {
   DirectOptions o = model_options(static_cast<std::uint32_t>(d.npe_i * d.npe_j), odin());
+  o.early_receive = early;
   o.processor = processor::ProcessorSpec{"Opteron", "processor[wg]", {{"Wg", kWg}}, {}};
   SweepOutcome out;
   out.direct = run_ranks(o, [&](int rank, int size) {
@@ -155,6 +156,26 @@ TEST(Sweep3DDirect, ReducedComputationTakesTheSameVirtualTime) {
     EXPECT_EQ(reduced.direct.sim.per_rank[k].finish, full.direct.sim.per_rank[k].finish) << k;
   EXPECT_EQ(reduced.rank0.totals.flux_sum, 0.0);  // nothing was computed
   EXPECT_GT(full.rank0.totals.flux_sum, 0.0);
+}
+
+// Early completion (DirectOptions::early_receive) lets a rank whose upstream
+// blocks are sent sweep on without handing over; the engine's times are
+// the same as when every receive waits for it, block by block.
+TEST(Sweep3DDirect, EarlyCompletionTakesTheSameVirtualTime) {
+  for (const Deck& d : {deck(3, 3, 30, 24, 8, 3, 2), deck(4, 2, 32, 16, 4, 6, 1)}) {
+    const SweepOutcome early = run_sweep(d, false, true), waiting = run_sweep(d, false, false);
+    ASSERT_TRUE(early.direct.completed()) << early.direct.error;
+    ASSERT_TRUE(waiting.direct.completed()) << waiting.direct.error;
+    EXPECT_EQ(early.rank0.time, waiting.rank0.time);
+    EXPECT_EQ(early.rank0.totals.flux_sum, waiting.rank0.totals.flux_sum);
+    for (std::size_t k = 0; k < early.direct.sim.per_rank.size(); ++k) {
+      EXPECT_EQ(early.direct.sim.per_rank[k].finish, waiting.direct.sim.per_rank[k].finish) << k;
+      EXPECT_EQ(early.direct.sim.per_rank[k].compute, waiting.direct.sim.per_rank[k].compute) << k;
+      EXPECT_EQ(early.direct.sim.per_rank[k].wait, waiting.direct.sim.per_rank[k].wait) << k;
+    }
+    EXPECT_GT(early.direct.early_completions, 0u);
+    EXPECT_LT(early.direct.switches, waiting.direct.switches);
+  }
 }
 
 }  // namespace

@@ -839,6 +839,7 @@ void await(Runtime& rt, const Window& w, const std::vector<int>& from, int tag, 
     t.type = MPI_BYTE;
     ids.push_back(rt.post_recv(std::move(t), static_cast<std::int32_t>(w.ranks[static_cast<std::size_t>(r)].world), tag,
                                w.comm, rt.node_of(call), call));
+    rt.requests()[ids.back()].engine_only = true;  // the origins' puts land when the engine serves them
   }
   rt.issue_compute();
   for (std::uint32_t id : ids) rt.current().after.push_back(Dependency{rt.requests()[id].op, false});

@@ -74,6 +74,7 @@ json options_to_json(const DirectOptions& o) {
   if (o.progress) j["progress"] = true;  // only when asked: stored keys stay as they were
   if (o.handover != Handover::OneCpu) j["handover"] = handover_name(o.handover);
   if (o.receive_overhead_at_wait) j["receive_overhead"] = "wait";  // only when set: stored keys stay as they were
+  if (!o.early_receive) j["early_receive"] = false;                // the same
   if (o.sim.network && !o.sim.network->flat()) j["network"] = components::network_key_json(o.sim.network->spec());
   if (o.sim.noise && o.sim.noise->active()) j["noise"] = components::noise_spec_json(o.sim.noise->spec());
   if (!o.timeline.empty()) j["timeline"] = o.timeline;
@@ -137,6 +138,7 @@ DirectOptions options_from_json(const json& j) {
     throw std::invalid_argument("direct-execution options: receive_overhead must be 'match' or 'wait', not '" +
                                 receive_overhead + "'");
   o.receive_overhead_at_wait = receive_overhead == "wait";
+  o.early_receive = field_or<bool>(j, "early_receive", true);
   o.stack_bytes = field_or<std::size_t>(j, "stack_bytes", o.stack_bytes);
   o.max_stuck_listed = field_or<std::size_t>(j, "max_stuck_listed", o.max_stuck_listed);
   o.progress = field_or<bool>(j, "progress", false);
@@ -191,6 +193,7 @@ json result_to_json(const DirectResult& r) {
           {"host_seconds", r.host_seconds},
           {"measured_cpu_seconds", r.measured_cpu_seconds},
           {"switches", r.switches},
+          {"early_completions", r.early_completions},
           {"mpi_calls", r.mpi_calls},
           {"peak_rss_bytes", r.peak_rss_bytes},
           {"peak_rss_all_bytes", r.peak_rss_all_bytes},
@@ -231,6 +234,7 @@ DirectResult result_from_json(const json& j) {
   r.host_seconds = field<double>(j, "host_seconds");
   r.measured_cpu_seconds = field<double>(j, "measured_cpu_seconds");
   r.switches = field<std::uint64_t>(j, "switches");
+  r.early_completions = field_or<std::uint64_t>(j, "early_completions", 0);
   r.mpi_calls = field<std::uint64_t>(j, "mpi_calls");
   r.peak_rss_bytes = field<std::size_t>(j, "peak_rss_bytes");
   r.peak_rss_all_bytes = field_or<std::size_t>(j, "peak_rss_all_bytes", r.peak_rss_bytes);

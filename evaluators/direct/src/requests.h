@@ -20,6 +20,9 @@ namespace poems::direct::detail {
 using taskgraph::Picoseconds;
 
 inline constexpr std::uint32_t kNoRequest = ~std::uint32_t{0};
+// In Rank::tracked: a rendezvous send the program went on from early
+// (Runtime::take_early), kept until the engine completes it for the report of a deadlock.
+inline constexpr std::uint32_t kEarlySend = ~std::uint32_t{0} - 1;
 inline constexpr std::uint64_t kNoOp = ~std::uint64_t{0};  // a request without an operation (MPI_PROC_NULL)
 
 // Where received data goes: `count` items of a datatype at `buffer` (the
@@ -46,6 +49,13 @@ struct Request {
   // Recv with DirectOptions::receive_overhead_at_wait: its CPU overhead is
   // still to be paid (by the call that completes it for the program).
   bool overhead_owed = false;
+  // Send: a standard (not synchronous) send, whose data are packed already,
+  // so a wait may let the program go on at once (Runtime::take_early).
+  bool standard = false;
+  // Recv: completes only with the engine: what it stands for may be data the
+  // engine writes in virtual time (one-sided operations before a
+  // post/start/complete/wait notification), not the message alone.
+  bool engine_only = false;
   std::uint32_t rank = 0;
   std::uint32_t sender = 0;     // Recv: the world rank whose message matched
   std::uint32_t remaining = 0;  // operations still to complete
@@ -58,7 +68,8 @@ struct Request {
   int source = MPI_ANY_SOURCE, tag = MPI_ANY_TAG;
   std::uint64_t bytes = 0;
   svector<std::byte> payload;
-  // Persistent requests: the arguments of each start.
+  // Persistent requests: the arguments of each start; a receive's own
+  // (peer: its world source or -1 for any, ptag, comm) for Runtime::take_early.
   const void* send_buffer = nullptr;
   int peer = 0, ptag = 0, count = 0;
   MPI_Datatype ptype = MPI_DATATYPE_NULL;
@@ -79,6 +90,11 @@ struct Message {
   int source = 0;                      // the sender's rank in the communicator
   std::uint32_t comm = 0;              // communicator handle (the engine's communicator id)
   std::uint32_t ack_tag = kNoRequest;  // synchronous send: the receiver acknowledges the match
+  // Early receives (Runtime::take_early): where it is in its receiver's
+  // inbox, and the receive that took it before the engine matched it
+  // (op_key of the receiving rank and its receive operation; kNoOp if none).
+  std::uint64_t inbox_at = 0;
+  std::uint64_t taken_by = kNoOp;
 };
 
 class RequestTable {
@@ -128,11 +144,22 @@ class MessageTable {
   using Map = sunordered_map<std::uint64_t, Message>;
   void add(std::uint64_t key, Message&& m, bool synchronous) {
     if (synchronous) synchronous_ = true;
+    bytes_ += m.data.size();
     messages_.emplace(key, std::move(m));
   }
   Map::iterator find(std::uint64_t key) { return messages_.find(key); }
   Map::iterator end() { return messages_.end(); }
-  void erase(Map::iterator it) { messages_.erase(it); }
+  void erase(Map::iterator it) {
+    bytes_ -= it->second.data.size();
+    messages_.erase(it);
+  }
+  // Moves a message's bytes out (to its receive request).
+  svector<std::byte> take_data(Message& m) {
+    bytes_ -= m.data.size();
+    return std::move(m.data);
+  }
+  // Bytes of the messages held, not yet received.
+  std::uint64_t bytes() const { return bytes_; }
   Message& at(std::uint64_t key) { return messages_.at(key); }
   // Some receive may owe an acknowledgement (MPI_Ssend has been called).
   bool synchronous() const { return synchronous_; }
@@ -140,6 +167,7 @@ class MessageTable {
  private:
   Map messages_;
   bool synchronous_ = false;
+  std::uint64_t bytes_ = 0;
 };
 
 }  // namespace poems::direct::detail

@@ -259,6 +259,10 @@ bool Runtime::completed(std::uint32_t rank, std::uint64_t op, Picoseconds time) 
   if (k.tracked.empty()) return false;
   const std::uint32_t id = k.untrack(op, true);
   if (id == kNoRequest) return false;
+  if (id == kEarlySend) {  // the program went on from it already (take_early)
+    k.untrack(op);
+    return false;
+  }
   Request& q = requests_[id];
   if (q.kind == Request::Kind::Deferred) {  // the program reached a nonblocking collective
     k.untrack(op);
@@ -341,6 +345,17 @@ void Runtime::matched(std::uint32_t rank, std::uint64_t recv_op, std::uint32_t s
   auto m = messages_.find(op_key(sender, send_op));
   if (m == messages_.end()) return;  // a collective's message: its data is the collective's
   Rank& k = ranks_[rank];
+  if (m->second.taken_by != kNoOp) [[likely]] {  // an early receive took it (take_early)
+    if (m->second.taken_by != op_key(rank, recv_op)) {
+      stop("internal error: rank " + std::to_string(rank) + " took rank " + std::to_string(sender) +
+           "'s message early for another receive than the engine matched it with (operation " +
+           std::to_string(recv_op) + ")");
+      throw RunStopped{};
+    }
+    messages_.erase(m);
+    return;
+  }
+  if (early_enabled()) leave_inbox(k, m->second.inbox_at);
   for (auto u = k.unexpected.begin(); u != k.unexpected.end(); ++u)
     if (u->first == sender && u->second == send_op) {
       k.unexpected.erase(u);
@@ -363,7 +378,7 @@ void Runtime::matched(std::uint32_t rank, std::uint64_t recv_op, std::uint32_t s
   q.sender = sender;
   q.tag = msg.tag;
   q.bytes = msg.bytes;
-  q.payload = std::move(msg.data);
+  q.payload = messages_.take_data(msg);
   q.delivered = false;
   if (msg.ack_tag != kNoRequest) {
     // MPI_Ssend: the receiving side tells the sender its message matched.
@@ -389,7 +404,7 @@ bool Runtime::arrived_unexpected(std::uint32_t rank, std::uint32_t sender, std::
     return true;
   }
   auto m = messages_.find(op_key(sender, send_op));
-  if (m == messages_.end()) return false;
+  if (m == messages_.end() || m->second.taken_by != kNoOp) return false;  // (taken: its receive was early)
   Rank& k = ranks_[rank];
   k.unexpected.emplace_back(sender, send_op);
   if (k.probing > 0) [[unlikely]] {  // threads of a rank granted MULTIPLE wait in probes
@@ -492,6 +507,7 @@ DirectResult Runtime::run() {
   for (std::uint32_t r = 0; r < programs_; ++r) out.exit_codes.push_back(ranks_[r].exit_code);
   out.switches = switches_;
   out.mpi_calls = mpi_calls_;
+  out.early_completions = early_;
   out.measured_cpu_seconds = static_cast<double>(clock_.measured_ns()) * 1e-9;
   out.host_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   rusage usage{};
@@ -571,6 +587,12 @@ void Runtime::describe_blocked(DirectResult& out) const {
               (k.probe.source < 0 ? std::string("any rank") : "rank " + std::to_string(k.probe.source)) + " tag " +
               (k.probe.tag == MPI_ANY_TAG ? std::string("any") : std::to_string(k.probe.tag));
     }
+    for (const auto& [op, id] : k.tracked)
+      if (id == kEarlySend) {
+        what += ", having gone on from its rendezvous send (operation " + std::to_string(op) +
+                ") with the data buffered before a receive matched it";
+        break;
+      }
     s.waits.insert(s.waits.begin(), what);
   }
 }
@@ -718,6 +740,13 @@ void Runtime::wait_for(std::span<const std::uint32_t> ids, const char* call, std
     if (requests_[id].done) ++done;
   need = std::min(need, ids.size());
   if (done >= need) return;
+  if (need == ids.size()) {
+    take_early(ids);
+    done = 0;
+    for (std::uint32_t id : ids)
+      if (requests_[id].done) ++done;
+    if (done >= need) return;
+  }
   for (std::uint32_t id : ids) {
     Request& q = requests_[id];
     if (!q.done) q.waited = true;

@@ -41,6 +41,11 @@ std::uint32_t Runtime::post_send(svector<std::byte>&& data, std::uint32_t dest, 
     const Dependency start{idx, true};
     ack = issue(r, {&start, 1}, node);
   }
+  if (early_enabled()) {
+    Rank& to = ranks_[dest];
+    msg.inbox_at = to.inbox_base + to.inbox.size();
+    to.inbox.emplace_back(k.world, idx);
+  }
   messages_.add(op_key(k.world, idx), std::move(msg), synchronous);
   // The sender may go on once the send has started (its data are copied);
   // MPI_Send of a large message waits for its completion (rendezvous).
@@ -48,6 +53,8 @@ std::uint32_t Runtime::post_send(svector<std::byte>&& data, std::uint32_t dest, 
   const bool rendezvous = options_.sim.params.rendezvous(bytes);
   if (blocking && !rendezvous && !synchronous) return kNoRequest;  // complete for the program at once
   const std::uint32_t id = new_request(Request::Kind::Send, call);
+  requests_[id].standard = !synchronous;
+  requests_[id].bytes = bytes;
   expect(id, idx);
   if (ack != kNoOp) expect(id, ack);
   return id;
@@ -70,8 +77,103 @@ std::uint32_t Runtime::post_recv(RecvTarget&& target, std::int32_t source, int t
   Request& q = requests_[id];
   q.target = std::move(target);
   q.overhead_owed = op.receive_overhead_deferred;
+  q.peer = source;
+  q.ptag = tag;
+  q.comm = comm;
   expect(id, idx);
   return id;
+}
+
+// ---- early completion -------------------------------------------------------------------------
+
+void Runtime::leave_inbox(Rank& receiver, std::uint64_t inbox_at) {
+  if (inbox_at < receiver.inbox_base) return;
+  const std::size_t i = static_cast<std::size_t>(inbox_at - receiver.inbox_base);
+  if (i >= receiver.inbox.size()) return;
+  receiver.inbox[i].first = Rank::kGone;
+  while (receiver.inbox_head < receiver.inbox.size() && receiver.inbox[receiver.inbox_head].first == Rank::kGone)
+    ++receiver.inbox_head;
+  // Drop the gone front once it is most of the inbox (amortized: each entry moves once or twice).
+  if (receiver.inbox_head >= 64 && receiver.inbox_head * 2 >= receiver.inbox.size()) {
+    receiver.inbox.erase(receiver.inbox.begin(),
+                         receiver.inbox.begin() + static_cast<std::ptrdiff_t>(receiver.inbox_head));
+    receiver.inbox_base += receiver.inbox_head;
+    receiver.inbox_head = 0;
+  }
+}
+
+void Runtime::take_early(std::span<const std::uint32_t> ids) {
+  Rank& k = *current_;
+  if (!early_enabled() || k.multiple) return;
+  for (std::uint32_t id : ids) {
+    Request& q = requests_[id];
+    if (q.done || q.cancelled || q.op_rank != k.world || q.persistent) continue;
+    if (q.kind == Request::Kind::Send) {
+      // The data are packed in the shared region: the program may go on; what
+      // the rank does next still depends on the send (its caller's
+      // dependency), so the engine completes it when the model says. A
+      // rendezvous send goes on only while the messages not yet received
+      // hold little memory (as a real MPI library would block it).
+      const bool rendezvous = options_.sim.params.rendezvous(q.bytes);
+      if (!q.standard || (rendezvous && messages_.bytes() > kEarlySendBytes)) continue;
+      k.untrack(q.op);
+      if (rendezvous) k.tracked.emplace_back(q.op, kEarlySend);
+      q.done = true;
+      ++early_;
+      continue;
+    }
+    // A receive not yet matched by the engine (matched() takes its delivered flag down), naming its source.
+    if (q.kind != Request::Kind::Recv || !q.delivered || q.peer < 0 || q.overhead_owed || q.engine_only) continue;
+    const auto source = static_cast<std::uint32_t>(q.peer);
+    // Receives are matched in the order they were posted: another pending
+    // receive that could take a message of this source may come first.
+    bool contended = false;
+    for (const auto& [op, other] : k.tracked) {
+      if (other == id || other == kEarlySend) continue;
+      const Request& o = requests_[other];
+      if (o.kind == Request::Kind::Recv && !o.done && o.delivered && (o.peer < 0 || o.peer == q.peer)) {
+        contended = true;
+        break;
+      }
+    }
+    if (contended) continue;
+    // The first message from the source on the communicator that the
+    // receive matches: MPI keeps one sender's messages in order.
+    Message* msg = nullptr;
+    std::uint64_t send_op = 0;
+    for (std::size_t i = k.inbox_head; i < k.inbox.size(); ++i) {
+      if (k.inbox[i].first != source) continue;
+      auto m = messages_.find(op_key(source, k.inbox[i].second));
+      if (m == messages_.end() || m->second.taken_by != kNoOp) continue;
+      if (m->second.comm != static_cast<std::uint32_t>(q.comm) || (q.ptag != MPI_ANY_TAG && q.ptag != m->second.tag))
+        continue;
+      msg = &m->second;
+      send_op = k.inbox[i].second;
+      break;
+    }
+    // Not sent yet, or synchronous (the acknowledgement is the engine's to send at the match).
+    if (!msg || msg->ack_tag != kNoRequest) continue;
+    if (msg->bytes > q.target.capacity)
+      fail(q.call, "a message of " + std::to_string(msg->bytes) + " bytes from rank " + std::to_string(msg->source) +
+                       " (tag " + std::to_string(msg->tag) + ") is longer than the receive buffer of " +
+                       std::to_string(q.target.capacity) + " bytes (MPI_ERR_TRUNCATE)");
+    for (auto u = k.unexpected.begin(); u != k.unexpected.end(); ++u)
+      if (u->first == source && u->second == send_op) {
+        k.unexpected.erase(u);
+        break;
+      }
+    q.source = msg->source;
+    q.sender = source;
+    q.tag = msg->tag;
+    q.bytes = msg->bytes;
+    q.payload = messages_.take_data(*msg);
+    q.delivered = false;
+    msg->taken_by = op_key(k.world, q.op);
+    leave_inbox(k, msg->inbox_at);
+    k.untrack(q.op);
+    q.done = true;
+    ++early_;
+  }
 }
 
 std::pair<std::uint32_t, std::uint64_t> Runtime::probe_match_key(std::int32_t source, int tag, MPI_Comm comm) {

@@ -123,6 +123,14 @@ struct Rank {
     MPI_Comm comm = MPI_COMM_WORLD;
   } probe;                                                      // blocked in MPI_Probe
   svector<std::pair<std::uint32_t, std::uint64_t>> unexpected;  // arrived, unmatched: (sender, send op)
+  // Point-to-point messages sent to it, in the order they were sent (sender,
+  // send op; sender kGone once matched or taken): an early receive takes the
+  // first its receive matches (Runtime::take_early). inbox[i] is message
+  // inbox_base + i; those before inbox_head are all gone.
+  svector<std::pair<std::uint32_t, std::uint64_t>> inbox;
+  std::size_t inbox_head = 0;
+  std::uint64_t inbox_base = 0;
+  static constexpr std::uint32_t kGone = ~std::uint32_t{0};
   bool initialized = false, finalized = false;
   bool exiting = false;  // processes: its exit handler ran
   int exit_code = -1;
@@ -258,6 +266,17 @@ class Runtime final : public taskgraph::ScheduleSource, public sim::ExecutionObs
   // Blocks the running rank until `need` of the requests in `ids` are done
   // (all of them if need >= ids.size()).
   void wait_for(std::span<const std::uint32_t> ids, const char* call, std::size_t need = ~std::size_t{0});
+  // Early completion (DirectOptions::early_receive): a receive among `ids`
+  // whose message is here already and that no other pending receive of the
+  // rank could match takes it now, and an eager send is done for the
+  // program, before the engine has simulated either: the rank goes on
+  // without handing the turn over, its next operations depending on theirs
+  // as before, so virtual time is the same. Not for MPI_Waitany/Waitsome
+  // (which completes first is the engine's to say), synchronous sends, a
+  // rank granted MPI_THREAD_MULTIPLE, receive overhead paid at the wait, or
+  // LogGOPSim's semantics.
+  void take_early(std::span<const std::uint32_t> ids);
+  static constexpr std::uint64_t kEarlySendBytes = std::uint64_t{64} << 20;
   // Issues a zero-time operation after everything the rank did and waits
   // for it: the rank's virtual time, with the engine there.
   // A clock read (`clock`) where nothing else can take the rank's CPU
@@ -358,6 +377,12 @@ class Runtime final : public taskgraph::ScheduleSource, public sim::ExecutionObs
   void wake_controller();
   [[noreturn]] void rank_process_main(std::uint32_t r);
   void append_ops(Rank& k, const taskgraph::OpBuffer& ops, std::size_t from);
+  // Early receives: the message of `inbox_at` leaves its receiver's inbox.
+  void leave_inbox(Rank& receiver, std::uint64_t inbox_at);
+  bool early_enabled() const {
+    return options_.early_receive && options_.sim.semantics == sim::Semantics::Matched &&
+           !options_.receive_overhead_at_wait;
+  }
   void run_deferred(std::uint32_t index);
   taskgraph::CollectiveCall library_call(MPI_Comm handle, taskgraph::CollectiveOp op, std::uint64_t bytes, int root,
                                          const char* call, std::int32_t tag);
@@ -390,7 +415,7 @@ class Runtime final : public taskgraph::ScheduleSource, public sim::ExecutionObs
   bool stopping_ = false;                     // the run is being stopped: ranks unwind
   bool companions_done_ = false;              // the queue ran dry: companions end
   svector<std::uint32_t> woken_, woken_out_;  // ranks to read that no event touched
-  std::uint64_t switches_ = 0, mpi_calls_ = 0;
+  std::uint64_t switches_ = 0, mpi_calls_ = 0, early_ = 0;
   // Requests to enter (Rank::entries) made so far, and as many as the controller has looked at.
   std::uint32_t entry_signals_ = 0, entry_signals_seen_ = 0;
   // Processes: the rank that handed the turn back last, and whether the

@@ -74,6 +74,13 @@ struct DirectOptions {
   // successful MPI_Test, MPI_Recv), in the program's completion order, as
   // SimGrid's SMPI charges smpi/or (docs/network.md, "Beside SimGrid's SMPI").
   bool receive_overhead_at_wait = false;
+  // A wait whose receive's message was sent already (and that only it can
+  // match), or whose send is eager, lets the rank go on at once instead of
+  // waiting for the engine to simulate the completion; the rank's next
+  // operations still depend on it, so every virtual time is the same either
+  // way (false: the test of that, tests/direct/early_receive_test.cpp).
+  // Not part of a run's key.
+  bool early_receive = true;
   // Collective algorithms by operation (default: the library's first).
   std::map<taskgraph::CollectiveOp, taskgraph::CollectiveAlgorithm> algorithms;
   std::size_t stack_bytes = std::size_t{256} << 10;  // threads: per rank (virtual; pages are touched on use)
@@ -98,7 +105,8 @@ struct DirectResult {
   double measured_cpu_seconds = 0;  // host CPU time measured between MPI calls, all ranks
   std::uint64_t switches = 0;       // user-level thread switches
   std::uint64_t mpi_calls = 0;
-  std::size_t peak_rss_bytes = 0;  // of this process, at the end
+  std::uint64_t early_completions = 0;  // receives and sends a wait completed early (DirectOptions::early_receive)
+  std::size_t peak_rss_bytes = 0;       // of this process, at the end
   // Every process of the run together: with processes, the controller's peak
   // RSS plus each rank process's (a page shared by several, such as the
   // shared region's, counts in each that touched it: an upper bound of
