@@ -17,6 +17,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <ios>
 #include <string>
 #include <vector>
 
@@ -95,6 +96,11 @@ void rank_exit_handler(int status, void*) {
 }
 
 __attribute__((constructor)) void poems_direct_launch(int argc, char** argv, char**) {
+  // The controller never leaves this constructor, so the static initializers
+  // of the objects linked after this one (<iostream>'s among them) never run
+  // in it: the standard streams the engine's progress line writes to are
+  // made here (an ASan build's controller crashed drawing it otherwise).
+  static const std::ios_base::Init streams;
   auto* l = new Launch();
   g_launch = l;
   if (!read_options(*l, argc > 0 ? argv[0] : "program")) std::_Exit(2);
