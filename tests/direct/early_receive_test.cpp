@@ -173,6 +173,32 @@ TEST(EarlyReceive, AnEarlierReceiveFromAnySourceComesFirst) {
   expect_same_run(early, waiting);
 }
 
+// Rank 0 receives from every other rank in the reverse of the order they
+// sent: a message beyond the first 256 of its inbox waits for the engine;
+// the values and times are the engine's either way.
+TEST(EarlyReceive, ManySendersReceivedInReverse) {
+  constexpr std::uint32_t kRanks = 400;
+  auto body = [](int rank, int size, std::vector<double>& seen) {
+    double v = rank;
+    if (rank != 0) {
+      MPI_Send(&v, 1, MPI_DOUBLE, 0, 0, MPI_COMM_WORLD);
+      return;
+    }
+    for (int from = size - 1; from >= 1; --from) {
+      MPI_Recv(&v, 1, MPI_DOUBLE, from, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      seen.push_back(v);
+    }
+    seen.push_back(MPI_Wtime());
+  };
+  const Observed early = run_both_ways(true, kRanks, body);
+  const Observed waiting = run_both_ways(false, kRanks, body);
+  ASSERT_TRUE(early.result.completed()) << early.result.error;
+  ASSERT_EQ(early.seen[0].size(), kRanks);
+  for (std::uint32_t i = 0; i + 1 < kRanks; ++i) EXPECT_EQ(early.seen[0][i], static_cast<double>(kRanks - 1 - i));
+  EXPECT_GT(early.result.early_completions, 0u);
+  expect_same_run(early, waiting);
+}
+
 // A message longer than the buffer fails the run with the same words either way.
 TEST(EarlyReceive, TruncationIsTheSameError) {
   auto body = [](int rank, int, std::vector<double>&) {

@@ -345,7 +345,7 @@ void Runtime::matched(std::uint32_t rank, std::uint64_t recv_op, std::uint32_t s
   auto m = messages_.find(op_key(sender, send_op));
   if (m == messages_.end()) return;  // a collective's message: its data is the collective's
   Rank& k = ranks_[rank];
-  if (m->second.taken_by != kNoOp) [[likely]] {  // an early receive took it (take_early)
+  if (m->second.taken_by != kNoOp) {  // an early receive took it (take_early)
     if (m->second.taken_by != op_key(rank, recv_op)) {
       stop("internal error: rank " + std::to_string(rank) + " took rank " + std::to_string(sender) +
            "'s message early for another receive than the engine matched it with (operation " +

@@ -141,7 +141,8 @@ void Runtime::take_early(std::span<const std::uint32_t> ids) {
     // receive matches: MPI keeps one sender's messages in order.
     Message* msg = nullptr;
     std::uint64_t send_op = 0;
-    for (std::size_t i = k.inbox_head; i < k.inbox.size(); ++i) {
+    const std::size_t scan_end = std::min(k.inbox.size(), k.inbox_head + kInboxScan);
+    for (std::size_t i = k.inbox_head; i < scan_end; ++i) {
       if (k.inbox[i].first != source) continue;
       auto m = messages_.find(op_key(source, k.inbox[i].second));
       if (m == messages_.end() || m->second.taken_by != kNoOp) continue;

@@ -268,8 +268,8 @@ class Runtime final : public taskgraph::ScheduleSource, public sim::ExecutionObs
   void wait_for(std::span<const std::uint32_t> ids, const char* call, std::size_t need = ~std::size_t{0});
   // Early completion (DirectOptions::early_receive): a receive among `ids`
   // whose message is here already and that no other pending receive of the
-  // rank could match takes it now, and an eager send is done for the
-  // program, before the engine has simulated either: the rank goes on
+  // rank could match takes it now, and a standard send (its data packed) is
+  // done for the program, before the engine has simulated either: the rank goes on
   // without handing the turn over, its next operations depending on theirs
   // as before, so virtual time is the same. Not for MPI_Waitany/Waitsome
   // (which completes first is the engine's to say), synchronous sends, a
@@ -277,6 +277,10 @@ class Runtime final : public taskgraph::ScheduleSource, public sim::ExecutionObs
   // LogGOPSim's semantics.
   void take_early(std::span<const std::uint32_t> ids);
   static constexpr std::uint64_t kEarlySendBytes = std::uint64_t{64} << 20;
+  // How far into the inbox a receive looks for its message: beyond, it waits
+  // for the engine (a rank receiving in the reverse of the sending order
+  // would otherwise scan its inbox once a receive).
+  static constexpr std::size_t kInboxScan = 256;
   // Issues a zero-time operation after everything the rank did and waits
   // for it: the rank's virtual time, with the engine there.
   // A clock read (`clock`) where nothing else can take the rank's CPU
