@@ -173,6 +173,37 @@ TEST(EarlyReceive, AnEarlierReceiveFromAnySourceComesFirst) {
   expect_same_run(early, waiting);
 }
 
+// The other way round: the receive naming the sender was posted first, so it
+// takes the first message (early, though MPI_Waitall lists it second) and the
+// any-source receive posted after it gets the second.
+TEST(EarlyReceive, AReceivePostedFirstTakesTheFirstMessage) {
+  auto body = [](int rank, int, std::vector<double>& seen) {
+    if (rank == 0) {
+      for (int tag : {1, 2}) {
+        double v = tag;
+        MPI_Send(&v, 1, MPI_DOUBLE, 1, tag, MPI_COMM_WORLD);
+      }
+    } else {
+      double named = 0, any = 0;
+      MPI_Request q[2];
+      MPI_Status st[2];
+      MPI_Irecv(&named, 1, MPI_DOUBLE, 0, MPI_ANY_TAG, MPI_COMM_WORLD, &q[1]);
+      MPI_Irecv(&any, 1, MPI_DOUBLE, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &q[0]);
+      MPI_Waitall(2, q, st);
+      seen.push_back(named);
+      seen.push_back(st[1].MPI_TAG);
+      seen.push_back(any);
+      seen.push_back(st[0].MPI_TAG);
+    }
+  };
+  const Observed early = run_both_ways(true, 2, body);
+  const Observed waiting = run_both_ways(false, 2, body);
+  ASSERT_TRUE(early.result.completed()) << early.result.error;
+  EXPECT_EQ(early.seen[1], (std::vector<double>{1, 1, 2, 2}));
+  EXPECT_EQ(early.result.early_completions, 1u);
+  expect_same_run(early, waiting);
+}
+
 // Rank 0 receives from every other rank in the reverse of the order they
 // sent: a message beyond the first 256 of its inbox waits for the engine;
 // the values and times are the engine's either way.

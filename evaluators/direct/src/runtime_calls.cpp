@@ -125,11 +125,13 @@ void Runtime::take_early(std::span<const std::uint32_t> ids) {
     // A receive not yet matched by the engine (matched() takes its delivered flag down), naming its source.
     if (q.kind != Request::Kind::Recv || !q.delivered || q.peer < 0 || q.overhead_owed || q.engine_only) continue;
     const auto source = static_cast<std::uint32_t>(q.peer);
-    // Receives are matched in the order they were posted: another pending
-    // receive that could take a message of this source may come first.
+    // Receives are matched in the order they were posted: a pending receive
+    // posted before this one that could take a message of this source comes
+    // first (its operation index is lower: a rank's operations are numbered
+    // in the order it issues them).
     bool contended = false;
     for (const auto& [op, other] : k.tracked) {
-      if (other == id || other == kEarlySend) continue;
+      if (other == id || other == kEarlySend || op > q.op) continue;
       const Request& o = requests_[other];
       if (o.kind == Request::Kind::Recv && !o.done && o.delivered && (o.peer < 0 || o.peer == q.peer)) {
         contended = true;
