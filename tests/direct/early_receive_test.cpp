@@ -144,15 +144,20 @@ TEST(EarlyReceive, EveryVirtualTimeAndValueIsTheEnginesOwn) {
   }
 }
 
+// Rank 0's two messages to rank 1: the value v with tag v, for v = 1, 2.
+void send_tags_one_and_two() {
+  for (int tag : {1, 2}) {
+    double v = tag;
+    MPI_Send(&v, 1, MPI_DOUBLE, 1, tag, MPI_COMM_WORLD);
+  }
+}
+
 // A receive posted before, from any source, may take the message first: the
 // later receive naming the sender waits for the engine to match in order.
 TEST(EarlyReceive, AnEarlierReceiveFromAnySourceComesFirst) {
   auto body = [](int rank, int, std::vector<double>& seen) {
     if (rank == 0) {
-      for (int tag : {1, 2}) {
-        double v = tag;
-        MPI_Send(&v, 1, MPI_DOUBLE, 1, tag, MPI_COMM_WORLD);
-      }
+      send_tags_one_and_two();
     } else {
       double first = 0, second = 0;
       MPI_Request any;
@@ -179,10 +184,7 @@ TEST(EarlyReceive, AnEarlierReceiveFromAnySourceComesFirst) {
 TEST(EarlyReceive, AReceivePostedFirstTakesTheFirstMessage) {
   auto body = [](int rank, int, std::vector<double>& seen) {
     if (rank == 0) {
-      for (int tag : {1, 2}) {
-        double v = tag;
-        MPI_Send(&v, 1, MPI_DOUBLE, 1, tag, MPI_COMM_WORLD);
-      }
+      send_tags_one_and_two();
     } else {
       double named = 0, any = 0;
       MPI_Request q[2];

@@ -356,11 +356,7 @@ void Runtime::matched(std::uint32_t rank, std::uint64_t recv_op, std::uint32_t s
     return;
   }
   if (early_enabled()) leave_inbox(k, m->second.inbox_at);
-  for (auto u = k.unexpected.begin(); u != k.unexpected.end(); ++u)
-    if (u->first == sender && u->second == send_op) {
-      k.unexpected.erase(u);
-      break;
-    }
+  k.forget_unexpected(sender, send_op);
   const std::uint32_t id = k.untrack(recv_op);
   if (id == kNoRequest) {
     stop("internal error: rank " + std::to_string(rank) + " received a message without a receive request");
@@ -369,17 +365,10 @@ void Runtime::matched(std::uint32_t rank, std::uint64_t recv_op, std::uint32_t s
   Request& q = requests_[id];
   Message& msg = m->second;
   if (msg.bytes > q.target.capacity) {
-    stop("rank " + std::to_string(rank) + ": " + q.call + ": a message of " + std::to_string(msg.bytes) +
-         " bytes from rank " + std::to_string(msg.source) + " (tag " + std::to_string(msg.tag) +
-         ") is longer than the receive buffer of " + std::to_string(q.target.capacity) + " bytes (MPI_ERR_TRUNCATE)");
+    stop("rank " + std::to_string(rank) + ": " + q.call + ": " + too_long(msg, q.target.capacity));
     throw RunStopped{};
   }
-  q.source = msg.source;
-  q.sender = sender;
-  q.tag = msg.tag;
-  q.bytes = msg.bytes;
-  q.payload = messages_.take_data(msg);
-  q.delivered = false;
+  take_message(q, msg, sender);
   if (msg.ack_tag != kNoRequest) {
     // MPI_Ssend: the receiving side tells the sender its message matched.
     Operation ack;
@@ -735,18 +724,12 @@ void Runtime::expect(std::uint32_t request, std::uint64_t op, std::uint32_t on) 
 
 void Runtime::wait_for(std::span<const std::uint32_t> ids, const char* call, std::size_t need) {
   Rank& k = *current_;
+  need = std::min(need, ids.size());
+  if (need == ids.size()) take_early(ids);  // (not Waitany/Waitsome: which completes first is the engine's)
   std::size_t done = 0;
   for (std::uint32_t id : ids)
     if (requests_[id].done) ++done;
-  need = std::min(need, ids.size());
   if (done >= need) return;
-  if (need == ids.size()) {
-    take_early(ids);
-    done = 0;
-    for (std::uint32_t id : ids)
-      if (requests_[id].done) ++done;
-    if (done >= need) return;
-  }
   for (std::uint32_t id : ids) {
     Request& q = requests_[id];
     if (!q.done) q.waited = true;

@@ -102,6 +102,21 @@ void Runtime::leave_inbox(Rank& receiver, std::uint64_t inbox_at) {
   }
 }
 
+std::string Runtime::too_long(const Message& msg, std::uint64_t capacity) {
+  return "a message of " + std::to_string(msg.bytes) + " bytes from rank " + std::to_string(msg.source) + " (tag " +
+         std::to_string(msg.tag) + ") is longer than the receive buffer of " + std::to_string(capacity) +
+         " bytes (MPI_ERR_TRUNCATE)";
+}
+
+void Runtime::take_message(Request& q, Message& msg, std::uint32_t sender) {
+  q.source = msg.source;
+  q.sender = sender;
+  q.tag = msg.tag;
+  q.bytes = msg.bytes;
+  q.payload = messages_.take_data(msg);
+  q.delivered = false;  // the receiving rank unpacks it (deliver)
+}
+
 void Runtime::take_early(std::span<const std::uint32_t> ids) {
   Rank& k = *current_;
   if (!early_enabled() || k.multiple) return;
@@ -156,21 +171,9 @@ void Runtime::take_early(std::span<const std::uint32_t> ids) {
     }
     // Not sent yet, or synchronous (the acknowledgement is the engine's to send at the match).
     if (!msg || msg->ack_tag != kNoRequest) continue;
-    if (msg->bytes > q.target.capacity)
-      fail(q.call, "a message of " + std::to_string(msg->bytes) + " bytes from rank " + std::to_string(msg->source) +
-                       " (tag " + std::to_string(msg->tag) + ") is longer than the receive buffer of " +
-                       std::to_string(q.target.capacity) + " bytes (MPI_ERR_TRUNCATE)");
-    for (auto u = k.unexpected.begin(); u != k.unexpected.end(); ++u)
-      if (u->first == source && u->second == send_op) {
-        k.unexpected.erase(u);
-        break;
-      }
-    q.source = msg->source;
-    q.sender = source;
-    q.tag = msg->tag;
-    q.bytes = msg->bytes;
-    q.payload = messages_.take_data(*msg);
-    q.delivered = false;
+    if (msg->bytes > q.target.capacity) fail(q.call, too_long(*msg, q.target.capacity));
+    k.forget_unexpected(source, send_op);
+    take_message(q, *msg, source);
     msg->taken_by = op_key(k.world, q.op);
     leave_inbox(k, msg->inbox_at);
     k.untrack(q.op);

@@ -123,6 +123,13 @@ struct Rank {
     MPI_Comm comm = MPI_COMM_WORLD;
   } probe;                                                      // blocked in MPI_Probe
   svector<std::pair<std::uint32_t, std::uint64_t>> unexpected;  // arrived, unmatched: (sender, send op)
+  void forget_unexpected(std::uint32_t sender, std::uint64_t send_op) {
+    for (auto u = unexpected.begin(); u != unexpected.end(); ++u)
+      if (u->first == sender && u->second == send_op) {
+        unexpected.erase(u);
+        return;
+      }
+  }
   // Point-to-point messages sent to it, in the order they were sent (sender,
   // send op; sender kGone once matched or taken): an early receive takes the
   // first its receive matches (Runtime::take_early). inbox[i] is message
@@ -381,6 +388,10 @@ class Runtime final : public taskgraph::ScheduleSource, public sim::ExecutionObs
   void wake_controller();
   [[noreturn]] void rank_process_main(std::uint32_t r);
   void append_ops(Rank& k, const taskgraph::OpBuffer& ops, std::size_t from);
+  // A matched message's bytes and status into its receive request (matched(), take_early).
+  void take_message(Request& q, Message& msg, std::uint32_t sender);
+  // MPI_ERR_TRUNCATE's words for `msg` into a buffer of `capacity` bytes.
+  static std::string too_long(const Message& msg, std::uint64_t capacity);
   // Early receives: the message of `inbox_at` leaves its receiver's inbox.
   void leave_inbox(Rank& receiver, std::uint64_t inbox_at);
   bool early_enabled() const {
