@@ -120,6 +120,10 @@ void register_direct(CLI::App& app, Context& ctx) {
                   "wait hands the turn to the engine")
       ->check(CLI::IsMember({"on", "off"}))
       ->capture_default_str();
+  cmd->add_option("--host-cores", o->run.host_cores,
+                  "Host cores the ranks compute on at once (processes only): 1 runs one rank or the engine at a "
+                  "time; N > 1 runs the ranks at once on N CPUs, the engine behind them (the same virtual times)")
+      ->capture_default_str();
   cmd->add_option("--receive-overhead", o->run.receive_overhead,
                   "When a receive's CPU overhead o + (s-1)O is paid: match (when its message is matched, as Open "
                   "MPI copies an eager message) or wait (in the call that completes it, in the program's order, as "

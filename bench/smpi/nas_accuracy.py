@@ -115,6 +115,8 @@ def main():
     ap.add_argument("--nice", type=int, default=None)
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
     ap.add_argument("--work", default=None)
+    ap.add_argument("--poems-args", default="", help="more options for poems direct, e.g. '--host-cores 2'")
+    ap.add_argument("--sides", default="mpirun,poems,smpi", help="which of mpirun, poems, smpi to run")
     a = ap.parse_args()
     if a.repetitions < 1:
         sys.exit("nas_accuracy: --repetitions: at least 1")
@@ -151,10 +153,11 @@ def main():
             cmds = {
                 "mpirun": nice + ["mpirun", "--oversubscribe", "-np", str(n), os.path.join(work, "ompi", "bin", exe)],
                 "poems": [os.path.join(bindir, "poems"), "direct", os.path.join(work, "poems", "bin", exe), "-np",
-                          str(n), "--no-store", "--machine", a.machine, "--machines", a.psl],
+                          str(n), "--no-store", "--machine", a.machine, "--machines", a.psl] + a.poems_args.split(),
                 "smpi": ["smpirun", "-np", str(n), "-platform", platform] + smpi_config(p, n) +
                         [os.path.join(work, "smpi", "bin", exe)],
             }
+            cmds = {s: c for s, c in cmds.items() if s in a.sides.split(",")}
             best = {s: (None, None) for s in cmds}
             loads = []
             for _ in range(a.repetitions):
@@ -171,6 +174,8 @@ def main():
             m_t, m_r = best["mpirun"]
             line = f"{exe:9s} {n} processes: mpirun {m_t:.2f} s ({m_r:.2f} Mop/s)"
             for side in ("poems", "smpi"):
+                if side not in best:
+                    continue
                 t, rate = best[side]
                 line += f"; {side} {t:.2f} s ({100 * (m_r / rate - 1):+.1f} %)"
             print(line + f"; load at the mpirun starts {min(loads):.2f}-{max(loads):.2f}", flush=True)

@@ -362,6 +362,7 @@ DirectOutcome run_direct(const std::string& program, const std::string& binary, 
   options_json.erase("timeline");       // where the run is also written, not what it computes
   options_json.erase("handover");       // where the ranks run on the host, not what they compute
   options_json.erase("early_receive");  // when the ranks go on, not what they compute (the same virtual times)
+  options_json.erase("host_cores");     // where the ranks run on the host (the same virtual times)
   // Only when not the matched semantics, so earlier runs' keys still match.
   if (options.sim.semantics == sim::Semantics::Matched) options_json.erase("semantics");
   key.binding = {{"machine", machine_key(machine)}, {"options", options_json}, {"args", args}};
@@ -442,6 +443,12 @@ direct::DirectOptions direct_options(const DirectRunSettings& o, const DirectMac
   }
   if (o.early != "on" && o.early != "off") throw UsageError("--early", "'" + o.early + "' is not one of on, off");
   d.early_receive = o.early == "on";
+  if (o.host_cores < 1 || o.host_cores > direct::kMaxHostCores)
+    throw UsageError("--host-cores", std::to_string(o.host_cores) + " is out of range; expected 1.." +
+                                         std::to_string(direct::kMaxHostCores));
+  d.host_cores = o.host_cores;
+  if (d.host_cores > 1 && d.isolation == direct::Isolation::Threads)
+    throw UsageError("--host-cores", "needs --isolation processes (ranks as threads share one host thread)");
   if (o.receive_overhead != "match" && o.receive_overhead != "wait")
     throw UsageError("--receive-overhead", "'" + o.receive_overhead + "' is not one of match, wait");
   d.receive_overhead_at_wait = o.receive_overhead == "wait";

@@ -131,6 +131,24 @@ TEST(DirectCli, EarlySwitch) {
   EXPECT_NE(bad.err.find("--early: sometimes not in {on,off}"), std::string::npos) << bad.err;
 }
 
+TEST(DirectCli, HostCoresSwitch) {
+  // Ranks at once on 1, 2 and 3 host cores (more than this 2-core host has
+  // is allowed: the OS shares them): the ring's closed form every time; the
+  // option's range and its refusal with ranks as threads name it.
+  const std::string ring = program("direct_ring") + " -np 5 --compute model --no-store";
+  for (const char* cores : {"1", "2", "3"}) {
+    const CommandResult r = direct(ring + " --format json --host-cores " + cores + " -- 2");
+    ASSERT_EQ(r.exit_code, 0) << cores << r.err;
+    EXPECT_EQ(nlohmann::json::parse(r.out)["finish_ns"], 55420) << cores;
+  }
+  const CommandResult zero = direct(ring + " --host-cores 0 -- 2");
+  EXPECT_EQ(zero.exit_code, 2);
+  EXPECT_NE(zero.err.find("--host-cores: 0 is out of range; expected 1..1024"), std::string::npos) << zero.err;
+  const CommandResult threads = direct(ring + " --host-cores 2 --isolation threads -- 2");
+  EXPECT_EQ(threads.exit_code, 2);
+  EXPECT_NE(threads.err.find("--host-cores: needs --isolation processes"), std::string::npos) << threads.err;
+}
+
 TEST(DirectCli, ReceiveOverheadSwitch) {
   // The ring's receives are blocking: the same closed form under both rules
   // (the cases that differ are in tests/direct/receive_overhead_test.cpp).

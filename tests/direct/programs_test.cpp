@@ -177,6 +177,86 @@ TEST(DirectPrograms, EarlyCompletionKeepsEveryVirtualTime) {
   EXPECT_GT(early_total, 0u);
 }
 
+// Ranks at once on two host cores (DirectOptions::host_cores): every feature
+// program prints the same lines, and every rank's virtual times are the
+// same, as with one rank at a time (which SameAsMpirun holds to mpirun's
+// lines). Under --compute model the virtual times depend on nothing the
+// host's timing decides, so they must be equal to the picosecond.
+TEST(DirectPrograms, HostCoresKeepEveryVirtualTime) {
+  struct Case {
+    std::string name;
+    int ranks;
+    std::string args;
+  };
+  const std::vector<Case> cases = {{"p2p", 3, ""},
+                                   {"collectives", 3, ""},
+                                   {"nonblocking_collectives", 3, ""},
+                                   {"alltoall", 4, ""},
+                                   {"datatypes", 3, ""},
+                                   {"topology", 4, ""},
+                                   {"communicators", 3, ""},
+                                   {"rma", 3, ""},
+                                   {"rma_passive", 4, ""},
+                                   {"per_rank_state", 3, "-n 3 -v"},
+                                   {"reduction_order", 8, ""},
+                                   {"fortran77", 3, ""},
+                                   {"fortran90", 3, ""}};
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    const DirectRun one = run_direct("direct_feature_" + c.name, c.ranks, c.args, ",\"compute\":\"model\"");
+    const DirectRun two =
+        run_direct("direct_feature_" + c.name, c.ranks, c.args, ",\"compute\":\"model\",\"host_cores\":2");
+    ASSERT_EQ(one.command.exit_code, 0) << one.command.err;
+    ASSERT_EQ(two.command.exit_code, 0) << two.command.err << two.result.dump();
+    EXPECT_FALSE(one.command.out.empty());
+    EXPECT_EQ(sorted_lines(two.command.out), sorted_lines(one.command.out));
+    EXPECT_EQ(two.result.at("per_rank"), one.result.at("per_rank"));
+    EXPECT_EQ(two.result.at("events"), one.result.at("events"));
+  }
+}
+
+// Ranks at once: a failing rank still fails the run with the same words, and
+// what it printed before is kept; a rank that asks for
+// MPI_THREAD_MULTIPLE is told which option gives it.
+TEST(DirectPrograms, HostCoresFailuresAreFailedRuns) {
+  const std::string two = ",\"host_cores\":2";
+  const std::pair<const char*, const char*> cases[] = {
+      {"exit", "rank 1 exited with status 3"},
+      {"return", "rank 0 exited with status 5"},
+      {"early", "rank 1 exited with status 2 before MPI_Finalize"},
+      {"abort", "rank 1 called MPI_Abort with error code 7"},
+      {"segv", "rank 1 was killed by signal 11 (Segmentation fault)"},
+      {"unsupported", "rank 1: MPI_File_open: is not supported by POEMS direct execution"},
+      {"second-thread", "rank 1: a second thread called MPI_Comm_size while another thread of the rank was in MPI"},
+      {"fork", "rank 1 forked: a child process called MPI_Bcast"},
+      {"thread-deadlock", "deadlock: 3 rank(s) cannot go on (rank 0: the program waits in MPI_Recv)"},
+  };
+  // (ASan's own SIGSEGV handler would exit with status 1: the signal is what is tested.)
+  for (const auto& [how, error] : cases) {
+    SCOPED_TRACE(how);
+    const DirectRun r = run_direct("direct_failures", 3, how, two,
+                                   "FAILURES_SERIALIZED=1 ASAN_OPTIONS=\"$ASAN_OPTIONS:handle_segv=0\"");
+    EXPECT_EQ(r.command.exit_code, 3) << r.command.err;
+    ASSERT_TRUE(r.result.is_object()) << r.command.err;
+    EXPECT_FALSE(r.result["completed"].get<bool>());
+    EXPECT_NE(r.result["error"].get<std::string>().find(error), std::string::npos) << r.result["error"];
+    // (the other ranks run at once: they may be stopped before they print)
+    const std::string failing = std::string(how) == "return" ? "rank 0 starts" : "rank 1 starts";
+    EXPECT_NE(r.command.out.find(failing), std::string::npos) << r.command.out;
+  }
+  const DirectRun ok = run_direct("direct_failures", 3, "ok", two, "FAILURES_SERIALIZED=1");
+  EXPECT_EQ(ok.command.exit_code, 0) << ok.command.err;
+  EXPECT_TRUE(ok.result["completed"].get<bool>());
+  const DirectRun multiple = run_direct("direct_feature_threads", 2, "", two);
+  EXPECT_EQ(multiple.command.exit_code, 3) << multiple.command.err;
+  ASSERT_TRUE(multiple.result.is_object()) << multiple.command.err;
+  EXPECT_NE(multiple.result["error"].get<std::string>().find(
+                ": MPI_Init_thread: MPI_THREAD_MULTIPLE is provided with the ranks on one host core only (this run "
+                "has --host-cores above 1: run it with --host-cores 1)"),
+            std::string::npos)
+      << multiple.result["error"];
+}
+
 // The blocking all-to-all(v)'s blocks moved with memcpy when ranks are threads
 // (with processes, SameAsMpirun runs it): the same lines as mpirun's.
 TEST(DirectPrograms, AlltoallWithThreadsIsMpirunsToo) {

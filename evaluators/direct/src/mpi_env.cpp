@@ -75,7 +75,13 @@ int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
   int level = required < MPI_THREAD_SERIALIZED ? required : MPI_THREAD_SERIALIZED;
   if (required >= MPI_THREAD_MULTIPLE) {
     k.asked_multiple = true;
-    if (!rt.threads()) {
+    if (rt.concurrent()) {
+      mpi_call("MPI_Init_thread", [](Runtime& r) -> int {
+        r.fail("MPI_Init_thread",
+               "MPI_THREAD_MULTIPLE is provided with the ranks on one host core only (this run has --host-cores "
+               "above 1: run it with --host-cores 1)");
+      });
+    } else if (!rt.threads()) {
       grant_multiple(k);
       level = MPI_THREAD_MULTIPLE;
     }

@@ -195,6 +195,13 @@ std::vector<int> wait_requests(Runtime& rt, const char* call, int count, MPI_Req
   active_requests(rt, call, count, handles, ids, where);
   rt.issue_compute();
   std::vector<int> done;
+  // Which requests are done when the call looks decides what it returns
+  // (MPI_Waitany's index, MPI_Waitsome's set, the order SMPI's waitall pays
+  // receive overheads in): the engine is brought to the rank's present first,
+  // as for a test, so the answer is the requests complete by then, wherever
+  // the engine had got to on the host (ranks on several host cores).
+  const bool order_matters = ids.size() > 1 && (need < ids.size() || rt.options().receive_overhead_at_wait);
+  if (order_matters) rt.checkpoint(call, rt.node_of(call));
   if (rt.options().receive_overhead_at_wait && need >= ids.size()) {
     // SMPI's MPI_Waitall completes its requests one at a time as they
     // finish (a waitany loop): a receive's o is paid when its message is in,

@@ -63,6 +63,7 @@ bool g_affinity_saved = false;
 struct Output {
   int read_fd[2] = {-1, -1};  // stdout, stderr
   std::vector<std::string> partial[2];
+  bool hung_up[2] = {false, false};  // no writer left (ranks at once stop polling it)
 };
 Output* g_output = nullptr;
 
@@ -168,6 +169,7 @@ extern "C" void on_fork_child() {
   if (g_self >= 0) {
     g_forked_from = g_self;
     g_self = -1;
+    g_own_rank = nullptr;
     return;
   }
   Runtime* rt = Runtime::active();
@@ -252,6 +254,20 @@ void Runtime::place_on_cpus() {
   cpu_set_t allowed;
   CPU_ZERO(&allowed);
   if (::sched_getaffinity(0, sizeof allowed, &allowed) != 0 || CPU_COUNT(&allowed) < 2) return;  // one already
+  if (concurrent_) {  // the first host_cores CPUs, the one the run starts on first
+    if (static_cast<std::uint32_t>(CPU_COUNT(&allowed)) <= options_.host_cores) return;
+    cpu_set_t some;
+    CPU_ZERO(&some);
+    const int here = ::sched_getcpu();
+    if (here >= 0 && here < CPU_SETSIZE && CPU_ISSET(here, &allowed)) CPU_SET(here, &some);
+    for (int cpu = 0; cpu < CPU_SETSIZE && static_cast<std::uint32_t>(CPU_COUNT(&some)) < options_.host_cores; ++cpu)
+      if (CPU_ISSET(cpu, &allowed)) CPU_SET(cpu, &some);
+    if (::sched_setaffinity(0, sizeof some, &some) == 0) {
+      g_affinity = allowed;
+      g_affinity_saved = true;
+    }
+    return;
+  }
   if (options_.handover == Handover::Spin) spin_ns_ = 50'000;
   if (options_.handover != Handover::OneCpu) return;
   int cpu = ::sched_getcpu();
@@ -304,6 +320,7 @@ int Runtime::start_processes() {
     }
     if (pid == 0) {
       g_self = static_cast<std::int32_t>(r);
+      g_own_rank = &ranks_[r];
       ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // the controller's end is the rank's
       if (::getppid() != controller_) std::_Exit(1);
       ::sigaction(SIGCHLD, &g_previous_sigchld, nullptr);
@@ -311,7 +328,9 @@ int Runtime::start_processes() {
       ::dup2(err[1], STDERR_FILENO);
       for (int fd : {out[0], out[1], err[0], err[1]}) ::close(fd);
       g_output = nullptr;  // (the controller's; this process only writes)
-      if (r > 0) {         // as under mpirun: standard input goes to rank 0 only
+      // Ranks at once share the pipes: whole lines keep them apart.
+      if (concurrent_) std::setvbuf(stdout, nullptr, _IOLBF, 0);
+      if (r > 0) {  // as under mpirun: standard input goes to rank 0 only
         const int null = ::open("/dev/null", O_RDONLY);
         if (null >= 0) {
           ::dup2(null, STDIN_FILENO);
@@ -420,6 +439,139 @@ void Runtime::process_suspend(Rank& k) {
   // for them to sleep too (settle), and a spinning driver would look busy.
   if (spin_until([&] { return go.load() != 0; }, k.multiple ? 0 : spin_ns_)) return;
   while (go.load() == 0) futex(&k.go, FUTEX_WAIT, 0);
+}
+
+// ---- ranks at once (DirectOptions::host_cores > 1) ----
+
+void Runtime::lock_state() {
+  if (::pthread_mutex_lock(&state_lock_) == EOWNERDEAD) ::pthread_mutex_consistent(&state_lock_);
+}
+
+void Runtime::unlock_state() { ::pthread_mutex_unlock(&state_lock_); }
+
+void Runtime::controller_lock() {
+  for (;;) {
+    int rc = ::pthread_mutex_trylock(&state_lock_);
+    if (rc == EBUSY) {
+      timespec until{};
+      real_clock_gettime(CLOCK_REALTIME, &until);
+      until.tv_nsec += 2'000'000;
+      if (until.tv_nsec >= 1'000'000'000) {
+        until.tv_nsec -= 1'000'000'000;
+        ++until.tv_sec;
+      }
+      rc = ::pthread_mutex_timedlock(&state_lock_, &until);
+    }
+    if (rc == 0) return;
+    if (rc == EOWNERDEAD) {  // a rank died inside a call: its end stops the run (reap)
+      ::pthread_mutex_consistent(&state_lock_);
+      return;
+    }
+    // A rank holding the lock may be writing to a full pipe.
+    drain_output(0);
+  }
+}
+
+void Runtime::tell_controller(const Rank* k) {
+  std::atomic_ref<std::int32_t> awaited(awaited_);
+  if (k && awaited.load() != static_cast<std::int32_t>(k->world)) return;
+  awaited.store(-1);
+  if (g_wake_fd >= 0) signal_wake();
+}
+
+void Runtime::release_rank(Rank& k) {
+  if (k.pid <= 0) {
+    k.state = Rank::State::Finished;
+    return;
+  }
+  ++switches_;
+  k.state = Rank::State::Ready;
+  std::atomic_ref<std::uint32_t>(k.go).store(1);
+  futex(&k.go, FUTEX_WAKE, 1);
+}
+
+namespace {
+
+// The rank processes that ended: reaped, their output passed on.
+template <typename Reap>
+void reap_ended(svector<Rank>& ranks, std::uint32_t programs, Reap reap) {
+  for (std::uint32_t r = 0; r < programs; ++r) {
+    Rank& k = ranks[r];
+    if (k.pid <= 0) continue;
+    int status = 0;
+    if (reap_rank(k.pid, &status, WNOHANG) == k.pid) {
+      drain_output(0);
+      reap(k, status);
+    }
+  }
+}
+
+}  // namespace
+
+void Runtime::await_rank(Rank& k) {
+  if (k.state == Rank::State::NotStarted ||
+      (k.state == Rank::State::Ready && std::atomic_ref<std::uint32_t>(k.go).load() == 0))
+    release_rank(k);
+  if (k.state == Rank::State::Finished) return;
+  std::atomic_ref<std::int32_t>(awaited_).store(static_cast<std::int32_t>(k.world));
+  const sig_atomic_t events = g_child_events;
+  unlock_state();
+  pollfd fds[3] = {{g_wake_fd, POLLIN, 0},
+                   {g_output->hung_up[0] ? -1 : g_output->read_fd[0], POLLIN, 0},
+                   {g_output->hung_up[1] ? -1 : g_output->read_fd[1], POLLIN, 0}};
+  // A one-second timeout is the safety net (a rank that ended is reaped then).
+  const int ready = ::poll(fds, 3, 1000);
+  if (ready > 0 && (fds[0].revents & POLLIN)) {
+    std::uint64_t count;
+    [[maybe_unused]] const ssize_t n = ::read(g_wake_fd, &count, sizeof count);
+  }
+  if (fds[1].revents || fds[2].revents) drain_output(0);
+  for (int i = 1; i < 3; ++i)  // no writer left: stop asking
+    if (fds[i].revents & (POLLHUP | POLLERR)) g_output->hung_up[i - 1] = true;
+  controller_lock();
+  std::atomic_ref<std::int32_t>(awaited_).store(-1);
+  fork_reported();  // stops the run if a forked process or a second thread called MPI
+  if (events != g_child_events || ready == 0)
+    reap_ended(ranks_, programs_, [this](Rank& ended, int status) { reap(ended, status); });
+}
+
+void Runtime::concurrent_suspend(Rank& k) {
+  std::atomic_ref<std::uint32_t> go(k.go);
+  go.store(0);
+  tell_controller(&k);
+  forget_cpu_estimate();
+  unlock_state();
+  // (end_concurrent_ranks sets stopping_ before it wakes the ranks: either it
+  // saw go 0 and wakes this one, or this one sees stopping_ now.)
+  std::atomic_ref<bool> stopping(stopping_);
+  while (go.load() == 0 && !stopping.load()) futex(&k.go, FUTEX_WAIT, 0);
+  if (stopping.load()) {  // the run stopped: end here, the lock not held
+    std::fflush(nullptr);
+    std::_Exit(0);
+  }
+  lock_state();
+}
+
+void Runtime::end_concurrent_ranks() {
+  std::atomic_ref<bool>(stopping_).store(true);
+  for (std::uint32_t r = 0; r < programs_; ++r) {
+    Rank& k = ranks_[r];
+    if (k.pid <= 0) continue;
+    std::atomic_ref<std::uint32_t>(k.go).store(1);
+    futex(&k.go, FUTEX_WAKE, 1);
+  }
+  // Those that sleep or call MPI end at once; one that computes on is given
+  // two seconds to reach a call (its output kept), then reap_all kills it.
+  const std::uint64_t start = monotonic_ns();
+  for (;;) {
+    bool left = false;
+    reap_ended(ranks_, programs_, [this](Rank& ended, int status) { reap(ended, status); });
+    for (std::uint32_t r = 0; r < programs_; ++r) left = left || ranks_[r].pid > 0;
+    if (!left || monotonic_ns() - start > 2'000'000'000ull) break;
+    const timespec pause{0, 1'000'000};
+    ::nanosleep(&pause, nullptr);
+  }
+  drain_output(0);
 }
 
 // ---- MPI_THREAD_MULTIPLE: threads that ask to enter while their rank waits ----

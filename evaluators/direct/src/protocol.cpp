@@ -75,6 +75,7 @@ json options_to_json(const DirectOptions& o) {
   if (o.handover != Handover::OneCpu) j["handover"] = handover_name(o.handover);
   if (o.receive_overhead_at_wait) j["receive_overhead"] = "wait";  // only when set: stored keys stay as they were
   if (!o.early_receive) j["early_receive"] = false;                // the same
+  if (o.host_cores != 1) j["host_cores"] = o.host_cores;           // the same
   if (o.sim.network && !o.sim.network->flat()) j["network"] = components::network_key_json(o.sim.network->spec());
   if (o.sim.noise && o.sim.noise->active()) j["noise"] = components::noise_spec_json(o.sim.noise->spec());
   if (!o.timeline.empty()) j["timeline"] = o.timeline;
@@ -139,6 +140,9 @@ DirectOptions options_from_json(const json& j) {
                                 receive_overhead + "'");
   o.receive_overhead_at_wait = receive_overhead == "wait";
   o.early_receive = field_or<bool>(j, "early_receive", true);
+  o.host_cores = field_or<std::uint32_t>(j, "host_cores", 1);
+  if (o.host_cores < 1 || o.host_cores > kMaxHostCores)
+    throw std::invalid_argument("direct-execution options: host_cores must be in 1.." + std::to_string(kMaxHostCores));
   o.stack_bytes = field_or<std::size_t>(j, "stack_bytes", o.stack_bytes);
   o.max_stuck_listed = field_or<std::size_t>(j, "max_stuck_listed", o.max_stuck_listed);
   o.progress = field_or<bool>(j, "progress", false);

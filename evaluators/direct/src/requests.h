@@ -46,6 +46,7 @@ struct Request {
   bool persistent = false;  // MPI_Send_init / MPI_Recv_init: survives completion
   bool active = true;       // persistent: started
   bool cancelled = false;
+  bool match_pending = false;  // Recv, ranks at once: completed before the engine matched it (Runtime::completed)
   // Recv with DirectOptions::receive_overhead_at_wait: its CPU overhead is
   // still to be paid (by the call that completes it for the program).
   bool overhead_owed = false;

@@ -36,6 +36,9 @@ Runtime* g_active = nullptr;
 // many operations waiting in its outbox (a program that only sends would
 // otherwise run to its end before the engine sees anything).
 constexpr std::size_t kPauseOps = 256;
+// Ranks at once: how far a rank may run ahead of the engine, in operations
+// it has not read (a rank that pauses leaves its core idle if the others wait too).
+constexpr std::size_t kPauseOpsAtOnce = std::size_t{1} << 16;
 
 // What a rank's process runs when one of its requests completes (private to
 // the process: the functions and their captures live in its own memory).
@@ -73,6 +76,27 @@ Runtime::Runtime(const Program& program, const std::vector<std::string>& args, c
     if (r >= p) ranks_[r].state = Rank::State::Blocked;
   }
   if (threads()) threads_ = std::make_unique<RankThreads>(p, options.stack_bytes);
+  concurrent_ = !threads() && options.host_cores > 1;
+  // Whether some rank shares a core with another (the engine's time sharing:
+  // docs/network.md), which the clock-read shortcut must leave to the engine.
+  if (const auto& net = options.sim.network; net && net->spec().cores_per_node != 0) {
+    try {
+      const components::RankPlacement placed = net->place(p);
+      const std::uint32_t cpus = std::max<std::uint32_t>(1, options.sim.cpus);
+      for (std::uint32_t on : placed.ranks_on)
+        if (std::uint64_t{on} * cpus > net->cores(on, cpus)) cores_shared_ = true;
+    } catch (const std::exception&) {
+      cores_shared_ = true;  // (the engine reports the placement's error)
+    }
+  }
+  if (concurrent_) {  // shared by the rank processes; a rank that dies holding it is reported (reap)
+    pthread_mutexattr_t a;
+    ::pthread_mutexattr_init(&a);
+    ::pthread_mutexattr_setpshared(&a, PTHREAD_PROCESS_SHARED);
+    ::pthread_mutexattr_setrobust(&a, PTHREAD_MUTEX_ROBUST);
+    ::pthread_mutex_init(&state_lock_, &a);
+    ::pthread_mutexattr_destroy(&a);
+  }
   // stop() needs no allocation for a usual message: it may report a full shared region.
   error_.reserve(1024);
   watch_forks();
@@ -80,6 +104,7 @@ Runtime::Runtime(const Program& program, const std::vector<std::string>& args, c
 }
 
 Runtime::~Runtime() {
+  if (concurrent_) ::pthread_mutex_destroy(&state_lock_);
   if (g_active == this) g_active = nullptr;
 }
 
@@ -106,7 +131,7 @@ taskgraph::NodeInfo Runtime::node_info(std::uint32_t node) const {
 }
 
 bool Runtime::running() const {
-  if (!current_ || forked_from_rank() >= 0) return false;  // (a forked process is no rank)
+  if (!cur() || forked_from_rank() >= 0) return false;  // (a forked process is no rank)
   return threads() || self_rank_process() >= 0;
 }
 
@@ -117,7 +142,7 @@ bool Runtime::second_thread() const {
   if (multiple_threads()) return false;  // every thread enters through the gate
   const std::int32_t self = self_rank_process();
   if (self < 0) return false;  // the controller (running() refuses it)
-  const Rank* k = current_;
+  const Rank* k = cur();
   return !k || k->world != static_cast<std::uint32_t>(self) ||
          (k->call_depth != 0 && !pthread_equal(k->call_thread, ::pthread_self()));
 }
@@ -189,6 +214,8 @@ void Runtime::suspend(Rank& k) {
   k.synced = false;  // the engine may move the rank's present on (MPI_Probe waits without an operation)
   if (threads())
     threads_->threads[k.world].suspend();
+  else if (concurrent_)
+    concurrent_suspend(k);
   else
     process_suspend(k);
   if (!stopping_) return;
@@ -201,9 +228,14 @@ void Runtime::suspend(Rank& k) {
 void Runtime::stop(const std::string& error) {
   if (error_.empty()) error_ = error.c_str();
   stopping_ = true;
+  if (concurrent_) tell_controller(nullptr);
 }
 
 void Runtime::unwind_all() {
+  if (concurrent_) {
+    end_concurrent_ranks();
+    return;
+  }
   stopping_ = true;
   for (Rank& k : ranks_) {
     if (k.state == Rank::State::Finished || k.companion) continue;
@@ -221,6 +253,7 @@ void Runtime::unwind_all() {
 // ---- ScheduleSource --------------------------------------------------------------------
 
 std::size_t Runtime::pull(std::uint32_t rank, std::size_t max_ops, taskgraph::OpBuffer& out) {
+  StateGuard guard(*this);
   Rank& k = ranks_[rank];
   if (k.companion && k.out_read == k.out_ops.size()) {
     k.out_ops.clear();
@@ -232,6 +265,12 @@ std::size_t Runtime::pull(std::uint32_t rank, std::size_t max_ops, taskgraph::Op
     k.out_ops.clear();
     k.out_deps.clear();
     k.out_read = 0;
+    // Ranks at once: the rank runs already (or is let run); the engine waits
+    // until it has issued what comes next.
+    while (concurrent_ && k.out_ops.empty() && (k.state == Rank::State::NotStarted || k.state == Rank::State::Ready)) {
+      await_rank(k);
+      if (stopping_) throw RunStopped{};
+    }
     while (k.out_ops.empty() && (k.state == Rank::State::NotStarted || k.state == Rank::State::Ready)) {
       resume(k);
       if (stopping_) throw RunStopped{};
@@ -255,6 +294,7 @@ std::size_t Runtime::pull(std::uint32_t rank, std::size_t max_ops, taskgraph::Op
 // ---- ExecutionObserver -------------------------------------------------------------------
 
 bool Runtime::completed(std::uint32_t rank, std::uint64_t op, Picoseconds time) {
+  StateGuard guard(*this);
   Rank& k = ranks_[rank];
   if (k.tracked.empty()) return false;
   const std::uint32_t id = k.untrack(op, true);
@@ -278,15 +318,34 @@ bool Runtime::completed(std::uint32_t rank, std::uint64_t op, Picoseconds time) 
   if (q.kind != Request::Kind::Recv) k.untrack(op);
   if (time > q.done_time) q.done_time = time;
   if (--q.remaining > 0) return read_again;
+  // Ranks at once: a receive the engine has not matched yet is done with its
+  // match, which comes next in this event; until then a running rank must
+  // not see it done (it would go on without its data, free the request, and
+  // the match would find another request under its number).
+  if (concurrent_ && q.kind == Request::Kind::Recv && q.delivered) {
+    q.match_pending = true;
+    return read_again;
+  }
+  return finish_request(q, rank) || read_again;
+}
+
+bool Runtime::finish_request(Request& q, std::uint32_t rank) {
   q.done = true;
-  if (!q.waited) return read_again;
+  if (!q.waited) return false;
   q.waited = false;
   Rank& waiter = ranks_[q.rank];
-  if (waiter.waiting == 0 || --waiter.waiting > 0) return read_again;
-  waiter.state = Rank::State::Ready;
+  if (waiter.waiting == 0 || --waiter.waiting > 0) return false;
+  make_ready(waiter);
   if (q.rank == rank) return true;
   woken_.push_back(q.rank);  // a companion's operation lets the program go on
-  return read_again;
+  return false;
+}
+
+void Runtime::finish_matched(std::uint32_t rank, std::uint32_t id) {
+  Request& q = requests_[id];
+  if (!q.match_pending) return;
+  q.match_pending = false;
+  if (finish_request(q, rank)) woken_.push_back(rank);
 }
 
 void Runtime::run_deferred(std::uint32_t index) {
@@ -310,7 +369,7 @@ void Runtime::run_deferred(std::uint32_t index) {
       q.waited = false;
       Rank& waiter = ranks_[q.rank];
       if (waiter.waiting > 0 && --waiter.waiting == 0) {
-        waiter.state = Rank::State::Ready;
+        make_ready(waiter);
         woken_.push_back(q.rank);
       }
     }
@@ -320,6 +379,7 @@ void Runtime::run_deferred(std::uint32_t index) {
 }
 
 std::span<const std::uint32_t> Runtime::take_woken() {
+  StateGuard guard(*this);
   if (std::atomic_ref<std::uint32_t>(entry_signals_).load() != entry_signals_seen_) [[unlikely]]
     wake_entries();
   woken_out_.swap(woken_);
@@ -328,6 +388,7 @@ std::span<const std::uint32_t> Runtime::take_woken() {
 }
 
 std::span<const std::uint32_t> Runtime::drained(Picoseconds) {
+  StateGuard guard(*this);
   woken_out_.clear();
   // A rank granted MULTIPLE may still have a thread on its way to MPI.
   for (std::uint32_t r = 0; r < programs_; ++r)
@@ -342,9 +403,17 @@ std::span<const std::uint32_t> Runtime::drained(Picoseconds) {
 
 void Runtime::matched(std::uint32_t rank, std::uint64_t recv_op, std::uint32_t sender, std::uint64_t send_op,
                       Picoseconds) {
+  StateGuard guard(*this);
   auto m = messages_.find(op_key(sender, send_op));
-  if (m == messages_.end()) return;  // a collective's message: its data is the collective's
   Rank& k = ranks_[rank];
+  if (m == messages_.end()) {  // a collective's message: its data is the collective's
+    if (const std::uint32_t id = k.untrack(recv_op, true);
+        id != kNoRequest && id != kEarlySend && requests_[id].match_pending) {
+      k.untrack(recv_op);
+      finish_matched(rank, id);
+    }
+    return;
+  }
   if (m->second.taken_by != kNoOp) {  // an early receive took it (take_early)
     if (m->second.taken_by != op_key(rank, recv_op)) {
       stop("internal error: rank " + std::to_string(rank) + " took rank " + std::to_string(sender) +
@@ -380,9 +449,11 @@ void Runtime::matched(std::uint32_t rank, std::uint64_t recv_op, std::uint32_t s
     issue_on(k, ack, {&received, 1}, node_of("MPI_Ssend acknowledgement"));
   }
   messages_.erase(m);
+  finish_matched(rank, id);
 }
 
 bool Runtime::arrived_unexpected(std::uint32_t rank, std::uint32_t sender, std::uint64_t send_op, Picoseconds) {
+  StateGuard guard(*this);
   if (rank >= programs_) {  // a one-sided message reached the target's companion
     if (!one_sided_.in_flight(op_key(sender, send_op))) return false;  // a collective's
     if (!one_sided_.serve(*this, ranks_[rank], sender, send_op)) {
@@ -409,7 +480,7 @@ bool Runtime::arrived_unexpected(std::uint32_t rank, std::uint32_t sender, std::
       (k.probe.tag != MPI_ANY_TAG && k.probe.tag != msg.tag))
     return false;
   k.probe.active = false;
-  k.state = Rank::State::Ready;
+  make_ready(k);
   return true;
 }
 
@@ -448,6 +519,10 @@ DirectResult Runtime::run() {
       source = &otf2->source();
     }
   }
+  if (concurrent_) {  // every rank runs from the start
+    StateGuard guard(*this);
+    for (std::uint32_t r = 0; r < programs_; ++r) release_rank(ranks_[r]);
+  }
   try {
     out.sim = sim::simulate(*source, so, options_.max_stuck_listed);
   } catch (const RunStopped&) {
@@ -462,6 +537,7 @@ DirectResult Runtime::run() {
     unwind_all();
     throw;
   }
+  if (concurrent_) controller_lock();  // ranks may still run (the run stopped): they wait
   if (otf2) {
     try {
       otf2->write(options_.timeline, out.sim, so.cpus);
@@ -490,6 +566,7 @@ DirectResult Runtime::run() {
       }
   }
   if (!error_.empty() && out.sim.stuck_total == 0) out.sim.completed = false;
+  if (concurrent_) unlock_state();
   unwind_all();
   out.error = std::string(error_);
   out.abort_code = abort_code_;
@@ -589,7 +666,8 @@ void Runtime::describe_blocked(DirectResult& out) const {
 // ---- calls ---------------------------------------------------------------------------------
 
 void Runtime::enter(const char* call, bool needs_init) {
-  Rank& k = *current_;
+  if (concurrent_ && g_lock_depth++ == 0) lock_state();
+  Rank& k = *cur();
   if (stopping_) suspend(k);  // unwinds or ends the rank
   if (mpi_function(call) && k.call_depth++ == 0) k.call_thread = ::pthread_self();
   ++mpi_calls_;
@@ -599,26 +677,31 @@ void Runtime::enter(const char* call, bool needs_init) {
 }
 
 void Runtime::leave(const char* call) {
-  Rank& k = *current_;
+  Rank& k = *cur();
   if (mpi_function(call) && k.call_depth > 0) --k.call_depth;
-  if (k.out_ops.size() - k.out_read >= kPauseOps) {  // stays Ready: pulled again when the engine reads
+  if (k.out_ops.size() - k.out_read >=
+      (concurrent_ ? kPauseOpsAtOnce : kPauseOps)) {  // stays Ready: pulled again when the engine reads
     if (k.multiple)
       gate_pause(*this, k);
     else
       suspend(k);
   }
+  if (concurrent_ && --g_lock_depth == 0) {
+    tell_controller(&k);
+    unlock_state();
+  }
   clock_.mark(k.multiple ? gate_cpu_mark() : k.cpu_mark);
 }
 
 void Runtime::fail(const char* call, const std::string& message) {
-  Rank& k = *current_;
+  Rank& k = *cur();
   stop("rank " + std::to_string(k.world) + ": " + call + ": " + message);
   suspend(k);
   throw RankUnwind{};  // threads (processes end in suspend)
 }
 
 void Runtime::abort_run(int code) {
-  Rank& k = *current_;
+  Rank& k = *cur();
   abort_code_ = code;
   stop("rank " + std::to_string(k.world) + " called MPI_Abort with error code " + std::to_string(code));
   suspend(k);
@@ -626,7 +709,7 @@ void Runtime::abort_run(int code) {
 }
 
 void Runtime::exit_rank(int code) {
-  Rank& k = *current_;
+  Rank& k = *cur();
   if (!stopping_) enter("exit", false);  // (enter ends the rank when stopping; exit() must not)
   k.exit_code = code;
   if (!k.finalized && k.initialized) {
@@ -643,7 +726,21 @@ void Runtime::exit_rank(int code) {
 }
 
 void Runtime::rank_exiting(int code) {
-  Rank& k = *current_;
+  const bool lock = concurrent_ && g_lock_depth == 0;  // (exit() from inside a call holds it already)
+  if (lock) {
+    lock_state();
+    ++g_lock_depth;
+  }
+  rank_exiting_locked(code);
+  if (lock) {
+    --g_lock_depth;
+    tell_controller(cur());
+    unlock_state();
+  }
+}
+
+void Runtime::rank_exiting_locked(int code) {
+  Rank& k = *cur();
   if (stopping_ || k.exiting) return;
   clock_.measure_end(k.multiple ? gate_cpu_mark() : k.cpu_mark, k.compute_ps);
   k.exit_code = code;
@@ -697,7 +794,7 @@ void Runtime::append_ops(Rank& k, const taskgraph::OpBuffer& ops, std::size_t fr
 }
 
 void Runtime::issue_compute() {
-  Rank& k = *current_;
+  Rank& k = *cur();
   const double whole = std::floor(k.compute_ps + 0.5);
   if (whole < 1) return;  // less than a picosecond: carried to the next computation
   k.compute_ps -= whole;
@@ -723,25 +820,32 @@ void Runtime::expect(std::uint32_t request, std::uint64_t op, std::uint32_t on) 
 }
 
 void Runtime::wait_for(std::span<const std::uint32_t> ids, const char* call, std::size_t need) {
-  Rank& k = *current_;
+  Rank& k = *cur();
   need = std::min(need, ids.size());
-  if (need == ids.size()) take_early(ids);  // (not Waitany/Waitsome: which completes first is the engine's)
-  std::size_t done = 0;
-  for (std::uint32_t id : ids)
-    if (requests_[id].done) ++done;
-  if (done >= need) return;
-  for (std::uint32_t id : ids) {
-    Request& q = requests_[id];
-    if (!q.done) q.waited = true;
+  for (;;) {
+    if (need == ids.size()) take_early(ids);  // (not Waitany/Waitsome: which completes first is the engine's)
+    std::size_t done = 0;
+    for (std::uint32_t id : ids)
+      if (requests_[id].done) ++done;
+    if (done >= need) break;
+    for (std::uint32_t id : ids) {
+      Request& q = requests_[id];
+      if (!q.done) q.waited = true;
+    }
+    if (k.multiple) {
+      gate_wait(*this, k, ids, need, call);
+      return;
+    }
+    k.waiting = static_cast<std::uint32_t>(need - done);
+    k.state = Rank::State::Blocked;
+    k.blocked_in = call;
+    // Ranks at once: a receive that its message lets complete early wakes on
+    // the send, not on the engine (whichever comes first; then look again).
+    k.data_wait = concurrent_ && need == ids.size() && awaits_data(ids, k.data_from);
+    suspend(k);
+    k.data_wait = false;
+    if (!concurrent_) break;  // one rank at a time: resumed once the requests are done
   }
-  if (k.multiple) {
-    gate_wait(*this, k, ids, need, call);
-    return;
-  }
-  k.waiting = static_cast<std::uint32_t>(need - done);
-  k.state = Rank::State::Blocked;
-  k.blocked_in = call;
-  suspend(k);
   for (std::uint32_t id : ids) requests_[id].waited = false;
   k.waiting = 0;
 }
@@ -753,13 +857,12 @@ void Runtime::wait_for(std::span<const std::uint32_t> ids, const char* call, std
 // checkpoints as operations.
 bool Runtime::checkpoint_alone() const {
   const sim::SimulationOptions& so = options_.sim;
-  return !current_->multiple && current_->tracked.empty() && so.semantics == sim::Semantics::Matched &&
-         !(so.noise && so.noise->active()) && !(so.network && so.network->spec().cores_per_node != 0) &&
-         options_.timeline.empty();
+  return !cur()->multiple && cur()->tracked.empty() && so.semantics == sim::Semantics::Matched &&
+         !(so.noise && so.noise->active()) && !cores_shared_ && options_.timeline.empty();
 }
 
 Picoseconds Runtime::checkpoint(const char* call, std::uint32_t node, bool clock) {
-  Rank& k = *current_;
+  Rank& k = *cur();
   if (clock && k.synced && checkpoint_alone()) {
     // What the engine would answer: the computation since, issued whole at
     // the last checkpoint's time (issue_compute's rounding), and nothing
@@ -802,8 +905,8 @@ void Runtime::deliver(Request& q) {
 // before, in the order the program completes its receives.
 void Runtime::pay_receive_overhead(Request& q) {
   q.overhead_owed = false;
-  if (q.cancelled || q.op_rank != current_->world) return;
-  Rank& k = *current_;
+  if (q.cancelled || q.op_rank != cur()->world) return;
+  Rank& k = *cur();
   issue_compute();
   Operation op;
   op.kind = OpKind::Calc;

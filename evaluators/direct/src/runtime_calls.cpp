@@ -11,7 +11,7 @@ namespace poems::direct::detail {
 
 std::uint32_t Runtime::post_send(svector<std::byte>&& data, std::uint32_t dest, int tag, MPI_Comm comm, bool blocking,
                                  int mode, std::uint32_t node, const char* call) {
-  Rank& k = *current_;
+  Rank& k = *cur();
   issue_compute();
   const std::uint64_t bytes = data.size();
   Operation op;
@@ -45,6 +45,7 @@ std::uint32_t Runtime::post_send(svector<std::byte>&& data, std::uint32_t dest, 
     Rank& to = ranks_[dest];
     msg.inbox_at = to.inbox_base + to.inbox.size();
     to.inbox.emplace_back(k.world, idx);
+    if (to.data_wait) data_sent(to, dest, k.world);
   }
   messages_.add(op_key(k.world, idx), std::move(msg), synchronous);
   // The sender may go on once the send has started (its data are copied);
@@ -62,7 +63,7 @@ std::uint32_t Runtime::post_send(svector<std::byte>&& data, std::uint32_t dest, 
 
 std::uint32_t Runtime::post_recv(RecvTarget&& target, std::int32_t source, int tag, MPI_Comm comm, std::uint32_t node,
                                  const char* call, bool program_completes) {
-  Rank& k = *current_;
+  Rank& k = *cur();
   issue_compute();
   Operation op;
   op.kind = OpKind::Recv;
@@ -118,7 +119,7 @@ void Runtime::take_message(Request& q, Message& msg, std::uint32_t sender) {
 }
 
 void Runtime::take_early(std::span<const std::uint32_t> ids) {
-  Rank& k = *current_;
+  Rank& k = *cur();
   if (!early_enabled() || k.multiple) return;
   for (std::uint32_t id : ids) {
     Request& q = requests_[id];
@@ -182,8 +183,32 @@ void Runtime::take_early(std::span<const std::uint32_t> ids) {
   }
 }
 
+bool Runtime::awaits_data(std::span<const std::uint32_t> ids, std::int32_t& from) {
+  const Rank& k = *cur();
+  if (!early_enabled() || k.multiple) return false;
+  bool any = false;
+  from = -1;
+  for (std::uint32_t id : ids) {
+    const Request& q = requests_[id];
+    if (q.done || q.cancelled || q.op_rank != k.world || q.persistent || q.kind != Request::Kind::Recv ||
+        !q.delivered || q.peer < 0 || q.overhead_owed || q.engine_only)
+      continue;
+    from = any && from != q.peer ? -1 : q.peer;
+    any = true;
+  }
+  return any;
+}
+
+void Runtime::data_sent(Rank& to, std::uint32_t dest, std::uint32_t sender) {
+  if (to.state != Rank::State::Blocked || (to.data_from >= 0 && static_cast<std::uint32_t>(to.data_from) != sender))
+    return;
+  to.data_wait = false;
+  woken_.push_back(dest);  // the engine reads it again (it runs on)
+  release_rank(to);
+}
+
 std::pair<std::uint32_t, std::uint64_t> Runtime::probe_match_key(std::int32_t source, int tag, MPI_Comm comm) {
-  for (const auto& [sender, op] : current_->unexpected) {
+  for (const auto& [sender, op] : cur()->unexpected) {
     const Message& m = messages_.at(op_key(sender, op));
     if (m.comm == static_cast<std::uint32_t>(comm) && (source < 0 || static_cast<std::uint32_t>(source) == sender) &&
         (tag == MPI_ANY_TAG || tag == m.tag))
@@ -198,7 +223,7 @@ const Message* Runtime::probe_match(std::int32_t source, int tag, MPI_Comm comm)
 }
 
 void Runtime::block_in_probe(std::int32_t source, int tag, MPI_Comm comm, const char* call) {
-  Rank& k = *current_;
+  Rank& k = *cur();
   if (k.multiple) {  // any arrival wakes the rank; MPI_Probe looks again
     gate_wait_arrival(*this, k, call);
     return;
@@ -227,7 +252,7 @@ taskgraph::CollectiveCall Runtime::library_call(MPI_Comm handle, taskgraph::Coll
   auto chosen = options_.algorithms.find(op);
   cc.algorithm = chosen != options_.algorithms.end() ? chosen->second : taskgraph::algorithms_for(op).front();
   cc.procs = static_cast<std::uint32_t>(c.size());
-  cc.rank = static_cast<std::uint32_t>(Communicators::rank(c, current_->world));
+  cc.rank = static_cast<std::uint32_t>(Communicators::rank(c, cur()->world));
   cc.bytes = bytes;
   cc.root = static_cast<std::uint32_t>(root);
   cc.comm = static_cast<std::uint32_t>(handle);
@@ -255,7 +280,7 @@ Collective& Runtime::start_nonblocking_collective(MPI_Comm handle, taskgraph::Co
 }
 
 Collective& Runtime::enter_collective(MPI_Comm handle, int kind, int root, const char* call, std::uint64_t& seq) {
-  Rank& k = *current_;
+  Rank& k = *cur();
   Comm& c = comms_.at(handle);
   const int me = Communicators::rank(c, k.world);
   const std::size_t slot = c.self ? k.world : static_cast<std::size_t>(me);
@@ -277,7 +302,7 @@ Collective& Runtime::enter_collective(MPI_Comm handle, int kind, int root, const
 
 Collective& Runtime::start_custom_collective(MPI_Comm handle, int kind, int root, const char* call, bool wait,
                                              std::uint32_t& request, const ScheduleBuilder& build) {
-  Rank& k = *current_;
+  Rank& k = *cur();
   Comm& c = comms_.at(handle);
   std::uint64_t seq = 0;
   Collective& col = enter_collective(handle, kind, root, call, seq);
@@ -305,7 +330,7 @@ Collective& Runtime::start_custom_collective(MPI_Comm handle, int kind, int root
 
 Collective& Runtime::start_nonblocking_collective(MPI_Comm handle, int kind, int root, const char* call,
                                                   std::uint32_t& request, const ScheduleBuilder& build) {
-  Rank& k = *current_;
+  Rank& k = *cur();
   Comm& c = comms_.at(handle);
   std::uint64_t seq = 0;
   Collective& col = enter_collective(handle, kind, root, call, seq);

@@ -31,6 +31,7 @@
 #include <pthread.h>
 #include <sys/types.h>
 
+#include <atomic>
 #include <cstddef>
 #include <functional>
 #include <memory>
@@ -104,6 +105,11 @@ struct Rank {
   bool synced = false;
   CpuMark cpu_mark;           // host CPU clock when the program last left an MPI call
   std::uint32_t waiting = 0;  // request completions it still waits for
+  // Ranks at once: it waits for receives that a message sent to it may let
+  // complete early (Runtime::take_early), from `data_from` (-1: any of
+  // several sources): the sender wakes it, not the engine.
+  bool data_wait = false;
+  std::int32_t data_from = -1;
   // Operations whose completion a request counts: (operation, request). A
   // rank has a few at a time, completing mostly in order.
   svector<std::pair<std::uint64_t, std::uint32_t>> tracked;
@@ -171,6 +177,12 @@ struct Rank {
   pid_t pid = 0;
 };
 
+// Ranks at once (DirectOptions::host_cores > 1): this process's rank (null
+// in the controller and in a process a rank forked), and how deep this
+// process is in calls that hold the runtime's lock. Process-local.
+inline Rank* g_own_rank = nullptr;
+inline std::uint32_t g_lock_depth = 0;
+
 class Runtime final : public taskgraph::ScheduleSource, public sim::ExecutionObserver {
  public:
   // `program` empty: the ranks continue into the executable's own main
@@ -207,7 +219,12 @@ class Runtime final : public taskgraph::ScheduleSource, public sim::ExecutionObs
 
   // ---- for the MPI functions (called in a rank) ------------------------------
   bool running() const;  // this code runs in a rank (not the controller)
-  Rank& current() { return *current_; }
+  Rank& current() { return *cur(); }
+  // The rank this code runs for: with ranks at once, each rank process's
+  // own; else the one that has the turn (null in the controller).
+  Rank* cur() const { return concurrent_ ? g_own_rank : current_; }
+  // Ranks run at once on several host cores (DirectOptions::host_cores > 1).
+  bool concurrent() const { return concurrent_; }
   const DirectOptions& options() const { return options_; }
   bool threads() const { return options_.isolation == Isolation::Threads; }
   // Entering and leaving an MPI call: the computation in between is measured.
@@ -219,6 +236,7 @@ class Runtime final : public taskgraph::ScheduleSource, public sim::ExecutionObs
   [[noreturn]] void exit_rank(int code);  // threads: exit() in a rank
   // Processes: the rank's exit handler (on_exit): its last computation, its status.
   void rank_exiting(int code);
+  void rank_exiting_locked(int code);
   // Processes: a process a rank forked called MPI (in that process): tells
   // the controller, which stops the run naming the rank, and ends.
   [[noreturn]] void forked_call(const char* call);
@@ -250,7 +268,7 @@ class Runtime final : public taskgraph::ScheduleSource, public sim::ExecutionObs
   // In the controller: whether a forked process or a second thread has
   // reported (the first time it is asked after the report); stops the run if so.
   bool fork_reported();
-  void charge(double ps) { current_->compute_ps += ps; }
+  void charge(double ps) { cur()->compute_ps += ps; }
   void charge_task(const processor::TaskRequest& task);
   bool stopping() const { return stopping_; }
   // Computation's cost and the epochs of the clocks programs read.
@@ -258,13 +276,13 @@ class Runtime final : public taskgraph::ScheduleSource, public sim::ExecutionObs
 
   // Operations (issue_on: on another rank's stream, from the controller).
   std::uint64_t issue(const Operation& op, std::span<const Dependency> deps, std::uint32_t node) {
-    return issue_on(*current_, op, deps, node);
+    return issue_on(*cur(), op, deps, node);
   }
   std::uint64_t issue_on(Rank& k, const Operation& op, std::span<const Dependency> deps, std::uint32_t node);
   void issue_compute();  // the pending computation as a calc operation
   // A request of the running rank; freeing one drops its completion action too.
   std::uint32_t new_request(Request::Kind kind, const char* call = "") {
-    return requests_.add(kind, current_->world, call);
+    return requests_.add(kind, cur()->world, call);
   }
   RequestTable& requests() { return requests_; }
   void free_request(std::uint32_t id);
@@ -283,6 +301,11 @@ class Runtime final : public taskgraph::ScheduleSource, public sim::ExecutionObs
   // rank granted MPI_THREAD_MULTIPLE, receive overhead paid at the wait, or
   // LogGOPSim's semantics.
   void take_early(std::span<const std::uint32_t> ids);
+  // Whether a receive among `ids` may complete early once its message is sent
+  // (what take_early looks at), and from which source (-1: several).
+  bool awaits_data(std::span<const std::uint32_t> ids, std::int32_t& from);
+  // Ranks at once: a message to `to` was sent; wakes it if it waits for one.
+  void data_sent(Rank& to, std::uint32_t dest, std::uint32_t sender);
   static constexpr std::uint64_t kEarlySendBytes = std::uint64_t{64} << 20;
   // How far into the inbox a receive looks for its message: beyond, it waits
   // for the engine (a rank receiving in the reverse of the sending order
@@ -357,7 +380,7 @@ class Runtime final : public taskgraph::ScheduleSource, public sim::ExecutionObs
   // Computation: the running rank's starts now.
   void start_cpu_mark() {
     forget_cpu_estimate();  // a new process, or a thread that has not run yet
-    clock_.mark(current_->cpu_mark);
+    clock_.mark(cur()->cpu_mark);
   }
 
   // One-sided communication.
@@ -384,6 +407,42 @@ class Runtime final : public taskgraph::ScheduleSource, public sim::ExecutionObs
   void wake_entries();
   void process_resume(Rank& k);
   void process_suspend(Rank& k);
+  // Ranks at once (processes.cpp): the lock, taken by a rank (blocking) or by
+  // the controller (draining the ranks' output while it waits); whether it
+  // was released by a rank process that died holding it is the run's to
+  // report, not the lock's.
+  void lock_state();
+  void unlock_state();
+  void controller_lock();
+  struct StateGuard {
+    Runtime& rt;
+    explicit StateGuard(Runtime& r) : rt(r) {
+      if (rt.concurrent_) rt.controller_lock();
+    }
+    ~StateGuard() {
+      if (rt.concurrent_) rt.unlock_state();
+    }
+    StateGuard(const StateGuard&) = delete;
+    StateGuard& operator=(const StateGuard&) = delete;
+  };
+  // A rank leaving a call or blocking wakes the controller if it sleeps for
+  // it; null (the run stops): wakes it in any case.
+  void tell_controller(const Rank* k);
+  // The controller: lets `k` run if it waits for nothing, and sleeps (the
+  // lock released) until it issues, blocks, ends or the run stops.
+  void await_rank(Rank& k);
+  void release_rank(Rank& k);
+  // The engine lets a blocked rank go on: with ranks at once it runs from now
+  // (not when the engine next reads it: it may be reading another for long).
+  void make_ready(Rank& k) {
+    k.state = Rank::State::Ready;
+    if (concurrent_ && !k.companion && std::atomic_ref<std::uint32_t>(k.go).load() == 0) release_rank(k);
+  }
+  // The controller, once the run stopped: every rank ends (waking those that
+  // sleep; a rank that computes on is waited for a while, then killed).
+  void end_concurrent_ranks();
+  // In a rank: suspend() with ranks at once (the lock released while it sleeps).
+  void concurrent_suspend(Rank& k);
   // In a rank process: wakes the controller if it sleeps in poll (Dekker's handshake, process_resume).
   void wake_controller();
   [[noreturn]] void rank_process_main(std::uint32_t r);
@@ -399,6 +458,11 @@ class Runtime final : public taskgraph::ScheduleSource, public sim::ExecutionObs
            !options_.receive_overhead_at_wait;
   }
   void run_deferred(std::uint32_t index);
+  // A request's last operation completed: done, and its waiting rank ready
+  // if it waited for nothing else (true: `rank`, the engine's, is read again).
+  bool finish_request(Request& q, std::uint32_t rank);
+  // Ranks at once: a receive whose completion waited for its match (completed()).
+  void finish_matched(std::uint32_t rank, std::uint32_t id);
   taskgraph::CollectiveCall library_call(MPI_Comm handle, taskgraph::CollectiveOp op, std::uint64_t bytes, int root,
                                          const char* call, std::int32_t tag);
   void strip_companions(DirectResult& out) const;
@@ -414,6 +478,16 @@ class Runtime final : public taskgraph::ScheduleSource, public sim::ExecutionObs
   svector<Rank> ranks_;
   std::unique_ptr<RankThreads> threads_;  // Isolation::Threads
   Rank* current_ = nullptr;
+  // Ranks at once (docs/direct.md, "Ranks on several host cores"): the
+  // runtime's state below is the lock's; a rank holds it through each MPI
+  // call (not while it computes or sleeps), the controller through each call
+  // the engine makes. `awaited_`: the rank the controller sleeps for (it
+  // has read all its operations and it runs), which wakes it when it issues
+  // more, blocks or stops the run.
+  bool concurrent_ = false;
+  bool cores_shared_ = false;  // the machine puts two ranks' CPUs on one core
+  pthread_mutex_t state_lock_{};
+  std::int32_t awaited_ = -1;
   svector<std::pair<sstring, sstring>> nodes_;  // label, location
   smap<sstring, std::uint32_t> node_ids_;
   sunordered_map<const char*, std::uint32_t> node_by_literal_;  // labels are string literals

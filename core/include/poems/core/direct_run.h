@@ -54,7 +54,8 @@ struct DirectMachine {
 DirectMachine direct_machine(const DirectMachineRequest& request);
 
 // How the program's ranks run, as the command line gives it (poems direct's
-// --procs, --compute, --compute-scale, --stack-size, --isolation, --handover, --early, --epoch,
+// --procs, --compute, --compute-scale, --stack-size, --isolation, --handover, --early, --host-cores,
+// --epoch,
 // --algorithm, --max-ranks-listed, --timeline, --receive-overhead).
 struct DirectRunSettings {
   std::string procs;
@@ -64,6 +65,7 @@ struct DirectRunSettings {
   std::string isolation = "processes";  // processes | threads
   std::string handover = "one-cpu";     // one-cpu | spin | sleep
   std::string early = "on";             // on | off (DirectOptions::early_receive)
+  std::uint32_t host_cores = 1;         // DirectOptions::host_cores
   std::int64_t epoch = -1;              // < 0: the host's time at the start
   std::vector<std::string> algorithms;  // OP=ALGORITHM
   std::size_t max_ranks_listed = 1024;

@@ -43,10 +43,19 @@ enum class Handover : std::uint8_t {
   Sleep,   // on any CPU; the side that waits sleeps at once (a wake-up on another CPU)
 };
 
+inline constexpr std::uint32_t kMaxHostCores = 1024;  // DirectOptions::host_cores
+
 struct DirectOptions {
   std::uint32_t ranks = 1;
   Isolation isolation = Isolation::Processes;
   Handover handover = Handover::OneCpu;  // processes only; not part of a run's key
+  // Processes: how many host cores the ranks compute on at once. 1: one rank
+  // or the engine runs at a time (handover applies). N > 1: every rank runs
+  // as under mpirun, on the first N CPUs the run may use, waiting only for
+  // what the engine must simulate first; the engine trails behind on their
+  // operations, so every virtual time is the one of a run on one core
+  // (docs/direct.md, "Ranks on several host cores"). Not part of a run's key.
+  std::uint32_t host_cores = 1;
   // MPI_Comm_split_type(MPI_COMM_TYPE_SHARED) groups this many consecutive
   // ranks (a simulated node; the LogGOPS model gives every rank its own NIC).
   std::uint32_t ranks_per_node = 1;
