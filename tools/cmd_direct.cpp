@@ -36,9 +36,10 @@ void run_direct(const DirectOptions& o, Context& ctx) {
   mr.overrides = o.machine.overrides;
   mr.needs_processor = o.run.compute == "model";
   const core::DirectMachine machine = core::direct_machine(mr);
-  const direct::DirectOptions options = core::direct_options(o.run, machine);
+  direct::DirectOptions options = core::direct_options(o.run, machine);
   core::Store store(o.store);
   const core::PreparedProgram program = core::prepare_program(o.program);
+  core::resolve_host_cores(options, program.binary);
   ctx.err << program.compile_log;
   if (options.isolation == direct::Isolation::Threads)
     for (const std::string& g : program.shared_globals)
@@ -120,9 +121,11 @@ void register_direct(CLI::App& app, Context& ctx) {
                   "wait hands the turn to the engine")
       ->check(CLI::IsMember({"on", "off"}))
       ->capture_default_str();
+  o->run.host_cores = "auto";
   cmd->add_option("--host-cores", o->run.host_cores,
                   "Host cores the ranks compute on at once (processes only): 1 runs one rank or the engine at a "
-                  "time; N > 1 runs the ranks at once on N CPUs, the engine behind them (the same virtual times)")
+                  "time; N > 1 runs the ranks at once on N CPUs, the engine behind them (the same virtual times); "
+                  "auto: this host's CPUs, at most one a rank, 1 for a program that names MPI_Init_thread")
       ->capture_default_str();
   cmd->add_option("--receive-overhead", o->run.receive_overhead,
                   "When a receive's CPU overhead o + (s-1)O is paid: match (when its message is matched, as Open "

@@ -1,9 +1,11 @@
 #include "poems/core/direct_run.h"
 #include "poems/base/file_bytes.h"
 
+#include <sched.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <charconv>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -409,6 +411,20 @@ DirectOutcome run_direct(const std::string& program, const std::string& binary, 
   return out;
 }
 
+void resolve_host_cores(direct::DirectOptions& options, const std::string& binary) {
+  if (options.host_cores != 0) return;
+  options.host_cores = 1;
+  if (options.isolation == direct::Isolation::Threads || options.ranks < 2) return;
+  const std::string bytes = base::read_file_bytes(binary).value_or("");
+  // (C's, C++'s and Fortran's names of it, as the executable imports them)
+  if (bytes.find("MPI_Init_thread") != std::string::npos || bytes.find("mpi_init_thread") != std::string::npos) return;
+  cpu_set_t allowed;
+  CPU_ZERO(&allowed);
+  if (::sched_getaffinity(0, sizeof allowed, &allowed) != 0) return;
+  const auto cpus = static_cast<std::uint32_t>(CPU_COUNT(&allowed));
+  options.host_cores = std::clamp<std::uint32_t>(std::min(cpus, options.ranks), 1, direct::kMaxHostCores);
+}
+
 direct::DirectOptions direct_options(const DirectRunSettings& o, const DirectMachine& m) {
   direct::DirectOptions d;
   const double np = quantity("--procs", o.procs, base::kDimensionless, "an integer in 1..16777216");
@@ -443,10 +459,18 @@ direct::DirectOptions direct_options(const DirectRunSettings& o, const DirectMac
   }
   if (o.early != "on" && o.early != "off") throw UsageError("--early", "'" + o.early + "' is not one of on, off");
   d.early_receive = o.early == "on";
-  if (o.host_cores < 1 || o.host_cores > direct::kMaxHostCores)
-    throw UsageError("--host-cores", std::to_string(o.host_cores) + " is out of range; expected 1.." +
-                                         std::to_string(direct::kMaxHostCores));
-  d.host_cores = o.host_cores;
+  if (o.host_cores == "auto") {
+    d.host_cores = 0;  // resolve_host_cores, once the program is known
+  } else {
+    const std::string range = "expected auto or an integer in 1.." + std::to_string(direct::kMaxHostCores);
+    std::uint32_t n = 0;
+    const auto [end, ec] = std::from_chars(o.host_cores.data(), o.host_cores.data() + o.host_cores.size(), n);
+    if (ec != std::errc() || end != o.host_cores.data() + o.host_cores.size())
+      throw UsageError("--host-cores", "'" + o.host_cores + "' is not a number; " + range);
+    if (n < 1 || n > direct::kMaxHostCores)
+      throw UsageError("--host-cores", o.host_cores + " is out of range; " + range);
+    d.host_cores = n;
+  }
   if (d.host_cores > 1 && d.isolation == direct::Isolation::Threads)
     throw UsageError("--host-cores", "needs --isolation processes (ranks as threads share one host thread)");
   if (o.receive_overhead != "match" && o.receive_overhead != "wait")

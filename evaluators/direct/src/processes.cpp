@@ -53,6 +53,7 @@ std::int32_t g_forked_from = -1;           // a process a rank forked: that rank
 bool g_subreaper = false;                  // the controller adopts the processes the ranks leave behind
 int g_wake_fd = -1;                        // eventfd: a rank handed the turn back, or a child ended
 volatile sig_atomic_t g_child_events = 0;  // SIGCHLDs seen by the controller
+sig_atomic_t g_child_events_seen = 0;      // ranks at once: as many as await_rank has reaped after
 struct sigaction g_previous_sigchld {};
 std::size_t g_ranks_peak_rss = 0;  // the reaped rank processes' peak RSS, summed (bytes)
 cpu_set_t g_affinity;              // the controller's CPUs before the run (Handover::OneCpu)
@@ -512,14 +513,22 @@ void Runtime::await_rank(Rank& k) {
   if (k.state == Rank::State::NotStarted ||
       (k.state == Rank::State::Ready && std::atomic_ref<std::uint32_t>(k.go).load() == 0))
     release_rank(k);
+  // A rank that ended since the controller last looked (its SIGCHLD may
+  // have come while the engine was busy) is reaped before anyone waits for it.
+  const auto reap_new_ends = [this] {
+    const sig_atomic_t events = g_child_events;
+    if (events == g_child_events_seen) return;
+    g_child_events_seen = events;
+    reap_ended(ranks_, programs_, [this](Rank& ended, int status) { reap(ended, status); });
+  };
+  reap_new_ends();
   if (k.state == Rank::State::Finished) return;
   std::atomic_ref<std::int32_t>(awaited_).store(static_cast<std::int32_t>(k.world));
-  const sig_atomic_t events = g_child_events;
   unlock_state();
   pollfd fds[3] = {{g_wake_fd, POLLIN, 0},
                    {g_output->hung_up[0] ? -1 : g_output->read_fd[0], POLLIN, 0},
                    {g_output->hung_up[1] ? -1 : g_output->read_fd[1], POLLIN, 0}};
-  // A one-second timeout is the safety net (a rank that ended is reaped then).
+  // A one-second timeout is the safety net.
   const int ready = ::poll(fds, 3, 1000);
   if (ready > 0 && (fds[0].revents & POLLIN)) {
     std::uint64_t count;
@@ -531,8 +540,8 @@ void Runtime::await_rank(Rank& k) {
   controller_lock();
   std::atomic_ref<std::int32_t>(awaited_).store(-1);
   fork_reported();  // stops the run if a forked process or a second thread called MPI
-  if (events != g_child_events || ready == 0)
-    reap_ended(ranks_, programs_, [this](Rank& ended, int status) { reap(ended, status); });
+  if (ready == 0) g_child_events_seen = g_child_events - 1;  // (look in any case)
+  reap_new_ends();
 }
 
 void Runtime::concurrent_suspend(Rank& k) {

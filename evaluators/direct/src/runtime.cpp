@@ -750,7 +750,20 @@ void Runtime::rank_exiting_locked(int code) {
     return;
   }
   issue_compute();  // what it did after MPI_Finalize
-  if (code != 0) stop("rank " + std::to_string(k.world) + " exited with status " + std::to_string(code));
+  if (code == 0) return;
+  const std::string why = "rank " + std::to_string(k.world) + " exited with status " + std::to_string(code);
+  if (!concurrent_) {
+    stop(why);
+    return;
+  }
+  // Ranks at once: it has left MPI, the others run on to their own ends (the
+  // rank that prints why, often rank 0, may not have yet); the run fails
+  // with the lowest such rank's status, as one rank at a time would stop at
+  // it first when all fail alike.
+  if (error_.empty() || (exit_error_rank_ >= 0 && k.world < static_cast<std::uint32_t>(exit_error_rank_))) {
+    error_ = why.c_str();
+    exit_error_rank_ = static_cast<std::int32_t>(k.world);
+  }
 }
 
 void Runtime::charge_task(const processor::TaskRequest& task) {

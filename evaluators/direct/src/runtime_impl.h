@@ -485,7 +485,8 @@ class Runtime final : public taskgraph::ScheduleSource, public sim::ExecutionObs
   // has read all its operations and it runs), which wakes it when it issues
   // more, blocks or stops the run.
   bool concurrent_ = false;
-  bool cores_shared_ = false;  // the machine puts two ranks' CPUs on one core
+  bool cores_shared_ = false;          // the machine puts two ranks' CPUs on one core
+  std::int32_t exit_error_rank_ = -1;  // ranks at once: the rank whose non-zero exit status error_ names
   pthread_mutex_t state_lock_{};
   std::int32_t awaited_ = -1;
   svector<std::pair<sstring, sstring>> nodes_;  // label, location

@@ -65,7 +65,7 @@ struct DirectRunSettings {
   std::string isolation = "processes";  // processes | threads
   std::string handover = "one-cpu";     // one-cpu | spin | sleep
   std::string early = "on";             // on | off (DirectOptions::early_receive)
-  std::uint32_t host_cores = 1;         // DirectOptions::host_cores
+  std::string host_cores = "1";         // N, or auto (resolve_host_cores; `poems direct`'s default)
   std::int64_t epoch = -1;              // < 0: the host's time at the start
   std::vector<std::string> algorithms;  // OP=ALGORITHM
   std::size_t max_ranks_listed = 1024;
@@ -76,6 +76,12 @@ struct DirectRunSettings {
 // value out of range or not understood. Progress is drawn by the program's
 // process when this process has a progress scope (core/progress.h).
 direct::DirectOptions direct_options(const DirectRunSettings& settings, const DirectMachine& machine);
+// --host-cores auto (DirectOptions::host_cores 0 from direct_options): the
+// CPUs this process may use, at most one per rank, for ranks as processes;
+// 1 for one rank, ranks as threads, or a program that may ask for
+// MPI_THREAD_MULTIPLE (its executable names MPI_Init_thread: granted on one
+// host core only). Other values are kept.
+void resolve_host_cores(direct::DirectOptions& options, const std::string& binary);
 
 // A runnable program: `program` itself, or the binary poems-mpicxx built from it.
 struct PreparedProgram {
