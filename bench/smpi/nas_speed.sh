@@ -61,7 +61,7 @@ for n in $ranks; do
       if [ $side = smpi ]; then
         cmd=(smpirun -np "$n" -platform "$work/platform.xml" "${smpi_cfg[@]}" "$work/smpi/bin/$p.$class.x")
       else
-        cmd=("$build/bin/poems" direct "$work/poems/bin/$p.$class.x" -np "$n" --handover "$side" --no-store
+        cmd=("$build/bin/poems" direct "$work/poems/bin/$p.$class.x" -np "$n" --handover "$side" --host-cores 1 --no-store
           -L 2500 -o 1500 -g 1000 -G 6 -O 0 -S 65535 --quiet)
       fi
       (cd "$work" && /usr/bin/time -f "%e %U %S" -o "$work/time" "${cmd[@]}" > "$work/out" 2> "$work/err") || true

@@ -361,7 +361,10 @@ void Runtime::rank_process_main(std::uint32_t r) {
   try {
     code = program_(static_cast<int>(k.argv.size() - 1), k.argv.data());
   } catch (const std::exception& e) {
+    const bool lock = concurrent_ && g_lock_depth == 0;  // (ranks at once: the run's state is the lock's)
+    if (lock) lock_state();
     stop("rank " + std::to_string(r) + ": uncaught exception: " + e.what());
+    if (lock) unlock_state();
     code = 1;
   }
   rank_exiting(code);
@@ -574,7 +577,9 @@ void Runtime::end_concurrent_ranks() {
   const std::uint64_t start = monotonic_ns();
   for (;;) {
     bool left = false;
+    controller_lock();  // (reap writes the run's state; an ending rank may hold the lock a moment)
     reap_ended(ranks_, programs_, [this](Rank& ended, int status) { reap(ended, status); });
+    unlock_state();
     for (std::uint32_t r = 0; r < programs_; ++r) left = left || ranks_[r].pid > 0;
     if (!left || monotonic_ns() - start > 2'000'000'000ull) break;
     const timespec pause{0, 1'000'000};
