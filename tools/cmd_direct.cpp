@@ -36,10 +36,9 @@ void run_direct(const DirectOptions& o, Context& ctx) {
   mr.overrides = o.machine.overrides;
   mr.needs_processor = o.run.compute == "model";
   const core::DirectMachine machine = core::direct_machine(mr);
-  direct::DirectOptions options = core::direct_options(o.run, machine);
+  const direct::DirectOptions options = core::direct_options(o.run, machine);
   core::Store store(o.store);
   const core::PreparedProgram program = core::prepare_program(o.program);
-  core::resolve_host_cores(options, program.binary);
   ctx.err << program.compile_log;
   if (options.isolation == direct::Isolation::Threads)
     for (const std::string& g : program.shared_globals)

@@ -372,7 +372,9 @@ DirectOutcome run_direct(const std::string& program, const std::string& binary, 
   out.store_path = store.path();
   RunRecord record(store, key);
   out.run_id = record.id();
-  out.run = run_direct_program(binary, args, options, output, timeout_seconds);
+  direct::DirectOptions run_options = options;
+  resolve_host_cores(run_options, bytes);
+  out.run = run_direct_program(binary, args, run_options, output, timeout_seconds);
   if (!out.run.result) {
     out.error = out.run.failure;
     record.fail(out.error);
@@ -411,13 +413,14 @@ DirectOutcome run_direct(const std::string& program, const std::string& binary, 
   return out;
 }
 
-void resolve_host_cores(direct::DirectOptions& options, const std::string& binary) {
+void resolve_host_cores(direct::DirectOptions& options, std::string_view executable) {
   if (options.host_cores != 0) return;
   options.host_cores = 1;
   if (options.isolation == direct::Isolation::Threads || options.ranks < 2) return;
-  const std::string bytes = base::read_file_bytes(binary).value_or("");
   // (C's, C++'s and Fortran's names of it, as the executable imports them)
-  if (bytes.find("MPI_Init_thread") != std::string::npos || bytes.find("mpi_init_thread") != std::string::npos) return;
+  if (executable.find("MPI_Init_thread") != std::string_view::npos ||
+      executable.find("mpi_init_thread") != std::string_view::npos)
+    return;
   cpu_set_t allowed;
   CPU_ZERO(&allowed);
   if (::sched_getaffinity(0, sizeof allowed, &allowed) != 0) return;

@@ -53,7 +53,7 @@ std::int32_t g_forked_from = -1;           // a process a rank forked: that rank
 bool g_subreaper = false;                  // the controller adopts the processes the ranks leave behind
 int g_wake_fd = -1;                        // eventfd: a rank handed the turn back, or a child ended
 volatile sig_atomic_t g_child_events = 0;  // SIGCHLDs seen by the controller
-sig_atomic_t g_child_events_seen = 0;      // ranks at once: as many as await_rank has reaped after
+sig_atomic_t g_child_events_seen = 0;      // ranks at once: as many as reap_ended has looked after
 struct sigaction g_previous_sigchld {};
 std::size_t g_ranks_peak_rss = 0;  // the reaped rank processes' peak RSS, summed (bytes)
 cpu_set_t g_affinity;              // the controller's CPUs before the run (Handover::OneCpu)
@@ -70,6 +70,12 @@ Output* g_output = nullptr;
 
 long futex(std::uint32_t* word, int op, std::uint32_t value, const timespec* timeout = nullptr) {
   return ::syscall(SYS_futex, word, op, value, timeout, nullptr, 0);
+}
+
+// Gives rank `k` the go (its futex word) and wakes it if it sleeps on it.
+void let_run(Rank& k) {
+  std::atomic_ref<std::uint32_t>(k.go).store(1);
+  futex(&k.go, FUTEX_WAKE, 1);
 }
 
 // Spins up to `budget_ns` for `ready()`, yielding the CPU now and then so
@@ -380,8 +386,7 @@ void Runtime::process_resume(Rank& k) {
   std::atomic_ref<std::int32_t> yielded(yielded_);
   yielded.store(-1);
   const sig_atomic_t events = g_child_events;  // before the rank runs: it may end at once
-  std::atomic_ref<std::uint32_t>(k.go).store(1);
-  futex(&k.go, FUTEX_WAKE, 1);
+  let_run(k);
   const auto handed_back = [&] { return yielded.load() == static_cast<std::int32_t>(k.world); };
   if (spin_until(handed_back, spin_ns_)) {
     drain_output(k.world);
@@ -490,17 +495,15 @@ void Runtime::release_rank(Rank& k) {
   }
   ++switches_;
   k.state = Rank::State::Ready;
-  std::atomic_ref<std::uint32_t>(k.go).store(1);
-  futex(&k.go, FUTEX_WAKE, 1);
+  let_run(k);
 }
 
-namespace {
-
-// The rank processes that ended: reaped, their output passed on.
-template <typename Reap>
-void reap_ended(svector<Rank>& ranks, std::uint32_t programs, Reap reap) {
-  for (std::uint32_t r = 0; r < programs; ++r) {
-    Rank& k = ranks[r];
+void Runtime::reap_ended(bool always) {
+  const sig_atomic_t events = g_child_events;
+  if (!always && events == g_child_events_seen) return;
+  g_child_events_seen = events;
+  for (std::uint32_t r = 0; r < programs_; ++r) {
+    Rank& k = ranks_[r];
     if (k.pid <= 0) continue;
     int status = 0;
     if (reap_rank(k.pid, &status, WNOHANG) == k.pid) {
@@ -510,21 +513,13 @@ void reap_ended(svector<Rank>& ranks, std::uint32_t programs, Reap reap) {
   }
 }
 
-}  // namespace
-
 void Runtime::await_rank(Rank& k) {
   if (k.state == Rank::State::NotStarted ||
       (k.state == Rank::State::Ready && std::atomic_ref<std::uint32_t>(k.go).load() == 0))
     release_rank(k);
   // A rank that ended since the controller last looked (its SIGCHLD may
   // have come while the engine was busy) is reaped before anyone waits for it.
-  const auto reap_new_ends = [this] {
-    const sig_atomic_t events = g_child_events;
-    if (events == g_child_events_seen) return;
-    g_child_events_seen = events;
-    reap_ended(ranks_, programs_, [this](Rank& ended, int status) { reap(ended, status); });
-  };
-  reap_new_ends();
+  reap_ended(false);
   if (k.state == Rank::State::Finished) return;
   std::atomic_ref<std::int32_t>(awaited_).store(static_cast<std::int32_t>(k.world));
   unlock_state();
@@ -542,9 +537,8 @@ void Runtime::await_rank(Rank& k) {
     if (fds[i].revents & (POLLHUP | POLLERR)) g_output->hung_up[i - 1] = true;
   controller_lock();
   std::atomic_ref<std::int32_t>(awaited_).store(-1);
-  fork_reported();  // stops the run if a forked process or a second thread called MPI
-  if (ready == 0) g_child_events_seen = g_child_events - 1;  // (look in any case)
-  reap_new_ends();
+  fork_reported();         // stops the run if a forked process or a second thread called MPI
+  reap_ended(ready == 0);  // (after the timeout, look in any case)
 }
 
 void Runtime::concurrent_suspend(Rank& k) {
@@ -568,9 +562,7 @@ void Runtime::end_concurrent_ranks() {
   std::atomic_ref<bool>(stopping_).store(true);
   for (std::uint32_t r = 0; r < programs_; ++r) {
     Rank& k = ranks_[r];
-    if (k.pid <= 0) continue;
-    std::atomic_ref<std::uint32_t>(k.go).store(1);
-    futex(&k.go, FUTEX_WAKE, 1);
+    if (k.pid > 0) let_run(k);
   }
   // Those that sleep or call MPI end at once; one that computes on is given
   // two seconds to reach a call (its output kept), then reap_all kills it.
@@ -578,7 +570,7 @@ void Runtime::end_concurrent_ranks() {
   for (;;) {
     bool left = false;
     controller_lock();  // (reap writes the run's state; an ending rank may hold the lock a moment)
-    reap_ended(ranks_, programs_, [this](Rank& ended, int status) { reap(ended, status); });
+    reap_ended(true);
     unlock_state();
     for (std::uint32_t r = 0; r < programs_; ++r) left = left || ranks_[r].pid > 0;
     if (!left || monotonic_ns() - start > 2'000'000'000ull) break;

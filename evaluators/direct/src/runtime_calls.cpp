@@ -87,6 +87,22 @@ std::uint32_t Runtime::post_recv(RecvTarget&& target, std::int32_t source, int t
 
 // ---- early completion -------------------------------------------------------------------------
 
+namespace {
+
+// A request of rank `k` that a wait may complete early (take_early): pending, its own, not persistent.
+bool early_candidate(const Request& q, const Rank& k) {
+  return !q.done && !q.cancelled && q.op_rank == k.world && !q.persistent;
+}
+
+// A receive that its message alone lets complete: not matched by the engine
+// yet (matched() takes its delivered flag down), naming its source, owing no
+// overhead to the wait, not one the engine must complete.
+bool data_receive(const Request& q) {
+  return q.kind == Request::Kind::Recv && q.delivered && q.peer >= 0 && !q.overhead_owed && !q.engine_only;
+}
+
+}  // namespace
+
 void Runtime::leave_inbox(Rank& receiver, std::uint64_t inbox_at) {
   if (inbox_at < receiver.inbox_base) return;
   const std::size_t i = static_cast<std::size_t>(inbox_at - receiver.inbox_base);
@@ -123,7 +139,7 @@ void Runtime::take_early(std::span<const std::uint32_t> ids) {
   if (!early_enabled() || k.multiple) return;
   for (std::uint32_t id : ids) {
     Request& q = requests_[id];
-    if (q.done || q.cancelled || q.op_rank != k.world || q.persistent) continue;
+    if (!early_candidate(q, k)) continue;
     if (q.kind == Request::Kind::Send) {
       // The data are packed in the shared region: the program may go on; what
       // the rank does next still depends on the send (its caller's
@@ -138,8 +154,7 @@ void Runtime::take_early(std::span<const std::uint32_t> ids) {
       ++early_;
       continue;
     }
-    // A receive not yet matched by the engine (matched() takes its delivered flag down), naming its source.
-    if (q.kind != Request::Kind::Recv || !q.delivered || q.peer < 0 || q.overhead_owed || q.engine_only) continue;
+    if (!data_receive(q)) continue;
     const auto source = static_cast<std::uint32_t>(q.peer);
     // Receives are matched in the order they were posted: a pending receive
     // posted before this one that could take a message of this source comes
@@ -190,9 +205,7 @@ bool Runtime::awaits_data(std::span<const std::uint32_t> ids, std::int32_t& from
   from = -1;
   for (std::uint32_t id : ids) {
     const Request& q = requests_[id];
-    if (q.done || q.cancelled || q.op_rank != k.world || q.persistent || q.kind != Request::Kind::Recv ||
-        !q.delivered || q.peer < 0 || q.overhead_owed || q.engine_only)
-      continue;
+    if (!early_candidate(q, k) || !data_receive(q)) continue;
     from = any && from != q.peer ? -1 : q.peer;
     any = true;
   }

@@ -432,6 +432,9 @@ class Runtime final : public taskgraph::ScheduleSource, public sim::ExecutionObs
   // lock released) until it issues, blocks, ends or the run stops.
   void await_rank(Rank& k);
   void release_rank(Rank& k);
+  // The controller: reaps the rank processes that ended (only if a SIGCHLD
+  // came since it last looked, unless `always`), their output passed on.
+  void reap_ended(bool always);
   // The engine lets a blocked rank go on: with ranks at once it runs from now
   // (not when the engine next reads it: it may be reading another for long).
   void make_ready(Rank& k) {

@@ -7,6 +7,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "poems/base/temporary_directory.h"
@@ -79,9 +80,10 @@ direct::DirectOptions direct_options(const DirectRunSettings& settings, const Di
 // --host-cores auto (DirectOptions::host_cores 0 from direct_options): the
 // CPUs this process may use, at most one per rank, for ranks as processes;
 // 1 for one rank, ranks as threads, or a program that may ask for
-// MPI_THREAD_MULTIPLE (its executable names MPI_Init_thread: granted on one
-// host core only). Other values are kept.
-void resolve_host_cores(direct::DirectOptions& options, const std::string& binary);
+// MPI_THREAD_MULTIPLE (its executable, `executable` its bytes, names
+// MPI_Init_thread: granted on one host core only). Other values are kept.
+// run_direct does this with the bytes it reads for the run's key.
+void resolve_host_cores(direct::DirectOptions& options, std::string_view executable);
 
 // A runnable program: `program` itself, or the binary poems-mpicxx built from it.
 struct PreparedProgram {
