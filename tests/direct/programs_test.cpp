@@ -255,6 +255,13 @@ TEST(DirectPrograms, HostCoresFailuresAreFailedRuns) {
                 "has --host-cores above 1: run it with --host-cores 1)"),
             std::string::npos)
       << multiple.result["error"];
+  // The options a program is given (POEMS_DIRECT_OPTIONS) are checked as the command line's are.
+  for (const char* cores : {"0", "1025"}) {
+    const DirectRun bad = run_direct("direct_failures", 3, "ok", std::string(",\"host_cores\":") + cores);
+    EXPECT_EQ(bad.command.exit_code, 2) << cores;
+    EXPECT_NE(bad.command.err.find("direct-execution options: host_cores must be in 1..1024"), std::string::npos)
+        << bad.command.err;
+  }
 }
 
 // The blocking all-to-all(v)'s blocks moved with memcpy when ranks are threads
