@@ -156,6 +156,14 @@ class Builds {
     }
     const fs::path out = fs::path(dir_) / (direct ? "direct" : "measured") / fs::path(s.sources.front()).stem();
     fs::create_directories(out.parent_path());
+    // A study's forked workers share the directory (made before they fork)
+    // but not `built`: a sibling's executable is used as it is, and each is
+    // linked under a name of its own and renamed into place whole, so that
+    // no process runs a file another is still writing (the linker makes it
+    // executable only at the end: exec fails with EACCES until then).
+    std::error_code exists_error;
+    if (fs::is_regular_file(out, exists_error)) return built = out.string();
+    const fs::path part = out.string() + ".part" + std::to_string(::getpid());
     const bool fortran = std::any_of(s.sources.begin(), s.sources.end(), is_fortran);
     const bool cxx = std::any_of(s.sources.begin(), s.sources.end(), is_cxx);
     std::string compiler;
@@ -166,9 +174,16 @@ class Builds {
     std::vector<std::string> argv{compiler, "-O2"};
     argv.insert(argv.end(), s.sources.begin(), s.sources.end());
     argv.insert(argv.end(), s.flags.begin(), s.flags.end());
-    argv.insert(argv.end(), {"-o", out.string()});
+    argv.insert(argv.end(), {"-o", part.string()});
     const measure::ProcessResult r = measure::run_process(argv, 600);
+    std::error_code renamed;
+    if (r.ok() && fs::exists(part)) fs::rename(part, out, renamed);
+    if (renamed)
+      throw EvaluationError("model " + s.model->name.name + "'s program was built but cannot be moved to " +
+                            out.string() + ": " + renamed.message());
     if (!r.ok() || !fs::exists(out)) {
+      std::error_code ec;
+      fs::remove(part, ec);
       std::string command;
       for (const std::string& a : argv) command += (command.empty() ? "" : " ") + a;
       throw EvaluationError("model " + s.model->name.name + "'s program does not build (" + command +
