@@ -161,8 +161,8 @@ class Builds {
     // linked under a name of its own and renamed into place whole, so that
     // no process runs a file another is still writing (the linker makes it
     // executable only at the end: exec fails with EACCES until then).
-    std::error_code exists_error;
-    if (fs::is_regular_file(out, exists_error)) return built = out.string();
+    std::error_code ec;
+    if (fs::is_regular_file(out, ec)) return built = out.string();
     const fs::path part = out.string() + ".part" + std::to_string(::getpid());
     const bool fortran = std::any_of(s.sources.begin(), s.sources.end(), is_fortran);
     const bool cxx = std::any_of(s.sources.begin(), s.sources.end(), is_cxx);
@@ -176,18 +176,19 @@ class Builds {
     argv.insert(argv.end(), s.flags.begin(), s.flags.end());
     argv.insert(argv.end(), {"-o", part.string()});
     const measure::ProcessResult r = measure::run_process(argv, 600);
-    std::error_code renamed;
-    if (r.ok() && fs::exists(part)) fs::rename(part, out, renamed);
-    if (renamed)
-      throw EvaluationError("model " + s.model->name.name + "'s program was built but cannot be moved to " +
-                            out.string() + ": " + renamed.message());
-    if (!r.ok() || !fs::exists(out)) {
-      std::error_code ec;
+    if (!r.ok() || !fs::exists(part, ec)) {
       fs::remove(part, ec);
       std::string command;
       for (const std::string& a : argv) command += (command.empty() ? "" : " ") + a;
       throw EvaluationError("model " + s.model->name.name + "'s program does not build (" + command +
                             "): " + r.status_text() + "\n" + base::last_lines(r.err.empty() ? r.out : r.err, 15));
+    }
+    fs::rename(part, out, ec);
+    if (ec) {
+      const std::string why = ec.message();
+      fs::remove(part, ec);
+      throw EvaluationError("model " + s.model->name.name + "'s program was built but cannot be moved to " +
+                            out.string() + ": " + why);
     }
     built = out.string();
     return built;
